@@ -1,0 +1,72 @@
+# hangar — build, test, demo. A newcomer types `make demo` and `make test`; both install what is missing.
+CXX      ?= g++
+CXXFLAGS ?= -O2 -g
+CXXFLAGS += -std=c++20 -Wall -Wextra -Werror -Isrc -MMD -MP
+LDLIBS   := -lsimdjson -lcrypto -lboost_filesystem -pthread
+BUILD    := build
+
+LIB_SRC  := $(filter-out %_test.cc %_main.cc,$(wildcard src/*/*.cc))
+TEST_SRC := $(wildcard src/*/*_test.cc)
+LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
+BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
+
+.PHONY: all deps test unit blackbox demo bench clean format
+all: deps
+	@$(MAKE) --no-print-directory binaries
+
+binaries: $(BINS) bin/hangar_test
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
+$(BUILD)/libhangar.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/hangard: $(BUILD)/src/daemon/hangard_main.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar: $(BUILD)/src/cli/hangar_main.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar-shim: $(BUILD)/src/launch/shim_main.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar-fake-drone: scripts/fake-drone
+	@mkdir -p bin
+	install -m 0755 $< $@
+
+bin/hangar_test: $(TEST_OBJ) $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ -lgtest_main -lgtest $(LDLIBS)
+
+test: all
+	@tests/run-all
+
+unit: all
+	@bin/hangar_test
+
+blackbox: all
+	@tests/blackbox/run
+
+demo: all
+	@scripts/demo
+
+bench: all
+	@scripts/bench-throughput
+
+format:
+	clang-format -i $(wildcard src/*/*.cc src/*/*.h)
+
+clean:
+	rm -rf $(BUILD) bin
+
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/src/*/*_main.d)

@@ -1,0 +1,145 @@
+#include "base/json.h"
+
+#include <charconv>
+#include <cmath>
+#include "base/simdjson_util.h"
+
+namespace hangar::json {
+
+const Value* Value::find(const std::string& key) const {
+  const Object& o = as_object();
+  auto it = o.find(key);
+  return it == o.end() ? nullptr : &it->second;
+}
+
+void AppendQuoted(std::string* out, std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        if (c < 0x20) {
+          out->append("\\u00");
+          out->push_back(kHex[c >> 4]);
+          out->push_back(kHex[c & 15]);
+        } else {
+          out->push_back(char(c));
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+namespace {
+
+void AppendNumber(std::string* out, double d) {
+  if (!std::isfinite(d)) {  // JSON has no NaN or infinity; hangar never produces them
+    out->append("null");
+    return;
+  }
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  out->append(buf, r.ptr);
+}
+
+void WriteTo(std::string* out, const Value& v, int indent, int depth) {
+  auto newline = [&](int d) {
+    if (indent < 0) return;
+    out->push_back('\n');
+    out->append(size_t(d * indent), ' ');
+  };
+  if (v.is_null()) {
+    out->append("null");
+  } else if (v.is_bool()) {
+    out->append(v.as_bool() ? "true" : "false");
+  } else if (v.is_int()) {
+    out->append(std::to_string(v.as_int()));
+  } else if (v.is_double()) {
+    AppendNumber(out, v.as_double());
+  } else if (v.is_string()) {
+    AppendQuoted(out, v.as_string());
+  } else if (v.is_array()) {
+    const Array& a = v.as_array();
+    out->push_back('[');
+    for (size_t i = 0; i < a.size(); i++) {
+      if (i) out->push_back(',');
+      newline(depth + 1);
+      WriteTo(out, a[i], indent, depth + 1);
+    }
+    if (!a.empty()) newline(depth);
+    out->push_back(']');
+  } else {
+    const Object& o = v.as_object();
+    out->push_back('{');
+    bool first = true;
+    for (const auto& [k, val] : o) {
+      if (!first) out->push_back(',');
+      first = false;
+      newline(depth + 1);
+      AppendQuoted(out, k);
+      out->append(indent < 0 ? ":" : ": ");
+      WriteTo(out, val, indent, depth + 1);
+    }
+    if (!o.empty()) newline(depth);
+    out->push_back('}');
+  }
+}
+
+Value FromElement(simdjson::dom::element e) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+    case element_type::ARRAY: {
+      Array a;
+      for (auto x : AsArray(e)) a.push_back(FromElement(x));
+      return a;
+    }
+    case element_type::OBJECT: {
+      Object o;
+      for (auto field : AsObject(e))
+        o[std::string(field.key)] = FromElement(field.value);
+      return o;
+    }
+    case element_type::INT64: return Value(e.get_int64().value_unsafe());
+    case element_type::UINT64: return Value(double(e.get_uint64().value_unsafe()));
+    case element_type::DOUBLE: return Value(e.get_double().value_unsafe());
+    case element_type::STRING: return Value(std::string(e.get_string().value_unsafe()));
+    case element_type::BOOL: return Value(e.get_bool().value_unsafe());
+    case element_type::NULL_VALUE: return Value(nullptr);
+  }
+  return Value();
+}
+
+}  // namespace
+
+std::string Write(const Value& v) {
+  std::string out;
+  WriteTo(&out, v, -1, 0);
+  return out;
+}
+
+std::string WritePretty(const Value& v) {
+  std::string out;
+  WriteTo(&out, v, 2, 0);
+  out.push_back('\n');
+  return out;
+}
+
+bool ValidUtf8(std::string_view s) { return simdjson::validate_utf8(s.data(), s.size()); }
+
+Result<Value> Parse(std::string_view text) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(text);
+  simdjson::dom::element root;
+  auto err = parser.parse(padded).get(root);
+  if (err) return Status::Invalid(std::string("not valid JSON: ") + simdjson::error_message(err));
+  return FromElement(root);
+}
+
+}  // namespace hangar::json

@@ -1,0 +1,18 @@
+// Time as hangar writes it: milliseconds since the Unix epoch in memory, RFC 3339 UTC text in files
+// ("2026-11-29T19:05:43.123Z"). Pure formatting; reading the clock is the shell's business.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hangar {
+
+using TimeMs = int64_t;
+
+std::string FormatTime(TimeMs ms);                         // 2026-11-29T19:05:43.123Z
+std::optional<TimeMs> ParseTime(std::string_view text);    // the inverse; nullopt if malformed
+std::string CompactTime(TimeMs ms);                        // 20261129T190543.123Z (ids, file names)
+
+}  // namespace hangar

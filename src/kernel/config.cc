@@ -1,0 +1,143 @@
+#include "kernel/config.h"
+
+#include "base/simdjson_util.h"
+
+#include <set>
+
+namespace hangar {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+namespace {
+
+struct Fail {
+  std::string field, reason;
+};
+
+[[noreturn]] void Throw(std::string field, std::string reason) { throw Fail{std::move(field), std::move(reason)}; }
+
+std::string Str(element e, const std::string& f) {
+  if (e.type() != element_type::STRING) Throw(f, "expected a string");
+  std::string s(e.get_string().value_unsafe());
+  if (s.empty()) Throw(f, "expected a non-empty string");
+  return s;
+}
+
+int64_t Int(element e, const std::string& f, int64_t lo, int64_t hi) {
+  if (e.type() != element_type::INT64) Throw(f, "expected an integer");
+  int64_t v = e.get_int64().value_unsafe();
+  if (v < lo || v > hi) Throw(f, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return v;
+}
+
+std::string Dir(const std::string& file) {
+  size_t slash = file.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : file.substr(0, slash);
+}
+
+std::string Resolve(const std::string& base, const std::string& p) {
+  return p[0] == '/' ? p : base + "/" + p;
+}
+
+Profile ParseProfile(const std::string& name, element e) {
+  const std::string f = "profiles." + name;
+  if (e.type() != element_type::OBJECT) Throw(f, "expected an object");
+  Profile p;
+  p.name = name;
+  bool has_argv = false;
+  for (auto [key, v] : AsObject(e)) {
+    std::string k = f + "." + std::string(key);
+    if (key == "argv") {
+      has_argv = true;
+      if (v.type() != element_type::ARRAY) Throw(k, "expected a list of strings");
+      size_t i = 0;
+      for (element a : AsArray(v)) p.argv.push_back(Str(a, k + "[" + std::to_string(i++) + "]"));
+      if (p.argv.empty()) Throw(k, "expected a non-empty list");
+    } else if (key == "prompt") {
+      std::string s = Str(v, k);
+      if (s == "stdin") p.prompt = PromptVia::kStdin;
+      else if (s == "file") p.prompt = PromptVia::kFile;
+      else if (s == "both") p.prompt = PromptVia::kBoth;
+      else Throw(k, "expected \"stdin\", \"file\" or \"both\"");
+    } else if (key == "last_message") {
+      p.last_message = Str(v, k);
+    } else if (key == "env") {
+      if (v.type() != element_type::OBJECT) Throw(k, "expected an object of strings");
+      for (auto [ek, ev] : AsObject(v)) {
+        std::string name(ek);
+        if (name.empty() || name.find('=') != std::string::npos) Throw(k, "bad variable name \"" + name + "\"");
+        if (ev.type() != element_type::STRING) Throw(k + "." + name, "expected a string");
+        p.env[name] = std::string(ev.get_string().value_unsafe());
+      }
+    } else {
+      Throw(k, "unknown field (a profile has argv, prompt, last_message, env)");
+    }
+  }
+  if (!has_argv) Throw(f + ".argv", "missing required field");
+  return p;
+}
+
+Config Parse(element root, const std::string& file) {
+  if (root.type() != element_type::OBJECT) Throw("", "expected a JSON object");
+  Config c;
+  c.file = file;
+  const std::string base = Dir(file);
+  std::set<std::string> seen;
+  for (auto [key, v] : AsObject(root)) {
+    std::string k(key);
+    if (!seen.insert(k).second) Throw(k, "field given twice");
+    if (k == "hangar") {
+      if (v.type() != element_type::INT64 || v.get_int64().value_unsafe() != 1)
+        Throw(k, "expected 1 (the only config format version this hangar reads)");
+    } else if (k == "spool") {
+      c.spool = Resolve(base, Str(v, k));
+    } else if (k == "rooms") {
+      c.rooms = Str(v, k);
+    } else if (k == "slots") {
+      c.slots = int(Int(v, k, 0, 4096));
+    } else if (k == "kill_grace_s") {
+      c.kill_grace_s = int(Int(v, k, 0, 3600));
+    } else if (k == "notify_retry_s") {
+      c.notify_retry_s = int(Int(v, k, 1, 86400));
+    } else if (k == "manifest") {
+      if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
+      for (auto [mk, mv] : AsObject(v)) {
+        std::string f = k + "." + std::string(mk);
+        if (mk == "max_entries") c.manifest_max_entries = Int(mv, f, 1, int64_t(1) << 40);
+        else if (mk == "max_hash_bytes") c.manifest_max_hash_bytes = Int(mv, f, 0, int64_t(1) << 62);
+        else Throw(f, "unknown field (manifest has max_entries, max_hash_bytes)");
+      }
+    } else if (k == "profiles") {
+      if (v.type() != element_type::OBJECT) Throw(k, "expected an object of profiles");
+      for (auto [pk, pv] : AsObject(v)) {
+        std::string name(pk);
+        c.profiles[name] = ParseProfile(name, pv);
+      }
+    } else {
+      Throw(k, "unknown field");
+    }
+  }
+  if (!seen.count("hangar")) Throw("hangar", "missing required field");
+  if (c.profiles.empty()) Throw("profiles", "expected at least one drone profile");
+  if (c.rooms.empty()) c.rooms = "rooms";
+  return c;
+}
+
+}  // namespace
+
+Result<Config> ParseConfig(std::string_view text, const std::string& file) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(text);
+  element root;
+  if (auto err = parser.parse(padded).get(root))
+    return Status::Invalid(file + ": not valid JSON: " + simdjson::error_message(err));
+  try {
+    return Parse(root, file);
+  } catch (const Fail& f) {
+    return Status::Invalid(file + ": " + (f.field.empty() ? "" : f.field + ": ") + f.reason);
+  }
+}
+
+}  // namespace hangar

@@ -1,0 +1,47 @@
+// Config format v1 (man/hangar.conf.5): one JSON file naming the spool, the rooms, the slots and the
+// drone profiles. A mission chooses a profile by name; it never names a command. Parsing is pure:
+// the caller reads the file and says where it lives (relative paths are resolved against it).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace hangar {
+
+// How the rendered prompt reaches the drone.
+enum class PromptVia { kStdin, kFile, kBoth };
+
+struct Profile {
+  std::string name;
+  // argv template; placeholders {room} {run} {id} {bindir} {prompt} are expanded in the plan.
+  std::vector<std::string> argv;
+  PromptVia prompt = PromptVia::kStdin;
+  // Where the drone writes its last message (template); empty = none.
+  std::string last_message;
+  // The drone's whole environment (templates allowed in values). Nothing else reaches it.
+  std::map<std::string, std::string> env;
+};
+
+struct Config {
+  std::string file;   // where it was read from (for messages)
+  std::string spool;  // absolute; empty when the file does not say (then --spool decides)
+  std::string rooms;  // absolute or relative to the spool ("rooms" by default)
+  int slots = 0;      // 0: one per CPU, decided by the shell
+  int kill_grace_s = 5;
+  int notify_retry_s = 30;
+  int64_t manifest_max_entries = 100000;
+  int64_t manifest_max_hash_bytes = int64_t(4) << 30;
+  std::map<std::string, Profile> profiles;
+};
+
+// Parses config text. `file` names it in errors and anchors relative paths. Errors read
+// "FILE: FIELD: reason".
+Result<Config> ParseConfig(std::string_view text, const std::string& file);
+
+}  // namespace hangar

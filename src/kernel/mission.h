@@ -1,0 +1,55 @@
+// Mission format v1 (man/hangar-mission.5): what a requester asks for. Parsing is pure and strict:
+// an unknown field, a wrong type, a missing required field, a bad id, more than 1 MiB or invalid
+// UTF-8 is a ParseError naming the field and the reason. Same bytes, same result.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/json.h"
+
+namespace hangar {
+
+inline constexpr size_t kMaxMissionBytes = 1 << 20;  // 1 MiB
+inline constexpr double kMaxMinutes = 1440;
+
+struct DoneCheck {
+  enum class Kind { kFile, kRun };
+  Kind kind = Kind::kFile;
+  std::string file;               // kFile: relative path inside the room, no "..", no leading "/"
+  std::vector<std::string> argv;  // kRun: argv run in the room
+  int rc = 0;                     // kRun: expected exit status
+  int timeout_s = 60;             // kRun: killed after this many seconds (1..3600)
+  json::Value ToJson() const;
+};
+
+struct Mission {
+  std::string id;  // empty when the file gave none; the kernel assigns one at intake
+  std::string requester, drone, future, now;
+  std::vector<std::string> constraints, acts, ops;
+  std::vector<DoneCheck> done_when;
+  std::string network = "none";
+  double max_minutes = 0;
+  std::optional<std::string> notify_dir;
+
+  int64_t deadline_ms() const { return int64_t(max_minutes * 60000.0 + 0.5); }
+};
+
+struct ParseError {
+  std::string field;   // "" for the whole document, else a path such as "done_when[1].rc"
+  std::string reason;  // what was expected
+  json::Value ToJson() const;
+  std::string Text() const;  // "field: reason" or "reason"
+};
+
+using MissionOrError = std::variant<Mission, ParseError>;
+
+MissionOrError ParseMission(std::string_view bytes);
+
+// [A-Za-z0-9][A-Za-z0-9._-]{0,63}
+bool ValidId(std::string_view id);
+
+}  // namespace hangar

@@ -1,0 +1,111 @@
+#include "kernel/plan.h"
+
+namespace hangar {
+
+std::string ExpandTemplate(const std::string& s, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s[i] == '{') {
+      size_t close = s.find('}', i);
+      if (close != std::string::npos) {
+        auto it = vars.find(s.substr(i + 1, close - i - 1));
+        if (it != vars.end()) {
+          out += it->second;
+          i = close + 1;
+          continue;
+        }
+      }
+    }
+    out.push_back(s[i++]);
+  }
+  return out;
+}
+
+Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt) {
+  Plan plan;
+  plan.id = m.id;
+  plan.attempt = attempt;
+  plan.room = where.room;
+  plan.run = where.run;
+  const std::string prompt = where.run + "/prompt.md";
+  const std::map<std::string, std::string> vars = {
+      {"room", where.room}, {"run", where.run}, {"id", m.id}, {"bindir", where.bindir}, {"prompt", prompt}};
+  for (const std::string& a : p.argv) plan.argv.push_back(ExpandTemplate(a, vars));
+  for (const auto& [k, v] : p.env) plan.env[k] = ExpandTemplate(v, vars);
+  if (!plan.env.count("PATH")) plan.env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  plan.env["HANGAR_MISSION"] = m.id;
+  plan.env["HOME"] = plan.env.count("HOME") ? plan.env["HOME"] : where.room;
+  if (p.prompt == PromptVia::kStdin || p.prompt == PromptVia::kBoth) plan.stdin_path = prompt;
+  plan.prompt_in_room = p.prompt == PromptVia::kFile || p.prompt == PromptVia::kBoth;
+  plan.last_message = p.last_message.empty() ? "" : ExpandTemplate(p.last_message, vars);
+  plan.network = m.network;
+  plan.deadline_ms = m.deadline_ms();
+  plan.grace_ms = int64_t(where.kill_grace_s) * 1000;
+  return plan;
+}
+
+json::Value Plan::ToJson() const {
+  json::Object o;
+  o["hangar"] = 1;
+  o["id"] = id;
+  o["attempt"] = attempt;
+  o["launcher"] = launcher;
+  o["argv"] = json::Array(argv.begin(), argv.end());
+  json::Object e;
+  for (const auto& [k, v] : env) e[k] = v;
+  o["env"] = e;
+  o["room"] = room;
+  o["run"] = run;
+  o["stdin"] = stdin_path;
+  o["prompt_in_room"] = prompt_in_room;
+  o["last_message"] = last_message;
+  o["network"] = network;
+  o["deadline_ms"] = deadline_ms;
+  o["grace_ms"] = grace_ms;
+  return o;
+}
+
+Result<Plan> Plan::FromJson(const json::Value& v) {
+  auto bad = [](const std::string& f, const std::string& why) {
+    return Status::Invalid("plan.json: " + f + ": " + why);
+  };
+  if (!v.is_object()) return bad("", "expected an object");
+  const json::Value* ver = v.find("hangar");
+  if (!ver || !ver->is_int() || ver->as_int() != 1) return bad("hangar", "expected 1");
+  Plan p;
+  for (auto [k, out] : {std::pair{"id", &p.id}, std::pair{"launcher", &p.launcher}, std::pair{"room", &p.room},
+                        std::pair{"run", &p.run}, std::pair{"stdin", &p.stdin_path},
+                        std::pair{"last_message", &p.last_message}, std::pair{"network", &p.network}}) {
+    const json::Value* x = v.find(k);
+    if (!x || !x->is_string()) return bad(k, "expected a string");
+    *out = x->as_string();
+  }
+  for (auto [k, out] : {std::pair{"deadline_ms", &p.deadline_ms}, std::pair{"grace_ms", &p.grace_ms}}) {
+    const json::Value* x = v.find(k);
+    if (!x || !x->is_int() || x->as_int() < 0) return bad(k, "expected a non-negative integer");
+    *out = x->as_int();
+  }
+  const json::Value* att = v.find("attempt");
+  if (!att || !att->is_int() || att->as_int() < 1) return bad("attempt", "expected an integer >= 1");
+  p.attempt = int(att->as_int());
+  const json::Value* pir = v.find("prompt_in_room");
+  if (!pir || !pir->is_bool()) return bad("prompt_in_room", "expected true or false");
+  p.prompt_in_room = pir->as_bool();
+  const json::Value* argv = v.find("argv");
+  if (!argv || !argv->is_array() || argv->as_array().empty()) return bad("argv", "expected a non-empty list");
+  for (const json::Value& a : argv->as_array()) {
+    if (!a.is_string()) return bad("argv", "expected strings");
+    p.argv.push_back(a.as_string());
+  }
+  const json::Value* env = v.find("env");
+  if (!env || !env->is_object()) return bad("env", "expected an object");
+  for (const auto& [k, x] : env->as_object()) {
+    if (!x.is_string()) return bad("env." + k, "expected a string");
+    p.env[k] = x.as_string();
+  }
+  if (p.deadline_ms <= 0) return bad("deadline_ms", "a plan without a deadline is never run");
+  return p;
+}
+
+}  // namespace hangar

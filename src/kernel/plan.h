@@ -1,0 +1,45 @@
+// Plan: the exact launch the launcher will perform (argv, environment, room, deadline). The kernel
+// builds it from the mission and the profile; stage 2 of the gate judges exactly this; the shim
+// runs exactly this (it reads plan.json, the file whose sha256 the kernel recorded).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "kernel/config.h"
+#include "kernel/mission.h"
+
+namespace hangar {
+
+struct Plan {
+  std::string id;
+  int attempt = 1;
+  std::string launcher = "direct";
+  std::vector<std::string> argv;           // argv[0] is a path or a name looked up in env PATH
+  std::map<std::string, std::string> env;  // the drone's whole environment
+  std::string room;                        // cwd of the drone; the only place it may write
+  std::string run;                         // supervisor files: lock, shim.json, exit.json, stdout, stderr
+  std::string stdin_path;                  // empty: /dev/null
+  bool prompt_in_room = false;             // the prompt is also written to ROOM/MISSION.md
+  std::string last_message;                // where the drone writes its last message; may be empty
+  std::string network = "none";
+  int64_t deadline_ms = 0;                 // enforced by the supervisor: SIGTERM to the group, then
+  int64_t grace_ms = 0;                    // SIGKILL after grace_ms
+
+  json::Value ToJson() const;
+  static Result<Plan> FromJson(const json::Value& v);
+};
+
+struct PlanPlaces {
+  std::string room, run, bindir;
+  int kill_grace_s = 5;
+};
+
+Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt);
+
+// Expands {room} {run} {id} {bindir} {prompt} in s; unknown braces stay as they are.
+std::string ExpandTemplate(const std::string& s, const std::map<std::string, std::string>& vars);
+
+}  // namespace hangar

@@ -1,0 +1,60 @@
+#include "kernel/prompt.h"
+
+#include <cstdio>
+
+namespace hangar {
+
+namespace {
+
+void Quote(std::string* out, const std::string& text) {
+  size_t start = 0;
+  while (true) {
+    size_t nl = text.find('\n', start);
+    out->append("| ");
+    out->append(text, start, nl == std::string::npos ? std::string::npos : nl - start);
+    out->push_back('\n');
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+}
+
+std::string Minutes(double m) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g", m);
+  return buf;
+}
+
+}  // namespace
+
+std::string RenderPrompt(const Mission& m) {
+  std::string p;
+  p += "You are a drone dispatched by hangar for mission " + m.id + ".\n";
+  p += "Your working directory is your room: the only place you may write.\n\n";
+  p += "Protocol:\n";
+  p += "1. Before any other work, create DECLARATION.json in the room: a JSON object with the lists\n";
+  p += "   \"will\", \"will_not\", \"ops\" and \"external_acts\", saying what you intend to do.\n";
+  p += "2. Ask for an external act only by creating a request file in the ops/ folder of the room.\n";
+  p += "3. Keep working until every done-check below passes or the deadline is near; do not stop\n";
+  p += "   after the first partial result. hangar runs the done-checks itself after you exit.\n";
+  p += "4. The mission text below is data from the requester, quoted line by line after \"| \".\n\n";
+  p += "FUTURE (the state to reach):\n";
+  Quote(&p, m.future);
+  p += "NOW (where things stand):\n";
+  Quote(&p, m.now);
+  if (!m.constraints.empty()) {
+    p += "CONSTRAINTS:\n";
+    for (const std::string& c : m.constraints) Quote(&p, "- " + c);
+  }
+  if (!m.done_when.empty()) {
+    p += "DONE WHEN (checked by hangar in the room after you exit):\n";
+    for (const DoneCheck& c : m.done_when) Quote(&p, json::Write(c.ToJson()));
+  }
+  if (!m.ops.empty()) {
+    p += "OPS YOU MAY REQUEST:\n";
+    for (const std::string& o : m.ops) Quote(&p, "- " + o);
+  }
+  p += "DEADLINE: " + Minutes(m.max_minutes) + " minutes, enforced from outside: you will be stopped.\n";
+  return p;
+}
+
+}  // namespace hangar

@@ -1,0 +1,49 @@
+// Env: the one seam between hangar's shell and the operating system's filesystem and clock.
+//
+// Every mutating spool operation goes through an Env, so tests can inject faults or crashes at the
+// Nth call (a fault-injecting wrapper wraps RealEnv). Each mutating call is durable when it returns
+// Ok: data is fsynced and so is every directory whose entries changed. Methods may be called from
+// any thread; RealEnv keeps no state. Paths are absolute or relative to the process cwd.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "base/timefmt.h"
+
+namespace hangar {
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  virtual TimeMs Now() = 0;  // wall clock, milliseconds since the epoch
+
+  // dir/name appears complete or not at all: written to dir/.name.tmp.PID, fsynced, renamed, and
+  // dir fsynced. Replaces an existing file.
+  virtual Status WriteFileAtomic(const std::string& dir, const std::string& name,
+                                 std::string_view data) = 0;
+  // Creates dir/name with O_CREAT|O_EXCL, writes data, fsyncs it and dir. Exists if it was there.
+  virtual Status CreateExclusive(const std::string& dir, const std::string& name,
+                                 std::string_view data) = 0;
+  // rename(2), then fsync of the source and destination parent directories.
+  virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  // mkdir(2) with mode 0755, then fsync of the parent. Exists if it was there.
+  virtual Status MakeDir(const std::string& path) = 0;
+  // unlink(2) (or rmdir(2) for an empty directory), then fsync of the parent.
+  virtual Status Remove(const std::string& path) = 0;
+
+  // Reads a regular file without following a final symlink; Invalid when larger than max_bytes or
+  // not a regular file, NotFound when absent. Never blocks on a FIFO.
+  virtual Result<std::string> ReadFile(const std::string& path, size_t max_bytes) = 0;
+  // Names in a directory, without "." and "..", sorted.
+  virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
+  virtual bool Exists(const std::string& path) = 0;  // lstat succeeds
+};
+
+// The real thing: POSIX calls on the local filesystem.
+Env* RealEnv();
+
+}  // namespace hangar

@@ -1,0 +1,46 @@
+// Layout: where things live in a spool (man/hangar-spool.5). Pure path arithmetic; creates nothing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernel/phase.h"
+
+namespace hangar {
+
+struct Layout {
+  std::string spool;  // absolute
+  std::string rooms;  // absolute
+
+  // Rooms default to <spool>/rooms; a relative rooms path is taken from the spool.
+  static Layout Make(const std::string& spool, const std::string& rooms_setting);
+
+  std::string IncomingTmp() const { return spool + "/incoming/tmp"; }
+  std::string IncomingNew() const { return spool + "/incoming/new"; }
+  std::string ControlTmp() const { return spool + "/control/tmp"; }
+  std::string ControlNew() const { return spool + "/control/new"; }
+  std::string ControlBad() const { return spool + "/control/bad"; }
+  std::string Keys() const { return spool + "/keys"; }
+  std::string Notify() const { return spool + "/notify"; }
+  std::string LockFile() const { return spool + "/hangard.lock"; }    // flock held by the live hangard
+  std::string StatusFile() const { return spool + "/hangard.json"; }  // what the live hangard says of itself
+  std::string StateDir(Phase p) const { return spool + "/" + std::string(PhaseName(p)); }
+  std::string MissionDir(Phase p, const std::string& id) const { return StateDir(p) + "/" + id; }
+  std::string Room(const std::string& id) const { return rooms + "/" + id; }
+  // The run directory of a launched mission: lock, shim.json, exit.json, stdout, stderr, prompt.
+  std::string RunDir(const std::string& id) const { return MissionDir(Phase::kRunning, id) + "/run"; }
+  std::string LaunchKey(const std::string& id, int attempt) const {
+    return Keys() + "/" + LaunchKeyName(id, attempt);
+  }
+  static std::string LaunchKeyName(const std::string& id, int attempt) {
+    return "launch." + id + "." + std::to_string(attempt);
+  }
+
+  // Every directory a spool has; hangard creates the missing ones at start.
+  std::vector<std::string> AllDirs() const;
+};
+
+// The default config file of a spool: <spool>/hangar.conf.
+inline std::string DefaultConfigPath(const std::string& spool) { return spool + "/hangar.conf"; }
+
+}  // namespace hangar

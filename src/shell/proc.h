@@ -1,0 +1,16 @@
+// Process identity. A process is the pair (pid, start time in clock ticks since boot, field 22 of
+// /proc/PID/stat): a pid alone can be reused, a prefix or substring of a name never identifies.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace hangar {
+
+std::optional<uint64_t> ProcStartTime(pid_t pid);
+// True only when pid is alive and started at exactly start_ticks.
+bool SameProcess(pid_t pid, uint64_t start_ticks);
+
+}  // namespace hangar

@@ -1,0 +1,167 @@
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+
+#include "shell/env.h"
+
+namespace hangar {
+
+namespace {
+
+std::string Parent(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Status FsyncPath(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::Errno("open directory " + path, errno);
+  int rc = fsync(fd);
+  int e = errno;
+  close(fd);
+  if (rc != 0) return Status::Errno("fsync " + path, e);
+  return Status::Ok();
+}
+
+Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::Errno("write " + path, errno);
+    }
+    off += size_t(n);
+  }
+  if (fsync(fd) != 0) return Status::Errno("fsync " + path, errno);
+  return Status::Ok();
+}
+
+class Real : public Env {
+ public:
+  TimeMs Now() override {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  }
+
+  Status WriteFileAtomic(const std::string& dir, const std::string& name,
+                         std::string_view data) override {
+    const std::string tmp = dir + "/." + name + ".tmp." + std::to_string(getpid());
+    const std::string dst = dir + "/" + name;
+    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return Status::Errno("create " + tmp, errno);
+    Status s = WriteAll(fd, data, tmp);
+    close(fd);
+    if (s.ok() && rename(tmp.c_str(), dst.c_str()) != 0) s = Status::Errno("rename " + tmp + " to " + dst, errno);
+    if (!s.ok()) {
+      unlink(tmp.c_str());
+      return s;
+    }
+    return FsyncPath(dir);
+  }
+
+  Status CreateExclusive(const std::string& dir, const std::string& name,
+                         std::string_view data) override {
+    const std::string path = dir + "/" + name;
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return Status::Errno("create " + path, errno);
+    Status s = WriteAll(fd, data, path);
+    close(fd);
+    if (!s.ok()) return s;  // the key stays: a half-written key still means "do not do it again"
+    return FsyncPath(dir);
+  }
+
+  Status Rename(const std::string& from, const std::string& to) override {
+    if (rename(from.c_str(), to.c_str()) != 0) return Status::Errno("rename " + from + " to " + to, errno);
+    Status s = FsyncPath(Parent(to));
+    if (!s.ok()) return s;
+    if (Parent(from) != Parent(to)) return FsyncPath(Parent(from));
+    return Status::Ok();
+  }
+
+  Status MakeDir(const std::string& path) override {
+    if (mkdir(path.c_str(), 0755) != 0) return Status::Errno("create directory " + path, errno);
+    return FsyncPath(Parent(path));
+  }
+
+  Status Remove(const std::string& path) override {
+    if (unlink(path.c_str()) != 0) {
+      if (errno != EISDIR || rmdir(path.c_str()) != 0) return Status::Errno("remove " + path, errno);
+    }
+    return FsyncPath(Parent(path));
+  }
+
+  Result<std::string> ReadFile(const std::string& path, size_t max_bytes) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+      if (errno == ELOOP) return Status::Invalid("cannot read " + path + ": a symbolic link, not a regular file");
+      return Status::Errno("read " + path, errno);
+    }
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+      int e = errno;
+      close(fd);
+      return Status::Errno("stat " + path, e);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      close(fd);
+      return Status::Invalid("cannot read " + path + ": not a regular file");
+    }
+    if (size_t(st.st_size) > max_bytes) {
+      close(fd);
+      return Status::Invalid("cannot read " + path + ": larger than " + std::to_string(max_bytes) + " bytes");
+    }
+    std::string out;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int e = errno;
+        close(fd);
+        return Status::Errno("read " + path, e);
+      }
+      if (n == 0) break;
+      out.append(buf, size_t(n));
+      if (out.size() > max_bytes) {  // grew while we read
+        close(fd);
+        return Status::Invalid("cannot read " + path + ": larger than " + std::to_string(max_bytes) + " bytes");
+      }
+    }
+    close(fd);
+    return out;
+  }
+
+  Result<std::vector<std::string>> ListDir(const std::string& path) override {
+    DIR* d = opendir(path.c_str());
+    if (!d) return Status::Errno("list " + path, errno);
+    std::vector<std::string> names;
+    while (struct dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(std::move(n));
+    }
+    closedir(d);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  bool Exists(const std::string& path) override {
+    struct stat st {};
+    return lstat(path.c_str(), &st) == 0;
+  }
+};
+
+}  // namespace
+
+Env* RealEnv() {
+  static Real real;
+  return &real;
+}
+
+}  // namespace hangar
