@@ -1,0 +1,350 @@
+#include "kernel/kernel.h"
+
+#include <cstdio>
+
+#include "base/sha256.h"
+#include "kernel/gate.h"
+#include "kernel/prompt.h"
+#include "kernel/return_record.h"
+
+namespace hangar {
+
+namespace {
+
+class Decider {
+ public:
+  Decider(const KernelSetup& setup, State* st) : s_(setup), st_(st) {}
+
+  std::vector<Action> Run(const Signal& sig) {
+    std::visit([this](const auto& x) { On(x); }, sig);
+    return std::move(out_);
+  }
+
+ private:
+  // ---- helpers ----
+  bool Used(const std::string& id) const { return st_->missions.count(id) > 0; }
+
+  std::string FreshId(TimeMs now) {
+    for (;;) {
+      char n[16];
+      snprintf(n, sizeof n, "%06llu", static_cast<unsigned long long>(++st_->counter % 1000000));
+      std::string id = CompactTime(now) + "-" + n;
+      if (!Used(id)) return id;
+    }
+  }
+
+  // The file's name, without a trailing ".json", when it is a valid unused id.
+  std::string IdFromName(const std::string& name) const {
+    std::string n = name;
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) n.resize(n.size() - 5);
+    return ValidId(n) && !Used(n) ? n : "";
+  }
+
+  static MissionRec Rec(Phase p, TimeMs accepted) {
+    MissionRec r;
+    r.phase = p;
+    r.accepted = accepted;
+    return r;
+  }
+
+  void Log(std::string line) { out_.push_back(hangar::Log{std::move(line)}); }
+
+  static std::string Text(const json::Value& v) { return json::WritePretty(v); }
+
+  json::Value IntakeRecord(const std::string& id, const Dropped& d) {
+    json::Object o;
+    o["hangar"] = 1;
+    o["id"] = id;
+    o["name"] = json::ValidUtf8(d.name) ? d.name : std::string("(not UTF-8)");
+    o["sha256"] = d.read_error.empty() ? json::Value(Sha256Hex(d.bytes)) : json::Value(nullptr);
+    o["bytes"] = d.read_error.empty() ? json::Value(int64_t(d.bytes.size())) : json::Value(nullptr);
+    o["time"] = FormatTime(d.now);
+    return o;
+  }
+
+  static json::Value Why(const std::string& id, const std::string& field, const std::string& reason,
+                         TimeMs now) {
+    json::Object o;
+    o["hangar"] = 1;
+    o["id"] = id;
+    o["field"] = field;
+    o["reason"] = reason;
+    o["time"] = FormatTime(now);
+    return o;
+  }
+
+  void Reject(const Dropped& d, const std::string& id, const std::string& field, const std::string& reason) {
+    Intake in;
+    in.name = d.name;
+    in.id = id;
+    in.to = Phase::kRejected;
+    in.files["intake.json"] = Text(IntakeRecord(id, d));
+    in.files["why.json"] = Text(Why(id, field, reason, d.now));
+    out_.push_back(std::move(in));
+    st_->missions[id] = Rec(Phase::kRejected, d.now);
+    Log(id + " rejected: " + (field.empty() ? reason : field + ": " + reason));
+  }
+
+  // An id for a mission that could not be parsed: its own "id" when readable, valid and unused.
+  std::string RejectedId(const Dropped& d) {
+    if (d.read_error.empty()) {
+      Result<json::Value> v = json::Parse(d.bytes);
+      if (v.ok() && v->is_object())
+        if (const json::Value* id = v->find("id"); id && id->is_string() && ValidId(id->as_string()) &&
+                                                   !Used(id->as_string()))
+          return id->as_string();
+    }
+    std::string n = IdFromName(d.name);
+    return n.empty() ? FreshId(d.now) : n;
+  }
+
+  // ---- signals ----
+  void On(const Dropped& d) {
+    if (!d.read_error.empty()) return Reject(d, RejectedId(d), "", d.read_error);
+    MissionOrError parsed = ParseMission(d.bytes);
+    if (auto* e = std::get_if<ParseError>(&parsed)) return Reject(d, RejectedId(d), e->field, e->reason);
+    Mission m = std::get<Mission>(std::move(parsed));
+    if (!m.id.empty() && Used(m.id)) {
+      std::string where(PhaseName(st_->missions[m.id].phase));
+      return Reject(d, FreshId(d.now), "id", "duplicate: id " + m.id + " is already in the spool (" + where + ")");
+    }
+    if (!s_.config.profiles.count(m.drone)) {
+      std::string known;
+      for (const auto& [name, p] : s_.config.profiles) known += (known.empty() ? "" : ", ") + name;
+      std::string id = m.id.empty() ? RejectedId(d) : m.id;
+      return Reject(d, id, "drone", "no drone profile named \"" + m.drone + "\" in " + s_.config.file +
+                                        " (known: " + known + ")");
+    }
+    if (m.id.empty()) {
+      m.id = IdFromName(d.name);
+      if (m.id.empty()) m.id = FreshId(d.now);
+    }
+    GateResult g = GateStage1(m);
+    Phase to = g.verdict == Verdict::kAllow ? Phase::kQueued
+               : g.verdict == Verdict::kHold ? Phase::kHold
+                                             : Phase::kDenied;
+    Intake in;
+    in.name = d.name;
+    in.id = m.id;
+    in.to = to;
+    in.files["intake.json"] = Text(IntakeRecord(m.id, d));
+    in.files["gate1.json"] = Text(g.ToJson(1, d.now));
+    if (to == Phase::kDenied) in.files["why.json"] = Text(Why(m.id, "", "gate stage 1: " + g.reason, d.now));
+    out_.push_back(std::move(in));
+    MissionRec rec = Rec(to, d.now);
+    if (to != Phase::kDenied) rec.mission = m;
+    const std::string id = m.id;
+    st_->missions[id] = std::move(rec);
+    if (to == Phase::kQueued) st_->queue.push_back(id);
+    Log(id + " accepted -> " + std::string(PhaseName(to)));
+    Pump(d.now);
+  }
+
+  void On(const Recovered& r) {
+    MissionRec rec = Rec(r.phase, r.accepted);
+    rec.attempt = r.attempt;
+    if (r.phase == Phase::kHold || r.phase == Phase::kQueued || r.phase == Phase::kRunning) {
+      MissionOrError parsed = ParseMission(r.mission_bytes);
+      if (auto* m = std::get_if<Mission>(&parsed)) {
+        rec.mission = *m;
+        rec.mission->id = r.id;
+      } else {
+        Log(r.id + " in " + std::string(PhaseName(r.phase)) + " has an unreadable mission.json: " +
+            std::get<ParseError>(parsed).Text() + "; left as it is");
+      }
+    }
+    st_->missions[r.id] = rec;
+    if (r.phase == Phase::kQueued && rec.mission) st_->queue.push_back(r.id);
+    if (r.phase == Phase::kRunning) {
+      st_->running++;
+      if (r.exit) {
+        On(DroneExited{r.id, *r.exit, r.now});
+        return;
+      }
+      if (!r.supervisor_alive) {
+        On(SupervisorGone{r.id, r.now});
+        return;
+      }
+      Log(r.id + " running: supervisor alive, re-attached");
+    }
+    Pump(r.now);
+  }
+
+  void On(const ControlDropped& c) {
+    auto bad = [&](const std::string& why) {
+      out_.push_back(ConsumeControl{c.name, true, Text(Why("", "", why, c.now))});
+      Log("control " + c.name + " refused: " + why);
+    };
+    if (!c.read_error.empty()) return bad(c.read_error);
+    Result<json::Value> v = json::Parse(c.bytes);
+    if (!v.ok()) return bad(v.status().message());
+    if (!v->is_object()) return bad("expected a JSON object");
+    const json::Value* ver = v->find("hangar");
+    if (!ver || !ver->is_int() || ver->as_int() != 1) return bad("hangar: expected 1");
+    const json::Value* req = v->find("request");
+    if (!req || !req->is_string()) return bad("request: expected a string");
+    const json::Value* idv = v->find("id");
+    if (!idv || !idv->is_string() || !ValidId(idv->as_string())) return bad("id: expected a mission id");
+    const std::string id = idv->as_string();
+    if (req->as_string() != "cancel") return bad("request: unknown request \"" + req->as_string() + "\"");
+    auto it = st_->missions.find(id);
+    if (it == st_->missions.end()) return bad("cancel: no mission " + id);
+    MissionRec& rec = it->second;
+    if (rec.phase == Phase::kHold || rec.phase == Phase::kQueued) {
+      if (rec.phase == Phase::kQueued) std::erase(st_->queue, id);
+      Move mv{id, rec.phase, Phase::kReturned, {}, std::nullopt};
+      mv.files["return.json"] =
+          Text(BuildUnrunReturn(id, rec, "cancelled", "cancelled on request before it ran", c.now));
+      if (rec.mission) mv.notify_dir = rec.mission->notify_dir;
+      out_.push_back(std::move(mv));
+      Log(id + " " + std::string(PhaseName(rec.phase)) + " -> returned (cancelled)");
+      rec.phase = Phase::kReturned;
+      rec.mission.reset();
+    } else if (rec.phase == Phase::kRunning && !rec.exited) {
+      rec.cancel_requested = true;
+      out_.push_back(Kill{id});
+      Log(id + " running: cancel requested, stopping the drone");
+    } else {
+      Log(id + " already " + std::string(PhaseName(rec.phase)) + (rec.exited ? " (drone ended)" : "") +
+          ": cancel has nothing to stop");
+    }
+    out_.push_back(ConsumeControl{c.name, false, ""});
+  }
+
+  void On(const LaunchDone& l) {
+    auto it = st_->missions.find(l.id);
+    if (it == st_->missions.end() || it->second.phase != Phase::kRunning) return;
+    MissionRec& rec = it->second;
+    if (l.ok) {
+      Log(l.id + " launched (attempt " + std::to_string(rec.attempt) + ")");
+      return;
+    }
+    st_->running--;
+    Phase from = Phase::kRunning;
+    std::string outcome_text;
+    if (l.key_existed) {
+      // The key says an attempt may have run: never launch it again by ourselves.
+      from = Phase::kQueued;
+      rec.lost = true;
+      rec.launch_error = "launch key " + l.error + " already exists";
+    } else {
+      rec.launch_error = l.error;
+    }
+    Finish(l.id, rec, from, BuildReturn(l.id, rec, nullptr, l.now));
+    Pump(l.now);
+  }
+
+  void On(const DroneExited& e) {
+    auto it = st_->missions.find(e.id);
+    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || it->second.exited) return;
+    MissionRec& rec = it->second;
+    rec.exited = true;
+    rec.exit = e.exit;
+    st_->running--;
+    Log(e.id + " drone ended (" + (e.exit.rc ? "rc " + std::to_string(*e.exit.rc) : e.exit.signal ? "signal " + std::to_string(*e.exit.signal) : "not started") +
+        (e.exit.timed_out ? ", deadline fired" : "") + (e.exit.cancelled ? ", cancelled" : "") + ")");
+    EmitObserve(e.id, rec);
+    Pump(e.now);
+  }
+
+  void On(const SupervisorGone& g) {
+    auto it = st_->missions.find(g.id);
+    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || it->second.exited) return;
+    MissionRec& rec = it->second;
+    rec.exited = true;
+    rec.lost = true;
+    st_->running--;
+    Log(g.id + " lost: its supervisor is gone and left no exit record");
+    EmitObserve(g.id, rec);
+    Pump(g.now);
+  }
+
+  void On(const Observed& o) {
+    auto it = st_->missions.find(o.id);
+    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || !it->second.exited) return;
+    MissionRec& rec = it->second;
+    Finish(o.id, rec, Phase::kRunning, BuildReturn(o.id, rec, &o.obs, o.now));
+  }
+
+  // ---- transitions ----
+  void Finish(const std::string& id, MissionRec& rec, Phase from, const json::Value& ret) {
+    Move mv{id, from, Phase::kReturned, {}, std::nullopt};
+    mv.files["return.json"] = Text(ret);
+    if (rec.mission) mv.notify_dir = rec.mission->notify_dir;
+    out_.push_back(std::move(mv));
+    Log(id + " " + std::string(PhaseName(from)) + " -> returned (" + ret.find("outcome")->as_string() + ")");
+    rec.phase = Phase::kReturned;
+    rec.mission.reset();
+  }
+
+  void EmitObserve(const std::string& id, const MissionRec& rec) {
+    Observe ob;
+    ob.id = id;
+    ob.room = s_.rooms + "/" + id;
+    ob.run = s_.spool + "/running/" + id + "/run";
+    if (rec.mission) {
+      ob.checks = rec.mission->done_when;
+      auto p = s_.config.profiles.find(rec.mission->drone);
+      if (p != s_.config.profiles.end() && !p->second.last_message.empty())
+        ob.last_message = ExpandTemplate(p->second.last_message, {{"room", ob.room}, {"run", ob.run}, {"id", id}, {"bindir", s_.bindir}});
+    }
+    ob.check_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", ob.room}, {"LANG", "C.UTF-8"},
+                    {"HANGAR_MISSION", id}};
+    out_.push_back(std::move(ob));
+  }
+
+  void Pump(TimeMs now) {
+    while (st_->running < s_.config.slots && !st_->queue.empty()) {
+      const std::string id = st_->queue.front();
+      st_->queue.pop_front();
+      MissionRec& rec = st_->missions[id];
+      if (rec.phase != Phase::kQueued || !rec.mission) continue;
+      const Mission& m = *rec.mission;
+      auto p = s_.config.profiles.find(m.drone);
+      if (p == s_.config.profiles.end()) {
+        Move mv{id, Phase::kQueued, Phase::kDenied, {}, std::nullopt};
+        mv.files["why.json"] = Text(Why(id, "drone", "no drone profile named \"" + m.drone + "\" in " + s_.config.file, now));
+        out_.push_back(std::move(mv));
+        Log(id + " queued -> denied (profile " + m.drone + " gone from the config)");
+        rec.phase = Phase::kDenied;
+        rec.mission.reset();
+        continue;
+      }
+      const int attempt = rec.attempt + 1;
+      PlanPlaces where{s_.rooms + "/" + id, s_.spool + "/running/" + id + "/run", s_.bindir, s_.config.kill_grace_s};
+      Plan plan = BuildPlan(m, p->second, where, attempt);
+      std::string plan_text = Text(plan.ToJson());
+      GateResult g = GateStage2(m, plan);
+      json::Value g2 = g.ToJson(2, now);
+      g2["plan_sha256"] = Sha256Hex(plan_text);
+      if (g.verdict == Verdict::kAllow) {
+        rec.attempt = attempt;
+        rec.phase = Phase::kRunning;
+        st_->running++;
+        out_.push_back(Launch{id, attempt, std::move(plan), std::move(plan_text), Text(g2), RenderPrompt(m)});
+        Log(id + " queued -> running");
+        continue;
+      }
+      Phase to = g.verdict == Verdict::kHold ? Phase::kHold : Phase::kDenied;
+      Move mv{id, Phase::kQueued, to, {}, std::nullopt};
+      mv.files["gate2.json"] = Text(g2);
+      if (to == Phase::kDenied) mv.files["why.json"] = Text(Why(id, "", "gate stage 2: " + g.reason, now));
+      out_.push_back(std::move(mv));
+      Log(id + " queued -> " + std::string(PhaseName(to)) + " (gate stage 2: " + g.reason + ")");
+      rec.phase = to;
+      if (to == Phase::kDenied) rec.mission.reset();
+    }
+  }
+
+  const KernelSetup& s_;
+  State* st_;
+  std::vector<Action> out_;
+};
+
+}  // namespace
+
+std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal) {
+  return Decider(setup, state).Run(signal);
+}
+
+}  // namespace hangar

@@ -1,0 +1,182 @@
+// The kernel: decide(state, signal) -> (state', actions). Pure and deterministic: it reads no clock,
+// no file, no environment; time and observations arrive inside signals, and everything it wants
+// done leaves as actions for the shell. Same signals, same decisions (so decisions can be replayed).
+//
+// The state machine (also in man/hangard.8):
+//
+//   state     | signal                          | next      | actions
+//   ----------+---------------------------------+-----------+---------------------------------------
+//   (none)    | Dropped, unreadable or invalid  | rejected  | Intake(rejected: mission.raw, why.json)
+//   (none)    | Dropped, id already in spool    | rejected  | Intake(rejected under a fresh id)
+//   (none)    | Dropped, gate 1 allow           | queued    | Intake(queued: mission.json, gate1.json)
+//   (none)    | Dropped, gate 1 hold / deny     | hold/denied | Intake(..., gate1.json [+why.json])
+//   queued    | slot free, gate 2 allow         | running   | Launch(plan.json, gate2.json, key, shim)
+//   queued    | slot free, gate 2 hold / deny   | hold/denied | Move(gate2.json [+why.json])
+//   queued    | LaunchDone, key existed         | returned  | Finish(outcome lost)
+//   running   | LaunchDone failed               | returned  | Finish(outcome failed, launch error)
+//   running   | DroneExited                     | running   | Observe (slot freed)
+//   running   | SupervisorGone                  | running   | Observe (outcome will be lost)
+//   running   | Observed                        | returned  | Finish(return.json; notify)
+//   hold/queued | Control cancel                | returned  | Finish(outcome cancelled, never ran)
+//   running   | Control cancel                  | running   | Kill (the supervisor stops the drone)
+//   any       | Control bad / unknown id        | same      | ConsumeControl(bad, why)
+//
+// Thread: a single thread calls Decide; State is owned by that caller.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "base/json.h"
+#include "base/timefmt.h"
+#include "kernel/config.h"
+#include "kernel/exit_info.h"
+#include "kernel/mission.h"
+#include "kernel/phase.h"
+#include "kernel/plan.h"
+
+namespace hangar {
+
+// What the kernel knows of the world, fixed when hangard starts.
+struct KernelSetup {
+  Config config;           // profiles, slots (> 0 here), grace
+  std::string spool;       // absolute
+  std::string rooms;       // absolute
+  std::string bindir;      // where hangar's binaries live ({bindir} in profiles)
+};
+
+struct MissionRec {
+  Phase phase = Phase::kQueued;
+  std::optional<Mission> mission;  // kept while the mission is live (hold, queued, running)
+  TimeMs accepted = 0;             // intake time
+  int attempt = 0;                 // launched attempts
+  bool exited = false;             // the drone's end is known (or its supervisor is gone)
+  bool lost = false;               // the supervisor vanished without an exit record
+  bool cancel_requested = false;
+  std::optional<ExitInfo> exit;
+  std::string launch_error;
+};
+
+struct State {
+  std::map<std::string, MissionRec> missions;
+  std::deque<std::string> queue;  // queued ids in launch order
+  int running = 0;                // drones holding a slot
+  uint64_t counter = 0;           // for generated ids
+};
+
+// ---- signals: what the shell saw ----
+
+// A file in incoming/new. bytes is empty with read_error set when it could not be read as a
+// regular file of at most 1 MiB (the raw thing still moves to rejected/).
+struct Dropped {
+  std::string name;
+  std::string bytes;
+  std::string read_error;
+  TimeMs now = 0;
+};
+// A mission directory found at start (or after an inotify overflow) in a state directory.
+struct Recovered {
+  std::string id;
+  Phase phase = Phase::kQueued;
+  std::string mission_bytes;    // live phases only
+  TimeMs accepted = 0;
+  bool key_exists = false;      // queued: a launch key for the next attempt is already there
+  int attempt = 0;              // running: from launch.json
+  std::optional<ExitInfo> exit; // running: exit.json present
+  bool supervisor_alive = false;// running: its lock is held
+  TimeMs now = 0;
+};
+struct ControlDropped {
+  std::string name;
+  std::string bytes;
+  std::string read_error;
+  TimeMs now = 0;
+};
+struct LaunchDone {
+  std::string id;
+  bool ok = false;
+  bool key_existed = false;
+  std::string error;
+  TimeMs now = 0;
+};
+struct DroneExited {
+  std::string id;
+  ExitInfo exit;
+  TimeMs now = 0;
+};
+struct SupervisorGone {  // lock free and no exit.json: the supervisor died without a record
+  std::string id;
+  TimeMs now = 0;
+};
+struct Observation {
+  json::Value room;         // the room manifest
+  json::Value declaration;  // DECLARATION.json as observed
+  json::Value checks;       // done-check results
+  bool checks_passed = true;
+  json::Value files;        // stdout, stderr, last message: {file,size,sha256}
+};
+struct Observed {
+  std::string id;
+  Observation obs;
+  TimeMs now = 0;
+};
+
+using Signal = std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited, SupervisorGone, Observed>;
+
+// ---- actions: what the shell must do, in order ----
+
+// Take incoming/new/NAME into TO/ID (see docs/ARCHITECTURE.md "Ids and intake").
+struct Intake {
+  std::string name, id;
+  Phase to = Phase::kQueued;
+  std::map<std::string, std::string> files;  // written into the mission directory first
+};
+// Launch attempt `attempt` of a queued mission: write plan.json and gate2.json, create the key
+// (O_EXCL), make the room and run dir, write the prompt, rename queued/ID -> running/ID, write
+// launch.json, start the supervisor. Answer with LaunchDone.
+struct Launch {
+  std::string id;
+  int attempt = 1;
+  Plan plan;
+  std::string plan_text, gate2_text, prompt;
+};
+// Observe a mission whose drone ended: manifest, declaration, done-checks. Answer with Observed.
+struct Observe {
+  std::string id;
+  std::string room, run;
+  std::vector<DoneCheck> checks;
+  std::map<std::string, std::string> check_env;
+  std::string last_message;
+};
+// Stop a running drone through its supervisor (SIGTERM to the shim, by exact identity).
+struct Kill {
+  std::string id;
+};
+// Write files into FROM/ID, then rename FROM/ID -> TO/ID. With notify_dir, deliver return.json.
+struct Move {
+  std::string id;
+  Phase from = Phase::kQueued, to = Phase::kReturned;
+  std::map<std::string, std::string> files;
+  std::optional<std::string> notify_dir;
+};
+// Remove control/new/NAME; when bad, move it to control/bad/ with NAME.why.json.
+struct ConsumeControl {
+  std::string name;
+  bool bad = false;
+  std::string why;
+};
+// One line for the log (stderr), e.g. "M1 queued -> running".
+struct Log {
+  std::string line;
+};
+
+using Action = std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log>;
+
+// The kernel. Decide consumes one signal and returns the actions, in the order they must run.
+std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal);
+
+}  // namespace hangar

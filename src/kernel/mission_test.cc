@@ -1,0 +1,68 @@
+#include "kernel/mission.h"
+
+#include <gtest/gtest.h>
+
+namespace hangar {
+namespace {
+
+const std::string kGood =
+    R"({"hangar":1,"id":"m-1","requester":"ci","drone":"script","future":"f","now":"n",)"
+    R"("constraints":["c"],"done_when":[{"file":"REPORT.md"},{"run":["true"],"rc":0,"timeout_s":5}],)"
+    R"("acts":["write"],"ops":[],"network":"none","max_minutes":0.05,"notify":{"dir":"/tmp/inbox"}})";
+
+ParseError Err(const std::string& text) {
+  MissionOrError r = ParseMission(text);
+  EXPECT_TRUE(std::holds_alternative<ParseError>(r)) << text;
+  return std::holds_alternative<ParseError>(r) ? std::get<ParseError>(r) : ParseError{};
+}
+
+std::string With(const std::string& from, const std::string& to) {
+  std::string s = kGood;
+  size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+TEST(Mission, ParsesEveryField) {
+  MissionOrError r = ParseMission(kGood);
+  ASSERT_TRUE(std::holds_alternative<Mission>(r)) << std::get<ParseError>(r).Text();
+  const Mission& m = std::get<Mission>(r);
+  EXPECT_EQ(m.id, "m-1");
+  EXPECT_EQ(m.done_when.size(), 2u);
+  EXPECT_EQ(m.done_when[1].kind, DoneCheck::Kind::kRun);
+  EXPECT_EQ(m.done_when[1].timeout_s, 5);
+  EXPECT_EQ(m.deadline_ms(), 3000);
+  EXPECT_EQ(*m.notify_dir, "/tmp/inbox");
+}
+
+TEST(Mission, RejectsEachKindOfBadInputNamingTheField) {
+  EXPECT_EQ(Err(With("\"network\"", "\"extra\":1,\"network\"")).field, "extra");
+  EXPECT_EQ(Err(With("\"requester\":\"ci\"", "\"requester\":5")).field, "requester");
+  EXPECT_EQ(Err(With("\"hangar\":1", "\"hangar\":2")).field, "hangar");
+  EXPECT_EQ(Err(With("\"id\":\"m-1\"", "\"id\":\"-bad\"")).field, "id");
+  EXPECT_EQ(Err(With("\"id\":\"m-1\"", "\"id\":\"a/b\"")).field, "id");
+  EXPECT_EQ(Err(With("0.05", "0")).field, "max_minutes");
+  EXPECT_EQ(Err(With("0.05", "1441")).field, "max_minutes");
+  EXPECT_EQ(Err(With("\"rc\":0", "\"rc\":256")).field, "done_when[1].rc");
+  EXPECT_EQ(Err(With("{\"file\":\"REPORT.md\"}", "{\"file\":\"../x\"}")).field, "done_when[0].file");
+  EXPECT_EQ(Err(With("{\"file\":\"REPORT.md\"}", "{\"file\":\"a\",\"run\":[\"x\"]}")).field, "done_when[0]");
+  EXPECT_EQ(Err(With("\"future\":\"f\",", "")).field, "future");
+  EXPECT_EQ(Err(With("\"future\":\"f\",", "\"future\":\"f\",\"future\":\"g\",")).reason, "field given twice");
+  EXPECT_EQ(Err("[1,2]").reason, "expected a JSON object");
+  EXPECT_EQ(Err("{\"hangar\":1,").field, "");
+  EXPECT_EQ(Err(With("\"f\"", "\"\xff\"")).reason, "not valid UTF-8");
+  EXPECT_NE(Err(std::string(kMaxMissionBytes + 1, ' ')).reason.find("larger than 1 MiB"), std::string::npos);
+}
+
+TEST(Mission, IdSyntax) {
+  EXPECT_TRUE(ValidId("A"));
+  EXPECT_TRUE(ValidId("a.b_c-9"));
+  EXPECT_TRUE(ValidId(std::string(64, 'x')));
+  EXPECT_FALSE(ValidId(std::string(65, 'x')));
+  EXPECT_FALSE(ValidId(""));
+  EXPECT_FALSE(ValidId(".hidden"));
+  EXPECT_FALSE(ValidId("a b"));
+}
+
+}  // namespace
+}  // namespace hangar

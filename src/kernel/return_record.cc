@@ -1,0 +1,106 @@
+#include "kernel/return_record.h"
+
+namespace hangar {
+
+namespace {
+
+json::Value OptInt(const std::optional<int>& v) { return v ? json::Value(*v) : json::Value(nullptr); }
+
+json::Object Base(const std::string& id, const MissionRec& rec, TimeMs now) {
+  json::Object o;
+  o["hangar"] = 1;
+  o["id"] = id;
+  o["attempt"] = rec.attempt;
+  if (rec.mission) {
+    o["requester"] = rec.mission->requester;
+    o["drone"] = rec.mission->drone;
+    json::Object d;
+    d["max_minutes"] = rec.mission->max_minutes;
+    d["ms"] = rec.mission->deadline_ms();
+    d["fired"] = rec.exit && rec.exit->timed_out;
+    o["deadline"] = d;
+  }
+  json::Object t;
+  t["accepted"] = FormatTime(rec.accepted);
+  t["started"] = rec.exit && rec.exit->started ? json::Value(FormatTime(rec.exit->started)) : json::Value(nullptr);
+  t["ended"] = rec.exit && rec.exit->ended ? json::Value(FormatTime(rec.exit->ended)) : json::Value(nullptr);
+  t["returned"] = FormatTime(now);
+  o["times"] = t;
+  return o;
+}
+
+std::string Reason(const MissionRec& rec, const std::string& outcome, bool checks_passed) {
+  if (outcome == "lost") return "the supervisor ended without recording the drone's exit";
+  if (!rec.launch_error.empty()) return "launch failed: " + rec.launch_error;
+  if (!rec.exit) return "";
+  const ExitInfo& e = *rec.exit;
+  if (!e.error.empty()) return e.error;
+  if (outcome == "cancelled") return "cancelled on request";
+  if (outcome == "timed_out") return "the deadline fired";
+  if (e.signal) return "the drone was killed by signal " + std::to_string(*e.signal);
+  if (e.rc && *e.rc != 0) return "the drone exited " + std::to_string(*e.rc);
+  if (!checks_passed) return "a done-check failed";
+  return "the drone exited 0 and every done-check passed";
+}
+
+}  // namespace
+
+std::string DecideOutcome(const MissionRec& rec, bool checks_passed) {
+  if (rec.lost) return "lost";
+  if (!rec.exit) return "failed";  // the launch itself failed
+  const ExitInfo& e = *rec.exit;
+  if (e.cancelled || rec.cancel_requested) return "cancelled";
+  if (e.timed_out) return "timed_out";
+  if (e.signal) return "killed";
+  if (e.rc && *e.rc == 0 && e.error.empty() && checks_passed) return "done";
+  return "failed";
+}
+
+json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs, TimeMs now) {
+  const bool passed = obs ? obs->checks_passed : false;
+  json::Object o = Base(id, rec, now);
+  const std::string outcome = DecideOutcome(rec, passed);
+  o["outcome"] = outcome;
+  o["reason"] = Reason(rec, outcome, passed);
+  if (rec.exit) {
+    json::Object x;
+    x["rc"] = OptInt(rec.exit->rc);
+    x["signal"] = OptInt(rec.exit->signal);
+    x["timed_out"] = rec.exit->timed_out;
+    x["cancelled"] = rec.exit->cancelled;
+    x["error"] = rec.exit->error.empty() ? json::Value(nullptr) : json::Value(rec.exit->error);
+    o["exit"] = x;
+  } else {
+    o["exit"] = nullptr;
+  }
+  if (obs) {
+    json::Object checks;
+    checks["passed"] = obs->checks_passed;
+    checks["results"] = obs->checks;
+    o["done_checks"] = checks;
+    o["declaration"] = obs->declaration;
+    o["files"] = obs->files;
+    o["room"] = obs->room;
+  } else {
+    o["done_checks"] = nullptr;
+    o["declaration"] = nullptr;
+    o["files"] = nullptr;
+    o["room"] = nullptr;
+  }
+  return o;
+}
+
+json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec, const std::string& outcome,
+                             const std::string& reason, TimeMs now) {
+  json::Object o = Base(id, rec, now);
+  o["outcome"] = outcome;
+  o["reason"] = reason;
+  o["exit"] = nullptr;
+  o["done_checks"] = nullptr;
+  o["declaration"] = nullptr;
+  o["files"] = nullptr;
+  o["room"] = nullptr;
+  return o;
+}
+
+}  // namespace hangar
