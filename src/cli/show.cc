@@ -28,32 +28,37 @@ std::string Lines(const json::Value& v) {
   return out.empty() ? "-" : out;
 }
 
-// The first array among keys (a list itself, or an object's "entries"), or nullptr.
-const json::Value* FirstList(const json::Value& v, std::initializer_list<const char*> keys) {
-  for (const char* k : keys) {
-    const json::Value* f = v.find(k);
-    if (f && f->is_array()) return f;
-    if (f && f->is_object() && f->find("entries") && f->find("entries")->is_array())
-      return f->find("entries");
-  }
-  return nullptr;
+// v[a][b], or nullptr when either level is missing or not an object (see hangar-return(5)).
+const json::Value* Member(const json::Value& v, const char* a, const char* b) {
+  const json::Value* x = v.is_object() ? v.find(a) : nullptr;
+  return x && x->is_object() ? x->find(b) : nullptr;
 }
 
 void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
   if (!ret.is_object()) return;
-  for (const char* k : {"outcome", "rc", "signal", "timed_out", "started", "ended"})
-    rows->push_back({k, Text(ret.find(k))});
-  if (const json::Value* room = FirstList(ret, {"room", "manifest", "files"}))
-    rows->push_back({"room", std::to_string(room->as_array().size()) + " entries"});
-  if (const json::Value* checks = FirstList(ret, {"checks", "done_checks", "done_when"})) {
+  rows->push_back({"outcome", Text(ret.find("outcome"))});
+  rows->push_back({"reason", Text(ret.find("reason"))});
+  for (const char* k : {"rc", "signal", "timed_out", "cancelled"}) rows->push_back({k, Text(Member(ret, "exit", k))});
+  for (const char* k : {"started", "ended", "returned"}) rows->push_back({k, Text(Member(ret, "times", k))});
+  if (const json::Value* n = Member(ret, "room", "entries"))
+    rows->push_back({"room", Text(n) + " entries" +
+                                 (Member(ret, "room", "omitted_entries") &&
+                                          Text(Member(ret, "room", "omitted_entries")) != "0"
+                                      ? " (" + Text(Member(ret, "room", "omitted_entries")) + " not listed)"
+                                      : "")});
+  if (const json::Value* checks = Member(ret, "done_checks", "results"); checks && checks->is_array()) {
     size_t passed = 0;
     for (const json::Value& c : checks->as_array()) {
       const json::Value* p = c.is_object() ? c.find("passed") : nullptr;
       if (p && p->is_bool() && p->as_bool()) ++passed;
     }
-    rows->push_back({"checks", std::to_string(passed) + " of " +
-                                   std::to_string(checks->as_array().size()) + " passed"});
+    rows->push_back({"checks", std::to_string(passed) + " of " + std::to_string(checks->as_array().size()) +
+                                   " passed"});
   }
+  if (const json::Value* d = Member(ret, "declaration", "present"); d && d->is_bool())
+    rows->push_back({"declaration", !d->as_bool()                                    ? "absent"
+                                    : Text(Member(ret, "declaration", "valid")) == "true" ? "valid"
+                                                                                      : "invalid"});
 }
 
 std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,

@@ -45,18 +45,20 @@ json::Value OldestJson(const SpoolView& view, Phase p, TimeMs now) {
   return o;
 }
 
-// Returns waiting in notify/: <id>.json, each with <id>.why.json saying why delivery failed.
+// Returns waiting in notify/: <id>.json records {"id","dir","reason"} (hangar-spool(5)).
 json::Value NotifyJson(Env* env, const SpoolView& view, const Layout& l) {
   json::Array waiting;
   auto names = env->ListDir(l.Notify());
   if (!names.ok()) return waiting;
   for (const std::string& n : *names) {
-    if (n.starts_with(".") || !n.ends_with(".json") || n.ends_with(".why.json")) continue;
+    if (n.starts_with(".") || !n.ends_with(".json")) continue;
     const std::string id = n.substr(0, n.size() - 5);
     json::Object o;
     o["id"] = id;
-    auto why = view.ReadJson(l.Notify() + "/" + id + ".why.json");
+    auto why = view.ReadJson(l.Notify() + "/" + n);
     const std::string reason = why.ok() ? StringField(*why, "reason") : "";
+    const std::string dir = why.ok() ? StringField(*why, "dir") : "";
+    o["dir"] = dir.empty() ? json::Value() : json::Value(dir);
     o["reason"] = reason.empty() ? json::Value() : json::Value(reason);
     waiting.emplace_back(std::move(o));
   }
