@@ -84,7 +84,6 @@ struct Recovered {
   Phase phase = Phase::kQueued;
   std::string mission_bytes;    // live phases only
   TimeMs accepted = 0;
-  bool key_exists = false;      // queued: a launch key for the next attempt is already there
   int attempt = 0;              // running: from launch.json
   std::optional<ExitInfo> exit; // running: exit.json present
   bool supervisor_alive = false;// running: its lock is held

@@ -223,11 +223,11 @@ TEST(Kernel, ExistingLaunchKeyMeansLostNeverRelaunched) {
 TEST(Kernel, RecoveredRunningMissionIsReattachedObservedOrLost) {
   KernelSetup s = TestSetup(2);
   State st;
-  Recovered alive{"A", Phase::kRunning, MissionText(""), 1, false, 1, std::nullopt, true, 9};
+  Recovered alive{"A", Phase::kRunning, MissionText(""), 1, 1, std::nullopt, true, 9};
   auto acts = Decide(s, &st, alive);
   EXPECT_TRUE(Only<Observe>(acts).empty());
   EXPECT_EQ(st.running, 1);
-  Recovered gone{"G", Phase::kRunning, MissionText(""), 1, false, 1, std::nullopt, false, 9};
+  Recovered gone{"G", Phase::kRunning, MissionText(""), 1, 1, std::nullopt, false, 9};
   acts = Decide(s, &st, gone);
   ASSERT_EQ(Only<Observe>(acts).size(), 1u);
   Observation obs;
@@ -235,7 +235,7 @@ TEST(Kernel, RecoveredRunningMissionIsReattachedObservedOrLost) {
   EXPECT_EQ(ret.find("outcome")->as_string(), "lost");
   ExitInfo e;
   e.rc = 0;
-  Recovered ended{"E", Phase::kRunning, MissionText(""), 1, false, 1, e, false, 9};
+  Recovered ended{"E", Phase::kRunning, MissionText(""), 1, 1, e, false, 9};
   acts = Decide(s, &st, ended);
   ASSERT_EQ(Only<Observe>(acts).size(), 1u);
   EXPECT_EQ(Only<Observe>(acts)[0].last_message, "/s/running/E/run/last.txt");

@@ -111,11 +111,16 @@ class Real : public Env {
     }
     if (!S_ISREG(st.st_mode)) {
       close(fd);
-      return Status::Invalid("cannot read " + path + ": not a regular file");
+      const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                         : S_ISFIFO(st.st_mode) ? "a FIFO"
+                         : S_ISSOCK(st.st_mode) ? "a socket"
+                                                : "a device";
+      return Status::Invalid("cannot read " + path + ": " + what + ", not a regular file");
     }
     if (size_t(st.st_size) > max_bytes) {
       close(fd);
-      return Status::Invalid("cannot read " + path + ": larger than " + std::to_string(max_bytes) + " bytes");
+      return Status::Invalid("cannot read " + path + ": larger than " + std::to_string(max_bytes) + " bytes (" +
+                             std::to_string(st.st_size) + " bytes)");
     }
     std::string out;
     char buf[65536];

@@ -1,0 +1,378 @@
+#include "daemon/daemon.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "base/json.h"
+#include "launch/direct_launcher.h"
+#include "shell/notify.h"
+#include "shell/observer.h"
+#include "shell/scan.h"
+#include "shell/transitions.h"
+
+namespace hangar {
+
+namespace {
+
+constexpr TimeMs kSupervisorCheckMs = 2000;
+
+int PoolSize(int slots) { return slots < 2 ? 2 : slots > 16 ? 16 : slots; }
+
+}  // namespace
+
+Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits, std::string shim_path,
+               std::string config_path)
+    : env_(env),
+      setup_(std::move(setup)),
+      layout_(std::move(layout)),
+      limits_(limits),
+      shim_path_(std::move(shim_path)),
+      config_path_(std::move(config_path)),
+      pool_(std::make_unique<WorkerPool>(PoolSize(setup_.config.slots))) {}
+
+Daemon::~Daemon() {
+  for (int fd : {inotify_fd_, signal_fd_, lock_fd_})
+    if (fd >= 0) close(fd);
+}
+
+void Daemon::Say(const std::string& line) {
+  std::string out = FormatTime(env_->Now()) + " hangard: " + line + "\n";
+  (void)!write(2, out.data(), out.size());
+}
+
+Status Daemon::WritePresence(const char* status) {
+  json::Object o;
+  o["hangar"] = 1;
+  o["pid"] = int64_t(getpid());
+  o["started"] = FormatTime(started_);
+  o["spool"] = layout_.spool;
+  o["rooms"] = layout_.rooms;
+  o["config"] = config_path_;
+  o["slots"] = setup_.config.slots;
+  o["status"] = status;
+  o["time"] = FormatTime(env_->Now());
+  return env_->WriteFileAtomic(layout_.spool, "hangard.json", json::WritePretty(o));
+}
+
+Status Daemon::Start() {
+  started_ = env_->Now();
+  for (const std::string& d : layout_.AllDirs()) {
+    Status s = env_->MakeDir(d);
+    if (!s.ok() && s.code() != Code::kExists) return s;
+  }
+  lock_fd_ = open(layout_.LockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return Status::Errno("open " + layout_.LockFile(), errno);
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK)
+      return Status::Unavailable("cannot lock " + layout_.LockFile() + ": another hangard runs on this spool");
+    return Status::Errno("lock " + layout_.LockFile(), errno);
+  }
+
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  signal(SIGPIPE, SIG_IGN);
+  inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (signal_fd_ < 0 || inotify_fd_ < 0) return Status::Errno("set up signalfd/inotify", errno);
+  // Watch before scanning, so nothing dropped in between goes unseen.
+  wd_incoming_ = inotify_add_watch(inotify_fd_, layout_.IncomingNew().c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE);
+  wd_control_ = inotify_add_watch(inotify_fd_, layout_.ControlNew().c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE);
+  if (wd_incoming_ < 0 || wd_control_ < 0) return Status::Errno("watch " + layout_.spool, errno);
+
+  Result<std::vector<std::string>> fixed = RecoverIntakes(env_, layout_);
+  if (!fixed.ok()) return fixed.status();
+  for (const std::string& f : *fixed) Say(f);
+
+  std::vector<std::string> log;
+  Result<std::vector<Recovered>> rec =
+      RecoverMissions(env_, layout_, env_->Now(), [](const std::string& run) { return SupervisorAlive(run); }, &log);
+  if (!rec.ok()) return rec.status();
+  for (const std::string& line : log) Say(line);
+  for (Recovered& r : rec.value()) {
+    if (r.phase == Phase::kRunning && !r.exit && r.supervisor_alive) WatchRun(r.id);
+    Status s = Dispatch(std::move(r));
+    if (!s.ok()) return s;
+  }
+  Status s = WritePresence("running");
+  if (!s.ok()) return s;
+  Say("started on " + layout_.spool + " (" + std::to_string(setup_.config.slots) + " slots, " +
+      std::to_string(state_.missions.size()) + " missions known)");
+  return ScanAll();
+}
+
+Status Daemon::ScanAll() {
+  Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
+  if (!names.ok()) return names.status();
+  for (const std::string& n : *names) {
+    Status s = TakeName(n);
+    if (!s.ok()) return s;
+  }
+  names = Waiting(env_, layout_.ControlNew());
+  if (!names.ok()) return names.status();
+  for (const std::string& n : *names) {
+    Status s = TakeControl(n);
+    if (!s.ok()) return s;
+  }
+  std::vector<std::string> ids;
+  for (const auto& [id, wd] : run_wd_) ids.push_back(id);
+  for (const std::string& id : ids) {
+    Status s = CheckExit(id);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::TakeName(const std::string& name) {
+  if (name.empty() || name[0] == '.' || !env_->Exists(layout_.IncomingNew() + "/" + name)) return Status::Ok();
+  return Dispatch(ReadDrop(env_, layout_, name, env_->Now()));
+}
+
+Status Daemon::TakeControl(const std::string& name) {
+  if (name.empty() || name[0] == '.' || !env_->Exists(layout_.ControlNew() + "/" + name)) return Status::Ok();
+  return Dispatch(ReadControl(env_, layout_, name, env_->Now()));
+}
+
+Status Daemon::CheckExit(const std::string& id) {
+  if (!run_wd_.count(id)) return Status::Ok();
+  std::string err;
+  std::optional<ExitInfo> e = ReadExit(env_, layout_.RunDir(id), &err);
+  if (!err.empty()) Say(id + ": " + err);
+  if (!e) return Status::Ok();
+  UnwatchRun(id);
+  return Dispatch(DroneExited{id, *e, env_->Now()});
+}
+
+void Daemon::WatchRun(const std::string& id) {
+  int wd = inotify_add_watch(inotify_fd_, layout_.RunDir(id).c_str(), IN_MOVED_TO);
+  if (wd < 0) {
+    Say(id + ": cannot watch " + layout_.RunDir(id) + ": " + std::strerror(errno) + " (the tick will look)");
+    run_wd_[id] = -1;
+    return;
+  }
+  run_watch_[wd] = id;
+  run_wd_[id] = wd;
+}
+
+void Daemon::UnwatchRun(const std::string& id) {
+  auto it = run_wd_.find(id);
+  if (it == run_wd_.end()) return;
+  if (it->second >= 0) {
+    inotify_rm_watch(inotify_fd_, it->second);
+    run_watch_.erase(it->second);
+  }
+  run_wd_.erase(it);
+}
+
+Status Daemon::Dispatch(Signal first) {
+  std::deque<Signal> pending;
+  pending.push_back(std::move(first));
+  while (!pending.empty()) {
+    Signal sig = std::move(pending.front());
+    pending.pop_front();
+    for (const Action& a : Decide(setup_, &state_, sig)) {
+      Status s = Perform(a, &pending);
+      if (!s.ok()) return s;
+    }
+  }
+  return Status::Ok();
+}
+
+Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
+  if (auto* x = std::get_if<Log>(&a)) {
+    Say(x->line);
+    return Status::Ok();
+  }
+  if (auto* x = std::get_if<Intake>(&a)) return PerformIntake(env_, layout_, *x);
+  if (auto* x = std::get_if<Launch>(&a)) return PerformLaunch(*x, follow);
+  if (auto* x = std::get_if<Observe>(&a)) {
+    Observe ob = *x;
+    ManifestLimits lim = limits_;
+    Env* env = env_;
+    pool_->Submit([ob, lim, env]() -> Signal { return Observed{ob.id, ObserveMission(ob, lim), env->Now()}; });
+    return Status::Ok();
+  }
+  if (auto* x = std::get_if<Kill>(&a)) {
+    Status s = SignalSupervisor(layout_.RunDir(x->id), SIGTERM);
+    if (!s.ok()) Say(x->id + ": " + s.message() + " (the supervisor check will settle it)");
+    return Status::Ok();
+  }
+  if (auto* x = std::get_if<Move>(&a)) {
+    if (x->from == Phase::kRunning) UnwatchRun(x->id);
+    Status s = PerformMove(env_, layout_, *x);
+    if (!s.ok()) return s;
+    if (x->notify_dir && x->files.count("return.json"))
+      return DeliverNotify(x->id, *x->notify_dir, x->files.at("return.json"));
+    return Status::Ok();
+  }
+  if (auto* x = std::get_if<ConsumeControl>(&a)) return PerformConsumeControl(env_, layout_, *x);
+  return Status::Ok();
+}
+
+Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
+  bool key_existed = false;
+  Result<std::string> dir = PrepareLaunch(env_, layout_, l, env_->Now(), &key_existed);
+  if (!dir.ok()) return dir.status();
+  if (key_existed) {
+    follow->push_back(LaunchDone{l.id, false, true, *dir, env_->Now()});
+    return Status::Ok();
+  }
+  WatchRun(l.id);  // before the shim starts: its exit.json cannot slip past
+  Status s = StartShim(shim_path_, *dir + "/plan.json");
+  if (!s.ok()) UnwatchRun(l.id);
+  follow->push_back(LaunchDone{l.id, s.ok(), false, s.ok() ? "" : s.message(), env_->Now()});
+  return Status::Ok();
+}
+
+Status Daemon::DeliverNotify(const std::string& id, const std::string& dir, const std::string& text) {
+  Status s = DeliverMaildir(env_, dir, id + ".json", text);
+  if (s.ok()) {
+    Say(id + " return delivered to " + dir);
+    return Status::Ok();
+  }
+  Say(id + " return not delivered: " + s.message() + "; kept in notify/ for retry");
+  json::Object why;
+  why["hangar"] = 1;
+  why["id"] = id;
+  why["dir"] = dir;
+  why["reason"] = s.message();
+  why["time"] = FormatTime(env_->Now());
+  Status w = env_->WriteFileAtomic(layout_.Notify(), id + ".why.json", json::WritePretty(why));
+  if (!w.ok()) return w;
+  return env_->WriteFileAtomic(layout_.Notify(), id + ".json", text);
+}
+
+Status Daemon::RetryNotify() {
+  Result<std::vector<std::string>> names = Waiting(env_, layout_.Notify());
+  if (!names.ok()) return names.status();
+  for (const std::string& n : *names) {
+    if (n.size() < 6 || n.compare(n.size() - 5, 5, ".json") != 0 || n.find(".why.json") != std::string::npos)
+      continue;
+    const std::string id = n.substr(0, n.size() - 5);
+    Result<std::string> text = env_->ReadFile(layout_.Notify() + "/" + n, 64 << 20);
+    Result<std::string> why = env_->ReadFile(layout_.Notify() + "/" + id + ".why.json", 1 << 20);
+    if (!text.ok() || !why.ok()) continue;
+    Result<json::Value> w = json::Parse(*why);
+    const json::Value* dir = w.ok() && w->is_object() ? w->find("dir") : nullptr;
+    if (!dir || !dir->is_string()) continue;
+    if (!DeliverMaildir(env_, dir->as_string(), n, *text).ok()) continue;
+    Say(id + " return delivered to " + dir->as_string() + " on retry");
+    Status s = env_->Remove(layout_.Notify() + "/" + n);
+    if (s.ok()) s = env_->Remove(layout_.Notify() + "/" + id + ".why.json");
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::CheckSupervisors() {
+  std::vector<std::string> ids;
+  for (const auto& [id, wd] : run_wd_) ids.push_back(id);
+  for (const std::string& id : ids) {
+    const std::string run = layout_.RunDir(id);
+    if (SupervisorAlive(run)) continue;
+    std::string err;
+    std::optional<ExitInfo> e = ReadExit(env_, run, &err);  // after the lock test: see scan.h
+    UnwatchRun(id);
+    Status s = e ? Dispatch(DroneExited{id, *e, env_->Now()}) : Dispatch(SupervisorGone{id, env_->Now()});
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::ReadInotify(bool* overflow) {
+  alignas(struct inotify_event) char buf[64 * 1024];
+  std::vector<std::string> names, controls, exits;
+  for (;;) {
+    ssize_t n = read(inotify_fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (char* p = buf; p < buf + n;) {
+      auto* ev = reinterpret_cast<struct inotify_event*>(p);
+      p += sizeof(struct inotify_event) + ev->len;
+      if (ev->mask & IN_Q_OVERFLOW) {
+        *overflow = true;
+        continue;
+      }
+      std::string name = ev->len ? std::string(ev->name) : std::string();
+      if (ev->wd == wd_incoming_ || ev->wd == wd_control_) {
+        if (ev->mask & IN_CREATE) {
+          // A regular file created in place is taken when it is closed; anything else at once.
+          struct stat st {};
+          std::string dir = ev->wd == wd_incoming_ ? layout_.IncomingNew() : layout_.ControlNew();
+          if (lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) continue;
+        }
+        (ev->wd == wd_incoming_ ? names : controls).push_back(name);
+      } else if (auto it = run_watch_.find(ev->wd); it != run_watch_.end() && name == "exit.json") {
+        exits.push_back(it->second);
+      }
+    }
+  }
+  for (const std::string& n : names) {
+    Status s = TakeName(n);
+    if (!s.ok()) return s;
+  }
+  for (const std::string& n : controls) {
+    Status s = TakeControl(n);
+    if (!s.ok()) return s;
+  }
+  for (const std::string& id : exits) {
+    Status s = CheckExit(id);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::Run() {
+  for (;;) {
+    struct pollfd fds[3] = {{inotify_fd_, POLLIN, 0}, {signal_fd_, POLLIN, 0}, {pool_->ready_fd(), POLLIN, 0}};
+    int n = poll(fds, 3, 1000);
+    if (n < 0 && errno != EINTR) return Status::Errno("poll", errno);
+    if (fds[1].revents & POLLIN) {
+      struct signalfd_siginfo si {};
+      (void)!read(signal_fd_, &si, sizeof si);
+      Say(std::string("stopping on ") + strsignal(int(si.ssi_signo)) + "; running drones are left to their supervisors" +
+          (pool_->in_flight() ? " and " + std::to_string(pool_->in_flight()) + " observations to the next start" : ""));
+      return WritePresence("stopped");
+    }
+    if (fds[0].revents & POLLIN) {
+      bool overflow = false;
+      Status s = ReadInotify(&overflow);
+      if (s.ok() && overflow) {
+        Say("inotify queue overflowed: rescanning the spool");
+        s = ScanAll();
+      }
+      if (!s.ok()) return s;
+    }
+    if (fds[2].revents & POLLIN) {
+      for (Signal& sig : pool_->Drain()) {
+        Status s = Dispatch(std::move(sig));
+        if (!s.ok()) return s;
+      }
+    }
+    const TimeMs now = env_->Now();
+    if (now - last_supervisor_check_ >= kSupervisorCheckMs) {
+      last_supervisor_check_ = now;
+      Status s = CheckSupervisors();
+      if (!s.ok()) return s;
+    }
+    if (now - last_notify_retry_ >= TimeMs(setup_.config.notify_retry_s) * 1000) {
+      last_notify_retry_ = now;
+      Status s = RetryNotify();
+      if (!s.ok()) return s;
+    }
+  }
+}
+
+}  // namespace hangar

@@ -1,0 +1,65 @@
+// Daemon: hangard's imperative shell around the pure kernel. One thread runs the event loop:
+// inotify on incoming/new, control/new and each running mission's run/ directory; a signalfd for
+// SIGTERM/SIGINT; the worker pool's eventfd for finished observations; a one-second tick that
+// checks supervisors' locks and retries notify deliveries. Every signal goes through Decide and
+// every action is performed here, in order. An I/O failure of the spool stops the daemon (exit 74):
+// the directories remain the truth and the next start recovers from them.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "daemon/worker_pool.h"
+#include "kernel/kernel.h"
+#include "shell/env.h"
+#include "shell/layout.h"
+#include "shell/manifest.h"
+
+namespace hangar {
+
+class Daemon {
+ public:
+  Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits, std::string shim_path,
+         std::string config_path);
+  ~Daemon();
+
+  // Creates missing spool directories, takes the spool lock, recovers, and scans what waits.
+  Status Start();
+  // Runs until SIGTERM or SIGINT (Ok) or a spool I/O failure (the error).
+  Status Run();
+
+ private:
+  Status Dispatch(Signal s);
+  Status Perform(const Action& a, std::deque<Signal>* follow);
+  Status PerformLaunch(const Launch& l, std::deque<Signal>* follow);
+  Status DeliverNotify(const std::string& id, const std::string& dir, const std::string& text);
+  Status TakeName(const std::string& name);
+  Status TakeControl(const std::string& name);
+  Status ScanAll();
+  Status ReadInotify(bool* overflow);
+  Status CheckSupervisors();
+  Status RetryNotify();
+  Status CheckExit(const std::string& id);
+  void WatchRun(const std::string& id);
+  void UnwatchRun(const std::string& id);
+  Status WritePresence(const char* status);
+  void Say(const std::string& line);
+
+  Env* env_;
+  KernelSetup setup_;
+  Layout layout_;
+  ManifestLimits limits_;
+  std::string shim_path_, config_path_;
+  State state_;
+  std::unique_ptr<WorkerPool> pool_;
+  int lock_fd_ = -1, inotify_fd_ = -1, signal_fd_ = -1;
+  int wd_incoming_ = -1, wd_control_ = -1;
+  std::map<int, std::string> run_watch_;  // inotify wd -> mission id
+  std::map<std::string, int> run_wd_;     // mission id -> inotify wd (running, drone not ended)
+  TimeMs started_ = 0, last_supervisor_check_ = 0, last_notify_retry_ = 0;
+};
+
+}  // namespace hangar

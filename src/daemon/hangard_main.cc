@@ -1,0 +1,89 @@
+// hangard: the hangar kernel daemon. See man/hangard.8.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "daemon/daemon.h"
+#include "daemon/sd_notify.h"
+#include "kernel/config.h"
+#include "shell/env.h"
+
+namespace {
+
+constexpr int kExUsage = 64, kExIoErr = 74, kExTempFail = 75, kExConfig = 78;
+
+std::string SelfDir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, size_t(n));
+  return p.substr(0, p.rfind('/'));
+}
+
+std::string Absolute(const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) return p;
+  return std::string(cwd) + "/" + p;
+}
+
+int Fail(int code, const std::string& msg) {
+  std::fprintf(stderr, "hangard: %s\n", msg.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace hangar;
+  CLI::App app{"hangard: the hangar kernel daemon (runs in the foreground)"};
+  std::string spool, config_path;
+  app.add_option("--spool", spool, "spool directory (else the config's \"spool\")");
+  app.add_option("--config", config_path, "config file (default SPOOL/hangar.conf)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : kExUsage;
+  }
+  if (spool.empty() && config_path.empty()) return Fail(kExUsage, "cannot start: give --spool DIR or --config FILE");
+  spool = Absolute(spool);
+  if (config_path.empty()) config_path = DefaultConfigPath(spool);
+  config_path = Absolute(config_path);
+
+  Env* env = RealEnv();
+  Result<std::string> text = env->ReadFile(config_path, 1 << 20);
+  if (!text.ok()) return Fail(kExConfig, text.status().message());
+  Result<Config> config = ParseConfig(*text, config_path);
+  if (!config.ok()) return Fail(kExConfig, "cannot load config: " + config.status().message());
+  if (spool.empty()) spool = config->spool;
+  if (spool.empty()) return Fail(kExConfig, "cannot start: " + config_path + ": spool: not given here nor by --spool");
+  if (!env->Exists(spool)) return Fail(kExConfig, "cannot start: spool " + spool + " does not exist");
+
+  KernelSetup setup;
+  setup.config = config.value();
+  if (setup.config.slots == 0) setup.config.slots = int(std::max(1u, std::thread::hardware_concurrency()));
+  Layout layout = Layout::Make(spool, setup.config.rooms);
+  setup.spool = layout.spool;
+  setup.rooms = layout.rooms;
+  setup.bindir = SelfDir();
+  ManifestLimits limits{setup.config.manifest_max_entries, setup.config.manifest_max_hash_bytes};
+
+  Daemon d(env, setup, layout, limits, setup.bindir + "/hangar-shim", config_path);
+  Status s = d.Start();
+  if (!s.ok()) return Fail(s.code() == Code::kUnavailable ? kExTempFail : kExIoErr, s.message());
+  SdNotify("READY=1");
+  s = d.Run();
+  SdNotify("STOPPING=1");
+  std::fflush(stderr);
+  // Observations still in flight are redone at the next start (their missions stay in running/);
+  // do not wait for their done-checks here.
+  if (!s.ok()) {
+    std::fprintf(stderr, "hangard: fatal: %s\n", s.message().c_str());
+    _exit(kExIoErr);
+  }
+  _exit(0);
+}

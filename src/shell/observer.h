@@ -1,0 +1,17 @@
+// The observer: what the kernel sees of a mission whose drone ended — the room manifest, the
+// declaration, the done-checks it runs itself, and digests of the drone's output files. Nothing the
+// drone says about itself is taken as true; its files are hashed and stored as data.
+// Safe to call from several worker threads at once.
+#pragma once
+
+#include "kernel/kernel.h"
+#include "shell/manifest.h"
+
+namespace hangar {
+
+Observation ObserveMission(const Observe& ob, const ManifestLimits& limits);
+
+// {"file": NAME, "present": bool, "size": N, "sha256": hex} for PATH (never follows a symlink).
+json::Value FileDigest(const std::string& path, const std::string& name);
+
+}  // namespace hangar

@@ -1,0 +1,128 @@
+#include "shell/scan.h"
+
+#include <algorithm>
+
+#include "base/json.h"
+
+namespace hangar {
+
+namespace {
+
+// "cannot read PATH: reason" -> "reason": the why.json already names the mission.
+std::string Reason(const Status& s, const std::string& path) {
+  const std::string prefix = "cannot read " + path + ": ";
+  const std::string& m = s.message();
+  return m.compare(0, prefix.size(), prefix) == 0 ? m.substr(prefix.size()) : m;
+}
+
+std::optional<json::Value> ReadJson(Env* env, const std::string& path) {
+  Result<std::string> text = env->ReadFile(path, kMaxMissionBytes);
+  if (!text.ok()) return std::nullopt;
+  Result<json::Value> v = json::Parse(*text);
+  if (!v.ok() || !v->is_object()) return std::nullopt;
+  return v.value();
+}
+
+TimeMs TimeField(const std::optional<json::Value>& v, const char* key) {
+  if (!v) return 0;
+  const json::Value* t = v->find(key);
+  std::optional<TimeMs> ms = t && t->is_string() ? ParseTime(t->as_string()) : std::nullopt;
+  return ms.value_or(0);
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> Waiting(Env* env, const std::string& dir) {
+  Result<std::vector<std::string>> names = env->ListDir(dir);
+  if (!names.ok()) return names;
+  std::vector<std::string> out;
+  for (std::string& n : names.value())
+    if (n[0] != '.') out.push_back(std::move(n));
+  return out;
+}
+
+Dropped ReadDrop(Env* env, const Layout& l, const std::string& name, TimeMs now) {
+  Dropped d;
+  d.name = name;
+  d.now = now;
+  const std::string path = l.IncomingNew() + "/" + name;
+  Result<std::string> bytes = env->ReadFile(path, kMaxMissionBytes);
+  if (bytes.ok()) d.bytes = std::move(bytes).value();
+  else d.read_error = Reason(bytes.status(), path);
+  if (d.read_error.find("larger than") == 0) d.read_error = "file " + d.read_error;
+  return d;
+}
+
+ControlDropped ReadControl(Env* env, const Layout& l, const std::string& name, TimeMs now) {
+  ControlDropped c;
+  c.name = name;
+  c.now = now;
+  const std::string path = l.ControlNew() + "/" + name;
+  Result<std::string> bytes = env->ReadFile(path, kMaxMissionBytes);
+  if (bytes.ok()) c.bytes = std::move(bytes).value();
+  else c.read_error = Reason(bytes.status(), path);
+  return c;
+}
+
+std::optional<ExitInfo> ReadExit(Env* env, const std::string& run_dir, std::string* error) {
+  const std::string path = run_dir + "/exit.json";
+  Result<std::string> text = env->ReadFile(path, 1 << 20);
+  if (!text.ok()) {
+    if (text.status().code() != Code::kNotFound) *error = text.status().message();
+    return std::nullopt;
+  }
+  Result<json::Value> v = json::Parse(*text);
+  if (!v.ok()) {
+    *error = path + ": " + v.status().message();
+    return std::nullopt;
+  }
+  Result<ExitInfo> e = ExitInfo::FromJson(*v);
+  if (!e.ok()) {
+    *error = run_dir + "/" + e.status().message();
+    return std::nullopt;
+  }
+  return e.value();
+}
+
+Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs now,
+                                               const std::function<bool(const std::string&)>& alive,
+                                               std::vector<std::string>* log) {
+  std::vector<Recovered> out;
+  for (Phase p : {Phase::kReturned, Phase::kDenied, Phase::kRejected, Phase::kRunning, Phase::kHold,
+                  Phase::kQueued}) {
+    Result<std::vector<std::string>> ids = Waiting(env, l.StateDir(p));
+    if (!ids.ok()) return ids.status();
+    std::vector<Recovered> batch;
+    for (const std::string& id : *ids) {
+      Recovered r;
+      r.id = id;
+      r.phase = p;
+      r.now = now;
+      const std::string dir = l.MissionDir(p, id);
+      if (!Terminal(p)) {
+        Result<std::string> bytes = env->ReadFile(dir + "/mission.json", kMaxMissionBytes);
+        if (bytes.ok()) r.mission_bytes = std::move(bytes).value();
+        r.accepted = TimeField(ReadJson(env, dir + "/intake.json"), "time");
+      }
+      if (p == Phase::kRunning) {
+        std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json");
+        const json::Value* att = launch ? launch->find("attempt") : nullptr;
+        r.attempt = att && att->is_int() ? int(att->as_int()) : 1;
+        const std::string run = dir + "/run";
+        std::string err;
+        r.supervisor_alive = alive(run);
+        // Read exit.json after the liveness test: a supervisor that ends in between has written it.
+        r.exit = ReadExit(env, run, &err);
+        if (!err.empty()) log->push_back(id + ": " + err);
+      }
+      batch.push_back(std::move(r));
+    }
+    if (p == Phase::kQueued)
+      std::stable_sort(batch.begin(), batch.end(),
+                       [](const Recovered& a, const Recovered& b) { return a.accepted < b.accepted; });
+    for (Recovered& r : batch) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace hangar

@@ -1,0 +1,33 @@
+// Scanning the spool into kernel signals. The directories are the truth; inotify only says when to
+// look. Reading is bounded (1 MiB per mission or control file) and never follows a final symlink
+// or blocks on a FIFO: what cannot be read becomes a signal that says why.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernel/kernel.h"
+#include "shell/env.h"
+#include "shell/layout.h"
+
+namespace hangar {
+
+// Names waiting in DIR (incoming/new or control/new), in order; names starting with '.' are
+// somebody's unfinished file and are skipped, as in maildir.
+Result<std::vector<std::string>> Waiting(Env* env, const std::string& dir);
+
+Dropped ReadDrop(Env* env, const Layout& l, const std::string& name, TimeMs now);
+ControlDropped ReadControl(Env* env, const Layout& l, const std::string& name, TimeMs now);
+
+// run/exit.json of a running mission, when present and readable.
+std::optional<ExitInfo> ReadExit(Env* env, const std::string& run_dir, std::string* error);
+
+// Every mission directory of the spool as a Recovered signal: terminal states first, then running,
+// hold, queued (queued in intake order), so the kernel counts busy slots before it launches.
+// alive(run_dir) tells whether a supervisor holds that run directory's lock.
+Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs now,
+                                               const std::function<bool(const std::string&)>& alive,
+                                               std::vector<std::string>* log);
+
+}  // namespace hangar

@@ -1,0 +1,130 @@
+#include "shell/transitions.h"
+
+#include "base/json.h"
+#include "base/sha256.h"
+
+namespace hangar {
+
+namespace {
+
+std::string TmpName(const std::string& id) { return "." + id + ".tmp"; }
+
+Status WriteFiles(Env* env, const std::string& dir, const std::map<std::string, std::string>& files) {
+  for (const auto& [name, content] : files) {
+    Status s = env->WriteFileAtomic(dir, name, content);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status PerformIntake(Env* env, const Layout& l, const Intake& in) {
+  const std::string dir = l.StateDir(in.to);
+  const std::string tmp = dir + "/" + TmpName(in.id);
+  Status s = env->MakeDir(tmp);
+  if (!s.ok()) return s;
+  s = WriteFiles(env, tmp, in.files);
+  if (!s.ok()) return s;
+  const char* raw = in.to == Phase::kRejected ? "mission.raw" : "mission.json";
+  s = env->Rename(l.IncomingNew() + "/" + in.name, tmp + "/" + raw);
+  if (!s.ok()) return s;
+  return env->Rename(tmp, dir + "/" + in.id);
+}
+
+Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
+  std::vector<std::string> done;
+  for (Phase p : {Phase::kHold, Phase::kQueued, Phase::kDenied, Phase::kRejected}) {
+    const std::string dir = l.StateDir(p);
+    Result<std::vector<std::string>> names = env->ListDir(dir);
+    if (!names.ok()) return names.status();
+    for (const std::string& n : *names) {
+      if (n.size() < 6 || n[0] != '.' || n.compare(n.size() - 4, 4, ".tmp") != 0) continue;
+      const std::string tmp = dir + "/" + n;
+      for (const char* raw : {"mission.json", "mission.raw"}) {
+        if (!env->Exists(tmp + "/" + raw)) continue;
+        Result<std::string> intake = env->ReadFile(tmp + "/intake.json", 1 << 20);
+        Result<json::Value> v = intake.ok() ? json::Parse(*intake) : Result<json::Value>(intake.status());
+        const json::Value* name = v.ok() && v->is_object() ? v->find("name") : nullptr;
+        if (!name || !name->is_string() || name->as_string().empty() ||
+            name->as_string().find('/') != std::string::npos)
+          return Status::Invalid("cannot recover " + tmp + ": intake.json does not name the incoming file");
+        Status s = env->Rename(tmp + "/" + raw, l.IncomingNew() + "/" + name->as_string());
+        if (!s.ok()) return s;
+        done.push_back("put " + name->as_string() + " back into incoming/new from an unfinished intake");
+      }
+      Result<std::vector<std::string>> left = env->ListDir(tmp);
+      if (!left.ok()) return left.status();
+      for (const std::string& f : *left) {
+        Status s = env->Remove(tmp + "/" + f);
+        if (!s.ok()) return s;
+      }
+      Status s = env->Remove(tmp);
+      if (!s.ok()) return s;
+    }
+  }
+  return done;
+}
+
+Status PerformMove(Env* env, const Layout& l, const Move& mv) {
+  const std::string from = l.MissionDir(mv.from, mv.id);
+  Status s = WriteFiles(env, from, mv.files);
+  if (!s.ok()) return s;
+  return env->Rename(from, l.MissionDir(mv.to, mv.id));
+}
+
+Result<std::string> PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now,
+                                  bool* key_existed) {
+  *key_existed = false;
+  const std::string queued = l.MissionDir(Phase::kQueued, launch.id);
+  const std::string running = l.MissionDir(Phase::kRunning, launch.id);
+  const std::string plan_sha = Sha256Hex(launch.plan_text);
+  Status s = env->WriteFileAtomic(queued, "plan.json", launch.plan_text);
+  if (s.ok()) s = env->WriteFileAtomic(queued, "gate2.json", launch.gate2_text);
+  if (!s.ok()) return s;
+
+  const std::string key = Layout::LaunchKeyName(launch.id, launch.attempt);
+  json::Object k;
+  k["hangar"] = 1;
+  k["id"] = launch.id;
+  k["attempt"] = launch.attempt;
+  k["plan_sha256"] = plan_sha;
+  k["time"] = FormatTime(now);
+  s = env->CreateExclusive(l.Keys(), key, json::WritePretty(k));
+  if (s.code() == Code::kExists) {
+    *key_existed = true;
+    return std::string("keys/" + key);
+  }
+  if (!s.ok()) return s;
+
+  s = env->MakeDir(launch.plan.room);
+  if (!s.ok() && s.code() != Code::kExists) return s;
+  s = env->MakeDir(queued + "/run");
+  if (!s.ok() && s.code() != Code::kExists) return s;
+  s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);
+  if (s.ok() && launch.plan.prompt_in_room) s = env->WriteFileAtomic(launch.plan.room, "MISSION.md", launch.prompt);
+  if (s.ok()) s = env->Rename(queued, running);
+  if (!s.ok()) return s;
+
+  json::Object rec;
+  rec["hangar"] = 1;
+  rec["id"] = launch.id;
+  rec["attempt"] = launch.attempt;
+  rec["key"] = "keys/" + key;
+  rec["launcher"] = launch.plan.launcher;
+  rec["plan_sha256"] = plan_sha;
+  rec["time"] = FormatTime(now);
+  s = env->WriteFileAtomic(running, "launch.json", json::WritePretty(rec));
+  if (!s.ok()) return s;
+  return running;
+}
+
+Status PerformConsumeControl(Env* env, const Layout& l, const ConsumeControl& c) {
+  const std::string path = l.ControlNew() + "/" + c.name;
+  if (!c.bad) return env->Remove(path);
+  Status s = env->WriteFileAtomic(l.ControlBad(), c.name + ".why.json", c.why);
+  if (!s.ok()) return s;
+  return env->Rename(path, l.ControlBad() + "/" + c.name);
+}
+
+}  // namespace hangar

@@ -1,0 +1,118 @@
+// The shell's spool transitions on a scratch spool: raw bytes move, never copy; an intake cut short
+// by a crash is put back; an existing launch key stops a launch before anything moves.
+#include "shell/transitions.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace hangar {
+namespace {
+
+class TransitionsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/hangar-transitions-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+    l_ = Layout::Make(root_, "");
+    for (const std::string& d : l_.AllDirs()) std::filesystem::create_directories(d);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  void Drop(const std::string& name, const std::string& bytes) {
+    std::ofstream(l_.IncomingNew() + "/" + name) << bytes;
+  }
+  std::string Read(const std::string& path) {
+    Result<std::string> r = RealEnv()->ReadFile(path, 1 << 20);
+    return r.ok() ? r.value() : "<" + r.status().message() + ">";
+  }
+
+  std::string root_;
+  Layout l_;
+};
+
+TEST_F(TransitionsTest, IntakeMovesTheRawBytesAndWritesTheKernelFiles) {
+  Drop("m.json", "{raw bytes}");
+  Intake in{"m.json", "M", Phase::kQueued, {{"intake.json", "{}\n"}, {"gate1.json", "{\"v\":1}\n"}}};
+  ASSERT_TRUE(PerformIntake(RealEnv(), l_, in).ok());
+  EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "M") + "/mission.json"), "{raw bytes}");
+  EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "M") + "/gate1.json"), "{\"v\":1}\n");
+  EXPECT_FALSE(RealEnv()->Exists(l_.IncomingNew() + "/m.json"));
+  EXPECT_FALSE(RealEnv()->Exists(l_.StateDir(Phase::kQueued) + "/.M.tmp"));
+}
+
+TEST_F(TransitionsTest, RejectedKeepsANonRegularDropAsItIs) {
+  ASSERT_EQ(mkfifo((l_.IncomingNew() + "/pipe").c_str(), 0644), 0);
+  Intake in{"pipe", "pipe", Phase::kRejected, {{"why.json", "{}\n"}, {"intake.json", "{}\n"}}};
+  ASSERT_TRUE(PerformIntake(RealEnv(), l_, in).ok());
+  struct stat st {};
+  ASSERT_EQ(lstat((l_.MissionDir(Phase::kRejected, "pipe") + "/mission.raw").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+TEST_F(TransitionsTest, IntakeCutShortIsPutBackIntoIncoming) {
+  // A crash after the raw file moved into the dot-directory, before the directory was renamed.
+  const std::string tmp = l_.StateDir(Phase::kQueued) + "/.M.tmp";
+  std::filesystem::create_directories(tmp);
+  std::ofstream(tmp + "/intake.json") << R"({"hangar":1,"id":"M","name":"drop-1"})";
+  std::ofstream(tmp + "/mission.json") << "{the bytes}";
+  // And one cut before the raw file moved: only the kernel's files are there.
+  const std::string tmp2 = l_.StateDir(Phase::kRejected) + "/.N.tmp";
+  std::filesystem::create_directories(tmp2);
+  std::ofstream(tmp2 + "/why.json") << "{}";
+  Result<std::vector<std::string>> r = RecoverIntakes(RealEnv(), l_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->size(), 1u);
+  EXPECT_EQ(Read(l_.IncomingNew() + "/drop-1"), "{the bytes}");
+  EXPECT_FALSE(RealEnv()->Exists(tmp));
+  EXPECT_FALSE(RealEnv()->Exists(tmp2));
+}
+
+TEST_F(TransitionsTest, ExistingLaunchKeyStopsTheLaunchBeforeAnythingMoves) {
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "K"));
+  std::ofstream(l_.Keys() + "/" + Layout::LaunchKeyName("K", 1)) << "{}";
+  Launch launch;
+  launch.id = "K";
+  launch.attempt = 1;
+  launch.plan.room = l_.Room("K");
+  launch.plan_text = "{}";
+  bool existed = false;
+  Result<std::string> r = PrepareLaunch(RealEnv(), l_, launch, 0, &existed);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(existed);
+  EXPECT_TRUE(RealEnv()->Exists(l_.MissionDir(Phase::kQueued, "K")));
+  EXPECT_FALSE(RealEnv()->Exists(l_.MissionDir(Phase::kRunning, "K")));
+  EXPECT_FALSE(RealEnv()->Exists(l_.Room("K")));
+}
+
+TEST_F(TransitionsTest, LaunchCreatesKeyRoomRunAndMovesToRunning) {
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "L"));
+  Launch launch;
+  launch.id = "L";
+  launch.attempt = 1;
+  launch.plan.room = l_.Room("L");
+  launch.plan.prompt_in_room = true;
+  launch.plan_text = "{\"plan\":1}";
+  launch.prompt = "do it\n";
+  bool existed = false;
+  Result<std::string> r = PrepareLaunch(RealEnv(), l_, launch, 0, &existed);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(existed);
+  EXPECT_EQ(*r, l_.MissionDir(Phase::kRunning, "L"));
+  EXPECT_TRUE(RealEnv()->Exists(l_.LaunchKey("L", 1)));
+  EXPECT_EQ(Read(*r + "/plan.json"), "{\"plan\":1}");
+  EXPECT_EQ(Read(*r + "/run/prompt.md"), "do it\n");
+  EXPECT_EQ(Read(l_.Room("L") + "/MISSION.md"), "do it\n");
+  EXPECT_TRUE(RealEnv()->Exists(*r + "/launch.json"));
+  // A second attempt with the same number is refused by the key.
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "L"));
+  r = PrepareLaunch(RealEnv(), l_, launch, 0, &existed);
+  EXPECT_TRUE(existed);
+}
+
+}  // namespace
+}  // namespace hangar
