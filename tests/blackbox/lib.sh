@@ -206,15 +206,15 @@ listing() {
 # hangar ARGS...: the CLI on this spool.
 hangar() { "$BIN/hangar" --spool "$S" "$@"; }
 
-# alive: `hangar status --json` says the kernel runs.
+# alive: `hangar status --json` says the kernel runs ({"kernel":{"alive":true,...},...}).
 alive() {
   local out
   out=$(hangar status --json 2>/dev/null) || return 1
   python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
-a = d.get("alive", d.get("hangard", {}).get("alive") if isinstance(d.get("hangard"), dict) else None)
-sys.exit(0 if a is True or d.get("status") == "running" else 1)' "$out"
+k = d.get("kernel") if isinstance(d.get("kernel"), dict) else d
+sys.exit(0 if k.get("alive") is True else 1)' "$out"
 }
 
 # --- rejection ------------------------------------------------------------------------------------
