@@ -82,6 +82,7 @@ Status Daemon::Start() {
   sigemptyset(&mask);
   sigaddset(&mask, SIGTERM);
   sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGHUP);
   sigprocmask(SIG_BLOCK, &mask, nullptr);
   signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);
@@ -211,11 +212,12 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
   }
   if (auto* x = std::get_if<Move>(&a)) {
     if (x->from == Phase::kRunning) UnwatchRun(x->id);
-    Status s = PerformMove(env_, layout_, *x);
+    const bool notify = x->notify_dir && x->to == Phase::kReturned && x->files.count("return.json");
+    // The pending record is written before the move, so a crash in between still delivers later.
+    Status s = notify ? WriteNotifyRecord(x->id, *x->notify_dir, "pending delivery") : Status::Ok();
+    if (s.ok()) s = PerformMove(env_, layout_, *x);
     if (!s.ok()) return s;
-    if (x->notify_dir && x->files.count("return.json"))
-      return DeliverNotify(x->id, *x->notify_dir, x->files.at("return.json"));
-    return Status::Ok();
+    return notify ? DeliverNotify(x->id, *x->notify_dir, x->files.at("return.json")) : Status::Ok();
   }
   if (auto* x = std::get_if<ConsumeControl>(&a)) return PerformConsumeControl(env_, layout_, *x);
   return Status::Ok();
@@ -231,46 +233,48 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   }
   WatchRun(l.id);  // before the shim starts: its exit.json cannot slip past
   Status s = StartShim(shim_path_, *dir + "/plan.json");
+  if (s.code() == Code::kUnavailable && SupervisorAlive(layout_.RunDir(l.id))) {
+    // The shim did not report in time but holds the lock: the drone runs; watch it as launched.
+    Say(l.id + ": " + s.message() + ", but its supervisor holds the lock: taken as launched");
+    s = Status::Ok();
+  }
   if (!s.ok()) UnwatchRun(l.id);
   follow->push_back(LaunchDone{l.id, s.ok(), false, s.ok() ? "" : s.message(), env_->Now()});
   return Status::Ok();
+}
+
+Status Daemon::WriteNotifyRecord(const std::string& id, const std::string& dir, const std::string& reason) {
+  json::Object rec;
+  rec["hangar"] = 1;
+  rec["id"] = id;
+  rec["dir"] = dir;
+  rec["reason"] = reason;
+  rec["time"] = FormatTime(env_->Now());
+  return env_->WriteFileAtomic(layout_.Notify(), id + ".json", json::WritePretty(rec));
 }
 
 Status Daemon::DeliverNotify(const std::string& id, const std::string& dir, const std::string& text) {
   Status s = DeliverMaildir(env_, dir, id + ".json", text);
   if (s.ok()) {
     Say(id + " return delivered to " + dir);
-    return Status::Ok();
+    return env_->Remove(layout_.Notify() + "/" + id + ".json");
   }
-  Say(id + " return not delivered: " + s.message() + "; kept in notify/ for retry");
-  json::Object why;
-  why["hangar"] = 1;
-  why["id"] = id;
-  why["dir"] = dir;
-  why["reason"] = s.message();
-  why["time"] = FormatTime(env_->Now());
-  Status w = env_->WriteFileAtomic(layout_.Notify(), id + ".why.json", json::WritePretty(why));
-  if (!w.ok()) return w;
-  return env_->WriteFileAtomic(layout_.Notify(), id + ".json", text);
+  Say(id + " return not delivered: " + s.message() + "; waiting in notify/ for a retry");
+  return WriteNotifyRecord(id, dir, s.message());
 }
 
 Status Daemon::RetryNotify() {
   Result<std::vector<std::string>> names = Waiting(env_, layout_.Notify());
   if (!names.ok()) return names.status();
   for (const std::string& n : *names) {
-    if (n.size() < 6 || n.compare(n.size() - 5, 5, ".json") != 0 || n.find(".why.json") != std::string::npos)
-      continue;
+    if (n.size() < 6 || n.compare(n.size() - 5, 5, ".json") != 0) continue;
     const std::string id = n.substr(0, n.size() - 5);
-    Result<std::string> text = env_->ReadFile(layout_.Notify() + "/" + n, 64 << 20);
-    Result<std::string> why = env_->ReadFile(layout_.Notify() + "/" + id + ".why.json", 1 << 20);
-    if (!text.ok() || !why.ok()) continue;
-    Result<json::Value> w = json::Parse(*why);
-    const json::Value* dir = w.ok() && w->is_object() ? w->find("dir") : nullptr;
-    if (!dir || !dir->is_string()) continue;
-    if (!DeliverMaildir(env_, dir->as_string(), n, *text).ok()) continue;
-    Say(id + " return delivered to " + dir->as_string() + " on retry");
-    Status s = env_->Remove(layout_.Notify() + "/" + n);
-    if (s.ok()) s = env_->Remove(layout_.Notify() + "/" + id + ".why.json");
+    Result<std::string> rec = env_->ReadFile(layout_.Notify() + "/" + n, 1 << 20);
+    Result<json::Value> v = rec.ok() ? json::Parse(*rec) : Result<json::Value>(rec.status());
+    const json::Value* dir = v.ok() && v->is_object() ? v->find("dir") : nullptr;
+    Result<std::string> text = env_->ReadFile(layout_.MissionDir(Phase::kReturned, id) + "/return.json", 256 << 20);
+    if (!dir || !dir->is_string() || !text.ok()) continue;
+    Status s = DeliverNotify(id, dir->as_string(), *text);
     if (!s.ok()) return s;
   }
   return Status::Ok();
@@ -342,6 +346,12 @@ Status Daemon::Run() {
     if (fds[1].revents & POLLIN) {
       struct signalfd_siginfo si {};
       (void)!read(signal_fd_, &si, sizeof si);
+      if (si.ssi_signo == SIGHUP) {
+        Say("SIGHUP: rescanning the spool");
+        Status s = ScanAll();
+        if (!s.ok()) return s;
+        continue;
+      }
       Say(std::string("stopping on ") + strsignal(int(si.ssi_signo)) + "; running drones are left to their supervisors" +
           (pool_->in_flight() ? " and " + std::to_string(pool_->in_flight()) + " observations to the next start" : ""));
       return WritePresence("stopped");

@@ -149,8 +149,8 @@ class Decider {
         rec.mission = *m;
         rec.mission->id = r.id;
       } else {
-        Log(r.id + " in " + std::string(PhaseName(r.phase)) + " has an unreadable mission.json: " +
-            std::get<ParseError>(parsed).Text() + "; left as it is");
+        rec.error = "mission.json unreadable at recovery: " + std::get<ParseError>(parsed).Text();
+        Log(r.id + " in " + std::string(PhaseName(r.phase)) + ": " + rec.error);
       }
     }
     st_->missions[r.id] = rec;
@@ -226,9 +226,9 @@ class Decider {
       // The key says an attempt may have run: never launch it again by ourselves.
       from = Phase::kQueued;
       rec.lost = true;
-      rec.launch_error = "launch key " + l.error + " already exists";
+      rec.error = "launch key " + l.error + " already exists";
     } else {
-      rec.launch_error = l.error;
+      rec.error = l.error;
     }
     Finish(l.id, rec, from, BuildReturn(l.id, rec, nullptr, l.now));
     Pump(l.now);
@@ -286,7 +286,7 @@ class Decider {
       ob.checks = rec.mission->done_when;
       auto p = s_.config.profiles.find(rec.mission->drone);
       if (p != s_.config.profiles.end() && !p->second.last_message.empty())
-        ob.last_message = ExpandTemplate(p->second.last_message, {{"room", ob.room}, {"run", ob.run}, {"id", id}, {"bindir", s_.bindir}});
+        ob.last_message = ExpandTemplate(p->second.last_message, TemplateVars(id, ob.room, ob.run, s_.bindir));
     }
     ob.check_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", ob.room}, {"LANG", "C.UTF-8"},
                     {"HANGAR_MISSION", id}};

@@ -58,7 +58,7 @@ struct MissionRec {
   bool lost = false;               // the supervisor vanished without an exit record
   bool cancel_requested = false;
   std::optional<ExitInfo> exit;
-  std::string launch_error;
+  std::string error;  // why the kernel could not launch or judge it (makes the outcome failed)
 };
 
 struct State {

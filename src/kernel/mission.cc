@@ -106,8 +106,10 @@ DoneCheck ParseCheck(element e, const std::string& field) {
     Throw(field, "expected an object {\"file\": PATH} or {\"run\": [ARGV...], \"rc\": N, \"timeout_s\": N}");
   DoneCheck c;
   bool has_file = false, has_run = false, has_rc = false, has_timeout = false;
+  std::set<std::string> seen;
   for (auto [key, value] : AsObject(e)) {
     std::string f = field + "." + std::string(key);
+    if (!seen.insert(std::string(key)).second) Throw(f, "field given twice");
     if (key == "file") {
       has_file = true;
       c.file = NonEmptyString(value, f);
@@ -178,6 +180,7 @@ Mission Parse(element root) {
     } else if (k == "notify") {
       if (value.type() != element_type::OBJECT) Throw(k, "expected an object {\"dir\": PATH}");
       for (auto [nk, nv] : AsObject(value)) {
+        if (nk == "dir" && m.notify_dir) Throw(k + ".dir", "field given twice");
         if (nk != "dir") Throw(k + "." + std::string(nk), "unknown field (notify has only \"dir\")");
         std::string d = NonEmptyString(nv, k + ".dir");
         if (d[0] != '/') Throw(k + ".dir", "expected an absolute path");

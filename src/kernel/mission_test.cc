@@ -48,6 +48,8 @@ TEST(Mission, RejectsEachKindOfBadInputNamingTheField) {
   EXPECT_EQ(Err(With("{\"file\":\"REPORT.md\"}", "{\"file\":\"a\",\"run\":[\"x\"]}")).field, "done_when[0]");
   EXPECT_EQ(Err(With("\"future\":\"f\",", "")).field, "future");
   EXPECT_EQ(Err(With("\"future\":\"f\",", "\"future\":\"f\",\"future\":\"g\",")).reason, "field given twice");
+  EXPECT_EQ(Err(With("\"rc\":0", "\"rc\":0,\"rc\":1")).reason, "field given twice");
+  EXPECT_EQ(Err(With("\"dir\":\"/tmp/inbox\"", "\"dir\":\"/a\",\"dir\":\"/b\"")).field, "notify.dir");
   EXPECT_EQ(Err("[1,2]").reason, "expected a JSON object");
   EXPECT_EQ(Err("{\"hangar\":1,").field, "");
   EXPECT_EQ(Err(With("\"f\"", "\"\xff\"")).reason, "not valid UTF-8");

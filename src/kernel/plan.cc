@@ -22,15 +22,19 @@ std::string ExpandTemplate(const std::string& s, const std::map<std::string, std
   return out;
 }
 
+std::map<std::string, std::string> TemplateVars(const std::string& id, const std::string& room,
+                                                const std::string& run, const std::string& bindir) {
+  return {{"room", room}, {"run", run}, {"id", id}, {"bindir", bindir}, {"prompt", run + "/prompt.md"}};
+}
+
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt) {
   Plan plan;
   plan.id = m.id;
   plan.attempt = attempt;
   plan.room = where.room;
   plan.run = where.run;
-  const std::string prompt = where.run + "/prompt.md";
-  const std::map<std::string, std::string> vars = {
-      {"room", where.room}, {"run", where.run}, {"id", m.id}, {"bindir", where.bindir}, {"prompt", prompt}};
+  const std::map<std::string, std::string> vars = TemplateVars(m.id, where.room, where.run, where.bindir);
+  const std::string prompt = vars.at("prompt");
   for (const std::string& a : p.argv) plan.argv.push_back(ExpandTemplate(a, vars));
   for (const auto& [k, v] : p.env) plan.env[k] = ExpandTemplate(v, vars);
   if (!plan.env.count("PATH")) plan.env["PATH"] = "/usr/local/bin:/usr/bin:/bin";

@@ -39,6 +39,10 @@ struct PlanPlaces {
 
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt);
 
+// The values of the placeholders for one mission.
+std::map<std::string, std::string> TemplateVars(const std::string& id, const std::string& room,
+                                                const std::string& run, const std::string& bindir);
+
 // Expands {room} {run} {id} {bindir} {prompt} in s; unknown braces stay as they are.
 std::string ExpandTemplate(const std::string& s, const std::map<std::string, std::string>& vars);
 

@@ -30,8 +30,8 @@ json::Object Base(const std::string& id, const MissionRec& rec, TimeMs now) {
 }
 
 std::string Reason(const MissionRec& rec, const std::string& outcome, bool checks_passed) {
+  if (!rec.error.empty()) return rec.error;
   if (outcome == "lost") return "the supervisor ended without recording the drone's exit";
-  if (!rec.launch_error.empty()) return "launch failed: " + rec.launch_error;
   if (!rec.exit) return "";
   const ExitInfo& e = *rec.exit;
   if (!e.error.empty()) return e.error;
@@ -47,7 +47,7 @@ std::string Reason(const MissionRec& rec, const std::string& outcome, bool check
 
 std::string DecideOutcome(const MissionRec& rec, bool checks_passed) {
   if (rec.lost) return "lost";
-  if (!rec.exit) return "failed";  // the launch itself failed
+  if (!rec.exit || !rec.error.empty()) return "failed";  // not launched, or not judgeable
   const ExitInfo& e = *rec.exit;
   if (e.cancelled || rec.cancel_requested) return "cancelled";
   if (e.timed_out) return "timed_out";

@@ -31,7 +31,13 @@ json::Value FileDigest(const std::string& path, const std::string& name) {
   for (;;) {
     ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n < 0) {
+      o["error"] = "read failed after " + std::to_string(size) + " bytes: " + std::strerror(errno);
+      close(fd);
+      o["present"] = true;
+      return o;
+    }
+    if (n == 0) break;
     h.Update(buf, size_t(n));
     size += n;
   }

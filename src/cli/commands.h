@@ -1,0 +1,46 @@
+// The commands of `hangar` (man/hangar.1). Each Run* does one command against ctx and returns the
+// process exit status (cli/exit_code.h); it prints its result on ctx.out and its errors on ctx.err.
+// The pure helpers beside them are the rules a test pins down.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/json.h"
+#include "base/timefmt.h"
+#include "cli/context.h"
+
+namespace hangar::cli {
+
+// submit FILE|-: validates a mission and drops it into incoming/new.
+int RunSubmit(const Context& ctx, const std::string& file);
+// The name `submit` gives a drop: CompactTime(now) + "-" + six hex digits of random24. It is a
+// valid id, and it becomes the mission's id when the mission has no "id" field.
+std::string FreshId(TimeMs now, uint32_t random24);
+
+// ls [STATE]: the missions, sorted by id.
+int RunList(const Context& ctx, const std::string& state);
+
+// show ID: everything the spool says about one mission.
+int RunShow(const Context& ctx, const std::string& id);
+
+// wait ID [--timeout S]: blocks until the mission ends; 0 when done, 1 otherwise, 75 on timeout.
+int RunWait(const Context& ctx, const std::string& id, std::optional<double> timeout_s);
+
+// cancel ID: asks the kernel (control/new) to stop a mission that is held, queued or running.
+int RunCancel(const Context& ctx, const std::string& id);
+// The request file's content and name (docs/ARCHITECTURE.md, Control requests).
+json::Value CancelRequest(const std::string& id, const std::string& by, TimeMs now);
+std::string CancelRequestName(const std::string& id, TimeMs now, pid_t pid);
+
+// status: kernel presence, counts per state, oldest waiting missions, notify backlog.
+int RunStatus(const Context& ctx);
+// Whether a live hangard holds lock_file: true when a lock excludes our shared one (flock
+// LOCK_SH|LOCK_NB on a fresh descriptor), false when the file is absent or nobody holds it,
+// nullopt when the file cannot be opened to tell.
+std::optional<bool> KernelAlive(const std::string& lock_file);
+
+}  // namespace hangar::cli

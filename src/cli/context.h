@@ -1,0 +1,24 @@
+// Context: what every hangar command is given — the spool, the config path, the output mode and
+// where to print. Built once by hangar_main from the global options; commands never read argv or
+// the environment for these.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "shell/env.h"
+#include "shell/layout.h"
+
+namespace hangar::cli {
+
+struct Context {
+  Env* env;
+  Layout layout;
+  std::string config_path;    // --config, else <spool>/hangar.conf
+  bool config_given = false;  // --config was given: a missing file is then an error
+  bool json = false;          // --json: one JSON document on out
+  std::ostream& out;
+  std::ostream& err;
+};
+
+}  // namespace hangar::cli

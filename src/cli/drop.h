@@ -1,0 +1,23 @@
+// Drop: how anyone but the kernel hands the kernel a file (maildir style, docs/ARCHITECTURE.md):
+// written complete and synced as TMP_DIR/NAME, then renamed to NEW_DIR/NAME. The kernel never sees
+// a partial file; on failure nothing is left in NEW_DIR and the temporary file is removed.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "cli/context.h"
+#include "shell/env.h"
+
+namespace hangar::cli {
+
+Status Drop(Env* env, const std::string& tmp_dir, const std::string& new_dir,
+            const std::string& name, std::string_view data);
+
+// Says what was dropped: `line` for people, {"id":ID,"file":FILE} (FILE relative to the spool)
+// with --json.
+void PrintDropped(const Context& ctx, const std::string& id, const std::string& file,
+                  const std::string& line);
+
+}  // namespace hangar::cli

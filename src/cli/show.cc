@@ -1,0 +1,136 @@
+// hangar show: the state of one mission and what its files say. The mission is shown as its
+// requester wrote it; verdicts and the return are summarised (--json gives them whole).
+#include "cli/commands.h"
+#include "cli/exit_code.h"
+#include "cli/output.h"
+#include "cli/spool_view.h"
+
+namespace hangar::cli {
+
+namespace {
+
+// The kernel's files of a mission directory, by the key --json gives them.
+constexpr std::pair<const char*, const char*> kFiles[] = {
+    {"intake", "intake.json"}, {"why", "why.json"},       {"gate1", "gate1.json"},
+    {"gate2", "gate2.json"},   {"launch", "launch.json"}, {"return", "return.json"}};
+
+std::string Text(const json::Value* v) {
+  if (!v || v->is_null()) return "-";
+  if (v->is_string()) return v->as_string();
+  return json::Write(*v);
+}
+
+// A field's value as lines: a list gives one line per element.
+std::string Lines(const json::Value& v) {
+  if (!v.is_array()) return Text(&v);
+  std::string out;
+  for (const json::Value& e : v.as_array()) out += (out.empty() ? "" : "\n") + Text(&e);
+  return out.empty() ? "-" : out;
+}
+
+// v[a][b], or nullptr when either level is missing or not an object (see hangar-return(5)).
+const json::Value* Member(const json::Value& v, const char* a, const char* b) {
+  const json::Value* x = v.is_object() ? v.find(a) : nullptr;
+  return x && x->is_object() ? x->find(b) : nullptr;
+}
+
+void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
+  if (!ret.is_object()) return;
+  rows->push_back({"outcome", Text(ret.find("outcome"))});
+  rows->push_back({"reason", Text(ret.find("reason"))});
+  for (const char* k : {"rc", "signal", "timed_out", "cancelled"}) rows->push_back({k, Text(Member(ret, "exit", k))});
+  for (const char* k : {"started", "ended", "returned"}) rows->push_back({k, Text(Member(ret, "times", k))});
+  if (const json::Value* n = Member(ret, "room", "entries"))
+    rows->push_back({"room", Text(n) + " entries" +
+                                 (Member(ret, "room", "omitted_entries") &&
+                                          Text(Member(ret, "room", "omitted_entries")) != "0"
+                                      ? " (" + Text(Member(ret, "room", "omitted_entries")) + " not listed)"
+                                      : "")});
+  if (const json::Value* checks = Member(ret, "done_checks", "results"); checks && checks->is_array()) {
+    size_t passed = 0;
+    for (const json::Value& c : checks->as_array()) {
+      const json::Value* p = c.is_object() ? c.find("passed") : nullptr;
+      if (p && p->is_bool() && p->as_bool()) ++passed;
+    }
+    rows->push_back({"checks", std::to_string(passed) + " of " + std::to_string(checks->as_array().size()) +
+                                   " passed"});
+  }
+  if (const json::Value* d = Member(ret, "declaration", "present"); d && d->is_bool())
+    rows->push_back({"declaration", !d->as_bool()                                    ? "absent"
+                                    : Text(Member(ret, "declaration", "valid")) == "true" ? "valid"
+                                                                                      : "invalid"});
+}
+
+std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
+                           const json::Value& mission) {
+  std::vector<Row> rows = {{"id", ref.id}, {"state", ref.state}, {"dir", ref.path}};
+  if (mission.is_object())
+    for (const auto& [k, v] : mission.as_object())
+      if (k != "hangar" && k != "id") rows.push_back({k, Lines(v)});
+  if (const json::Value& in = files.at("intake"); in.is_object())
+    rows.push_back({"intake", Text(in.find("time"))});
+  for (const char* g : {"gate1", "gate2"})
+    if (const json::Value& v = files.at(g); v.is_object())
+      rows.push_back({g, Text(v.find("verdict"))});
+  if (const json::Value& l = files.at("launch"); l.is_object())
+    rows.push_back(
+        {"launch", "attempt " + Text(l.find("attempt")) + " at " + Text(l.find("time"))});
+  if (const json::Value& w = files.at("why"); w.is_object()) {
+    const std::string field = StringField(w, "field");
+    rows.push_back({"why", (field.empty() ? "" : field + ": ") + Text(w.find("reason"))});
+  }
+  AddReturn(files.at("return"), &rows);
+  // Values with several lines continue under their first line.
+  std::vector<Row> out;
+  for (const Row& r : rows) {
+    size_t start = 0;
+    for (bool first = true;; first = false) {
+      size_t nl = r[1].find('\n', start);
+      out.push_back(
+          {first ? r[0] : "", r[1].substr(start, nl == std::string::npos ? nl : nl - start)});
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunShow(const Context& ctx, const std::string& id) {
+  SpoolView view(ctx.env, ctx.layout);
+  Result<MissionRef> ref = view.Find(id);
+  if (!ref.ok()) return FailTo(ctx.err, kExitNoInput, "show " + id, ref.status().message());
+
+  std::string mission_file = ref->path;
+  if (ref->phase)
+    mission_file += *ref->phase == Phase::kRejected ? "/mission.raw" : "/mission.json";
+  auto mission_or = view.ReadJson(mission_file);
+  const json::Value mission = mission_or.ok() ? *mission_or : json::Value();
+  json::Object files;
+  for (const auto& [key, name] : kFiles) {
+    json::Value v;
+    if (ref->phase) {
+      auto r = view.ReadJson(ref->path + "/" + name, SpoolView::kMaxReturnFile);
+      if (r.ok())
+        v = *r;
+      else if (r.status().code() != Code::kNotFound)
+        ctx.err << "hangar: " << r.status().message() << "\n";
+    }
+    files[key] = v;
+  }
+
+  if (ctx.json) {
+    json::Object o = files;
+    o["id"] = ref->id;
+    o["state"] = ref->state;
+    o["dir"] = ref->path;
+    o["mission"] = mission;
+    PrintJson(ctx.out, o);
+  } else {
+    ctx.out << FormatTable(HumanRows(*ref, files, mission));
+  }
+  return kExitOk;
+}
+
+}  // namespace hangar::cli

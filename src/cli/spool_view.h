@@ -1,0 +1,89 @@
+// SpoolView: the CLI's read-only view of a spool (docs/ARCHITECTURE.md). It finds a mission by id
+// across the state directories and the drops still waiting in incoming/new, lists missions with
+// what their files say, and counts. It writes nothing and takes no lock: the kernel moves missions
+// while we look, so every answer is a snapshot and a file that vanishes between two calls is
+// treated as absent, never as an error.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "base/status.h"
+#include "base/timefmt.h"
+#include "kernel/phase.h"
+#include "shell/env.h"
+#include "shell/layout.h"
+
+namespace hangar::cli {
+
+inline constexpr std::string_view kIncoming = "incoming";  // the state name of a drop not yet taken
+
+// Where a mission is: a directory of a state, or a drop file in incoming/new.
+struct MissionRef {
+  std::string id;
+  std::string state;           // a PhaseName, or "incoming"
+  std::optional<Phase> phase;  // empty for incoming
+  std::string path;            // the mission directory, or the drop file
+};
+
+// A mission as `hangar ls` shows it. Empty strings where a file does not say.
+struct MissionRow {
+  MissionRef ref;
+  std::string drone, requester, outcome;
+  std::optional<TimeMs> time;  // intake.json "time", else the directory's (or drop's) mtime
+};
+
+// Every state name `ls` accepts, in lifecycle order: incoming, hold, queued, running, returned,
+// denied, rejected.
+const std::vector<std::string>& StateNames();
+
+class SpoolView {
+ public:
+  SpoolView(Env* env, Layout layout) : env_(env), layout_(std::move(layout)) {}
+
+  // Ok when the spool directory can be listed; NotFound/Io otherwise.
+  Status CheckReadable() const;
+
+  // Finds id (which must be a valid id) in incoming/new or a state directory.
+  std::optional<MissionRef> Locate(const std::string& id) const;
+  // Locate, or why not: the spool cannot be read, or "no such mission in SPOOL" (NotFound).
+  Result<MissionRef> Find(const std::string& id) const;
+
+  // The missions of one state ("" = all), sorted by id. A missing state directory is empty.
+  std::vector<MissionRef> Refs(const std::string& state) const;
+  MissionRow Describe(const MissionRef& ref) const;
+  std::vector<MissionRow> List(const std::string& state) const;
+
+  // Entries per state name (StateNames()), plus "control" (requests waiting in control/new).
+  std::map<std::string, int> Counts() const;
+  // The mission of a state with the earliest time (ties: the smaller id), if any.
+  std::optional<MissionRow> Oldest(Phase p) const;
+
+  bool Exists(const std::string& path) const { return env_->Exists(path); }
+
+  // Reads and parses a JSON file of at most max_bytes. NotFound when absent.
+  Result<json::Value> ReadJson(const std::string& path, size_t max_bytes = kMaxSmallFile) const;
+
+  static constexpr size_t kMaxSmallFile = 1 << 20;
+  static constexpr size_t kMaxReturnFile = size_t(256) << 20;  // return.json carries the manifest
+
+ private:
+  std::vector<std::string> Entries(const std::string& dir) const;  // without dot-names
+  std::vector<MissionRef> IncomingRefs() const;
+  std::optional<TimeMs> Mtime(const std::string& path) const;
+
+  Env* env_;
+  Layout layout_;
+};
+
+// The id a drop in incoming/new will get, as far as the CLI can tell before the kernel takes it:
+// the mission's "id" field, else its file name without a trailing ".json".
+std::string DropId(const std::string& name, const std::string& bytes);
+
+// The string member key of an object, or "" when v is no object or the member no string.
+std::string StringField(const json::Value& v, const std::string& key);
+
+}  // namespace hangar::cli

@@ -1,0 +1,129 @@
+// hangar status: is the kernel there, how many missions are in each state, who waits longest, and
+// which returns wait for delivery. It reports a kernel that is down; that is not an error.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "cli/commands.h"
+#include "cli/exit_code.h"
+#include "cli/output.h"
+#include "cli/spool_view.h"
+
+namespace hangar::cli {
+
+std::optional<bool> KernelAlive(const std::string& lock_file) {
+  int fd = open(lock_file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return errno == ENOENT ? std::optional<bool>(false) : std::nullopt;
+  int rc = flock(fd, LOCK_SH | LOCK_NB);
+  int e = errno;
+  close(fd);  // also drops our shared lock when we got it
+  if (rc == 0) return false;
+  return e == EWOULDBLOCK ? std::optional<bool>(true) : std::nullopt;
+}
+
+namespace {
+
+json::Value KernelJson(const SpoolView& view, const Layout& l) {
+  json::Object k;
+  std::optional<bool> alive = KernelAlive(l.LockFile());
+  k["alive"] = alive ? json::Value(*alive) : json::Value();
+  k["pid"] = k["started"] = json::Value();
+  if (auto st = view.ReadJson(l.StatusFile()); st.ok() && st->is_object())
+    for (const char* key : {"pid", "started"})
+      if (const json::Value* v = st->find(key)) k[key] = *v;
+  return k;
+}
+
+json::Value OldestJson(const SpoolView& view, Phase p, TimeMs now) {
+  std::optional<MissionRow> r = view.Oldest(p);
+  if (!r) return json::Value();
+  json::Object o;
+  o["id"] = r->ref.id;
+  o["age_s"] = int64_t(std::max<int64_t>(0, now - *r->time) / 1000);
+  return o;
+}
+
+// Returns waiting in notify/: <id>.json records {"id","dir","reason"} (hangar-spool(5)).
+json::Value NotifyJson(Env* env, const SpoolView& view, const Layout& l) {
+  json::Array waiting;
+  auto names = env->ListDir(l.Notify());
+  if (!names.ok()) return waiting;
+  for (const std::string& n : *names) {
+    if (n.starts_with(".") || !n.ends_with(".json")) continue;
+    const std::string id = n.substr(0, n.size() - 5);
+    json::Object o;
+    o["id"] = id;
+    auto why = view.ReadJson(l.Notify() + "/" + n);
+    const std::string reason = why.ok() ? StringField(*why, "reason") : "";
+    const std::string dir = why.ok() ? StringField(*why, "dir") : "";
+    o["dir"] = dir.empty() ? json::Value() : json::Value(dir);
+    o["reason"] = reason.empty() ? json::Value() : json::Value(reason);
+    waiting.emplace_back(std::move(o));
+  }
+  return waiting;
+}
+
+std::string KernelLine(const json::Value& k) {
+  const json::Value& alive = *k.find("alive");
+  std::string s = alive.is_null()   ? "unknown (cannot open hangard.lock)"
+                  : alive.as_bool() ? "alive"
+                                    : "not running";
+  if (alive.is_bool() && alive.as_bool()) {
+    if (const json::Value* pid = k.find("pid"); pid->is_int())
+      s += ", pid " + std::to_string(pid->as_int());
+    if (std::string st = StringField(k, "started"); !st.empty()) s += ", started " + st;
+  }
+  return s;
+}
+
+void PrintHuman(std::ostream& out, const json::Value& doc) {
+  const json::Value& counts = *doc.find("counts");
+  const json::Value& oldest = *doc.find("oldest");
+  const json::Array& notify = doc.find("notify_waiting")->as_array();
+  std::vector<Row> rows;
+  for (const std::string& state : StateNames()) {
+    Row r = {state, std::to_string(counts.find(state)->as_int())};
+    if (const json::Value* o = oldest.find(state); o && o->is_object())
+      r.push_back("oldest " + StringField(*o, "id") + ", " +
+                  FormatAge(o->find("age_s")->as_int() * 1000));
+    rows.push_back(r);
+  }
+  rows.push_back({"control", std::to_string(counts.find("control")->as_int())});
+  rows.push_back({"notify", std::to_string(notify.size())});
+  // The kernel line apart, so its long value does not widen the count column; state names are at
+  // most 8 characters, so 10 aligns it with the counts.
+  out << "kernel    " << KernelLine(*doc.find("kernel")) << "\n" << FormatTable(rows);
+  std::vector<Row> waiting;
+  for (const json::Value& n : notify) {
+    const std::string reason = StringField(n, "reason");
+    waiting.push_back({"  " + StringField(n, "id"), reason.empty() ? "-" : reason});
+  }
+  out << FormatTable(waiting);
+}
+
+}  // namespace
+
+int RunStatus(const Context& ctx) {
+  SpoolView view(ctx.env, ctx.layout);
+  if (Status s = view.CheckReadable(); !s.ok()) return Fail(ctx.err, kExitNoInput, s.message());
+  const TimeMs now = ctx.env->Now();
+  json::Object doc;
+  doc["kernel"] = KernelJson(view, ctx.layout);
+  json::Object counts;
+  for (const auto& [state, n] : view.Counts()) counts[state] = n;
+  doc["counts"] = counts;
+  json::Object oldest;
+  for (Phase p : {Phase::kQueued, Phase::kHold})
+    oldest[std::string(PhaseName(p))] = OldestJson(view, p, now);
+  doc["oldest"] = oldest;
+  doc["notify_waiting"] = NotifyJson(ctx.env, view, ctx.layout);
+  if (ctx.json)
+    PrintJson(ctx.out, doc);
+  else
+    PrintHuman(ctx.out, doc);
+  return kExitOk;
+}
+
+}  // namespace hangar::cli

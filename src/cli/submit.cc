@@ -1,0 +1,118 @@
+// hangar submit: validate with the kernel's own parser, then drop the raw bytes into incoming/new
+// (incoming/tmp first, then one rename). The bytes are never rewritten. Every drop is named with a
+// fresh id, so two submits never overwrite each other; a mission without an "id" field takes that
+// name as its id (docs/ARCHITECTURE.md, Ids and intake), so submit can print the id at once.
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <variant>
+
+#include "cli/commands.h"
+#include "cli/drop.h"
+#include "cli/exit_code.h"
+#include "cli/output.h"
+#include "cli/spool_view.h"
+#include "kernel/config.h"
+#include "kernel/mission.h"
+
+namespace hangar::cli {
+
+std::string FreshId(TimeMs now, uint32_t random24) {
+  char hex[8];
+  snprintf(hex, sizeof hex, "%06x", unsigned(random24 & 0xffffff));
+  return CompactTime(now) + "-" + hex;
+}
+
+namespace {
+
+struct Failure {
+  int exit_code;
+  std::string message;  // printed after "hangar: "
+};
+
+// A file the user names (the mission, the config): symlinks followed, a regular file only.
+std::variant<std::string, Failure> ReadUserFile(Env* env, const std::string& path,
+                                                const std::string& what, size_t max_bytes) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st))
+    return Failure{kExitNoInput, "cannot " + what + ": " + (ec ? ec.message() : "no such file")};
+  if (!fs::is_regular_file(st))
+    return Failure{kExitNoInput, "cannot " + what + ": not a regular file"};
+  uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > max_bytes)
+    return Failure{kExitData,
+                   "cannot " + what + ": larger than 1 MiB (" + std::to_string(size) + " bytes)"};
+  fs::path real = fs::canonical(path, ec);
+  auto bytes = env->ReadFile(ec ? path : real.string(), max_bytes);
+  if (!bytes.ok()) return Failure{ExitForRead(bytes.status()), bytes.status().message()};
+  return *bytes;
+}
+
+std::variant<std::string, Failure> ReadStdin() {
+  std::string bytes;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
+    bytes.append(buf, n);
+    if (bytes.size() > kMaxMissionBytes)
+      return Failure{kExitData, "cannot submit stdin: larger than 1 MiB"};
+  }
+  if (ferror(stdin)) return Failure{kExitIo, "cannot submit stdin: read error"};
+  return bytes;
+}
+
+// The drone must name a profile of the config; a missing default config skips the check.
+std::optional<Failure> CheckDrone(const Context& ctx, const Mission& m, const std::string& label) {
+  if (!ctx.config_given && !ctx.env->Exists(ctx.config_path)) return std::nullopt;
+  auto text =
+      ReadUserFile(ctx.env, ctx.config_path, "read config " + ctx.config_path, kMaxMissionBytes);
+  if (auto* f = std::get_if<Failure>(&text)) return Failure{kExitConfig, f->message};
+  auto config = ParseConfig(std::get<std::string>(text), ctx.config_path);
+  if (!config.ok()) return Failure{kExitConfig, "cannot read config " + config.status().message()};
+  if (config->profiles.count(m.drone)) return std::nullopt;
+  std::string names;
+  for (const auto& [name, profile] : config->profiles) names += (names.empty() ? "" : ", ") + name;
+  return Failure{kExitData, "cannot submit " + label + ": drone: no profile \"" + m.drone +
+                                "\" in " + ctx.config_path + " (profiles: " + names + ")"};
+}
+
+std::string NewDropName(const Context& ctx, const SpoolView& view) {
+  std::random_device rd;
+  for (;;) {
+    std::string name = FreshId(ctx.env->Now(), uint32_t(rd()));
+    if (!view.Locate(name) && !ctx.env->Exists(ctx.layout.IncomingTmp() + "/" + name)) return name;
+  }
+}
+
+}  // namespace
+
+int RunSubmit(const Context& ctx, const std::string& file) {
+  const std::string label = file == "-" ? "stdin" : file;
+  auto input =
+      file == "-" ? ReadStdin() : ReadUserFile(ctx.env, file, "submit " + file, kMaxMissionBytes);
+  if (auto* f = std::get_if<Failure>(&input)) return Fail(ctx.err, f->exit_code, f->message);
+  const std::string& bytes = std::get<std::string>(input);
+
+  MissionOrError parsed = ParseMission(bytes);
+  if (auto* e = std::get_if<ParseError>(&parsed))
+    return FailTo(ctx.err, kExitData, "submit " + label, e->Text());
+  const Mission& m = std::get<Mission>(parsed);
+  if (auto f = CheckDrone(ctx, m, label)) return Fail(ctx.err, f->exit_code, f->message);
+
+  SpoolView view(ctx.env, ctx.layout);
+  if (!m.id.empty())
+    if (auto where = view.Locate(m.id))
+      return FailTo(ctx.err, kExitData, "submit " + label,
+                    "id " + m.id + " is already in the spool (" + where->state + ")");
+
+  const std::string name = NewDropName(ctx, view);
+  Status s = Drop(ctx.env, ctx.layout.IncomingTmp(), ctx.layout.IncomingNew(), name, bytes);
+  if (!s.ok()) return FailTo(ctx.err, kExitCantCreate, "submit " + label, s.message());
+  const std::string id = m.id.empty() ? name : m.id;
+  PrintDropped(ctx, id, "incoming/new/" + name, id);
+  return kExitOk;
+}
+
+}  // namespace hangar::cli

@@ -1,0 +1,135 @@
+// hangar wait: blocks until a mission has ended — returned/ID/return.json exists, or the mission
+// is in denied/ or rejected/. inotify on the terminal state directories (and on returned/ID once it
+// exists) wakes us early; the directories are the truth and are looked at again at least every
+// second, so a lost or overflowed event costs at most a second.
+#include <poll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "cli/commands.h"
+#include "cli/exit_code.h"
+#include "cli/output.h"
+#include "cli/spool_view.h"
+#include "kernel/mission.h"
+
+namespace hangar::cli {
+
+namespace {
+
+struct Ending {
+  int exit_code;
+  json::Value doc;   // --json
+  std::string line;  // plain output
+};
+
+// One look at the spool: the ending, nullopt while the mission has not ended, or a read failure.
+Result<std::optional<Ending>> Look(const SpoolView& view, const Layout& l, const std::string& id) {
+  auto ret =
+      view.ReadJson(l.MissionDir(Phase::kReturned, id) + "/return.json", SpoolView::kMaxReturnFile);
+  if (ret.ok()) {
+    const std::string outcome = StringField(*ret, "outcome");
+    return std::optional<Ending>(Ending{outcome == "done" ? kExitOk : kExitNotDone, *ret,
+                                        id + " " + (outcome.empty() ? "(no outcome)" : outcome)});
+  }
+  if (ret.status().code() != Code::kNotFound) return ret.status();
+  for (Phase p : {Phase::kDenied, Phase::kRejected}) {
+    const std::string dir = l.MissionDir(p, id);
+    auto why = view.ReadJson(dir + "/why.json");
+    if (!why.ok() && !view.Exists(dir)) continue;
+    json::Object doc;
+    doc["hangar"] = 1;
+    doc["id"] = id;
+    doc["state"] = doc["outcome"] = std::string(PhaseName(p));
+    doc["why"] = why.ok() ? *why : json::Value();
+    std::string line = id + " " + std::string(PhaseName(p));
+    if (why.ok()) {
+      const std::string field = StringField(*why, "field");
+      line += ": " + (field.empty() ? "" : field + ": ") + StringField(*why, "reason");
+    }
+    return std::optional<Ending>(Ending{kExitNotDone, doc, line});
+  }
+  return std::optional<Ending>();
+}
+
+// An inotify descriptor watching where an ending shows up. -1 when inotify is unavailable: then we
+// only poll.
+class Watcher {
+ public:
+  explicit Watcher(const Layout& l) : fd_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+    for (Phase p : {Phase::kReturned, Phase::kDenied, Phase::kRejected}) Add(l.StateDir(p));
+  }
+  ~Watcher() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Watcher(const Watcher&) = delete;
+  Watcher& operator=(const Watcher&) = delete;
+
+  void Add(const std::string& dir) {
+    if (fd_ >= 0)
+      inotify_add_watch(fd_, dir.c_str(), IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
+  }
+  // Sleeps until an event or ms have passed; drains what came.
+  void Sleep(int ms) {
+    if (fd_ < 0) {
+      usleep(useconds_t(ms) * 1000);
+      return;
+    }
+    struct pollfd p = {fd_, POLLIN, 0};
+    if (poll(&p, 1, ms) > 0) {
+      alignas(struct inotify_event) char buf[8192];
+      while (read(fd_, buf, sizeof buf) > 0) {
+      }
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+int RunWait(const Context& ctx, const std::string& id, std::optional<double> timeout_s) {
+  if (!ValidId(id)) return FailTo(ctx.err, kExitUsage, "wait for " + id, "not a valid mission id");
+  SpoolView view(ctx.env, ctx.layout);
+  if (Status s = view.CheckReadable(); !s.ok()) return Fail(ctx.err, kExitNoInput, s.message());
+
+  using Clock = std::chrono::steady_clock;
+  const auto deadline =
+      timeout_s ? Clock::now() + std::chrono::milliseconds(int64_t(std::ceil(*timeout_s * 1000)))
+                : Clock::time_point::max();
+  Watcher watcher(ctx.layout);
+  bool watching_dir = false;
+  for (;;) {
+    auto look = Look(view, ctx.layout, id);
+    if (!look.ok()) return FailTo(ctx.err, kExitIo, "wait for " + id, look.status().message());
+    if (const std::optional<Ending>& e = *look) {
+      if (ctx.json)
+        PrintJson(ctx.out, e->doc);
+      else
+        ctx.out << e->line << "\n";
+      return e->exit_code;
+    }
+    const std::string returned_dir = ctx.layout.MissionDir(Phase::kReturned, id);
+    if (!watching_dir && view.Exists(returned_dir)) {
+      watcher.Add(returned_dir);  // return.json may be written after the move
+      watching_dir = true;
+      continue;  // it may have been written before the watch
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      std::optional<MissionRef> where = view.Locate(id);
+      char secs[32];
+      snprintf(secs, sizeof secs, "%g", *timeout_s);
+      return FailTo(ctx.err, kExitTimeout, "wait for " + id,
+                    std::string("timed out after ") + secs + " s (" +
+                        (where ? "still " + where->state : "not in the spool") + ")");
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    watcher.Sleep(int(std::min<int64_t>(1000, left)));
+  }
+}
+
+}  // namespace hangar::cli

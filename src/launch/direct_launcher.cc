@@ -1,0 +1,182 @@
+#include "launch/direct_launcher.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/process/args.hpp>
+#include <boost/process/child.hpp>
+#include <boost/process/exe.hpp>
+#include <boost/process/io.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+
+#include "base/json.h"
+#include "shell/env.h"
+#include "shell/proc.h"
+
+namespace hangar {
+
+namespace {
+
+namespace bp = boost::process;
+
+// The first process of hangar-shim answers within milliseconds; ten seconds means it is stuck.
+constexpr std::chrono::milliseconds kReportWithin{10000};
+
+// waitpid with a time limit. Polls, because a pidfd or SIGCHLD would have to be shared with
+// whatever hangard's event loop does with its children; a few milliseconds of delay cost nothing.
+Result<int> WaitWithin(pid_t pid, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    int status = 0;
+    pid_t got = waitpid(pid, &status, WNOHANG);
+    if (got == pid) return status;
+    if (got < 0 && errno != EINTR) return Status::Errno("wait for hangar-shim", errno);
+    if (std::chrono::steady_clock::now() >= until) return Status::Unavailable("timed out");
+    poll(nullptr, 0, 5);
+  }
+}
+
+std::string ReadReport(int fd) {
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while (text.size() < 65536 && (n = pread(fd, buf, sizeof buf, off_t(text.size()))) > 0) {
+    text.append(buf, size_t(n));
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  const std::string prefix = "hangar-shim: ";  // our caller puts its own program name first
+  if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
+  return text;
+}
+
+std::string Describe(int status) {
+  if (WIFEXITED(status))
+    return "hangar-shim exited with status " + std::to_string(WEXITSTATUS(status));
+  return "hangar-shim was killed by signal " + std::to_string(WTERMSIG(status));
+}
+
+// A zombie keeps its pid and start time until its parent (init, for a supervisor) reaps it, but
+// it is gone: a signal to it reaches nobody.
+bool Zombie(pid_t pid) {
+  Result<std::string> stat = RealEnv()->ReadFile("/proc/" + std::to_string(pid) + "/stat", 4096);
+  if (!stat.ok()) return false;
+  size_t close_paren = stat->rfind(')');
+  return close_paren != std::string::npos && stat->compare(close_paren, 3, ") Z") == 0;
+}
+
+Result<json::Value> ReadRunJson(const std::string& path) {
+  Result<std::string> text = RealEnv()->ReadFile(path, 64 << 10);
+  if (!text.ok()) return text.status();
+  Result<json::Value> doc = json::Parse(*text);
+  if (!doc.ok()) return Status::Invalid("cannot read " + path + ": " + doc.status().message());
+  return doc;
+}
+
+}  // namespace
+
+Status StartShim(const std::string& shim_path, const std::string& plan_file) {
+  // The shim's words go to an anonymous file, not a pipe: the supervisor the shim forks must not
+  // be able to hold our reading end open, and a full pipe could never block it.
+  int fd = memfd_create("hangar-shim-report", MFD_CLOEXEC);
+  if (fd < 0) return Status::Errno("create a report file for hangar-shim", errno);
+  FILE* report = fdopen(fd, "w+");
+  if (!report) {
+    int e = errno;
+    close(fd);
+    return Status::Errno("open a report file for hangar-shim", e);
+  }
+  std::error_code ec;
+  bp::child shim(bp::exe = shim_path, bp::args = {plan_file},
+                 bp::std_in<bp::null, (bp::std_out & bp::std_err)> report, ec);
+  if (ec) {
+    fclose(report);
+    return Status::Io("cannot run " + shim_path + ": " + ec.message());
+  }
+  const pid_t pid = shim.id();
+  shim.detach();  // reaped below; Boost's destructor would kill a child it thinks still runs
+  Result<int> status = WaitWithin(pid, kReportWithin);
+  if (!status.ok() && status.status().code() == Code::kUnavailable) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  std::string text = ReadReport(fd);
+  fclose(report);
+  const std::string what = "cannot start drone with plan " + plan_file + ": ";
+  if (!status.ok()) {
+    if (status.status().code() == Code::kUnavailable) {
+      return Status::Unavailable(what + "hangar-shim did not report within 10 s");
+    }
+    return Status::Io(what + status.status().message());
+  }
+  if (WIFEXITED(*status) && WEXITSTATUS(*status) == 0) return Status::Ok();
+  if (text.empty()) text = what + Describe(*status);
+  const bool refused =
+      WIFEXITED(*status) && (WEXITSTATUS(*status) == 78 || WEXITSTATUS(*status) == 64);
+  return refused ? Status::Invalid(text) : Status::Io(text);
+}
+
+bool SupervisorAlive(const std::string& run_dir) {
+  int fd = open((run_dir + "/lock").c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  int rc;
+  do rc = flock(fd, LOCK_EX | LOCK_NB);
+  while (rc != 0 && errno == EINTR);
+  // Any failure but "taken" also counts as alive: declaring a running drone lost is the worse
+  // error.
+  const bool alive = rc != 0;
+  close(fd);  // lets go of the lock if we took it
+  return alive;
+}
+
+Status SignalSupervisor(const std::string& run_dir, int sig) {
+  const std::string path = run_dir + "/shim.json";
+  Result<json::Value> doc = ReadRunJson(path);
+  if (!doc.ok()) return doc.status();
+  const json::Value* ver = doc->is_object() ? doc->find("hangar") : nullptr;
+  if (!ver || !ver->is_int() || ver->as_int() != 1) {
+    return Status::Invalid("cannot read " + path + ": hangar: expected 1");
+  }
+  const json::Value* pid = doc->find("shim_pid");
+  const json::Value* start = doc->find("shim_start");
+  if (!pid || !pid->is_int() || pid->as_int() <= 0 || !start || !start->is_int()) {
+    return Status::Invalid("cannot read " + path + ": shim_pid, shim_start: expected integers");
+  }
+  const std::string who = "supervisor " + std::to_string(pid->as_int()) + " of " + run_dir;
+  // The pidfd is taken before the identity is checked: if the pid was reused in between, the
+  // check fails; if it is reused after, the pidfd still names the process we checked.
+  int pidfd = int(syscall(SYS_pidfd_open, pid_t(pid->as_int()), 0));
+  if (pidfd < 0 && errno == ESRCH)
+    return Status::Unavailable("cannot signal " + who + ": it is gone");
+  if (pidfd < 0) return Status::Errno("signal " + who, errno);
+  if (!SameProcess(pid_t(pid->as_int()), uint64_t(start->as_int())) ||
+      Zombie(pid_t(pid->as_int()))) {
+    close(pidfd);
+    return Status::Unavailable("cannot signal " + who + ": it is gone (pid " +
+                               std::to_string(pid->as_int()) + " is another process now)");
+  }
+  int rc = int(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
+  int e = errno;
+  close(pidfd);
+  if (rc != 0 && e == ESRCH) return Status::Unavailable("cannot signal " + who + ": it is gone");
+  if (rc != 0) return Status::Errno("signal " + who, e);
+  return Status::Ok();
+}
+
+Result<ExitInfo> ReadExitInfo(const std::string& run_dir) {
+  const std::string path = run_dir + "/exit.json";
+  Result<json::Value> doc = ReadRunJson(path);
+  if (!doc.ok()) return doc.status();
+  Result<ExitInfo> info = ExitInfo::FromJson(*doc);
+  if (!info.ok()) return Status::Invalid("cannot read " + path + ": " + info.status().message());
+  return info;
+}
+
+}  // namespace hangar

@@ -1,0 +1,536 @@
+#include "launch/supervisor.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "base/json.h"
+#include "shell/env.h"
+#include "shell/proc.h"
+
+namespace hangar {
+
+namespace {
+
+int64_t MonotonicMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+void SleepMs(int ms) {
+  poll(nullptr, 0, ms);
+}
+
+void WriteText(int fd, std::string_view s) {
+  while (!s.empty()) {
+    ssize_t n = write(fd, s.data(), s.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the reader is gone: nobody left to tell
+    s.remove_prefix(size_t(n));
+  }
+}
+
+// hangard may hand us descriptors it forgot to mark close-on-exec, its hangard.lock among them.
+// The shim outlives hangard, so holding any of them would keep that lock (or a pipe) alive after
+// hangard is gone. Close all but 0-2 first, then make sure 0-2 are open so that no descriptor we
+// open later lands on them.
+void SanitizeDescriptors() {
+  if (close_range(3, ~0U, 0) != 0) {
+    for (int fd = 3; fd < 1024; fd++) close(fd);
+  }
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) < 0) {
+      int n = open("/dev/null", O_RDWR);
+      if (n >= 0 && n != fd) {
+        dup2(n, fd);
+        close(n);
+      }
+    }
+  }
+}
+
+// Pids whose parent is PARENT (field 4 of /proc/PID/stat). Read from /proc rather than
+// /proc/PID/task/TID/children, which needs CONFIG_PROC_CHILDREN.
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  if (!d) return out;
+  while (struct dirent* e = readdir(d)) {
+    char* end = nullptr;
+    long pid = strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    Result<std::string> stat =
+        RealEnv()->ReadFile("/proc/" + std::string(e->d_name) + "/stat", 4096);
+    if (!stat.ok()) continue;
+    size_t close_paren = stat->rfind(')');
+    if (close_paren == std::string::npos) continue;
+    int ppid = 0;
+    char state = 0;
+    if (sscanf(stat->c_str() + close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
+      out.push_back(pid_t(pid));
+    }
+  }
+  closedir(d);
+  return out;
+}
+
+// The first process: waits for the supervisor's one line and turns it into an exit status.
+int AwaitReport(int fd, const std::string& id) {
+  std::string line;
+  char c;
+  for (;;) {
+    ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || c == '\n') break;
+    line.push_back(c);
+  }
+  close(fd);
+  if (line == "ok") return kShimStarted;
+  if (line.empty()) line = "the supervisor ended without saying why";
+  std::string msg = "hangar-shim: cannot start drone for mission " + id + ": " + line + "\n";
+  WriteText(2, msg);
+  return kShimNotStarted;
+}
+
+// What the drone's child process reports through a close-on-exec pipe when it fails between fork
+// and exec: which step, and errno. Nothing arrives when exec succeeded.
+enum class Step : int { kGroup, kDeathSignal, kStdio, kRoom, kExec };
+struct StepFailure {
+  Step step;
+  int error;
+};
+
+// Everything the drone's child needs, prepared before fork: after fork only async-signal-safe
+// calls are made (no allocation).
+struct DroneSpec {
+  std::string exe;
+  std::vector<std::string> argv_text, env_text;
+  std::vector<char*> argv, envp;
+  int in = -1, out = -1, err = -1, room = -1;
+  pid_t supervisor = 0;
+};
+
+[[noreturn]] void ExecDrone(const DroneSpec& spec, int report) {
+  auto fail = [report](Step step) {
+    StepFailure f{step, errno};
+    (void)!write(report, &f, sizeof f);
+    _exit(127);
+  };
+  // An ignored signal stays ignored across exec; the drone starts with every default.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; s++) {
+    if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
+  }
+  // Its own group, so the deadline reaches every process the drone starts.
+  if (setpgid(0, 0) != 0) fail(Step::kGroup);
+  // Should the supervisor die, nobody would enforce the deadline: the drone dies with it.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(Step::kDeathSignal);
+  if (getppid() != spec.supervisor) {  // it died before prctl took effect
+    errno = ESRCH;
+    fail(Step::kDeathSignal);
+  }
+  if (dup2(spec.in, 0) < 0 || dup2(spec.out, 1) < 0 || dup2(spec.err, 2) < 0) fail(Step::kStdio);
+  if (fchdir(spec.room) != 0) fail(Step::kRoom);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execve(spec.exe.c_str(), spec.argv.data(), spec.envp.data());
+  fail(Step::kExec);
+  _exit(127);  // not reached
+}
+
+class Supervisor {
+ public:
+  Supervisor(const Plan& plan, int report) : plan_(plan), report_(report) {}
+  int Run();
+
+ private:
+  Status Prepare();
+  Status TakeLock();
+  Result<pid_t> SpawnDrone();
+  Status WriteShimJson(pid_t drone);
+  void Report(const std::string& line);
+  void Watch(pid_t drone);
+  void Act(StopPolicy::Act act, pid_t group);
+  void Reap(pid_t drone);
+  void KillStragglers();
+  void WriteExit();
+  void Note(const std::string& msg);  // run/shim.log: what went wrong after the report
+
+  const Plan& plan_;
+  int report_;
+  int sigfd_ = -1, run_fd_ = -1, lock_fd_ = -1, room_fd_ = -1, in_ = -1, out_ = -1, err_ = -1;
+  int64_t start_mono_ = 0;
+  std::optional<int> drone_status_;
+  ExitInfo exit_;
+};
+
+int Supervisor::Run() {
+  // Nothing of hangard's: no terminal, no cwd pinning a mount, no pipe it reads to EOF.
+  int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd = 0; fd <= 2 && devnull >= 0; fd++) dup2(devnull, fd);
+  if (devnull > 2) close(devnull);
+  (void)!chdir("/");
+  signal(SIGPIPE, SIG_IGN);  // a first process that went away must not kill the supervisor
+  // Blocked before the drone exists, so that no exit and no cancel is missed; read via signalfd.
+  // SIGHUP is taken too: a stray hangup is not a cancel and must not kill the supervisor.
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&set, s);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+  sigfd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sigfd_ < 0) {
+    Report(Status::Errno("create signalfd", errno).message());
+    return kShimNotStarted;
+  }
+  if (Status s = Prepare(); !s.ok()) {
+    Report(s.message());
+    return kShimNotStarted;
+  }
+  exit_.started = RealEnv()->Now();
+  start_mono_ = MonotonicMs();
+  Result<pid_t> drone = SpawnDrone();
+  if (!drone.ok()) {
+    // The launch was attempted: this is the drone's outcome, not a start failure.
+    exit_.error = drone.status().message();
+    Report("ok");
+    exit_.ended = RealEnv()->Now();
+    WriteExit();
+    return 0;
+  }
+  if (Status s = WriteShimJson(*drone); !s.ok()) {
+    // Without shim.json nobody can cancel it or find it after a hangard restart: take it back.
+    kill(-*drone, SIGKILL);
+    KillStragglers();
+    Report(s.message());
+    return kShimNotStarted;
+  }
+  Report("ok");
+  Watch(*drone);
+  exit_.ended = RealEnv()->Now();
+  KillStragglers();
+  WriteExit();
+  return 0;
+}
+
+Status Supervisor::Prepare() {
+  const std::string& run = plan_.run;
+  run_fd_ = open(run.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (run_fd_ < 0) return Status::Errno("open run directory " + run, errno);
+  if (Status s = TakeLock(); !s.ok()) return s;
+  // Files of an earlier supervisor of this run directory describe a drone that is gone; while
+  // they stood, exit.json would say this drone had ended.
+  for (const char* stale : {"exit.json", "shim.json"}) {
+    if (unlinkat(run_fd_, stale, 0) != 0 && errno != ENOENT) {
+      return Status::Errno("remove stale " + run + "/" + stale, errno);
+    }
+  }
+  // Orphans of the drone come to us, so none escapes the end-of-mission kill.
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+    return Status::Errno("become a child subreaper", errno);
+  room_fd_ = open(plan_.room.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (room_fd_ < 0) return Status::Errno("open room " + plan_.room, errno);
+  const std::string in = plan_.stdin_path.empty() ? "/dev/null" : plan_.stdin_path;
+  in_ = open(in.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in_ < 0) return Status::Errno("open stdin " + in, errno);
+  const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW;
+  out_ = openat(run_fd_, "stdout", flags, 0644);
+  if (out_ < 0) return Status::Errno("create " + run + "/stdout", errno);
+  err_ = openat(run_fd_, "stderr", flags, 0644);
+  if (err_ < 0) return Status::Errno("create " + run + "/stderr", errno);
+  return Status::Ok();
+}
+
+Status Supervisor::TakeLock() {
+  const std::string path = plan_.run + "/lock";
+  lock_fd_ = openat(run_fd_, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (lock_fd_ < 0) return Status::Errno("open " + path, errno);
+  // A liveness probe (SupervisorAlive) holds the lock for a moment; a supervisor holds it for its
+  // whole life. Half a second tells the two apart.
+  const int64_t until = MonotonicMs() + 500;
+  while (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return Status::Errno("lock " + path, errno);
+    if (MonotonicMs() >= until) {
+      return Status::Unavailable("cannot lock " + path + ": another supervisor holds it");
+    }
+    SleepMs(10);
+  }
+  return Status::Ok();
+}
+
+// Plain fork/execve, not Boost.Process: the drone needs a new group, a death signal checked
+// against a parent that may already be gone, reset signals, an exact argv[0] and environment, and
+// a step-by-step failure report. Boost.Process would only be in the way of each of these (it sets
+// argv[0] to the path it runs, searches the shim's own PATH, execs even after a failed setup
+// handler, and reports every failure as one error code).
+Result<pid_t> Supervisor::SpawnDrone() {
+  const std::string& name = plan_.argv[0];
+  auto path = plan_.env.find("PATH");
+  std::optional<std::string> exe =
+      FindProgram(name, path == plan_.env.end() ? "" : path->second, plan_.room);
+  if (!exe) return Status::NotFound("cannot execute " + name + ": " + std::strerror(ENOENT));
+  DroneSpec spec;
+  spec.exe = *exe;
+  spec.argv_text = plan_.argv;
+  for (const auto& [k, v] : plan_.env) spec.env_text.push_back(k + "=" + v);
+  for (std::string& a : spec.argv_text) spec.argv.push_back(a.data());
+  spec.argv.push_back(nullptr);
+  for (std::string& e : spec.env_text) spec.envp.push_back(e.data());
+  spec.envp.push_back(nullptr);
+  spec.in = in_;
+  spec.out = out_;
+  spec.err = err_;
+  spec.room = room_fd_;
+  spec.supervisor = getpid();
+
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return Status::Errno("create a pipe for the drone", errno);
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(p[0]);
+    close(p[1]);
+    return Status::Errno("fork the drone", e);
+  }
+  if (pid == 0) ExecDrone(spec, p[1]);
+  close(p[1]);
+  StepFailure f{};
+  ssize_t n;
+  do n = read(p[0], &f, sizeof f);
+  while (n < 0 && errno == EINTR);
+  close(p[0]);
+  if (n != ssize_t(sizeof f)) return pid;  // closed by exec: the drone runs
+  waitpid(pid, nullptr, 0);
+  switch (f.step) {
+    case Step::kGroup:
+      return Status::Errno("give the drone its own process group", f.error);
+    case Step::kDeathSignal:
+      return Status::Errno("tie the drone to its supervisor", f.error);
+    case Step::kStdio:
+      return Status::Errno("connect the drone's stdin, stdout and stderr", f.error);
+    case Step::kRoom:
+      return Status::Errno("enter room " + plan_.room, f.error);
+    case Step::kExec:
+      break;
+  }
+  return Status::Errno("execute " + name, f.error);
+}
+
+Status Supervisor::WriteShimJson(pid_t drone) {
+  auto start = [](pid_t pid) {
+    std::optional<uint64_t> t = ProcStartTime(pid);
+    return t ? json::Value(*t) : json::Value(nullptr);
+  };
+  json::Object o;
+  o["hangar"] = 1;
+  o["shim_pid"] = int64_t(getpid());
+  o["shim_start"] = start(getpid());
+  o["drone_pid"] = int64_t(drone);
+  o["drone_start"] = start(drone);
+  o["started"] = FormatTime(exit_.started);
+  return RealEnv()->WriteFileAtomic(plan_.run, "shim.json", json::WritePretty(o));
+}
+
+void Supervisor::Report(const std::string& line) {
+  WriteText(report_, line + "\n");
+  close(report_);
+  report_ = -1;
+}
+
+void Supervisor::Watch(pid_t drone) {
+  StopPolicy policy(plan_.deadline_ms, plan_.grace_ms);
+  Reap(drone);
+  while (!drone_status_) {
+    int64_t now = MonotonicMs() - start_mono_;
+    Act(policy.Tick(now), drone);
+    std::optional<int64_t> wake = policy.Wake();
+    int timeout = wake ? int(std::clamp<int64_t>(*wake - now, 0, INT_MAX)) : -1;
+    pollfd pfd{sigfd_, POLLIN, 0};
+    if (poll(&pfd, 1, timeout) <= 0) continue;
+    signalfd_siginfo si{};
+    while (read(sigfd_, &si, sizeof si) == ssize_t(sizeof si)) {
+      if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+        Act(policy.Cancel(MonotonicMs() - start_mono_), drone);
+      }
+    }
+    Reap(drone);
+  }
+  exit_.timed_out = policy.timed_out();
+  exit_.cancelled = policy.cancelled();
+  SetEnding(*drone_status_, &exit_);
+}
+
+void Supervisor::Act(StopPolicy::Act act, pid_t group) {
+  if (act == StopPolicy::Act::kTerm) kill(-group, SIGTERM);
+  if (act == StopPolicy::Act::kKill) kill(-group, SIGKILL);
+}
+
+// Collects every child that has ended. The drone is looked at before it is reaped: while it is a
+// zombie its pid, which is also its group's id, cannot be reused, so killing the group hits only
+// what is left of the drone.
+void Supervisor::Reap(pid_t drone) {
+  for (;;) {
+    siginfo_t si{};
+    if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0) return;
+    if (si.si_pid == drone && !drone_status_) kill(-drone, SIGKILL);
+    int status = 0;
+    if (waitpid(si.si_pid, &status, 0) == drone) drone_status_ = status;
+  }
+}
+
+// No process of the mission outlives it. The drone's group was killed when the drone ended; what
+// escaped the group (a setsid daemon) was re-parented to us, the subreaper, and is killed here,
+// again and again until we have no child left: their own orphans come to us as they die.
+void Supervisor::KillStragglers() {
+  const int64_t until = MonotonicMs() + 10000;
+  for (;;) {
+    for (pid_t pid : ChildrenOf(getpid())) kill(pid, SIGKILL);
+    int status;
+    pid_t got;
+    while ((got = waitpid(-1, &status, WNOHANG)) > 0) {
+    }
+    if (got < 0 && errno == ECHILD) return;
+    if (MonotonicMs() >= until) {
+      Note("cannot kill every process of the drone: some are left after 10 s");
+      return;
+    }
+    SleepMs(10);
+  }
+}
+
+void Supervisor::WriteExit() {
+  Status s = RealEnv()->WriteFileAtomic(plan_.run, "exit.json", json::WritePretty(exit_.ToJson()));
+  if (!s.ok()) Note(s.message());
+}
+
+void Supervisor::Note(const std::string& msg) {
+  int fd =
+      openat(run_fd_, "shim.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return;
+  WriteText(fd, FormatTime(RealEnv()->Now()) + " hangar-shim: " + msg + "\n");
+  close(fd);
+}
+
+}  // namespace
+
+Result<Plan> LoadShimPlan(const std::string& plan_file) {
+  Result<std::string> text = RealEnv()->ReadFile(plan_file, 1 << 20);
+  if (!text.ok()) return text.status();
+  Result<json::Value> doc = json::Parse(*text);
+  if (!doc.ok())
+    return Status::Invalid("cannot read plan " + plan_file + ": " + doc.status().message());
+  Result<Plan> plan = Plan::FromJson(*doc);
+  if (!plan.ok())
+    return Status::Invalid("cannot read plan " + plan_file + ": " + plan.status().message());
+  if (plan->launcher != "direct") {
+    return Status::Invalid(
+        "cannot read plan " + plan_file +
+        ": plan.json: launcher: expected \"direct\", the launcher hangar-shim is");
+  }
+  return plan;
+}
+
+int RunShim(const std::string& plan_file) {
+  SanitizeDescriptors();
+  Result<Plan> plan = LoadShimPlan(plan_file);
+  if (!plan.ok()) {
+    WriteText(2, "hangar-shim: " + plan.status().message() + "\n");
+    return kShimBadPlan;
+  }
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    WriteText(2, "hangar-shim: " + Status::Errno("create a pipe", errno).message() + "\n");
+    return kShimNotStarted;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    WriteText(2, "hangar-shim: " + Status::Errno("fork the supervisor", errno).message() + "\n");
+    return kShimNotStarted;
+  }
+  if (pid > 0) {
+    close(p[1]);
+    return AwaitReport(p[0], plan->id);
+  }
+  close(p[0]);
+  setsid();  // no longer in hangard's session or process group: its signals are not ours
+  return Supervisor(*plan, p[1]).Run();
+}
+
+std::optional<std::string> FindProgram(const std::string& name, const std::string& path_var,
+                                       const std::string& base_dir) {
+  if (name.empty()) return std::nullopt;
+  if (name.find('/') != std::string::npos) return name;
+  if (path_var.empty()) return std::nullopt;
+  size_t begin = 0;
+  for (;;) {
+    size_t end = path_var.find(':', begin);
+    std::string dir = path_var.substr(begin, end == std::string::npos ? end : end - begin);
+    if (dir.empty()) dir = ".";
+    if (dir[0] != '/') dir = base_dir + "/" + dir;
+    std::string full = dir + "/" + name;
+    struct stat st {};
+    if (stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(full.c_str(), X_OK) == 0) {
+      return full;
+    }
+    if (end == std::string::npos) return std::nullopt;
+    begin = end + 1;
+  }
+}
+
+void SetEnding(int wait_status, ExitInfo* info) {
+  if (WIFEXITED(wait_status)) info->rc = WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) info->signal = WTERMSIG(wait_status);
+}
+
+StopPolicy::Act StopPolicy::Tick(int64_t now_ms) {
+  if (state_ == State::kRunning && now_ms >= deadline_) {
+    timed_out_ = true;
+    state_ = State::kTerminating;
+    kill_at_ = now_ms + grace_;
+    return Act::kTerm;
+  }
+  if (state_ == State::kTerminating && now_ms >= kill_at_) {
+    state_ = State::kKilled;
+    return Act::kKill;
+  }
+  return Act::kNone;
+}
+
+StopPolicy::Act StopPolicy::Cancel(int64_t now_ms) {
+  if (state_ != State::kRunning) return Act::kNone;
+  cancelled_ = true;
+  state_ = State::kTerminating;
+  kill_at_ = now_ms + grace_;
+  return Act::kTerm;
+}
+
+std::optional<int64_t> StopPolicy::Wake() const {
+  switch (state_) {
+    case State::kRunning:
+      return deadline_;
+    case State::kTerminating:
+      return kill_at_;
+    case State::kKilled:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace hangar

@@ -1,0 +1,345 @@
+#include "launch/supervisor.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "launch/direct_launcher.h"
+#include "shell/env.h"
+#include "shell/proc.h"
+
+namespace hangar {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+using Act = StopPolicy::Act;
+
+// ---- the pure parts ----
+
+TEST(StopPolicy, DeadlineSendsTermThenKillAfterGrace) {
+  StopPolicy p(1000, 300);
+  EXPECT_EQ(p.Wake(), 1000);
+  EXPECT_EQ(p.Tick(999), Act::kNone);
+  EXPECT_EQ(p.Tick(1002), Act::kTerm);
+  EXPECT_TRUE(p.timed_out());
+  EXPECT_FALSE(p.cancelled());
+  EXPECT_EQ(p.Wake(), 1302);
+  EXPECT_EQ(p.Tick(1301), Act::kNone);
+  EXPECT_EQ(p.Tick(1302), Act::kKill);
+  EXPECT_EQ(p.Wake(), std::nullopt);
+  EXPECT_EQ(p.Tick(5000), Act::kNone);
+}
+
+TEST(StopPolicy, CancelStopsTheSameWayAndTheFirstReasonStands) {
+  StopPolicy p(1000, 300);
+  EXPECT_EQ(p.Cancel(10), Act::kTerm);
+  EXPECT_TRUE(p.cancelled());
+  EXPECT_EQ(p.Cancel(20), Act::kNone);
+  EXPECT_EQ(p.Wake(), 310);  // grace counts from the cancel
+  EXPECT_EQ(p.Tick(309), Act::kNone);
+  EXPECT_EQ(p.Tick(310), Act::kKill);
+  EXPECT_EQ(p.Tick(1000), Act::kNone);  // the deadline no longer matters
+  EXPECT_FALSE(p.timed_out());
+
+  StopPolicy q(1000, 300);
+  EXPECT_EQ(q.Tick(1000), Act::kTerm);
+  EXPECT_EQ(q.Cancel(1100), Act::kNone);
+  EXPECT_TRUE(q.timed_out());
+  EXPECT_FALSE(q.cancelled());
+}
+
+TEST(StopPolicy, ZeroGraceKillsAtTheNextTick) {
+  StopPolicy p(50, 0);
+  EXPECT_EQ(p.Tick(50), Act::kTerm);
+  EXPECT_EQ(p.Wake(), 50);
+  EXPECT_EQ(p.Tick(50), Act::kKill);
+}
+
+TEST(SetEnding, ExitStatusOrSignal) {
+  ExitInfo a, b;
+  SetEnding(W_EXITCODE(3, 0), &a);
+  EXPECT_EQ(a.rc, 3);
+  EXPECT_EQ(a.signal, std::nullopt);
+  SetEnding(W_EXITCODE(0, SIGKILL), &b);
+  EXPECT_EQ(b.rc, std::nullopt);
+  EXPECT_EQ(b.signal, SIGKILL);
+}
+
+// ---- bin/hangar-shim, driven as hangard drives it ----
+
+std::string ShimPath() {
+  return fs::read_symlink("/proc/self/exe").parent_path() / "hangar-shim";
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// A process still running sleep (a reused pid runs something else).
+bool SleepAlive(pid_t pid) {
+  return Slurp("/proc/" + std::to_string(pid) + "/comm") == "sleep\n";
+}
+
+class ShimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(ShimPath())) << ShimPath() << ": build bin/hangar-shim first";
+    char tmpl[] = "/tmp/hangar-shim-test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = fs::canonical(tmpl);
+    room_ = dir_ + "/room";
+    run_ = dir_ + "/run";
+    fs::create_directory(room_);
+    fs::create_directory(run_);
+    std::ofstream(run_ + "/prompt.md") << "reach the future\n";
+  }
+
+  void TearDown() override {
+    if (SupervisorAlive(run_)) (void)SignalSupervisor(run_, SIGKILL);  // its drone dies with it
+    fs::remove_all(dir_);
+  }
+
+  Plan MakePlan(std::vector<std::string> argv, int64_t deadline_ms = 60000,
+                int64_t grace_ms = 1000) {
+    Plan p;
+    p.id = "M";
+    p.argv = std::move(argv);
+    p.env = {{"PATH", "/usr/bin:/bin"}, {"HOME", room_}, {"HANGAR_MISSION", "M"}};
+    p.room = room_;
+    p.run = run_;
+    p.stdin_path = run_ + "/prompt.md";
+    p.deadline_ms = deadline_ms;
+    p.grace_ms = grace_ms;
+    return p;
+  }
+
+  Status Start(const Plan& p) {
+    const std::string path = dir_ + "/plan.json";
+    std::ofstream(path) << json::WritePretty(p.ToJson());
+    return StartShim(ShimPath(), path);
+  }
+
+  // Machines are noisy: wait long, assert on what happened, not on how fast.
+  ExitInfo AwaitExit() {
+    const auto until = steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      Result<ExitInfo> e = ReadExitInfo(run_);
+      if (e.ok()) return *e;
+      EXPECT_EQ(e.status().code(), Code::kNotFound) << e.status().message();
+      if (steady_clock::now() > until) {
+        ADD_FAILURE() << "no exit.json after 60 s";
+        return {};
+      }
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+  }
+
+  json::Value ShimJson() {
+    Result<json::Value> v = json::Parse(Slurp(run_ + "/shim.json"));
+    EXPECT_TRUE(v.ok());
+    return v.ok() ? *v : json::Value(json::Object{});
+  }
+
+  std::string dir_, room_, run_;
+};
+
+TEST_F(ShimTest, ExitStatusAndStdoutAreKept) {
+  ASSERT_TRUE(Start(MakePlan({"sh", "-c", "echo hi; echo oops >&2; exit 3"})).ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_EQ(e.rc, 3);
+  EXPECT_EQ(e.signal, std::nullopt);
+  EXPECT_FALSE(e.timed_out);
+  EXPECT_FALSE(e.cancelled);
+  EXPECT_EQ(e.error, "");
+  EXPECT_LE(e.started, e.ended);
+  EXPECT_EQ(Slurp(run_ + "/stdout"), "hi\n");
+  EXPECT_EQ(Slurp(run_ + "/stderr"), "oops\n");
+}
+
+TEST_F(ShimTest, DeadlineTerminatesTheDrone) {
+  const auto t0 = steady_clock::now();
+  ASSERT_TRUE(Start(MakePlan({"sleep", "30"}, 1500, 1000)).ok());
+  ExitInfo e = AwaitExit();
+  const auto took = std::chrono::duration_cast<milliseconds>(steady_clock::now() - t0).count();
+  EXPECT_TRUE(e.timed_out);
+  EXPECT_FALSE(e.cancelled);
+  EXPECT_EQ(e.signal, SIGTERM);
+  EXPECT_EQ(e.rc, std::nullopt);
+  EXPECT_GE(e.ended - e.started, 1500);
+  EXPECT_LT(took, 1500 + 1000 + 15000);  // deadline + grace + a generous slack
+}
+
+TEST_F(ShimTest, DroneIgnoringTermIsKilledAfterGrace) {
+  ASSERT_TRUE(Start(MakePlan({"sh", "-c", "trap '' TERM; sleep 30"}, 1000, 1000)).ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_TRUE(e.timed_out);
+  EXPECT_EQ(e.signal, SIGKILL);
+  EXPECT_GE(e.ended - e.started, 2000);
+}
+
+TEST_F(ShimTest, SignalSupervisorCancels) {
+  ASSERT_TRUE(Start(MakePlan({"sleep", "30"})).ok());
+  ASSERT_TRUE(SignalSupervisor(run_, SIGTERM).ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_TRUE(e.cancelled);
+  EXPECT_FALSE(e.timed_out);
+  EXPECT_EQ(e.signal, SIGTERM);
+}
+
+TEST_F(ShimTest, EnvironmentIsExactlyThePlans) {
+  setenv("HANGAR_SHIM_TEST_LEAK", "1", 1);  // in hangard's environment, so in the shim's
+  ASSERT_TRUE(Start(MakePlan({"env"})).ok());
+  unsetenv("HANGAR_SHIM_TEST_LEAK");
+  EXPECT_EQ(AwaitExit().rc, 0);
+  EXPECT_EQ(Slurp(run_ + "/stdout"), "HANGAR_MISSION=M\nHOME=" + room_ + "\nPATH=/usr/bin:/bin\n");
+}
+
+TEST_F(ShimTest, CwdIsTheRoomAndStdinThePrompt) {
+  ASSERT_TRUE(Start(MakePlan({"sh", "-c", "/bin/pwd; cat"})).ok());
+  EXPECT_EQ(AwaitExit().rc, 0);
+  EXPECT_EQ(Slurp(run_ + "/stdout"), room_ + "\nreach the future\n");
+}
+
+TEST_F(ShimTest, NoStdinReadsEmpty) {
+  Plan p = MakePlan({"wc", "-c"});
+  p.stdin_path = "";
+  ASSERT_TRUE(Start(p).ok());
+  EXPECT_EQ(AwaitExit().rc, 0);
+  EXPECT_EQ(Slurp(run_ + "/stdout"), "0\n");
+}
+
+TEST_F(ShimTest, LockAndIdentityWhileRunningThenFreed) {
+  std::ofstream(run_ + "/exit.json") << "{}";  // an earlier supervisor's, stale
+  ASSERT_TRUE(Start(MakePlan({"sleep", "30"})).ok());
+  EXPECT_TRUE(SupervisorAlive(run_));
+  EXPECT_FALSE(fs::exists(run_ + "/exit.json"));
+  json::Value shim = ShimJson();
+  ASSERT_TRUE(shim.find("drone_pid") && shim.find("drone_start"));
+  const pid_t drone = pid_t(shim.find("drone_pid")->as_int());
+  const uint64_t drone_start = uint64_t(shim.find("drone_start")->as_int());
+  EXPECT_TRUE(SameProcess(drone, drone_start));
+  EXPECT_TRUE(SameProcess(pid_t(shim.find("shim_pid")->as_int()),
+                          uint64_t(shim.find("shim_start")->as_int())));
+  EXPECT_EQ(getpgid(drone), drone);  // its own group
+  EXPECT_TRUE(SleepAlive(drone));
+  EXPECT_EQ(shim.find("started")->as_string().size(),
+            std::string("2026-11-29T19:05:43.123Z").size());
+
+  ASSERT_TRUE(SignalSupervisor(run_, SIGTERM).ok());
+  AwaitExit();
+  EXPECT_FALSE(SameProcess(drone, drone_start));
+  // exit.json comes just before the supervisor exits, lets go of the lock and is reaped.
+  const auto until = steady_clock::now() + std::chrono::seconds(30);
+  auto gone = [&] {
+    return !SupervisorAlive(run_) && SignalSupervisor(run_, 0).code() == Code::kUnavailable;
+  };
+  while (!gone() && steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_FALSE(SupervisorAlive(run_));
+  EXPECT_EQ(SignalSupervisor(run_, SIGTERM).code(), Code::kUnavailable);
+}
+
+TEST_F(ShimTest, NothingOfTheDroneOutlivesIt) {
+  // One child stays in the drone's group, one leaves it with setsid: both must die.
+  ASSERT_TRUE(Start(MakePlan({"sh", "-c",
+                              "sleep 60 & echo $! > grouped.pid; "
+                              "setsid sleep 61 & echo $! > escaped.pid; sleep 0.2; exit 0"}))
+                  .ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_EQ(e.rc, 0);
+  for (const char* f : {"/grouped.pid", "/escaped.pid"}) {
+    const std::string text = Slurp(room_ + f);
+    ASSERT_FALSE(text.empty()) << f;
+    EXPECT_FALSE(SleepAlive(pid_t(std::stoi(text)))) << f;
+  }
+}
+
+TEST_F(ShimTest, ExecFailureIsTheDronesOutcomeNotAStartFailure) {
+  ASSERT_TRUE(Start(MakePlan({"/nonexistent/drone", "x"})).ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_EQ(e.rc, std::nullopt);
+  EXPECT_EQ(e.signal, std::nullopt);
+  EXPECT_EQ(e.error, "cannot execute /nonexistent/drone: No such file or directory");
+  EXPECT_FALSE(fs::exists(run_ + "/shim.json"));
+}
+
+TEST_F(ShimTest, NameNotOnPathIsNotRunFromTheRoom) {
+  const std::string planted = room_ + "/drone-in-room";
+  std::ofstream(planted) << "#!/bin/sh\nexit 0\n";
+  fs::permissions(planted, fs::perms::owner_all);
+  ASSERT_TRUE(Start(MakePlan({"drone-in-room"})).ok());
+  EXPECT_EQ(AwaitExit().error, "cannot execute drone-in-room: No such file or directory");
+}
+
+TEST_F(ShimTest, SecondShimOnTheSameRunIsRefused) {
+  Plan p = MakePlan({"sleep", "30"});
+  ASSERT_TRUE(Start(p).ok());
+  const std::string first = Slurp(run_ + "/shim.json");
+  Status second = Start(p);
+  EXPECT_EQ(second.code(), Code::kIo);
+  EXPECT_NE(second.message().find("cannot start drone for mission M: cannot lock"),
+            std::string::npos)
+      << second.message();
+  EXPECT_NE(second.message().find("another supervisor holds it"), std::string::npos);
+  EXPECT_EQ(Slurp(run_ + "/shim.json"), first);
+  EXPECT_TRUE(SupervisorAlive(run_));
+  ASSERT_TRUE(SignalSupervisor(run_, SIGTERM).ok());
+  EXPECT_TRUE(AwaitExit().cancelled);
+}
+
+TEST_F(ShimTest, MissingRoomIsAStartFailure) {
+  Plan p = MakePlan({"true"});
+  p.room = dir_ + "/no-room";
+  Status s = Start(p);
+  EXPECT_EQ(s.code(), Code::kIo);
+  EXPECT_NE(s.message().find("cannot open room " + p.room), std::string::npos) << s.message();
+  EXPECT_FALSE(fs::exists(run_ + "/exit.json"));
+  EXPECT_FALSE(SupervisorAlive(run_));
+}
+
+// ---- FindProgram and LoadShimPlan read real files ----
+
+TEST_F(ShimTest, FindProgramFollowsPathLikeExecvp) {
+  fs::create_directories(dir_ + "/a");
+  fs::create_directories(dir_ + "/b");
+  std::ofstream(dir_ + "/a/tool") << "not executable";
+  std::ofstream(dir_ + "/b/tool") << "#!/bin/sh\n";
+  fs::permissions(dir_ + "/b/tool", fs::perms::owner_all);
+  EXPECT_EQ(FindProgram("tool", dir_ + "/a:" + dir_ + "/b", "/"), dir_ + "/b/tool");
+  EXPECT_EQ(FindProgram("tool", "a:b", dir_), dir_ + "/b/tool");  // relative: from the room
+  EXPECT_EQ(FindProgram("tool", dir_ + "/a", "/"), std::nullopt);
+  EXPECT_EQ(FindProgram("tool", "", dir_ + "/b"), std::nullopt);
+  EXPECT_EQ(FindProgram("./x/y", "/bin", "/"), "./x/y");
+  EXPECT_EQ(FindProgram("b", dir_, "/"), std::nullopt);  // a directory is not a program
+}
+
+TEST_F(ShimTest, LoadShimPlanRefusesAnotherLauncher) {
+  Plan p = MakePlan({"true"});
+  p.launcher = "systemd";
+  const std::string path = dir_ + "/plan.json";
+  std::ofstream(path) << json::Write(p.ToJson());
+  Result<Plan> got = LoadShimPlan(path);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), Code::kInvalid);
+  EXPECT_NE(got.status().message().find("launcher"), std::string::npos);
+  p.launcher = "direct";
+  std::ofstream(path) << json::Write(p.ToJson());
+  ASSERT_TRUE(LoadShimPlan(path).ok());
+  EXPECT_EQ(LoadShimPlan(path)->argv, p.argv);
+}
+
+}  // namespace
+}  // namespace hangar

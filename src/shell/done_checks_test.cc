@@ -1,0 +1,249 @@
+#include "shell/done_checks.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "base/sha256.h"
+#include "gtest/gtest.h"
+
+namespace hangar {
+namespace {
+
+const std::map<std::string, std::string> kEnv = {{"PATH", "/usr/bin:/bin"}, {"LANG", "C"}};
+
+DoneCheck File(const std::string& path) {
+  DoneCheck c;
+  c.kind = DoneCheck::Kind::kFile;
+  c.file = path;
+  return c;
+}
+
+DoneCheck RunCheck(std::vector<std::string> argv, int rc = 0, int timeout_s = 60) {
+  DoneCheck c;
+  c.kind = DoneCheck::Kind::kRun;
+  c.argv = std::move(argv);
+  c.rc = rc;
+  c.timeout_s = timeout_s;
+  return c;
+}
+
+int OpenFds() {
+  int n = 0;
+  DIR* d = opendir("/proc/self/fd");
+  while (readdir(d)) n++;
+  closedir(d);
+  return n;
+}
+
+// True when PID is gone or a zombie: killed, waiting for its new parent to reap it.
+bool Dead(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  return line.substr(line.rfind(')') + 2, 1) == "Z";
+}
+
+class RunDoneChecksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/hangar-checks-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    base_ = tmpl;
+    room_ = base_ + "/room";
+    out_ = base_ + "/run";
+    ASSERT_EQ(mkdir(room_.c_str(), 0755), 0);
+    ASSERT_EQ(mkdir(out_.c_str(), 0755), 0);
+  }
+  void TearDown() override {
+    int status = 0;
+    EXPECT_EQ(waitpid(-1, &status, WNOHANG), -1) << "a child was left behind";
+    EXPECT_EQ(errno, ECHILD);
+    std::filesystem::remove_all(base_);
+  }
+
+  void Write(const std::string& rel, const std::string& data) {
+    std::ofstream(room_ + "/" + rel, std::ios::binary) << data;
+  }
+  std::string Read(const std::string& path) {
+    std::stringstream s;
+    s << std::ifstream(path).rdbuf();
+    return s.str();
+  }
+  json::Value One(const DoneCheck& c) {
+    CheckRun run = RunDoneChecks(room_, {c}, kEnv, out_);
+    EXPECT_EQ(run.results.as_array().size(), 1u);
+    EXPECT_EQ(run.all_passed, run.results.as_array()[0].find("passed")->as_bool());
+    return run.results.as_array()[0];
+  }
+  std::string Detail(const std::string& path) {
+    return One(File(path)).find("detail")->as_string();
+  }
+
+  std::string base_, room_, out_;
+};
+
+TEST_F(RunDoneChecksTest, NoChecksAllPass) {
+  CheckRun run = RunDoneChecks(room_, {}, kEnv, out_);
+  EXPECT_TRUE(run.all_passed);
+  EXPECT_TRUE(run.results.as_array().empty());
+}
+
+TEST_F(RunDoneChecksTest, FileChecks) {
+  ASSERT_EQ(mkdir((room_ + "/src").c_str(), 0755), 0);
+  Write("src/report.md", "done\n");
+  json::Value r = One(File("src/report.md"));
+  EXPECT_TRUE(r.find("passed")->as_bool());
+  EXPECT_EQ(r.find("detail")->as_string(), "regular file, 5 bytes");
+  EXPECT_EQ(json::Write(*r.find("check")), R"({"file":"src/report.md"})");
+  EXPECT_EQ(Detail("src/nope.md"), "missing");
+  EXPECT_EQ(Detail("nodir/report.md"), "missing");
+  EXPECT_EQ(Detail("src"), "a directory, not a regular file");
+  EXPECT_EQ(Detail("src/report.md/x"), "cannot open dir src/report.md: Not a directory");
+  EXPECT_EQ(Detail("../room/src/report.md"), "cannot open dir ..: \"..\" leaves the room");
+  EXPECT_EQ(Detail("/etc/passwd"), "not a path inside the room");
+}
+
+TEST_F(RunDoneChecksTest, FileChecksNeverFollowSymlinks) {
+  ASSERT_EQ(symlink("/etc", (room_ + "/dir").c_str()), 0);
+  ASSERT_EQ(symlink("/etc/passwd", (room_ + "/passwd").c_str()), 0);
+  json::Value r = One(File("dir/passwd"));
+  EXPECT_FALSE(r.find("passed")->as_bool());
+  EXPECT_EQ(r.find("detail")->as_string(), "cannot open dir dir: a symbolic link, not followed");
+  EXPECT_EQ(Detail("passwd"), "a symbolic link, not followed");
+}
+
+TEST_F(RunDoneChecksTest, RunCheckPassesAndKeepsItsOutput) {
+  Write("marker", "in the room\n");
+  json::Value r = One(RunCheck({"sh", "-c", "cat marker; echo err >&2; cat; exit 3"}, 3));
+  EXPECT_TRUE(r.find("passed")->as_bool());
+  EXPECT_EQ(r.find("rc")->as_int(), 3);
+  EXPECT_TRUE(r.find("signal")->is_null());
+  EXPECT_FALSE(r.find("timed_out")->as_bool());
+  EXPECT_TRUE(r.find("error")->is_null());
+  const std::string want = "in the room\nerr\n";  // stdin is /dev/null: cat ends at once
+  EXPECT_EQ(Read(out_ + "/check-1.out"), want);
+  const json::Value& out = *r.find("output");
+  EXPECT_EQ(out.find("file")->as_string(), "check-1.out");
+  EXPECT_EQ(out.find("size")->as_int(), int64_t(want.size()));
+  EXPECT_EQ(out.find("sha256")->as_string(), Sha256Hex(want));
+}
+
+TEST_F(RunDoneChecksTest, RunCheckSeesOnlyItsEnvironment) {
+  setenv("HANGAR_TEST_LEAK", "1", 1);
+  One(RunCheck({"env"}));
+  unsetenv("HANGAR_TEST_LEAK");
+  EXPECT_EQ(Read(out_ + "/check-1.out"), "LANG=C\nPATH=/usr/bin:/bin\n");
+}
+
+TEST_F(RunDoneChecksTest, WrongStatusFails) {
+  json::Value r = One(RunCheck({"false"}));
+  EXPECT_FALSE(r.find("passed")->as_bool());
+  EXPECT_EQ(r.find("rc")->as_int(), 1);
+  EXPECT_TRUE(r.find("error")->is_null());
+}
+
+TEST_F(RunDoneChecksTest, SignalledFails) {
+  json::Value r = One(RunCheck({"sh", "-c", "kill -TERM $$"}, 0));
+  EXPECT_FALSE(r.find("passed")->as_bool());
+  EXPECT_TRUE(r.find("rc")->is_null());
+  EXPECT_EQ(r.find("signal")->as_int(), SIGTERM);
+}
+
+TEST_F(RunDoneChecksTest, TimeoutKillsTheWholeGroup) {
+  auto start = std::chrono::steady_clock::now();
+  json::Value r = One(RunCheck({"sh", "-c", "sleep 30 & echo $! > bg.pid; sleep 30"}, 0, 1));
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took, std::chrono::seconds(5));
+  EXPECT_FALSE(r.find("passed")->as_bool());
+  EXPECT_TRUE(r.find("timed_out")->as_bool());
+  EXPECT_EQ(r.find("signal")->as_int(), SIGKILL);
+  EXPECT_GE(r.find("duration_ms")->as_int(), 1000);
+  pid_t bg = std::stoi(Read(room_ + "/bg.pid"));
+  for (int i = 0; i < 100 && !Dead(bg); i++) usleep(10000);
+  EXPECT_TRUE(Dead(bg));
+}
+
+TEST_F(RunDoneChecksTest, LeftoversAreKilledAfterANormalExit) {
+  json::Value r = One(RunCheck({"sh", "-c", "sleep 30 & echo $! > bg.pid"}));
+  EXPECT_TRUE(r.find("passed")->as_bool());
+  EXPECT_LT(r.find("duration_ms")->as_int(), 5000);
+  pid_t bg = std::stoi(Read(room_ + "/bg.pid"));
+  for (int i = 0; i < 100 && !Dead(bg); i++) usleep(10000);
+  EXPECT_TRUE(Dead(bg));
+}
+
+TEST_F(RunDoneChecksTest, ProgramNotFound) {
+  json::Value r = One(RunCheck({"no-such-program-hangar"}));
+  EXPECT_FALSE(r.find("passed")->as_bool());
+  EXPECT_TRUE(r.find("rc")->is_null());
+  EXPECT_TRUE(r.find("output")->is_null());
+  EXPECT_EQ(r.find("error")->as_string(),
+            "cannot run no-such-program-hangar: program not found in PATH");
+  CheckRun none = RunDoneChecks(room_, {RunCheck({"true"})}, {}, out_);  // no PATH, no lookup
+  EXPECT_FALSE(none.all_passed);
+}
+
+TEST_F(RunDoneChecksTest, ExecFailureIsReportedAndReaped) {
+  Write("notexec", "no shebang, no ELF\n");
+  ASSERT_EQ(chmod((room_ + "/notexec").c_str(), 0755), 0);
+  json::Value r = One(RunCheck({"./notexec"}));
+  EXPECT_FALSE(r.find("passed")->as_bool());
+  EXPECT_EQ(r.find("error")->as_string(), "cannot run ./notexec: Exec format error");
+}
+
+TEST_F(RunDoneChecksTest, MixedChecksNumberOutputsByPosition) {
+  Write("a", "");
+  CheckRun run =
+      RunDoneChecks(room_, {File("a"), RunCheck({"echo", "two"}), File("b")}, kEnv, out_);
+  EXPECT_FALSE(run.all_passed);
+  const json::Array& rs = run.results.as_array();
+  EXPECT_TRUE(rs[0].find("passed")->as_bool());
+  EXPECT_TRUE(rs[1].find("passed")->as_bool());
+  EXPECT_FALSE(rs[2].find("passed")->as_bool());
+  EXPECT_EQ(Read(out_ + "/check-2.out"), "two\n");
+  EXPECT_FALSE(std::filesystem::exists(out_ + "/check-1.out"));
+}
+
+TEST_F(RunDoneChecksTest, SymlinkedRoomFailsEveryCheck) {
+  std::string link = base_ + "/link";
+  ASSERT_EQ(symlink(room_.c_str(), link.c_str()), 0);
+  CheckRun run = RunDoneChecks(link, {RunCheck({"true"})}, kEnv, out_);
+  EXPECT_FALSE(run.all_passed);
+  EXPECT_EQ(run.results.as_array()[0].find("error")->as_string(),
+            "cannot open room " + link + ": a symbolic link, not followed");
+}
+
+TEST_F(RunDoneChecksTest, ParallelRunsNeitherWaitForNorLeakIntoEachOther) {
+  int fds = OpenFds();
+  ASSERT_EQ(mkdir((base_ + "/run2").c_str(), 0755), 0);
+  CheckRun slow, fast;
+  auto start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration fast_took{};
+  std::thread a([&] {
+    slow = RunDoneChecks(room_, {RunCheck({"sleep", "30"}, 0, 1)}, kEnv, out_);
+  });
+  std::thread b([&] {
+    std::vector<DoneCheck> many(20, RunCheck({"true"}));
+    fast = RunDoneChecks(room_, many, kEnv, base_ + "/run2");
+    fast_took = std::chrono::steady_clock::now() - start;
+  });
+  a.join();
+  b.join();
+  EXPECT_TRUE(fast.all_passed);
+  EXPECT_FALSE(slow.all_passed);
+  EXPECT_TRUE(slow.results.as_array()[0].find("timed_out")->as_bool());
+  EXPECT_LT(fast_took, std::chrono::seconds(1)) << "a run waited for another's child";
+  EXPECT_EQ(OpenFds(), fds);
+}
+
+}  // namespace
+}  // namespace hangar

@@ -1,0 +1,23 @@
+// Maildir delivery: how a return reaches a requester's inbox (a mission's notify.dir), appearing
+// in DIR/new complete or not at all, so a reader that watches DIR/new never sees half a file.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "shell/env.h"
+
+namespace hangar {
+
+// Delivers DATA as DIR/new/NAME maildir-style: DIR/tmp/NAME is written and fsynced, renamed into
+// DIR/new (replacing an older NAME there atomically), and DIR/new is fsynced. Every step goes
+// through ENV. DIR/tmp and DIR/new are created (0755) when DIR exists but they do not.
+// Errors: NotFound when DIR does not exist; Invalid when NAME is not a plain file name; else the
+// Status of the Env call that failed (DIR unwritable, ...). After an error nothing is in DIR/new
+// that was not there before; a copy may remain in DIR/tmp (maildir readers ignore tmp/), and a
+// retry with the same NAME replaces it. Safe from several threads for different NAMEs.
+Status DeliverMaildir(Env* env, const std::string& dir, const std::string& name,
+                      std::string_view data);
+
+}  // namespace hangar
