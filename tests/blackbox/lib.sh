@@ -1,0 +1,371 @@
+# shellcheck shell=bash
+# lib.sh — shared by the black-box tests. Each test sources it, calls `setup`, drives the real
+# bin/hangard and bin/hangar in a scratch spool, and ends with `pass` (or `fail REASON`, `skip REASON`).
+# A test prints "ok NAME", "FAIL NAME: reason" or "skip NAME: reason"; tests/blackbox/run counts them.
+# Environment: HANGAR_KEEP=1 keeps the scratch directory of a failed test.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BIN=$ROOT/bin
+TEST=$(basename "$0" .sh)
+T=''     # the test's scratch directory
+S=''     # the spool in it
+LOG=''   # hangard's stderr
+HPID=''  # the running hangard
+FAILED=0
+
+say() { printf '%s\n' "$*"; }
+note() { printf '  %s\n' "$*" >&2; }
+
+# --- results --------------------------------------------------------------------------------------
+
+pass() { say "ok ${1:-$TEST}"; }
+skip() { say "skip $TEST: $*"; exit 0; }
+# fail REASON: reports, shows hangard's log, exits (cleanup runs from the EXIT trap).
+fail() {
+  say "FAIL $TEST: $*"
+  FAILED=1
+  if [[ -n "$LOG" && -s "$LOG" ]]; then
+    note "--- hangard stderr (last 30 lines) ---"
+    tail -n 30 "$LOG" | sed 's/^/  /' >&2
+  fi
+  exit 1
+}
+# check NAME COND...: a sub-result inside a test that checks several cases; failures do not exit.
+check() {
+  local name=$1
+  shift
+  if "$@"; then say "ok $TEST/$name"; else say "FAIL $TEST/$name: $*"; FAILED=1; fi
+}
+
+# --- scratch spool and hangard --------------------------------------------------------------------
+
+[[ -x "$BIN/hangard" && -x "$BIN/hangar" && -x "$BIN/hangar-shim" ]] || {
+  say "skip $TEST: bin/hangard, bin/hangar or bin/hangar-shim not built"
+  exit 0
+}
+command -v python3 >/dev/null || { say "skip $TEST: python3 missing (scripts/install-deps installs it)"; exit 0; }
+
+# setup [SLOTS]: a fresh copy of spool/ in a scratch directory, with the given slot count.
+setup() {
+  T=$(mktemp -d "${TMPDIR:-/tmp}/hangar-bb-$TEST.XXXXXX")
+  S=$T/spool
+  LOG=$T/hangard.log
+  mkdir -p "$S"
+  cp -a "$ROOT/spool/." "$S/"
+  set_slots "${1:-0}"
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+
+set_slots() { sed -i -E "s/\"slots\": *[0-9]+/\"slots\": $1/" "$S/hangar.conf"; }
+
+# start_hangard: starts bin/hangard in the background and waits until hangard.json says it runs.
+start_hangard() {
+  "$BIN/hangard" --spool "$S" </dev/null >>"$LOG" 2>&1 &
+  HPID=$!
+  wait_until 10 hangard_up || fail "hangard did not come up within 10 s (hangard.json: $(cat "$S/hangard.json" 2>/dev/null))"
+}
+
+hangard_up() {
+  kill -0 "$HPID" 2>/dev/null || fail "hangard exited at start"
+  [[ -f "$S/hangard.json" ]] &&
+    jq_ok "$S/hangard.json" "d.get('status') == 'running' and d.get('pid') == $HPID"
+}
+
+# stop_hangard [SIGNAL]: SIGTERM (or the signal given) and wait up to 10 s, then SIGKILL.
+stop_hangard() {
+  local sig=${1:-TERM}
+  [[ -n "$HPID" ]] || return 0
+  kill -s "$sig" "$HPID" 2>/dev/null || true
+  if ! wait_until 10 dead "$HPID"; then
+    note "hangard $HPID ignored SIG$sig for 10 s; killing it"
+    kill -KILL "$HPID" 2>/dev/null || true
+  fi
+  wait "$HPID" 2>/dev/null || true
+  HPID=''
+}
+
+dead() { ! kill -0 "$1" 2>/dev/null; }
+
+# Stops hangard, then any shim and drone group it left running (by the pids in shim.json), then
+# removes the scratch directory (kept on failure when HANGAR_KEEP=1).
+cleanup() {
+  local rc=$? f
+  trap - EXIT
+  stop_hangard || true
+  if [[ -n "$S" ]]; then
+    for f in "$S"/running/*/run/shim.json; do
+      [[ -f "$f" ]] && kill_run "$f"
+    done
+  fi
+  if [[ -n "$T" ]]; then
+    if [[ "$FAILED" == 1 || $rc -ne 0 ]] && [[ "${HANGAR_KEEP:-}" == 1 ]]; then
+      note "kept $T"
+    else
+      chmod -R u+rwX "$T" 2>/dev/null || true
+      rm -rf "$T"
+    fi
+  fi
+  exit "$rc"
+}
+
+# kill_run SHIM_JSON: SIGKILL to the shim's and the drone's process groups, each only when the pid
+# still names the same process (its start time, field 22 of /proc/PID/stat, matches shim.json).
+kill_run() {
+  python3 - "$1" <<'EOF' || true
+import json, os, signal, sys
+d = json.load(open(sys.argv[1]))
+for who in ("drone", "shim"):
+    pid, start = d.get(who + "_pid"), d.get(who + "_start")
+    try:
+        stat = open("/proc/%d/stat" % pid).read()
+        if int(stat[stat.rindex(")") + 2:].split()[19]) != int(start):
+            continue
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            os.kill(pid, signal.SIGKILL)
+    except (OSError, TypeError, ValueError):
+        pass
+EOF
+}
+
+# --- polling --------------------------------------------------------------------------------------
+
+# wait_until SECONDS CMD...: polls CMD every 0.05 s; status 1 when it never succeeded in time.
+wait_until() {
+  local limit_ns=$(($1 * 1000000000)) start
+  shift
+  start=$(date +%s%N)
+  while :; do
+    "$@" && return 0
+    (($(date +%s%N) - start > limit_ns)) && return 1
+    sleep 0.05
+  done
+}
+
+# --- missions -------------------------------------------------------------------------------------
+
+# json_str TEXT: TEXT as a JSON string literal.
+json_str() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
+
+# mission ID DRONE MAX_MINUTES DONE_WHEN_JSON LINE...: a valid mission whose "future" is the lines
+# given (directives for the fake drone). ID "" leaves the id out. DONE_WHEN_JSON "" leaves it out.
+mission() {
+  local id=$1 drone=$2 max=$3 done_when=$4
+  shift 4
+  python3 - "$id" "$drone" "$max" "$done_when" "$@" <<'EOF'
+import json, sys
+id_, drone, mx, dw, *lines = sys.argv[1:]
+m = {"hangar": 1}
+if id_:
+    m["id"] = id_
+m.update({"requester": "blackbox", "drone": drone, "future": "\n".join(lines),
+          "now": "a black-box test", "max_minutes": float(mx) if "." in mx else int(mx)})
+if dw:
+    m["done_when"] = json.loads(dw)
+print(json.dumps(m))
+EOF
+}
+
+# drop NAME < BYTES: writes incoming/tmp/NAME then renames it into incoming/new/NAME.
+drop() {
+  cat >"$S/incoming/tmp/$1"
+  mv -T "$S/incoming/tmp/$1" "$S/incoming/new/$1"
+}
+
+# state_of ID: the state directory holding ID (hold, queued, ...), or nothing.
+state_of() {
+  local st
+  for st in hold queued running returned denied rejected; do
+    [[ -d "$S/$st/$1" ]] && { say "$st"; return 0; }
+  done
+  return 0
+}
+
+returned() { [[ -f "$S/returned/$1/return.json" ]]; }
+wait_returned() { wait_until "$2" returned "$1" || fail "$1 not returned within $2 s (state: $(state_of "$1"))"; }
+
+# jq_ok FILE PY_EXPR: true when the Python expression holds with d = the JSON in FILE.
+jq_ok() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2" 2>/dev/null; }
+# jget FILE PY_EXPR: prints the expression's value (JSON for lists and objects).
+jget() {
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v))' "$1" "$2"
+}
+
+outcome() { jget "$S/returned/$1/return.json" "d.get('outcome')" 2>/dev/null || true; }
+
+# listing: every entry under every state directory and drop zone, with its type and, for a file,
+# its size (not times; not a directory's size, which changes with its entries on some filesystems).
+listing() {
+  (cd "$S" && find incoming control hold queued running returned denied rejected keys rooms notify \
+    \( -type d -printf '%p d\n' \) -o -printf '%p %y %s\n' 2>/dev/null | LC_ALL=C sort)
+}
+
+# hangar ARGS...: the CLI on this spool.
+hangar() { "$BIN/hangar" --spool "$S" "$@"; }
+
+# alive: `hangar status --json` says the kernel runs ({"kernel":{"alive":true,...},...}).
+alive() {
+  local out
+  out=$(hangar status --json 2>/dev/null) || return 1
+  python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+k = d.get("kernel") if isinstance(d.get("kernel"), dict) else d
+sys.exit(0 if k.get("alive") is True else 1)' "$out"
+}
+
+# --- rejection ------------------------------------------------------------------------------------
+
+# new_rejected BEFORE_FILE: the one entry of rejected/ not listed in BEFORE_FILE (dot names aside).
+new_rejected() {
+  local e
+  for e in "$S"/rejected/*; do
+    e=${e##*/}
+    [[ -d "$S/rejected/$e" ]] && ! grep -qxF "$e" "$1" && { say "$e"; return 0; }
+  done
+  return 1
+}
+
+# reject_case LABEL NAME FIELD REASON_REGEX: incoming/tmp/NAME (any kind of file) is renamed into
+# incoming/new; it must land in rejected/<id>/ as mission.raw (same bytes, or the same kind of
+# entry), with why.json naming FIELD ("*": any) and a reason matching REASON_REGEX (ignoring case),
+# nothing else in the spool may change, and hangard must stay alive. Prints "ok TEST/LABEL" or
+# "FAIL TEST/LABEL: why" (and sets FAILED; see finish).
+reject_case() {
+  local label=$1 name=$2 field=$3 re=$4 src="$S/incoming/tmp/$2" id='' kind why=''
+  local before=$T/before.$label after=$T/after.$label names=$T/rejected.$label
+  rm -rf "$T/orig"
+  if [[ -L "$src" ]]; then kind=symlink; readlink "$src" >"$T/orig"
+  elif [[ -p "$src" ]]; then kind=fifo
+  elif [[ -d "$src" ]]; then kind=dir; cp -a "$src" "$T/orig"
+  else kind=file; cp "$src" "$T/orig"; fi
+  (cd "$S/rejected" && find . -mindepth 1 -maxdepth 1 -printf '%f\n') >"$names"
+  listing | grep -v -E "^incoming/tmp/$name( |/)" >"$before" || true
+  mv -T "$src" "$S/incoming/new/$name"
+  if ! wait_until 10 intake_done "$name" "$names"; then
+    why="not taken into rejected/ within 10 s (incoming/new/$name $( [[ -e "$S/incoming/new/$name" || -L "$S/incoming/new/$name" ]] && echo still there || echo gone); states: $(find "$S"/{hold,queued,running,returned,denied} -mindepth 1 -maxdepth 1 -printf '%P ' 2>/dev/null))"
+  else
+    id=$(new_rejected "$names")
+    local d="$S/rejected/$id"
+    listing | grep -v -E "^rejected/$id( |/)" >"$after" || true
+    if ! diff -u "$before" "$after" >"$T/diff.$label"; then
+      why="the spool changed besides rejected/$id: $(grep -E '^[-+][^-+]' "$T/diff.$label" | head -n 5 | tr '\n' ' ')"
+    elif [[ ! -f "$d/why.json" ]]; then
+      why="rejected/$id has no why.json ($(ls -A "$d" | tr '\n' ' '))"
+    elif ! jq_ok "$d/why.json" "d.get('hangar') == 1 and d.get('id') == '$id' and isinstance(d.get('reason'), str) and d['reason'] != ''"; then
+      why="why.json lacks hangar 1, id $id or a reason: $(cat "$d/why.json")"
+    elif [[ "$field" != '*' ]] && ! jq_ok "$d/why.json" "d.get('field') == $(json_str "$field")"; then
+      why="why.json names field $(jget "$d/why.json" "d.get('field')"), expected '$field': $(cat "$d/why.json")"
+    elif ! python3 -c 'import json,re,sys; sys.exit(0 if re.search(sys.argv[2], json.load(open(sys.argv[1]))["reason"], re.I) else 1)' "$d/why.json" "$re"; then
+      why="why.json reason does not match /$re/: $(cat "$d/why.json")"
+    else
+      case $kind in
+        file) cmp -s "$T/orig" "$d/mission.raw" || why="mission.raw differs from the bytes dropped (or is missing)" ;;
+        dir) [[ -d "$d/mission.raw" && ! -L "$d/mission.raw" ]] && diff -r "$T/orig" "$d/mission.raw" >/dev/null ||
+          why="mission.raw is not the directory dropped, intact" ;;
+        fifo) [[ -p "$d/mission.raw" ]] || why="mission.raw is not the FIFO dropped" ;;
+        symlink) [[ -L "$d/mission.raw" && "$(readlink "$d/mission.raw")" == "$(cat "$T/orig")" ]] ||
+          why="mission.raw is not the symlink dropped" ;;
+      esac
+    fi
+  fi
+  [[ -n "$why" ]] || alive || why="hangar status --json does not say hangard is alive after the drop"
+  if [[ -n "$why" ]]; then
+    say "FAIL $TEST/$label: $why"
+    FAILED=1
+  else
+    say "ok $TEST/$label"
+  fi
+  return 0
+}
+
+# intake_done NAME REJECTED_BEFORE: the drop has left incoming/new and a new rejected/ entry exists.
+intake_done() {
+  [[ ! -e "$S/incoming/new/$1" && ! -L "$S/incoming/new/$1" ]] && new_rejected "$2" >/dev/null
+}
+
+# drop_tmp NAME < BYTES: writes incoming/tmp/NAME (for reject_case).
+drop_tmp() { cat >"$S/incoming/tmp/$1"; }
+
+# finish: the last line of a test that reported sub-results with reject_case or check.
+finish() {
+  if [[ "$FAILED" == 1 ]]; then
+    [[ -s "$LOG" ]] && { note "--- hangard stderr (last 30 lines) ---"; tail -n 30 "$LOG" | sed 's/^/  /' >&2; }
+    exit 1
+  fi
+  exit 0
+}
+
+# mutated ID PY_STATEMENT: a valid mission (the "true" profile) changed by PY_STATEMENT on m.
+mutated() {
+  mission "$1" true 1 '' 'nothing to do' |
+    python3 -c 'import json,sys; m=json.load(sys.stdin); exec(sys.argv[1]); sys.stdout.write(json.dumps(m))' "$2"
+}
+
+# restart_case SIGNAL: three drones sleeping ~4 s; hangard is stopped with SIGNAL while they run
+# and started again; each drone started exactly once and every return is complete.
+restart_case() {
+  local sig=$1 id n
+  setup 4
+  start_hangard
+  for id in r1 r2 r3; do
+    mission "$id" script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'sleep 4' 'write REPORT.md survived' |
+      drop "$id.json"
+  done
+  all_started() { [[ -f "$T/starts" && $(wc -l <"$T/starts") -ge 3 ]]; }
+  wait_until 15 all_started || fail "the three drones did not all start within 15 s"
+  stop_hangard "$sig"
+  for id in r1 r2 r3; do
+    [[ "$(state_of "$id")" == running ]] || fail "$id is in '$(state_of "$id")' after SIG$sig, expected running"
+  done
+  start_hangard
+  for id in r1 r2 r3; do wait_returned "$id" 20; done
+  for id in r1 r2 r3; do
+    n=$(grep -c "^start $id " "$T/starts" || true)
+    ((n == 1)) || fail "$id started $n times"
+    local r="$S/returned/$id/return.json"
+    jq_ok "$r" "d['outcome'] == 'done'" || fail "$id outcome $(outcome "$id"), expected done: $(cat "$r")"
+    jq_ok "$r" "d['exit']['rc'] == 0" || fail "$id return.json exit rc is not 0"
+    room_has "$r" REPORT.md || fail "$id return.json's room manifest lacks REPORT.md"
+  done
+  [[ -z "$(find "$S/keys" -name 'launch.*.2')" ]] || fail "a second attempt was launched"
+  alive || fail "hangard is not alive"
+  pass
+}
+
+# manifest RETURN_JSON: prints the room manifest's entries as JSON lines {path,type,...}: the
+# longest list of objects with a "path" found under the "room" field of return.json.
+manifest() {
+  python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+best = []
+def walk(v):
+    global best
+    if isinstance(v, list):
+        if v and all(isinstance(x, dict) and "path" in x for x in v) and len(v) > len(best):
+            best = v
+        for x in v:
+            walk(x)
+    elif isinstance(v, dict):
+        for x in v.values():
+            walk(x)
+walk(d.get("room"))
+for e in best:
+    print(json.dumps(e))
+PY
+}
+
+# room_has RETURN_JSON PATH: the manifest lists PATH (with or without a leading "./").
+room_has() {
+  manifest "$1" | python3 -c '
+import json, sys
+want = sys.argv[1]
+for line in sys.stdin:
+    if json.loads(line)["path"].removeprefix("./") == want:
+        sys.exit(0)
+sys.exit(1)' "$2"
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `hangar wait` exit codes (0 done, 1 failed, non-zero for an unknown id) and every --json output
+# parses as JSON.
+. "$(dirname "$0")/lib.sh"
+setup
+start_hangard
+mission w-done script 1 '[{"file":"OK"}]' 'write OK yes' | drop w-done.json
+mission w-fail script 1 '[{"file":"OK"}]' 'exit 3' | drop w-fail.json
+parses() { python3 -c 'import json,sys; json.loads(sys.stdin.read())' <"$1" 2>/dev/null; }
+rc=0; timeout 30 "$BIN/hangar" --spool "$S" wait w-done >"$T/o" 2>&1 || rc=$?
+check wait-done-exit-0 test "$rc" -eq 0
+rc=0; timeout 30 "$BIN/hangar" --spool "$S" wait w-fail >"$T/o" 2>&1 || rc=$?
+check wait-failed-exit-1 test "$rc" -eq 1
+check failed-outcome test "$(outcome w-fail)" = failed
+rc=0; timeout 10 "$BIN/hangar" --spool "$S" wait no-such-id >"$T/o" 2>&1 || rc=$?
+check wait-unknown-nonzero test "$rc" -ne 0 -a "$rc" -ne 1 -a "$rc" -ne 124
+rc=0; timeout 30 "$BIN/hangar" --spool "$S" wait --json w-done >"$T/o" 2>"$T/e" || rc=$?
+check wait-json-exit-0 test "$rc" -eq 0
+check wait-json-parses parses "$T/o"
+for args in "status --json" "ls --json" "show --json w-done" "show --json w-fail"; do
+  rc=0
+  # shellcheck disable=SC2086
+  timeout 10 "$BIN/hangar" --spool "$S" $args >"$T/o" 2>"$T/e" || rc=$?
+  check "${args// /_}" test "$rc" -eq 0
+  check "${args// /_}-parses" parses "$T/o"
+done
+check status-alive alive
+finish
