@@ -148,10 +148,11 @@ Status Daemon::TakeControl(const std::string& name) {
 
 Status Daemon::CheckExit(const std::string& id) {
   if (!run_wd_.count(id)) return Status::Ok();
-  std::string err;
-  std::optional<ExitInfo> e = ReadExit(env_, layout_.RunDir(id), &err);
-  if (!err.empty()) Say(id + ": " + err);
-  if (!e) return Status::Ok();
+  Result<ExitInfo> e = ReadExit(env_, layout_.RunDir(id));
+  if (!e.ok()) {
+    if (e.status().code() != Code::kNotFound) Say(id + ": " + e.status().message());
+    return Status::Ok();
+  }
   UnwatchRun(id);
   return Dispatch(DroneExited{id, *e, env_->Now()});
 }
@@ -286,10 +287,10 @@ Status Daemon::CheckSupervisors() {
   for (const std::string& id : ids) {
     const std::string run = layout_.RunDir(id);
     if (SupervisorAlive(run)) continue;
-    std::string err;
-    std::optional<ExitInfo> e = ReadExit(env_, run, &err);  // after the lock test: see scan.h
+    Result<ExitInfo> e = ReadExit(env_, run);  // after the lock test: see scan.h
+    if (!e.ok() && e.status().code() != Code::kNotFound) Say(id + ": " + e.status().message());
     UnwatchRun(id);
-    Status s = e ? Dispatch(DroneExited{id, *e, env_->Now()}) : Dispatch(SupervisorGone{id, env_->Now()});
+    Status s = e.ok() ? Dispatch(DroneExited{id, *e, env_->Now()}) : Dispatch(SupervisorGone{id, env_->Now()});
     if (!s.ok()) return s;
   }
   return Status::Ok();

@@ -175,13 +175,4 @@ Status SignalSupervisor(const std::string& run_dir, int sig) {
   return Status::Ok();
 }
 
-Result<ExitInfo> ReadExitInfo(const std::string& run_dir) {
-  const std::string path = run_dir + "/exit.json";
-  Result<json::Value> doc = ReadRunJson(path);
-  if (!doc.ok()) return doc.status();
-  Result<ExitInfo> info = ExitInfo::FromJson(*doc);
-  if (!info.ok()) return Status::Invalid("cannot read " + path + ": " + info.status().message());
-  return info;
-}
-
 }  // namespace hangar

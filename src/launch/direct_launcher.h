@@ -35,8 +35,4 @@ bool SupervisorAlive(const std::string& run_dir);
 // failed), Invalid when it cannot be read, Unavailable when that process is gone.
 Status SignalSupervisor(const std::string& run_dir, int sig);
 
-// run/exit.json of RUN_DIR. NotFound while the supervisor has not finished (it is written as the
-// supervisor's last act, before the lock is let go); Invalid when malformed.
-Result<ExitInfo> ReadExitInfo(const std::string& run_dir);
-
 }  // namespace hangar

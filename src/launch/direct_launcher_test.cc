@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "shell/env.h"
 #include "shell/proc.h"
+#include "shell/scan.h"
 
 namespace hangar {
 namespace {
@@ -127,9 +129,9 @@ TEST_F(DirectLauncherTest, SignalReachesExactlyTheNamedProcess) {
 }
 
 TEST_F(DirectLauncherTest, ExitInfoIsNotFoundUntilWritten) {
-  EXPECT_EQ(ReadExitInfo(run_).status().code(), Code::kNotFound);
+  EXPECT_EQ(ReadExit(RealEnv(), run_).status().code(), Code::kNotFound);
   std::ofstream(run_ + "/exit.json") << "{\"hangar\":1}";
-  EXPECT_EQ(ReadExitInfo(run_).status().code(), Code::kInvalid);
+  EXPECT_EQ(ReadExit(RealEnv(), run_).status().code(), Code::kInvalid);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "launch/direct_launcher.h"
 #include "shell/env.h"
 #include "shell/proc.h"
+#include "shell/scan.h"
 
 namespace hangar {
 namespace {
@@ -137,7 +138,7 @@ class ShimTest : public ::testing::Test {
   ExitInfo AwaitExit() {
     const auto until = steady_clock::now() + std::chrono::seconds(60);
     for (;;) {
-      Result<ExitInfo> e = ReadExitInfo(run_);
+      Result<ExitInfo> e = ReadExit(RealEnv(), run_);
       if (e.ok()) return *e;
       EXPECT_EQ(e.status().code(), Code::kNotFound) << e.status().message();
       if (steady_clock::now() > until) {

@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "base/sha256.h"
 #include "shell/declaration.h"
 #include "shell/done_checks.h"
 
@@ -25,26 +24,15 @@ json::Value FileDigest(const std::string& path, const std::string& name) {
     if (fd >= 0) close(fd);
     return o;
   }
-  Sha256 h;
-  char buf[65536];
-  int64_t size = 0;
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      o["error"] = "read failed after " + std::to_string(size) + " bytes: " + std::strerror(errno);
-      close(fd);
-      o["present"] = true;
-      return o;
-    }
-    if (n == 0) break;
-    h.Update(buf, size_t(n));
-    size += n;
-  }
+  Result<FileHash> h = HashFd(fd, INT64_MAX);
   close(fd);
   o["present"] = true;
-  o["size"] = size;
-  o["sha256"] = h.FinishHex();
+  if (!h.ok()) {
+    o["error"] = h.status().message();
+    return o;
+  }
+  o["size"] = h->size;
+  o["sha256"] = h->sha256;
   return o;
 }
 

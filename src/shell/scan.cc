@@ -64,24 +64,15 @@ ControlDropped ReadControl(Env* env, const Layout& l, const std::string& name, T
   return c;
 }
 
-std::optional<ExitInfo> ReadExit(Env* env, const std::string& run_dir, std::string* error) {
+Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir) {
   const std::string path = run_dir + "/exit.json";
   Result<std::string> text = env->ReadFile(path, 1 << 20);
-  if (!text.ok()) {
-    if (text.status().code() != Code::kNotFound) *error = text.status().message();
-    return std::nullopt;
-  }
+  if (!text.ok()) return text.status();
   Result<json::Value> v = json::Parse(*text);
-  if (!v.ok()) {
-    *error = path + ": " + v.status().message();
-    return std::nullopt;
-  }
+  if (!v.ok()) return Status::Invalid("cannot read " + path + ": " + v.status().message());
   Result<ExitInfo> e = ExitInfo::FromJson(*v);
-  if (!e.ok()) {
-    *error = run_dir + "/" + e.status().message();
-    return std::nullopt;
-  }
-  return e.value();
+  if (!e.ok()) return Status::Invalid("cannot read " + path + ": " + e.status().message());
+  return e;
 }
 
 Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs now,
@@ -109,11 +100,11 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs
         const json::Value* att = launch ? launch->find("attempt") : nullptr;
         r.attempt = att && att->is_int() ? int(att->as_int()) : 1;
         const std::string run = dir + "/run";
-        std::string err;
         r.supervisor_alive = alive(run);
         // Read exit.json after the liveness test: a supervisor that ends in between has written it.
-        r.exit = ReadExit(env, run, &err);
-        if (!err.empty()) log->push_back(id + ": " + err);
+        Result<ExitInfo> e = ReadExit(env, run);
+        if (e.ok()) r.exit = e.value();
+        else if (e.status().code() != Code::kNotFound) log->push_back(id + ": " + e.status().message());
       }
       batch.push_back(std::move(r));
     }

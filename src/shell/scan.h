@@ -20,8 +20,9 @@ Result<std::vector<std::string>> Waiting(Env* env, const std::string& dir);
 Dropped ReadDrop(Env* env, const Layout& l, const std::string& name, TimeMs now);
 ControlDropped ReadControl(Env* env, const Layout& l, const std::string& name, TimeMs now);
 
-// run/exit.json of a running mission, when present and readable.
-std::optional<ExitInfo> ReadExit(Env* env, const std::string& run_dir, std::string* error);
+// RUN_DIR/exit.json, written by the supervisor as its last act before it lets go of its lock.
+// NotFound until then; Invalid when malformed (the message names the file and field).
+Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir);
 
 // Every mission directory of the spool as a Recovered signal: terminal states first, then running,
 // hold, queued (queued in intake order), so the kernel counts busy slots before it launches.
