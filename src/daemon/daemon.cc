@@ -25,6 +25,7 @@ namespace hangar {
 namespace {
 
 constexpr TimeMs kSupervisorCheckMs = 2000;
+constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are looked at again
 
 int PoolSize(int slots) { return slots < 2 ? 2 : slots > 16 ? 16 : slots; }
 
@@ -117,20 +118,31 @@ Status Daemon::Start() {
 Status Daemon::ScanAll() {
   Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
   if (!names.ok()) return names.status();
-  for (const std::string& n : *names) {
-    Status s = TakeName(n);
-    if (!s.ok()) return s;
-  }
+  pending_names_.insert(pending_names_.end(), names->begin(), names->end());
   names = Waiting(env_, layout_.ControlNew());
   if (!names.ok()) return names.status();
-  for (const std::string& n : *names) {
-    Status s = TakeControl(n);
-    if (!s.ok()) return s;
-  }
+  pending_controls_.insert(pending_controls_.end(), names->begin(), names->end());
   std::vector<std::string> ids;
   for (const auto& [id, wd] : run_wd_) ids.push_back(id);
   for (const std::string& id : ids) {
     Status s = CheckExit(id);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::TakePending(size_t max) {
+  // Control requests first: a cancel should not wait behind a burst of new missions.
+  for (; max > 0 && !pending_controls_.empty(); --max) {
+    std::string n = std::move(pending_controls_.front());
+    pending_controls_.pop_front();
+    Status s = TakeControl(n);
+    if (!s.ok()) return s;
+  }
+  for (; max > 0 && !pending_names_.empty(); --max) {
+    std::string n = std::move(pending_names_.front());
+    pending_names_.pop_front();
+    Status s = TakeName(n);
     if (!s.ok()) return s;
   }
   return Status::Ok();
@@ -324,14 +336,8 @@ Status Daemon::ReadInotify(bool* overflow) {
       }
     }
   }
-  for (const std::string& n : names) {
-    Status s = TakeName(n);
-    if (!s.ok()) return s;
-  }
-  for (const std::string& n : controls) {
-    Status s = TakeControl(n);
-    if (!s.ok()) return s;
-  }
+  pending_names_.insert(pending_names_.end(), names.begin(), names.end());
+  pending_controls_.insert(pending_controls_.end(), controls.begin(), controls.end());
   for (const std::string& id : exits) {
     Status s = CheckExit(id);
     if (!s.ok()) return s;
@@ -342,7 +348,8 @@ Status Daemon::ReadInotify(bool* overflow) {
 Status Daemon::Run() {
   for (;;) {
     struct pollfd fds[3] = {{inotify_fd_, POLLIN, 0}, {signal_fd_, POLLIN, 0}, {pool_->ready_fd(), POLLIN, 0}};
-    int n = poll(fds, 3, 1000);
+    const bool backlog = !pending_names_.empty() || !pending_controls_.empty();
+    int n = poll(fds, 3, backlog ? 0 : 1000);
     if (n < 0 && errno != EINTR) return Status::Errno("poll", errno);
     if (fds[1].revents & POLLIN) {
       struct signalfd_siginfo si {};
@@ -372,6 +379,7 @@ Status Daemon::Run() {
         if (!s.ok()) return s;
       }
     }
+    if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
     const TimeMs now = env_->Now();
     if (now - last_supervisor_check_ >= kSupervisorCheckMs) {
       last_supervisor_check_ = now;

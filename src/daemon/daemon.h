@@ -40,6 +40,7 @@ class Daemon {
   Status TakeName(const std::string& name);
   Status TakeControl(const std::string& name);
   Status ScanAll();
+  Status TakePending(size_t max);
   Status ReadInotify(bool* overflow);
   Status CheckSupervisors();
   Status RetryNotify();
@@ -58,6 +59,9 @@ class Daemon {
   std::unique_ptr<WorkerPool> pool_;
   int lock_fd_ = -1, inotify_fd_ = -1, signal_fd_ = -1;
   int wd_incoming_ = -1, wd_control_ = -1;
+  // Drops and control requests seen but not yet taken: a burst is taken a batch per loop turn, so
+  // drones' ends and finished observations are handled in between (they free slots).
+  std::deque<std::string> pending_names_, pending_controls_;
   std::map<int, std::string> run_watch_;  // inotify wd -> mission id
   std::map<std::string, int> run_wd_;     // mission id -> inotify wd (running, drone not ended)
   TimeMs started_ = 0, last_supervisor_check_ = 0, last_notify_retry_ = 0;
