@@ -44,7 +44,11 @@ check() {
   say "skip $TEST: bin/hangard, bin/hangar or bin/hangar-shim not built"
   exit 0
 }
-command -v python3 >/dev/null || { say "skip $TEST: python3 missing (scripts/install-deps installs it)"; exit 0; }
+# python3 for JSON; the interpreter itself, not a wrapper (a pyenv shim costs a second per call).
+if [[ -x /usr/bin/python3 ]]; then PY=/usr/bin/python3
+elif command -v python3 >/dev/null; then PY=$(python3 -c 'import sys; print(sys.executable)')
+else say "skip $TEST: python3 missing (scripts/install-deps installs it)"; exit 0; fi
+python3() { "$PY" "$@"; }
 
 # setup [SLOTS]: a fresh copy of spool/ in a scratch directory, with the given slot count.
 setup() {
