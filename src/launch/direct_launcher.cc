@@ -12,6 +12,7 @@
 #include <boost/process/args.hpp>
 #include <boost/process/child.hpp>
 #include <boost/process/exe.hpp>
+#include <boost/process/extend.hpp>
 #include <boost/process/io.hpp>
 #include <cerrno>
 #include <chrono>
@@ -94,9 +95,13 @@ Status StartShim(const std::string& shim_path, const std::string& plan_file) {
     return Status::Errno("open a report file for hangar-shim", e);
   }
   std::error_code ec;
+  pid_t failed = -1;
   bp::child shim(bp::exe = shim_path, bp::args = {plan_file},
-                 bp::std_in<bp::null, (bp::std_out & bp::std_err)> report, ec);
+                 bp::std_in<bp::null, (bp::std_out & bp::std_err)> report,
+                 // Boost 1.74 does not reap a child whose exec failed; its pid is only known here.
+                 bp::extend::on_error([&](auto& exec, const std::error_code&) { failed = exec.pid; }), ec);
   if (ec) {
+    if (failed > 0) waitpid(failed, nullptr, 0);
     fclose(report);
     return Status::Io("cannot run " + shim_path + ": " + ec.message());
   }
