@@ -56,4 +56,5 @@ PY
 [[ -z "$bad" ]] || fail "returns not done or with another id: $(head -n 3 <<<"$bad")"
 keys=$(find "$S/keys" -name 'launch.*' | wc -l)
 ((keys == 200)) || fail "$keys launch keys, expected 200 (one per mission)"
+wait_until 5 no_zombies || fail "hangard has zombie children: $(ps --ppid "$HPID" -o pid=,stat=,args= | grep ' Z')"
 pass
