@@ -68,6 +68,9 @@ std::optional<MissionRef> SpoolView::Locate(const std::string& id) const {
     for (Phase p : kAllPhases) {
       const std::string dir = layout_.MissionDir(p, id);
       if (env_->Exists(dir)) return MissionRef{id, std::string(PhaseName(p)), p, dir};
+      // Being taken in right now (hangar-spool(5), intake): still "incoming" to a reader.
+      const std::string taking = layout_.StateDir(p) + "/." + id + ".tmp";
+      if (env_->Exists(taking)) return MissionRef{id, std::string(kIncoming), std::nullopt, taking};
     }
   }
   return std::nullopt;

@@ -100,6 +100,9 @@ int RunWait(const Context& ctx, const std::string& id, std::optional<double> tim
   const auto deadline =
       timeout_s ? Clock::now() + std::chrono::milliseconds(int64_t(std::ceil(*timeout_s * 1000)))
                 : Clock::time_point::max();
+  // An id found nowhere (a typo, or a mission long removed) would wait forever: say so at once.
+  if (!view.Locate(id))
+    return FailTo(ctx.err, kExitNoInput, "wait for " + id, "no such mission in " + ctx.layout.spool);
   Watcher watcher(ctx.layout);
   bool watching_dir = false;
   for (;;) {

@@ -59,9 +59,11 @@ Observation ObserveMission(const Observe& ob, const ManifestLimits& limits) {
   files["stdout"] = FileDigest(ob.run + "/stdout", "run/stdout");
   files["stderr"] = FileDigest(ob.run + "/stderr", "run/stderr");
   if (!ob.last_message.empty()) {
-    json::Value lm = FileDigest(ob.last_message, ob.last_message);
-    lm["path"] = ob.last_message;
-    files["last_message"] = lm;
+    // Inside the run directory, name it relative to the mission directory: that moves to returned/.
+    const std::string run_prefix = ob.run + "/";
+    const bool in_run = ob.last_message.compare(0, run_prefix.size(), run_prefix) == 0;
+    files["last_message"] =
+        FileDigest(ob.last_message, in_run ? "run/" + ob.last_message.substr(run_prefix.size()) : ob.last_message);
   }
   obs.files = files;
   return obs;
