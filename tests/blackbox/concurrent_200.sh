@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
-# 200 missions dropped at once by 8 concurrent writers (tmp + rename, as a script would; one writer
-# through `hangar submit`), with the "true" profile: all 200 return exactly once.
+# 200 missions dropped at once by 8 concurrent writers (7 write tmp then rename into incoming/new,
+# as a script would; one goes through `hangar submit`), with the "true" profile: all 200 return
+# exactly once (one launch key each, no id in two states, nothing left behind).
 . "$(dirname "$0")/lib.sh"
 setup
 start_hangard
-mkdir -p "$T/submit"
+mkdir -p "$T/src"
+for w in 1 2 3 4 5 6 7 8; do
+  for ((i = 1; i <= 25; i++)); do
+    id=$(printf 'c%d-%03d' "$w" "$i")
+    ((w == 8)) && idf='' || idf="\"id\":\"$id\","
+    printf '{"hangar":1,%s"requester":"blackbox","drone":"true","future":"x","now":"x","max_minutes":1}\n' \
+      "$idf" >"$T/src/$id.json"
+  done
+done
 writer() {
   local w=$1 i id
   for ((i = 1; i <= 25; i++)); do
     id=$(printf 'c%d-%03d' "$w" "$i")
     if ((w == 8)); then
-      mission '' true 1 '' 'x' >"$T/submit/$id.json"
-      "$BIN/hangar" --spool "$S" submit "$T/submit/$id.json" >"$T/submit/$id.out" 2>&1 || echo "$id" >>"$T/submit-errors"
+      "$BIN/hangar" --spool "$S" submit "$T/src/$id.json" >"$T/src/$id.out" 2>&1 || echo "$id" >>"$T/submit-errors"
     else
-      mission "$id" true 1 '' 'x' | drop "$id.json"
+      cp "$T/src/$id.json" "$S/incoming/tmp/$id.json"
+      mv -T "$S/incoming/tmp/$id.json" "$S/incoming/new/$id.json"
     fi
   done
 }
-for w in 1 2 3 4 5 6 7 8; do writer "$w" & done
-wait
-[[ ! -s "$T/submit-errors" ]] || fail "hangar submit failed for $(wc -l <"$T/submit-errors") missions: $(cat "$T/submit/$(head -n 1 "$T/submit-errors").out")"
-count_returned() { [[ $(find "$S/returned" -mindepth 2 -maxdepth 2 -name return.json | wc -l) -ge 200 ]]; }
-wait_until 240 count_returned || fail "only $(find "$S/returned" -mindepth 2 -maxdepth 2 -name return.json | wc -l) of 200 returned in 240 s"
+pids=()
+for w in 1 2 3 4 5 6 7 8; do writer "$w" & pids+=($!); done
+wait "${pids[@]}"  # the writers only: hangard is a child too
+[[ ! -s "$T/submit-errors" ]] || fail "hangar submit failed for $(wc -l <"$T/submit-errors") missions: $(cat "$T/src/$(head -n 1 "$T/submit-errors").out")"
+n_returned() { find "$S/returned" -mindepth 2 -maxdepth 2 -name return.json | wc -l; }
+count_returned() { (($(n_returned) >= 200)); }
+wait_until 150 count_returned || fail "only $(n_returned) of 200 returned in 150 s"
 sleep 1  # anything past 200 would be a mission returned twice or a stray
 n=$(find "$S/returned" -mindepth 1 -maxdepth 1 ! -name '.*' | wc -l)
 ((n == 200)) || fail "$n entries in returned/, expected 200"
@@ -29,8 +40,21 @@ dups=$(find "$S"/{hold,queued,running,returned,denied,rejected} -mindepth 1 -max
 [[ -z "$dups" ]] || fail "ids in two states: $dups"
 others=$(find "$S"/{hold,queued,running,denied,rejected} "$S/incoming/new" -mindepth 1 -maxdepth 1 ! -name '.*' -printf '%P ')
 [[ -z "$others" ]] || fail "left outside returned/: $others"
-bad=$(for d in "$S"/returned/*/; do jq_ok "$d/return.json" "d.get('outcome') == 'done'" || echo "${d%/}"; done)
-[[ -z "$bad" ]] || fail "missions not done: $(head -n 3 <<<"$bad")"
+submitted=$(cat "$T"/src/c8-*.out | sort)
+missing=$(for id in $submitted; do [[ -d "$S/returned/$id" ]] || echo "$id"; done)
+[[ -z "$missing" ]] || fail "ids printed by hangar submit not in returned/: $missing"
+bad=$(python3 - "$S/returned" <<'PY'
+import json, os, sys
+for id_ in sorted(os.listdir(sys.argv[1])):
+    if id_.startswith("."):
+        continue
+    d = json.load(open(os.path.join(sys.argv[1], id_, "return.json")))
+    if d.get("outcome") != "done" or d.get("id") != id_:
+        print(id_, d.get("id"), d.get("outcome"))
+PY
+)
+[[ -z "$bad" ]] || fail "returns not done or with another id: $(head -n 3 <<<"$bad")"
 keys=$(find "$S/keys" -name 'launch.*' | wc -l)
 ((keys == 200)) || fail "$keys launch keys, expected 200 (one per mission)"
+wait_until 5 no_zombies || fail "hangard has zombie children: $(ps --ppid "$HPID" -o pid=,stat=,args= | grep ' Z')"
 pass

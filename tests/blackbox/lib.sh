@@ -44,7 +44,11 @@ check() {
   say "skip $TEST: bin/hangard, bin/hangar or bin/hangar-shim not built"
   exit 0
 }
-command -v python3 >/dev/null || { say "skip $TEST: python3 missing (scripts/install-deps installs it)"; exit 0; }
+# python3 for JSON; the interpreter itself, not a wrapper (a pyenv shim costs a second per call).
+if [[ -x /usr/bin/python3 ]]; then PY=/usr/bin/python3
+elif command -v python3 >/dev/null; then PY=$(python3 -c 'import sys; print(sys.executable)')
+else say "skip $TEST: python3 missing (scripts/install-deps installs it)"; exit 0; fi
+python3() { "$PY" "$@"; }
 
 # setup [SLOTS]: a fresh copy of spool/ in a scratch directory, with the given slot count.
 setup() {
@@ -305,10 +309,11 @@ mutated() {
     python3 -c 'import json,sys; m=json.load(sys.stdin); exec(sys.argv[1]); sys.stdout.write(json.dumps(m))' "$2"
 }
 
-# restart_case SIGNAL: three drones sleeping ~4 s; hangard is stopped with SIGNAL while they run
-# and started again; each drone started exactly once and every return is complete.
+# restart_case SIGNAL: three drones sleeping ~4 s; hangard is stopped with SIGNAL while they run,
+# a fourth mission is dropped while it is down, and hangard is started again: each drone started
+# exactly once, every return is complete, and the mission dropped meanwhile is taken in.
 restart_case() {
-  local sig=$1 id n
+  local sig=$1 id n ids='r1 r2 r3 r4'
   setup 4
   start_hangard
   for id in r1 r2 r3; do
@@ -321,9 +326,10 @@ restart_case() {
   for id in r1 r2 r3; do
     [[ "$(state_of "$id")" == running ]] || fail "$id is in '$(state_of "$id")' after SIG$sig, expected running"
   done
+  mission r4 script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md dropped while down' | drop r4.json
   start_hangard
-  for id in r1 r2 r3; do wait_returned "$id" 20; done
-  for id in r1 r2 r3; do
+  for id in $ids; do wait_returned "$id" 20; done
+  for id in $ids; do
     n=$(grep -c "^start $id " "$T/starts" || true)
     ((n == 1)) || fail "$id started $n times"
     local r="$S/returned/$id/return.json"
@@ -369,3 +375,25 @@ for line in sys.stdin:
         sys.exit(0)
 sys.exit(1)' "$2"
 }
+
+# group_gone SHIM_JSON: no process of the drone's process group is left (by pid and start time).
+group_gone() {
+  python3 - "$1" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+pgid = d["drone_pid"]
+for p in os.listdir("/proc"):
+    if not p.isdigit():
+        continue
+    try:
+        stat = open("/proc/%s/stat" % p).read()
+    except OSError:
+        continue
+    fields = stat[stat.rindex(")") + 2:].split()
+    if int(fields[2]) == pgid and fields[0] != "Z":  # field 5: pgrp
+        sys.exit(1)
+PY
+}
+
+# no_zombies: hangard has no zombie children.
+no_zombies() { ! ps --ppid "$HPID" -o stat= 2>/dev/null | grep -q '^Z'; }

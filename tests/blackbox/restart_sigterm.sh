@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
 # hangard stopped with SIGTERM while drones run, then started again: the drones finish, are not
-# relaunched (one start each) and their returns are complete.
+# relaunched (one start each), their returns are complete, and a drop made meanwhile is taken.
 . "$(dirname "$0")/lib.sh"
 restart_case TERM
