@@ -38,8 +38,7 @@ Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits
       layout_(std::move(layout)),
       limits_(limits),
       shim_path_(std::move(shim_path)),
-      config_path_(std::move(config_path)),
-      pool_(std::make_unique<WorkerPool>(PoolSize(setup_.config.slots))) {}
+      config_path_(std::move(config_path)) {}
 
 Daemon::~Daemon() {
   for (int fd : {inotify_fd_, signal_fd_, lock_fd_})
@@ -86,6 +85,8 @@ Status Daemon::Start() {
   sigaddset(&mask, SIGHUP);
   sigprocmask(SIG_BLOCK, &mask, nullptr);
   signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  // Threads inherit the mask: started only now, no worker can take a signal meant for the loop.
+  pool_ = std::make_unique<WorkerPool>(PoolSize(setup_.config.slots));
   signal(SIGPIPE, SIG_IGN);
   inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (signal_fd_ < 0 || inotify_fd_ < 0) return Status::Errno("set up signalfd/inotify", errno);
