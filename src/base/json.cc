@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+
 #include "base/simdjson_util.h"
 
 namespace hangar::json {
@@ -17,13 +18,27 @@ void AppendQuoted(std::string* out, std::string_view s) {
   out->push_back('"');
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
       default:
         if (c < 0x20) {
           out->append("\\u00");
@@ -102,16 +117,21 @@ Value FromElement(simdjson::dom::element e) {
     }
     case element_type::OBJECT: {
       Object o;
-      for (auto field : AsObject(e))
-        o[std::string(field.key)] = FromElement(field.value);
+      for (auto field : AsObject(e)) o[std::string(field.key)] = FromElement(field.value);
       return o;
     }
-    case element_type::INT64: return Value(e.get_int64().value_unsafe());
-    case element_type::UINT64: return Value(double(e.get_uint64().value_unsafe()));
-    case element_type::DOUBLE: return Value(e.get_double().value_unsafe());
-    case element_type::STRING: return Value(std::string(e.get_string().value_unsafe()));
-    case element_type::BOOL: return Value(e.get_bool().value_unsafe());
-    case element_type::NULL_VALUE: return Value(nullptr);
+    case element_type::INT64:
+      return Value(e.get_int64().value_unsafe());
+    case element_type::UINT64:
+      return Value(double(e.get_uint64().value_unsafe()));
+    case element_type::DOUBLE:
+      return Value(e.get_double().value_unsafe());
+    case element_type::STRING:
+      return Value(std::string(e.get_string().value_unsafe()));
+    case element_type::BOOL:
+      return Value(e.get_bool().value_unsafe());
+    case element_type::NULL_VALUE:
+      return Value(nullptr);
   }
   return Value();
 }
@@ -131,7 +151,9 @@ std::string WritePretty(const Value& v) {
   return out;
 }
 
-bool ValidUtf8(std::string_view s) { return simdjson::validate_utf8(s.data(), s.size()); }
+bool ValidUtf8(std::string_view s) {
+  return simdjson::validate_utf8(s.data(), s.size());
+}
 
 Result<Value> Parse(std::string_view text) {
   simdjson::dom::parser parser;

@@ -25,7 +25,8 @@ TEST(Json, ParseRoundTrips) {
 }
 
 TEST(Sha256, KnownVector) {
-  EXPECT_EQ(Sha256Hex("hello\n"), "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
+  EXPECT_EQ(Sha256Hex("hello\n"),
+            "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
 }
 
 TEST(TimeFmt, FormatsAndParsesUtcMillis) {

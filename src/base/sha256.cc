@@ -9,10 +9,14 @@ struct Sha256::Ctx {
   ~Ctx() { EVP_MD_CTX_free(md); }
 };
 
-Sha256::Sha256() : ctx_(std::make_unique<Ctx>()) { EVP_DigestInit_ex(ctx_->md, EVP_sha256(), nullptr); }
+Sha256::Sha256() : ctx_(std::make_unique<Ctx>()) {
+  EVP_DigestInit_ex(ctx_->md, EVP_sha256(), nullptr);
+}
 Sha256::~Sha256() = default;
 
-void Sha256::Update(const void* data, size_t n) { EVP_DigestUpdate(ctx_->md, data, n); }
+void Sha256::Update(const void* data, size_t n) {
+  EVP_DigestUpdate(ctx_->md, data, n);
+}
 
 std::string Sha256::FinishHex() {
   unsigned char digest[EVP_MAX_MD_SIZE];

@@ -1,6 +1,7 @@
 // Status: an error as a value. A small closed set of codes plus a message that a person reads.
 // Errors never cross a module boundary as exceptions; functions that can fail return Status or
-// Result<T>. Messages follow the shape "cannot VERB OBJECT: reason" (the program prefixes "hangar: ").
+// Result<T>. Messages follow the shape "cannot VERB OBJECT: reason"; the program puts its name
+// first ("hangar: ").
 #pragma once
 
 #include <optional>

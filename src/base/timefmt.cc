@@ -12,7 +12,9 @@ struct tm Utc(TimeMs ms) {
   gmtime_r(&secs, &t);
   return t;
 }
-int Millis(TimeMs ms) { return int(((ms % 1000) + 1000) % 1000); }
+int Millis(TimeMs ms) {
+  return int(((ms % 1000) + 1000) % 1000);
+}
 }  // namespace
 
 std::string FormatTime(TimeMs ms) {

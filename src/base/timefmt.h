@@ -11,8 +11,8 @@ namespace hangar {
 
 using TimeMs = int64_t;
 
-std::string FormatTime(TimeMs ms);                         // 2026-11-29T19:05:43.123Z
-std::optional<TimeMs> ParseTime(std::string_view text);    // the inverse; nullopt if malformed
-std::string CompactTime(TimeMs ms);                        // 20261129T190543.123Z (ids, file names)
+std::string FormatTime(TimeMs ms);                       // 2026-11-29T19:05:43.123Z
+std::optional<TimeMs> ParseTime(std::string_view text);  // the inverse; nullopt if malformed
+std::string CompactTime(TimeMs ms);                      // 20261129T190543.123Z (ids, file names)
 
 }  // namespace hangar

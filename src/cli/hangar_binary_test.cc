@@ -160,7 +160,8 @@ TEST_F(HangarBinaryTest, SubmitRefusesWhatIsNoRegularFile) {
 TEST_F(HangarBinaryTest, LsShowStatusGiveJson) {
   s.AddMission(Phase::kQueued, "q1", kT0);
   s.AddReturned("r1", kT0, "done");
-  s.Write("notify/r1.json", "{\"hangar\":1,\"id\":\"r1\",\"dir\":\"/in\",\"reason\":\"inbox full\"}");
+  s.Write("notify/r1.json",
+          "{\"hangar\":1,\"id\":\"r1\",\"dir\":\"/in\",\"reason\":\"inbox full\"}");
 
   json::Value ls = ParsedOut(Run({"ls", "--json"}));
   ASSERT_TRUE(ls.is_array());

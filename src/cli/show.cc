@@ -38,27 +38,32 @@ void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
   if (!ret.is_object()) return;
   rows->push_back({"outcome", Text(ret.find("outcome"))});
   rows->push_back({"reason", Text(ret.find("reason"))});
-  for (const char* k : {"rc", "signal", "timed_out", "cancelled"}) rows->push_back({k, Text(Member(ret, "exit", k))});
-  for (const char* k : {"started", "ended", "returned"}) rows->push_back({k, Text(Member(ret, "times", k))});
+  for (const char* k : {"rc", "signal", "timed_out", "cancelled"})
+    rows->push_back({k, Text(Member(ret, "exit", k))});
+  for (const char* k : {"started", "ended", "returned"})
+    rows->push_back({k, Text(Member(ret, "times", k))});
   if (const json::Value* n = Member(ret, "room", "entries"))
-    rows->push_back({"room", Text(n) + " entries" +
-                                 (Member(ret, "room", "omitted_entries") &&
-                                          Text(Member(ret, "room", "omitted_entries")) != "0"
-                                      ? " (" + Text(Member(ret, "room", "omitted_entries")) + " not listed)"
-                                      : "")});
-  if (const json::Value* checks = Member(ret, "done_checks", "results"); checks && checks->is_array()) {
+    rows->push_back(
+        {"room", Text(n) + " entries" +
+                     (Member(ret, "room", "omitted_entries") &&
+                              Text(Member(ret, "room", "omitted_entries")) != "0"
+                          ? " (" + Text(Member(ret, "room", "omitted_entries")) + " not listed)"
+                          : "")});
+  if (const json::Value* checks = Member(ret, "done_checks", "results");
+      checks && checks->is_array()) {
     size_t passed = 0;
     for (const json::Value& c : checks->as_array()) {
       const json::Value* p = c.is_object() ? c.find("passed") : nullptr;
       if (p && p->is_bool() && p->as_bool()) ++passed;
     }
-    rows->push_back({"checks", std::to_string(passed) + " of " + std::to_string(checks->as_array().size()) +
-                                   " passed"});
+    rows->push_back({"checks", std::to_string(passed) + " of " +
+                                   std::to_string(checks->as_array().size()) + " passed"});
   }
   if (const json::Value* d = Member(ret, "declaration", "present"); d && d->is_bool())
-    rows->push_back({"declaration", !d->as_bool()                                    ? "absent"
-                                    : Text(Member(ret, "declaration", "valid")) == "true" ? "valid"
-                                                                                      : "invalid"});
+    rows->push_back({"declaration", !d->as_bool() ? "absent"
+                                    : Text(Member(ret, "declaration", "valid")) == "true"
+                                        ? "valid"
+                                        : "invalid"});
 }
 
 std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,

@@ -102,7 +102,8 @@ int RunWait(const Context& ctx, const std::string& id, std::optional<double> tim
                 : Clock::time_point::max();
   // An id found nowhere (a typo, or a mission long removed) would wait forever: say so at once.
   if (!view.Locate(id))
-    return FailTo(ctx.err, kExitNoInput, "wait for " + id, "no such mission in " + ctx.layout.spool);
+    return FailTo(ctx.err, kExitNoInput, "wait for " + id,
+                  "no such mission in " + ctx.layout.spool);
   Watcher watcher(ctx.layout);
   bool watching_dir = false;
   for (;;) {

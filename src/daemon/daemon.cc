@@ -27,12 +27,14 @@ namespace {
 constexpr TimeMs kSupervisorCheckMs = 2000;
 constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are looked at again
 
-int PoolSize(int slots) { return slots < 2 ? 2 : slots > 16 ? 16 : slots; }
+int PoolSize(int slots) {
+  return slots < 2 ? 2 : slots > 16 ? 16 : slots;
+}
 
 }  // namespace
 
-Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits, std::string shim_path,
-               std::string config_path)
+Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits,
+               std::string shim_path, std::string config_path)
     : env_(env),
       setup_(std::move(setup)),
       layout_(std::move(layout)),
@@ -74,7 +76,8 @@ Status Daemon::Start() {
   if (lock_fd_ < 0) return Status::Errno("open " + layout_.LockFile(), errno);
   if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK)
-      return Status::Unavailable("cannot lock " + layout_.LockFile() + ": another hangard runs on this spool");
+      return Status::Unavailable("cannot lock " + layout_.LockFile() +
+                                 ": another hangard runs on this spool");
     return Status::Errno("lock " + layout_.LockFile(), errno);
   }
 
@@ -91,8 +94,10 @@ Status Daemon::Start() {
   inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (signal_fd_ < 0 || inotify_fd_ < 0) return Status::Errno("set up signalfd/inotify", errno);
   // Watch before scanning, so nothing dropped in between goes unseen.
-  wd_incoming_ = inotify_add_watch(inotify_fd_, layout_.IncomingNew().c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE);
-  wd_control_ = inotify_add_watch(inotify_fd_, layout_.ControlNew().c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE);
+  wd_incoming_ = inotify_add_watch(inotify_fd_, layout_.IncomingNew().c_str(),
+                                   IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE);
+  wd_control_ = inotify_add_watch(inotify_fd_, layout_.ControlNew().c_str(),
+                                  IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE);
   if (wd_incoming_ < 0 || wd_control_ < 0) return Status::Errno("watch " + layout_.spool, errno);
 
   Result<std::vector<std::string>> fixed = RecoverIntakes(env_, layout_);
@@ -100,8 +105,9 @@ Status Daemon::Start() {
   for (const std::string& f : *fixed) Say(f);
 
   std::vector<std::string> log;
-  Result<std::vector<Recovered>> rec =
-      RecoverMissions(env_, layout_, env_->Now(), [](const std::string& run) { return SupervisorAlive(run); }, &log);
+  Result<std::vector<Recovered>> rec = RecoverMissions(
+      env_, layout_, env_->Now(), [](const std::string& run) { return SupervisorAlive(run); },
+      &log);
   if (!rec.ok()) return rec.status();
   for (const std::string& line : log) Say(line);
   for (Recovered& r : rec.value()) {
@@ -150,12 +156,14 @@ Status Daemon::TakePending(size_t max) {
 }
 
 Status Daemon::TakeName(const std::string& name) {
-  if (name.empty() || name[0] == '.' || !env_->Exists(layout_.IncomingNew() + "/" + name)) return Status::Ok();
+  if (name.empty() || name[0] == '.' || !env_->Exists(layout_.IncomingNew() + "/" + name))
+    return Status::Ok();
   return Dispatch(ReadDrop(env_, layout_, name, env_->Now()));
 }
 
 Status Daemon::TakeControl(const std::string& name) {
-  if (name.empty() || name[0] == '.' || !env_->Exists(layout_.ControlNew() + "/" + name)) return Status::Ok();
+  if (name.empty() || name[0] == '.' || !env_->Exists(layout_.ControlNew() + "/" + name))
+    return Status::Ok();
   return Dispatch(ReadControl(env_, layout_, name, env_->Now()));
 }
 
@@ -173,7 +181,8 @@ Status Daemon::CheckExit(const std::string& id) {
 void Daemon::WatchRun(const std::string& id) {
   int wd = inotify_add_watch(inotify_fd_, layout_.RunDir(id).c_str(), IN_MOVED_TO);
   if (wd < 0) {
-    Say(id + ": cannot watch " + layout_.RunDir(id) + ": " + std::strerror(errno) + " (the tick will look)");
+    Say(id + ": cannot watch " + layout_.RunDir(id) + ": " + std::strerror(errno) +
+        " (the tick will look)");
     run_wd_[id] = -1;
     return;
   }
@@ -216,7 +225,9 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     Observe ob = *x;
     ManifestLimits lim = limits_;
     Env* env = env_;
-    pool_->Submit([ob, lim, env]() -> Signal { return Observed{ob.id, ObserveMission(ob, lim), env->Now()}; });
+    pool_->Submit([ob, lim, env]() -> Signal {
+      return Observed{ob.id, ObserveMission(ob, lim), env->Now()};
+    });
     return Status::Ok();
   }
   if (auto* x = std::get_if<Kill>(&a)) {
@@ -257,7 +268,8 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   return Status::Ok();
 }
 
-Status Daemon::WriteNotifyRecord(const std::string& id, const std::string& dir, const std::string& reason) {
+Status Daemon::WriteNotifyRecord(const std::string& id, const std::string& dir,
+                                 const std::string& reason) {
   json::Object rec;
   rec["hangar"] = 1;
   rec["id"] = id;
@@ -267,7 +279,8 @@ Status Daemon::WriteNotifyRecord(const std::string& id, const std::string& dir, 
   return env_->WriteFileAtomic(layout_.Notify(), id + ".json", json::WritePretty(rec));
 }
 
-Status Daemon::DeliverNotify(const std::string& id, const std::string& dir, const std::string& text) {
+Status Daemon::DeliverNotify(const std::string& id, const std::string& dir,
+                             const std::string& text) {
   Status s = DeliverMaildir(env_, dir, id + ".json", text);
   if (s.ok()) {
     Say(id + " return delivered to " + dir);
@@ -286,7 +299,8 @@ Status Daemon::RetryNotify() {
     Result<std::string> rec = env_->ReadFile(layout_.Notify() + "/" + n, 1 << 20);
     Result<json::Value> v = rec.ok() ? json::Parse(*rec) : Result<json::Value>(rec.status());
     const json::Value* dir = v.ok() && v->is_object() ? v->find("dir") : nullptr;
-    Result<std::string> text = env_->ReadFile(layout_.MissionDir(Phase::kReturned, id) + "/return.json", 256 << 20);
+    Result<std::string> text =
+        env_->ReadFile(layout_.MissionDir(Phase::kReturned, id) + "/return.json", 256 << 20);
     if (!dir || !dir->is_string() || !text.ok()) continue;
     Status s = DeliverNotify(id, dir->as_string(), *text);
     if (!s.ok()) return s;
@@ -303,7 +317,8 @@ Status Daemon::CheckSupervisors() {
     Result<ExitInfo> e = ReadExit(env_, run);  // after the lock test: see scan.h
     if (!e.ok() && e.status().code() != Code::kNotFound) Say(id + ": " + e.status().message());
     UnwatchRun(id);
-    Status s = e.ok() ? Dispatch(DroneExited{id, *e, env_->Now()}) : Dispatch(SupervisorGone{id, env_->Now()});
+    Status s = e.ok() ? Dispatch(DroneExited{id, *e, env_->Now()})
+                      : Dispatch(SupervisorGone{id, env_->Now()});
     if (!s.ok()) return s;
   }
   return Status::Ok();
@@ -348,7 +363,8 @@ Status Daemon::ReadInotify(bool* overflow) {
 
 Status Daemon::Run() {
   for (;;) {
-    struct pollfd fds[3] = {{inotify_fd_, POLLIN, 0}, {signal_fd_, POLLIN, 0}, {pool_->ready_fd(), POLLIN, 0}};
+    struct pollfd fds[3] = {
+        {inotify_fd_, POLLIN, 0}, {signal_fd_, POLLIN, 0}, {pool_->ready_fd(), POLLIN, 0}};
     const bool backlog = !pending_names_.empty() || !pending_controls_.empty();
     int n = poll(fds, 3, backlog ? 0 : 1000);
     if (n < 0 && errno != EINTR) return Status::Errno("poll", errno);
@@ -361,8 +377,11 @@ Status Daemon::Run() {
         if (!s.ok()) return s;
         continue;
       }
-      Say(std::string("stopping on ") + strsignal(int(si.ssi_signo)) + "; running drones are left to their supervisors" +
-          (pool_->in_flight() ? " and " + std::to_string(pool_->in_flight()) + " observations to the next start" : ""));
+      Say(std::string("stopping on ") + strsignal(int(si.ssi_signo)) +
+          "; running drones are left to their supervisors" +
+          (pool_->in_flight()
+               ? " and " + std::to_string(pool_->in_flight()) + " observations to the next start"
+               : ""));
       return WritePresence("stopped");
     }
     if (fds[0].revents & POLLIN) {

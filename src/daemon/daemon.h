@@ -35,7 +35,8 @@ class Daemon {
   Status Dispatch(Signal s);
   Status Perform(const Action& a, std::deque<Signal>* follow);
   Status PerformLaunch(const Launch& l, std::deque<Signal>* follow);
-  Status WriteNotifyRecord(const std::string& id, const std::string& dir, const std::string& reason);
+  Status WriteNotifyRecord(const std::string& id, const std::string& dir,
+                           const std::string& reason);
   Status DeliverNotify(const std::string& id, const std::string& dir, const std::string& text);
   Status TakeName(const std::string& name);
   Status TakeControl(const std::string& name);

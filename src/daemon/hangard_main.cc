@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : kExUsage;
   }
-  if (spool.empty() && config_path.empty()) return Fail(kExUsage, "cannot start: give --spool DIR or --config FILE");
+  if (spool.empty() && config_path.empty())
+    return Fail(kExUsage, "cannot start: give --spool DIR or --config FILE");
   spool = Absolute(spool);
   if (config_path.empty()) config_path = DefaultConfigPath(spool);
   config_path = Absolute(config_path);
@@ -60,12 +61,16 @@ int main(int argc, char** argv) {
   Result<Config> config = ParseConfig(*text, config_path);
   if (!config.ok()) return Fail(kExConfig, "cannot load config: " + config.status().message());
   if (spool.empty()) spool = config->spool;
-  if (spool.empty()) return Fail(kExConfig, "cannot start: " + config_path + ": spool: not given here nor by --spool");
-  if (!env->Exists(spool)) return Fail(kExConfig, "cannot start: spool " + spool + " does not exist");
+  if (spool.empty())
+    return Fail(kExConfig,
+                "cannot start: " + config_path + ": spool: not given here nor by --spool");
+  if (!env->Exists(spool))
+    return Fail(kExConfig, "cannot start: spool " + spool + " does not exist");
 
   KernelSetup setup;
   setup.config = config.value();
-  if (setup.config.slots == 0) setup.config.slots = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (setup.config.slots == 0)
+    setup.config.slots = int(std::max(1u, std::thread::hardware_concurrency()));
   Layout layout = Layout::Make(spool, setup.config.rooms);
   setup.spool = layout.spool;
   setup.rooms = layout.rooms;

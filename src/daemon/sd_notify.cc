@@ -21,7 +21,8 @@ void SdNotify(const std::string& state) {
   if (path[0] == '@') addr.sun_path[0] = '\0';  // abstract namespace
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return;
-  (void)!sendto(fd, state.data(), state.size(), MSG_NOSIGNAL, reinterpret_cast<struct sockaddr*>(&addr),
+  (void)!sendto(fd, state.data(), state.size(), MSG_NOSIGNAL,
+                reinterpret_cast<struct sockaddr*>(&addr),
                 socklen_t(offsetof(struct sockaddr_un, sun_path) + len));
   close(fd);
 }

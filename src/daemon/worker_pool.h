@@ -17,7 +17,8 @@ namespace hangar {
 class WorkerPool {
  public:
   explicit WorkerPool(int threads);
-  ~WorkerPool();  // waits for running tasks; pending ones are dropped (their missions stay running/)
+  // Waits for running tasks; pending ones are dropped (their missions stay in running/).
+  ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 

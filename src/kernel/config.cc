@@ -1,8 +1,8 @@
 #include "kernel/config.h"
 
-#include "base/simdjson_util.h"
-
 #include <set>
+
+#include "base/simdjson_util.h"
 
 namespace hangar {
 
@@ -15,7 +15,9 @@ struct Fail {
   std::string field, reason;
 };
 
-[[noreturn]] void Throw(std::string field, std::string reason) { throw Fail{std::move(field), std::move(reason)}; }
+[[noreturn]] void Throw(std::string field, std::string reason) {
+  throw Fail{std::move(field), std::move(reason)};
+}
 
 std::string Str(element e, const std::string& f) {
   if (e.type() != element_type::STRING) Throw(f, "expected a string");
@@ -27,7 +29,8 @@ std::string Str(element e, const std::string& f) {
 int64_t Int(element e, const std::string& f, int64_t lo, int64_t hi) {
   if (e.type() != element_type::INT64) Throw(f, "expected an integer");
   int64_t v = e.get_int64().value_unsafe();
-  if (v < lo || v > hi) Throw(f, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  if (v < lo || v > hi)
+    Throw(f, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
   return v;
 }
 
@@ -57,17 +60,22 @@ Profile ParseProfile(const std::string& name, element e) {
       if (p.argv.empty()) Throw(k, "expected a non-empty list");
     } else if (key == "prompt") {
       std::string s = Str(v, k);
-      if (s == "stdin") p.prompt = PromptVia::kStdin;
-      else if (s == "file") p.prompt = PromptVia::kFile;
-      else if (s == "both") p.prompt = PromptVia::kBoth;
-      else Throw(k, "expected \"stdin\", \"file\" or \"both\"");
+      if (s == "stdin")
+        p.prompt = PromptVia::kStdin;
+      else if (s == "file")
+        p.prompt = PromptVia::kFile;
+      else if (s == "both")
+        p.prompt = PromptVia::kBoth;
+      else
+        Throw(k, "expected \"stdin\", \"file\" or \"both\"");
     } else if (key == "last_message") {
       p.last_message = Str(v, k);
     } else if (key == "env") {
       if (v.type() != element_type::OBJECT) Throw(k, "expected an object of strings");
       for (auto [ek, ev] : AsObject(v)) {
         std::string name(ek);
-        if (name.empty() || name.find('=') != std::string::npos) Throw(k, "bad variable name \"" + name + "\"");
+        if (name.empty() || name.find('=') != std::string::npos)
+          Throw(k, "bad variable name \"" + name + "\"");
         if (ev.type() != element_type::STRING) Throw(k + "." + name, "expected a string");
         p.env[name] = std::string(ev.get_string().value_unsafe());
       }
@@ -105,9 +113,12 @@ Config Parse(element root, const std::string& file) {
       if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
       for (auto [mk, mv] : AsObject(v)) {
         std::string f = k + "." + std::string(mk);
-        if (mk == "max_entries") c.manifest_max_entries = Int(mv, f, 1, int64_t(1) << 40);
-        else if (mk == "max_hash_bytes") c.manifest_max_hash_bytes = Int(mv, f, 0, int64_t(1) << 62);
-        else Throw(f, "unknown field (manifest has max_entries, max_hash_bytes)");
+        if (mk == "max_entries")
+          c.manifest_max_entries = Int(mv, f, 1, int64_t(1) << 40);
+        else if (mk == "max_hash_bytes")
+          c.manifest_max_hash_bytes = Int(mv, f, 0, int64_t(1) << 62);
+        else
+          Throw(f, "unknown field (manifest has max_entries, max_hash_bytes)");
       }
     } else if (k == "profiles") {
       if (v.type() != element_type::OBJECT) Throw(k, "expected an object of profiles");

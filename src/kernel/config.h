@@ -1,6 +1,6 @@
-// Config format v1 (man/hangar.conf.5): one JSON file naming the spool, the rooms, the slots and the
-// drone profiles. A mission chooses a profile by name; it never names a command. Parsing is pure:
-// the caller reads the file and says where it lives (relative paths are resolved against it).
+// Config format v1 (man/hangar.conf.5): one JSON file naming the spool, the rooms, the slots and
+// the drone profiles. A mission chooses a profile by name; it never names a command. Parsing is
+// pure: the caller reads the file and says where it lives (relative paths are resolved against it).
 #pragma once
 
 #include <cstdint>

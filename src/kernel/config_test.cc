@@ -18,14 +18,21 @@ TEST(Config, ParsesProfilesAndResolvesPathsAgainstTheFile) {
 }
 
 TEST(Config, ErrorsNameFileFieldAndReason) {
-  auto err = [](const std::string& text) { return ParseConfig(text, "/c.conf").status().message(); };
-  EXPECT_EQ(err(R"({"hangar":1,"profiles":{"x":{"argv":[]}}})"), "/c.conf: profiles.x.argv: expected a non-empty list");
+  auto err = [](const std::string& text) {
+    return ParseConfig(text, "/c.conf").status().message();
+  };
+  EXPECT_EQ(err(R"({"hangar":1,"profiles":{"x":{"argv":[]}}})"),
+            "/c.conf: profiles.x.argv: expected a non-empty list");
   EXPECT_EQ(err(R"({"hangar":1,"slots":-1,"profiles":{"x":{"argv":["a"]}}})"),
             "/c.conf: slots: expected an integer from 0 to 4096");
-  EXPECT_EQ(err(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"shell":true}}})"),
-            "/c.conf: profiles.x.shell: unknown field (a profile has argv, prompt, last_message, env)");
-  EXPECT_EQ(err(R"({"hangar":1,"profiles":{}})"), "/c.conf: profiles: expected at least one drone profile");
-  EXPECT_EQ(err("{"), "/c.conf: not valid JSON: The JSON document has an improper structure: missing or superfluous commas, braces, missing keys, etc.");
+  EXPECT_EQ(
+      err(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"shell":true}}})"),
+      "/c.conf: profiles.x.shell: unknown field (a profile has argv, prompt, last_message, env)");
+  EXPECT_EQ(err(R"({"hangar":1,"profiles":{}})"),
+            "/c.conf: profiles: expected at least one drone profile");
+  EXPECT_EQ(err("{"),
+            "/c.conf: not valid JSON: The JSON document has an improper structure: missing or "
+            "superfluous commas, braces, missing keys, etc.");
 }
 
 }  // namespace

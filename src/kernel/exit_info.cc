@@ -32,7 +32,8 @@ Result<ExitInfo> ExitInfo::FromJson(const json::Value& v) {
   };
   if (!opt_int("rc", &e.rc)) return bad("rc", "expected an integer or null");
   if (!opt_int("signal", &e.signal)) return bad("signal", "expected an integer or null");
-  for (auto [k, out] : {std::pair{"timed_out", &e.timed_out}, std::pair{"cancelled", &e.cancelled}}) {
+  for (auto [k, out] :
+       {std::pair{"timed_out", &e.timed_out}, std::pair{"cancelled", &e.cancelled}}) {
     const json::Value* x = v.find(k);
     if (!x || !x->is_bool()) return bad(k, "expected true or false");
     *out = x->as_bool();

@@ -4,9 +4,12 @@ namespace hangar {
 
 const char* VerdictName(Verdict v) {
   switch (v) {
-    case Verdict::kAllow: return "allow";
-    case Verdict::kHold: return "hold";
-    case Verdict::kDeny: return "deny";
+    case Verdict::kAllow:
+      return "allow";
+    case Verdict::kHold:
+      return "hold";
+    case Verdict::kDeny:
+      return "deny";
   }
   return "?";
 }
@@ -22,7 +25,9 @@ json::Value GateResult::ToJson(int stage, TimeMs now) const {
   return o;
 }
 
-GateResult GateStage1(const Mission&) { return GateResult{}; }
+GateResult GateStage1(const Mission&) {
+  return GateResult{};
+}
 
 GateResult GateStage2(const Mission& m, const Plan& plan) {
   GateResult g;
@@ -31,12 +36,15 @@ GateResult GateStage2(const Mission& m, const Plan& plan) {
     g.rules.push_back(rule);
     if (g.reason.empty()) g.reason = std::move(why);
   };
-  if (plan.deadline_ms <= 0) deny("plan.deadline.missing", "the plan carries no deadline");
+  if (plan.deadline_ms <= 0)
+    deny("plan.deadline.missing", "the plan carries no deadline");
   else if (plan.deadline_ms != m.deadline_ms())
     deny("plan.deadline.mismatch", "the plan's deadline " + std::to_string(plan.deadline_ms) +
-                                       " ms differs from max_minutes (" + std::to_string(m.deadline_ms()) + " ms)");
+                                       " ms differs from max_minutes (" +
+                                       std::to_string(m.deadline_ms()) + " ms)");
   if (plan.launcher != "direct")
-    deny("plan.launcher.unknown", "launcher \"" + plan.launcher + "\" cannot enforce a deadline here");
+    deny("plan.launcher.unknown",
+         "launcher \"" + plan.launcher + "\" cannot enforce a deadline here");
   if (plan.argv.empty()) deny("plan.argv.empty", "the plan has no program to run");
   if (plan.id != m.id) deny("plan.id.mismatch", "the plan is for another mission");
   return g;

@@ -73,7 +73,8 @@ class Decider {
     return o;
   }
 
-  void Reject(const Dropped& d, const std::string& id, const std::string& field, const std::string& reason) {
+  void Reject(const Dropped& d, const std::string& id, const std::string& field,
+              const std::string& reason) {
     Intake in;
     in.name = d.name;
     in.id = id;
@@ -90,8 +91,8 @@ class Decider {
     if (d.read_error.empty()) {
       Result<json::Value> v = json::Parse(d.bytes);
       if (v.ok() && v->is_object())
-        if (const json::Value* id = v->find("id"); id && id->is_string() && ValidId(id->as_string()) &&
-                                                   !Used(id->as_string()))
+        if (const json::Value* id = v->find("id");
+            id && id->is_string() && ValidId(id->as_string()) && !Used(id->as_string()))
           return id->as_string();
     }
     std::string n = IdFromName(d.name);
@@ -102,25 +103,28 @@ class Decider {
   void On(const Dropped& d) {
     if (!d.read_error.empty()) return Reject(d, RejectedId(d), "", d.read_error);
     MissionOrError parsed = ParseMission(d.bytes);
-    if (auto* e = std::get_if<ParseError>(&parsed)) return Reject(d, RejectedId(d), e->field, e->reason);
+    if (auto* e = std::get_if<ParseError>(&parsed))
+      return Reject(d, RejectedId(d), e->field, e->reason);
     Mission m = std::get<Mission>(std::move(parsed));
     if (!m.id.empty() && Used(m.id)) {
       std::string where(PhaseName(st_->missions[m.id].phase));
-      return Reject(d, FreshId(d.now), "id", "duplicate: id " + m.id + " is already in the spool (" + where + ")");
+      return Reject(d, FreshId(d.now), "id",
+                    "duplicate: id " + m.id + " is already in the spool (" + where + ")");
     }
     if (!s_.config.profiles.count(m.drone)) {
       std::string known;
       for (const auto& [name, p] : s_.config.profiles) known += (known.empty() ? "" : ", ") + name;
       std::string id = m.id.empty() ? RejectedId(d) : m.id;
-      return Reject(d, id, "drone", "no drone profile named \"" + m.drone + "\" in " + s_.config.file +
-                                        " (known: " + known + ")");
+      return Reject(d, id, "drone",
+                    "no drone profile named \"" + m.drone + "\" in " + s_.config.file +
+                        " (known: " + known + ")");
     }
     if (m.id.empty()) {
       m.id = IdFromName(d.name);
       if (m.id.empty()) m.id = FreshId(d.now);
     }
     GateResult g = GateStage1(m);
-    Phase to = g.verdict == Verdict::kAllow ? Phase::kQueued
+    Phase to = g.verdict == Verdict::kAllow  ? Phase::kQueued
                : g.verdict == Verdict::kHold ? Phase::kHold
                                              : Phase::kDenied;
     Intake in;
@@ -129,7 +133,8 @@ class Decider {
     in.to = to;
     in.files["intake.json"] = Text(IntakeRecord(m.id, d));
     in.files["gate1.json"] = Text(g.ToJson(1, d.now));
-    if (to == Phase::kDenied) in.files["why.json"] = Text(Why(m.id, "", "gate stage 1: " + g.reason, d.now));
+    if (to == Phase::kDenied)
+      in.files["why.json"] = Text(Why(m.id, "", "gate stage 1: " + g.reason, d.now));
     out_.push_back(std::move(in));
     MissionRec rec = Rec(to, d.now);
     if (to != Phase::kDenied) rec.mission = m;
@@ -184,9 +189,11 @@ class Decider {
     const json::Value* req = v->find("request");
     if (!req || !req->is_string()) return bad("request: expected a string");
     const json::Value* idv = v->find("id");
-    if (!idv || !idv->is_string() || !ValidId(idv->as_string())) return bad("id: expected a mission id");
+    if (!idv || !idv->is_string() || !ValidId(idv->as_string()))
+      return bad("id: expected a mission id");
     const std::string id = idv->as_string();
-    if (req->as_string() != "cancel") return bad("request: unknown request \"" + req->as_string() + "\"");
+    if (req->as_string() != "cancel")
+      return bad("request: unknown request \"" + req->as_string() + "\"");
     auto it = st_->missions.find(id);
     if (it == st_->missions.end()) return bad("cancel: no mission " + id);
     MissionRec& rec = it->second;
@@ -205,8 +212,8 @@ class Decider {
       out_.push_back(Kill{id});
       Log(id + " running: cancel requested, stopping the drone");
     } else {
-      Log(id + " already " + std::string(PhaseName(rec.phase)) + (rec.exited ? " (drone ended)" : "") +
-          ": cancel has nothing to stop");
+      Log(id + " already " + std::string(PhaseName(rec.phase)) +
+          (rec.exited ? " (drone ended)" : "") + ": cancel has nothing to stop");
     }
     out_.push_back(ConsumeControl{c.name, false, ""});
   }
@@ -236,20 +243,26 @@ class Decider {
 
   void On(const DroneExited& e) {
     auto it = st_->missions.find(e.id);
-    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || it->second.exited) return;
+    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || it->second.exited)
+      return;
     MissionRec& rec = it->second;
     rec.exited = true;
     rec.exit = e.exit;
     st_->running--;
-    Log(e.id + " drone ended (" + (e.exit.rc ? "rc " + std::to_string(*e.exit.rc) : e.exit.signal ? "signal " + std::to_string(*e.exit.signal) : "not started") +
-        (e.exit.timed_out ? ", deadline fired" : "") + (e.exit.cancelled ? ", cancelled" : "") + ")");
+    Log(e.id + " drone ended (" +
+        (e.exit.rc       ? "rc " + std::to_string(*e.exit.rc)
+         : e.exit.signal ? "signal " + std::to_string(*e.exit.signal)
+                         : "not started") +
+        (e.exit.timed_out ? ", deadline fired" : "") + (e.exit.cancelled ? ", cancelled" : "") +
+        ")");
     EmitObserve(e.id, rec);
     Pump(e.now);
   }
 
   void On(const SupervisorGone& g) {
     auto it = st_->missions.find(g.id);
-    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || it->second.exited) return;
+    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || it->second.exited)
+      return;
     MissionRec& rec = it->second;
     rec.exited = true;
     rec.lost = true;
@@ -261,7 +274,8 @@ class Decider {
 
   void On(const Observed& o) {
     auto it = st_->missions.find(o.id);
-    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || !it->second.exited) return;
+    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || !it->second.exited)
+      return;
     MissionRec& rec = it->second;
     Finish(o.id, rec, Phase::kRunning, BuildReturn(o.id, rec, &o.obs, o.now));
   }
@@ -272,7 +286,8 @@ class Decider {
     mv.files["return.json"] = Text(ret);
     if (rec.mission) mv.notify_dir = rec.mission->notify_dir;
     out_.push_back(std::move(mv));
-    Log(id + " " + std::string(PhaseName(from)) + " -> returned (" + ret.find("outcome")->as_string() + ")");
+    Log(id + " " + std::string(PhaseName(from)) + " -> returned (" +
+        ret.find("outcome")->as_string() + ")");
     rec.phase = Phase::kReturned;
     rec.mission.reset();
   }
@@ -286,9 +301,12 @@ class Decider {
       ob.checks = rec.mission->done_when;
       auto p = s_.config.profiles.find(rec.mission->drone);
       if (p != s_.config.profiles.end() && !p->second.last_message.empty())
-        ob.last_message = ExpandTemplate(p->second.last_message, TemplateVars(id, ob.room, ob.run, s_.bindir));
+        ob.last_message =
+            ExpandTemplate(p->second.last_message, TemplateVars(id, ob.room, ob.run, s_.bindir));
     }
-    ob.check_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", ob.room}, {"LANG", "C.UTF-8"},
+    ob.check_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+                    {"HOME", ob.room},
+                    {"LANG", "C.UTF-8"},
                     {"HANGAR_MISSION", id}};
     out_.push_back(std::move(ob));
   }
@@ -303,7 +321,8 @@ class Decider {
       auto p = s_.config.profiles.find(m.drone);
       if (p == s_.config.profiles.end()) {
         Move mv{id, Phase::kQueued, Phase::kDenied, {}, std::nullopt};
-        mv.files["why.json"] = Text(Why(id, "drone", "no drone profile named \"" + m.drone + "\" in " + s_.config.file, now));
+        mv.files["why.json"] = Text(Why(
+            id, "drone", "no drone profile named \"" + m.drone + "\" in " + s_.config.file, now));
         out_.push_back(std::move(mv));
         Log(id + " queued -> denied (profile " + m.drone + " gone from the config)");
         rec.phase = Phase::kDenied;
@@ -311,7 +330,8 @@ class Decider {
         continue;
       }
       const int attempt = rec.attempt + 1;
-      PlanPlaces where{s_.rooms + "/" + id, s_.spool + "/running/" + id + "/run", s_.bindir, s_.config.kill_grace_s};
+      PlanPlaces where{s_.rooms + "/" + id, s_.spool + "/running/" + id + "/run", s_.bindir,
+                       s_.config.kill_grace_s};
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
       GateResult g = GateStage2(m, plan);
@@ -321,14 +341,16 @@ class Decider {
         rec.attempt = attempt;
         rec.phase = Phase::kRunning;
         st_->running++;
-        out_.push_back(Launch{id, attempt, std::move(plan), std::move(plan_text), Text(g2), RenderPrompt(m)});
+        out_.push_back(
+            Launch{id, attempt, std::move(plan), std::move(plan_text), Text(g2), RenderPrompt(m)});
         Log(id + " queued -> running");
         continue;
       }
       Phase to = g.verdict == Verdict::kHold ? Phase::kHold : Phase::kDenied;
       Move mv{id, Phase::kQueued, to, {}, std::nullopt};
       mv.files["gate2.json"] = Text(g2);
-      if (to == Phase::kDenied) mv.files["why.json"] = Text(Why(id, "", "gate stage 2: " + g.reason, now));
+      if (to == Phase::kDenied)
+        mv.files["why.json"] = Text(Why(id, "", "gate stage 2: " + g.reason, now));
       out_.push_back(std::move(mv));
       Log(id + " queued -> " + std::string(PhaseName(to)) + " (gate stage 2: " + g.reason + ")");
       rec.phase = to;

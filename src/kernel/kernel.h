@@ -1,7 +1,9 @@
-// The kernel: decide(state, signal) -> (state', actions). Pure and deterministic: it reads no clock,
-// no file, no environment; time and observations arrive inside signals, and everything it wants
-// done leaves as actions for the shell. Same signals, same decisions (so decisions can be replayed).
+// The kernel: decide(state, signal) -> (state', actions). Pure and deterministic: it reads no
+// clock, no file, no environment; time and observations arrive inside signals, and everything it
+// wants done leaves as actions for the shell. Same signals, same decisions (so decisions can be
+// replayed).
 //
+// clang-format off
 // The state machine (also in man/hangard.8):
 //
 //   state     | signal                          | next      | actions
@@ -20,6 +22,7 @@
 //   hold/queued | Control cancel                | returned  | Finish(outcome cancelled, never ran)
 //   running   | Control cancel                  | running   | Kill (the supervisor stops the drone)
 //   any       | Control bad / unknown id        | same      | ConsumeControl(bad, why)
+// clang-format on
 //
 // Thread: a single thread calls Decide; State is owned by that caller.
 #pragma once
@@ -43,10 +46,10 @@ namespace hangar {
 
 // What the kernel knows of the world, fixed when hangard starts.
 struct KernelSetup {
-  Config config;           // profiles, slots (> 0 here), grace
-  std::string spool;       // absolute
-  std::string rooms;       // absolute
-  std::string bindir;      // where hangar's binaries live ({bindir} in profiles)
+  Config config;       // profiles, slots (> 0 here), grace
+  std::string spool;   // absolute
+  std::string rooms;   // absolute
+  std::string bindir;  // where hangar's binaries live ({bindir} in profiles)
 };
 
 struct MissionRec {
@@ -82,11 +85,11 @@ struct Dropped {
 struct Recovered {
   std::string id;
   Phase phase = Phase::kQueued;
-  std::string mission_bytes;    // live phases only
+  std::string mission_bytes;  // live phases only
   TimeMs accepted = 0;
-  int attempt = 0;              // running: from launch.json
-  std::optional<ExitInfo> exit; // running: exit.json present
-  bool supervisor_alive = false;// running: its lock is held
+  int attempt = 0;                // running: from launch.json
+  std::optional<ExitInfo> exit;   // running: exit.json present
+  bool supervisor_alive = false;  // running: its lock is held
   TimeMs now = 0;
 };
 struct ControlDropped {
@@ -116,7 +119,7 @@ struct Observation {
   json::Value declaration;  // DECLARATION.json as observed
   json::Value checks;       // done-check results
   bool checks_passed = true;
-  json::Value files;        // stdout, stderr, last message: {file,size,sha256}
+  json::Value files;  // stdout, stderr, last message: {file,size,sha256}
 };
 struct Observed {
   std::string id;
@@ -124,7 +127,8 @@ struct Observed {
   TimeMs now = 0;
 };
 
-using Signal = std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited, SupervisorGone, Observed>;
+using Signal = std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited,
+                            SupervisorGone, Observed>;
 
 // ---- actions: what the shell must do, in order ----
 

@@ -22,8 +22,10 @@ KernelSetup TestSetup(int slots = 1) {
 }
 
 std::string MissionText(const std::string& id_field, const std::string& extra = "") {
-  return "{\"hangar\":1," + id_field + "\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
-         "\"max_minutes\":0.5" + extra + "}";
+  return "{\"hangar\":1," + id_field +
+         "\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
+         "\"max_minutes\":0.5" +
+         extra + "}";
 }
 
 Dropped Drop(const std::string& name, const std::string& bytes, TimeMs now = 1000) {
@@ -166,8 +168,11 @@ TEST(Kernel, OutcomeIsDoneOnlyWhenRcZeroAndEveryCheckPassed) {
     std::optional<int> rc;
     bool timed_out, checks;
     const char* outcome;
-  } cases[] = {{0, false, true, "done"},       {0, false, false, "failed"}, {3, false, true, "failed"},
-               {std::nullopt, true, true, "timed_out"}, {std::nullopt, false, true, "killed"}};
+  } cases[] = {{0, false, true, "done"},
+               {0, false, false, "failed"},
+               {3, false, true, "failed"},
+               {std::nullopt, true, true, "timed_out"},
+               {std::nullopt, false, true, "killed"}};
   for (const Case& c : cases) {
     KernelSetup s = TestSetup();
     State st;
@@ -186,13 +191,15 @@ TEST(Kernel, CancelQueuedReturnsWithoutRunningAndCancelRunningKills) {
   State st;
   Decide(s, &st, Drop("a", MissionText("\"id\":\"RUN\",")));
   Decide(s, &st, Drop("b", MissionText("\"id\":\"Q\",")));
-  auto acts = Decide(s, &st, ControlDropped{"c1", R"({"hangar":1,"request":"cancel","id":"Q"})", "", 5});
+  auto acts =
+      Decide(s, &st, ControlDropped{"c1", R"({"hangar":1,"request":"cancel","id":"Q"})", "", 5});
   json::Value ret = ReturnOf(acts);
   EXPECT_EQ(ret.find("outcome")->as_string(), "cancelled");
   EXPECT_EQ(Only<Move>(acts)[0].from, Phase::kQueued);
   ASSERT_EQ(Only<ConsumeControl>(acts).size(), 1u);
   EXPECT_FALSE(Only<ConsumeControl>(acts)[0].bad);
-  acts = Decide(s, &st, ControlDropped{"c2", R"({"hangar":1,"request":"cancel","id":"RUN"})", "", 6});
+  acts =
+      Decide(s, &st, ControlDropped{"c2", R"({"hangar":1,"request":"cancel","id":"RUN"})", "", 6});
   ASSERT_EQ(Only<Kill>(acts).size(), 1u);
   EXPECT_TRUE(Only<Launch>(acts).empty());  // Q is gone, nothing else to launch
 }
@@ -200,7 +207,8 @@ TEST(Kernel, CancelQueuedReturnsWithoutRunningAndCancelRunningKills) {
 TEST(Kernel, BadControlRequestIsSetAsideWithAReason) {
   KernelSetup s = TestSetup();
   State st;
-  auto acts = Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"explode","id":"X"})", "", 1});
+  auto acts =
+      Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"explode","id":"X"})", "", 1});
   auto c = Only<ConsumeControl>(acts);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_TRUE(c[0].bad);

@@ -1,9 +1,9 @@
 #include "kernel/mission.h"
 
-#include "base/simdjson_util.h"
-
 #include <cmath>
 #include <set>
+
+#include "base/simdjson_util.h"
 
 namespace hangar {
 
@@ -41,7 +41,9 @@ json::Value ParseError::ToJson() const {
   return o;
 }
 
-std::string ParseError::Text() const { return field.empty() ? reason : field + ": " + reason; }
+std::string ParseError::Text() const {
+  return field.empty() ? reason : field + ": " + reason;
+}
 
 namespace {
 
@@ -68,8 +70,7 @@ std::vector<std::string> StringList(element e, const std::string& field) {
   if (e.type() != element_type::ARRAY) Throw(field, "expected a list of strings");
   std::vector<std::string> out;
   size_t i = 0;
-  for (element x : AsArray(e))
-    out.push_back(String(x, field + "[" + std::to_string(i++) + "]"));
+  for (element x : AsArray(e)) out.push_back(String(x, field + "[" + std::to_string(i++) + "]"));
   return out;
 }
 
@@ -81,10 +82,14 @@ int64_t Integer(element e, const std::string& field) {
 
 double Number(element e, const std::string& field) {
   switch (e.type()) {
-    case element_type::INT64: return double(e.get_int64().value_unsafe());
-    case element_type::UINT64: return double(e.get_uint64().value_unsafe());
-    case element_type::DOUBLE: return e.get_double().value_unsafe();
-    default: Throw(field, "expected a number");
+    case element_type::INT64:
+      return double(e.get_int64().value_unsafe());
+    case element_type::UINT64:
+      return double(e.get_uint64().value_unsafe());
+    case element_type::DOUBLE:
+      return e.get_double().value_unsafe();
+    default:
+      Throw(field, "expected a number");
   }
 }
 
@@ -103,7 +108,9 @@ bool SafeRelativePath(const std::string& p) {
 
 DoneCheck ParseCheck(element e, const std::string& field) {
   if (e.type() != element_type::OBJECT)
-    Throw(field, "expected an object {\"file\": PATH} or {\"run\": [ARGV...], \"rc\": N, \"timeout_s\": N}");
+    Throw(
+        field,
+        "expected an object {\"file\": PATH} or {\"run\": [ARGV...], \"rc\": N, \"timeout_s\": N}");
   DoneCheck c;
   bool has_file = false, has_run = false, has_rc = false, has_timeout = false;
   std::set<std::string> seen;
@@ -113,7 +120,8 @@ DoneCheck ParseCheck(element e, const std::string& field) {
     if (key == "file") {
       has_file = true;
       c.file = NonEmptyString(value, f);
-      if (!SafeRelativePath(c.file)) Throw(f, "expected a relative path inside the room (no leading '/', no '..')");
+      if (!SafeRelativePath(c.file))
+        Throw(f, "expected a relative path inside the room (no leading '/', no '..')");
     } else if (key == "run") {
       has_run = true;
       c.argv = StringList(value, f);
@@ -133,7 +141,8 @@ DoneCheck ParseCheck(element e, const std::string& field) {
     }
   }
   if (has_file == has_run) Throw(field, "expected exactly one of \"file\" or \"run\"");
-  if (has_file && (has_rc || has_timeout)) Throw(field, "\"rc\" and \"timeout_s\" belong to a \"run\" check");
+  if (has_file && (has_rc || has_timeout))
+    Throw(field, "\"rc\" and \"timeout_s\" belong to a \"run\" check");
   c.kind = has_file ? DoneCheck::Kind::kFile : DoneCheck::Kind::kRun;
   return c;
 }
@@ -181,7 +190,8 @@ Mission Parse(element root) {
       if (value.type() != element_type::OBJECT) Throw(k, "expected an object {\"dir\": PATH}");
       for (auto [nk, nv] : AsObject(value)) {
         if (nk == "dir" && m.notify_dir) Throw(k + ".dir", "field given twice");
-        if (nk != "dir") Throw(k + "." + std::string(nk), "unknown field (notify has only \"dir\")");
+        if (nk != "dir")
+          Throw(k + "." + std::string(nk), "unknown field (notify has only \"dir\")");
         std::string d = NonEmptyString(nv, k + ".dir");
         if (d[0] != '/') Throw(k + ".dir", "expected an absolute path");
         m.notify_dir = d;

@@ -44,16 +44,21 @@ TEST(Mission, RejectsEachKindOfBadInputNamingTheField) {
   EXPECT_EQ(Err(With("0.05", "0")).field, "max_minutes");
   EXPECT_EQ(Err(With("0.05", "1441")).field, "max_minutes");
   EXPECT_EQ(Err(With("\"rc\":0", "\"rc\":256")).field, "done_when[1].rc");
-  EXPECT_EQ(Err(With("{\"file\":\"REPORT.md\"}", "{\"file\":\"../x\"}")).field, "done_when[0].file");
-  EXPECT_EQ(Err(With("{\"file\":\"REPORT.md\"}", "{\"file\":\"a\",\"run\":[\"x\"]}")).field, "done_when[0]");
+  EXPECT_EQ(Err(With("{\"file\":\"REPORT.md\"}", "{\"file\":\"../x\"}")).field,
+            "done_when[0].file");
+  EXPECT_EQ(Err(With("{\"file\":\"REPORT.md\"}", "{\"file\":\"a\",\"run\":[\"x\"]}")).field,
+            "done_when[0]");
   EXPECT_EQ(Err(With("\"future\":\"f\",", "")).field, "future");
-  EXPECT_EQ(Err(With("\"future\":\"f\",", "\"future\":\"f\",\"future\":\"g\",")).reason, "field given twice");
+  EXPECT_EQ(Err(With("\"future\":\"f\",", "\"future\":\"f\",\"future\":\"g\",")).reason,
+            "field given twice");
   EXPECT_EQ(Err(With("\"rc\":0", "\"rc\":0,\"rc\":1")).reason, "field given twice");
-  EXPECT_EQ(Err(With("\"dir\":\"/tmp/inbox\"", "\"dir\":\"/a\",\"dir\":\"/b\"")).field, "notify.dir");
+  EXPECT_EQ(Err(With("\"dir\":\"/tmp/inbox\"", "\"dir\":\"/a\",\"dir\":\"/b\"")).field,
+            "notify.dir");
   EXPECT_EQ(Err("[1,2]").reason, "expected a JSON object");
   EXPECT_EQ(Err("{\"hangar\":1,").field, "");
   EXPECT_EQ(Err(With("\"f\"", "\"\xff\"")).reason, "not valid UTF-8");
-  EXPECT_NE(Err(std::string(kMaxMissionBytes + 1, ' ')).reason.find("larger than 1 MiB"), std::string::npos);
+  EXPECT_NE(Err(std::string(kMaxMissionBytes + 1, ' ')).reason.find("larger than 1 MiB"),
+            std::string::npos);
 }
 
 TEST(Mission, IdSyntax) {

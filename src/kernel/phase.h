@@ -9,17 +9,24 @@ namespace hangar {
 
 enum class Phase { kHold, kQueued, kRunning, kReturned, kDenied, kRejected };
 
-inline constexpr std::array<Phase, 6> kAllPhases = {Phase::kHold,     Phase::kQueued, Phase::kRunning,
-                                                    Phase::kReturned, Phase::kDenied, Phase::kRejected};
+inline constexpr std::array<Phase, 6> kAllPhases = {Phase::kHold,    Phase::kQueued,
+                                                    Phase::kRunning, Phase::kReturned,
+                                                    Phase::kDenied,  Phase::kRejected};
 
 constexpr std::string_view PhaseName(Phase p) {
   switch (p) {
-    case Phase::kHold: return "hold";
-    case Phase::kQueued: return "queued";
-    case Phase::kRunning: return "running";
-    case Phase::kReturned: return "returned";
-    case Phase::kDenied: return "denied";
-    case Phase::kRejected: return "rejected";
+    case Phase::kHold:
+      return "hold";
+    case Phase::kQueued:
+      return "queued";
+    case Phase::kRunning:
+      return "running";
+    case Phase::kReturned:
+      return "returned";
+    case Phase::kDenied:
+      return "denied";
+    case Phase::kRejected:
+      return "rejected";
   }
   return "?";
 }

@@ -24,7 +24,8 @@ std::string ExpandTemplate(const std::string& s, const std::map<std::string, std
 
 std::map<std::string, std::string> TemplateVars(const std::string& id, const std::string& room,
                                                 const std::string& run, const std::string& bindir) {
-  return {{"room", room}, {"run", run}, {"id", id}, {"bindir", bindir}, {"prompt", run + "/prompt.md"}};
+  return {
+      {"room", room}, {"run", run}, {"id", id}, {"bindir", bindir}, {"prompt", run + "/prompt.md"}};
 }
 
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt) {
@@ -33,7 +34,8 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.attempt = attempt;
   plan.room = where.room;
   plan.run = where.run;
-  const std::map<std::string, std::string> vars = TemplateVars(m.id, where.room, where.run, where.bindir);
+  const std::map<std::string, std::string> vars =
+      TemplateVars(m.id, where.room, where.run, where.bindir);
   const std::string prompt = vars.at("prompt");
   for (const std::string& a : p.argv) plan.argv.push_back(ExpandTemplate(a, vars));
   for (const auto& [k, v] : p.env) plan.env[k] = ExpandTemplate(v, vars);
@@ -78,26 +80,30 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
   const json::Value* ver = v.find("hangar");
   if (!ver || !ver->is_int() || ver->as_int() != 1) return bad("hangar", "expected 1");
   Plan p;
-  for (auto [k, out] : {std::pair{"id", &p.id}, std::pair{"launcher", &p.launcher}, std::pair{"room", &p.room},
-                        std::pair{"run", &p.run}, std::pair{"stdin", &p.stdin_path},
-                        std::pair{"last_message", &p.last_message}, std::pair{"network", &p.network}}) {
+  for (auto [k, out] :
+       {std::pair{"id", &p.id}, std::pair{"launcher", &p.launcher}, std::pair{"room", &p.room},
+        std::pair{"run", &p.run}, std::pair{"stdin", &p.stdin_path},
+        std::pair{"last_message", &p.last_message}, std::pair{"network", &p.network}}) {
     const json::Value* x = v.find(k);
     if (!x || !x->is_string()) return bad(k, "expected a string");
     *out = x->as_string();
   }
-  for (auto [k, out] : {std::pair{"deadline_ms", &p.deadline_ms}, std::pair{"grace_ms", &p.grace_ms}}) {
+  for (auto [k, out] :
+       {std::pair{"deadline_ms", &p.deadline_ms}, std::pair{"grace_ms", &p.grace_ms}}) {
     const json::Value* x = v.find(k);
     if (!x || !x->is_int() || x->as_int() < 0) return bad(k, "expected a non-negative integer");
     *out = x->as_int();
   }
   const json::Value* att = v.find("attempt");
-  if (!att || !att->is_int() || att->as_int() < 1) return bad("attempt", "expected an integer >= 1");
+  if (!att || !att->is_int() || att->as_int() < 1)
+    return bad("attempt", "expected an integer >= 1");
   p.attempt = int(att->as_int());
   const json::Value* pir = v.find("prompt_in_room");
   if (!pir || !pir->is_bool()) return bad("prompt_in_room", "expected true or false");
   p.prompt_in_room = pir->as_bool();
   const json::Value* argv = v.find("argv");
-  if (!argv || !argv->is_array() || argv->as_array().empty()) return bad("argv", "expected a non-empty list");
+  if (!argv || !argv->is_array() || argv->as_array().empty())
+    return bad("argv", "expected a non-empty list");
   for (const json::Value& a : argv->as_array()) {
     if (!a.is_string()) return bad("argv", "expected strings");
     p.argv.push_back(a.as_string());

@@ -20,13 +20,13 @@ struct Plan {
   std::vector<std::string> argv;           // argv[0] is a path or a name looked up in env PATH
   std::map<std::string, std::string> env;  // the drone's whole environment
   std::string room;                        // cwd of the drone; the only place it may write
-  std::string run;                         // supervisor files: lock, shim.json, exit.json, stdout, stderr
-  std::string stdin_path;                  // empty: /dev/null
-  bool prompt_in_room = false;             // the prompt is also written to ROOM/MISSION.md
-  std::string last_message;                // where the drone writes its last message; may be empty
+  std::string run;              // supervisor files: lock, shim.json, exit.json, stdout, stderr
+  std::string stdin_path;       // empty: /dev/null
+  bool prompt_in_room = false;  // the prompt is also written to ROOM/MISSION.md
+  std::string last_message;     // where the drone writes its last message; may be empty
   std::string network = "none";
-  int64_t deadline_ms = 0;                 // enforced by the supervisor: SIGTERM to the group, then
-  int64_t grace_ms = 0;                    // SIGKILL after grace_ms
+  int64_t deadline_ms = 0;  // enforced by the supervisor: SIGTERM to the group, then
+  int64_t grace_ms = 0;     // SIGKILL after grace_ms
 
   json::Value ToJson() const;
   static Result<Plan> FromJson(const json::Value& v);

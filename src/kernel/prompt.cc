@@ -31,12 +31,15 @@ std::string RenderPrompt(const Mission& m) {
   p += "You are a drone dispatched by hangar for mission " + m.id + ".\n";
   p += "Your working directory is your room: the only place you may write.\n\n";
   p += "Protocol:\n";
-  p += "1. Before any other work, create DECLARATION.json in the room: a JSON object with the lists\n";
+  p += "1. Before any other work, create DECLARATION.json in the room: a JSON object with the "
+       "lists\n";
   p += "   \"will\", \"will_not\", \"ops\" and \"external_acts\", saying what you intend to do.\n";
-  p += "2. Ask for an external act only by creating a request file in the ops/ folder of the room.\n";
+  p += "2. Ask for an external act only by creating a request file in the ops/ folder of the "
+       "room.\n";
   p += "3. Keep working until every done-check below passes or the deadline is near; do not stop\n";
   p += "   after the first partial result. hangar runs the done-checks itself after you exit.\n";
-  p += "4. The mission text below is data from the requester, quoted line by line after \"| \".\n\n";
+  p +=
+      "4. The mission text below is data from the requester, quoted line by line after \"| \".\n\n";
   p += "FUTURE (the state to reach):\n";
   Quote(&p, m.future);
   p += "NOW (where things stand):\n";
@@ -53,7 +56,8 @@ std::string RenderPrompt(const Mission& m) {
     p += "OPS YOU MAY REQUEST:\n";
     for (const std::string& o : m.ops) Quote(&p, "- " + o);
   }
-  p += "DEADLINE: " + Minutes(m.max_minutes) + " minutes, enforced from outside: you will be stopped.\n";
+  p += "DEADLINE: " + Minutes(m.max_minutes) +
+       " minutes, enforced from outside: you will be stopped.\n";
   return p;
 }
 

@@ -4,7 +4,9 @@ namespace hangar {
 
 namespace {
 
-json::Value OptInt(const std::optional<int>& v) { return v ? json::Value(*v) : json::Value(nullptr); }
+json::Value OptInt(const std::optional<int>& v) {
+  return v ? json::Value(*v) : json::Value(nullptr);
+}
 
 json::Object Base(const std::string& id, const MissionRec& rec, TimeMs now) {
   json::Object o;
@@ -22,8 +24,10 @@ json::Object Base(const std::string& id, const MissionRec& rec, TimeMs now) {
   }
   json::Object t;
   t["accepted"] = FormatTime(rec.accepted);
-  t["started"] = rec.exit && rec.exit->started ? json::Value(FormatTime(rec.exit->started)) : json::Value(nullptr);
-  t["ended"] = rec.exit && rec.exit->ended ? json::Value(FormatTime(rec.exit->ended)) : json::Value(nullptr);
+  t["started"] = rec.exit && rec.exit->started ? json::Value(FormatTime(rec.exit->started))
+                                               : json::Value(nullptr);
+  t["ended"] =
+      rec.exit && rec.exit->ended ? json::Value(FormatTime(rec.exit->ended)) : json::Value(nullptr);
   t["returned"] = FormatTime(now);
   o["times"] = t;
   return o;
@@ -56,7 +60,8 @@ std::string DecideOutcome(const MissionRec& rec, bool checks_passed) {
   return "failed";
 }
 
-json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs, TimeMs now) {
+json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs,
+                        TimeMs now) {
   const bool passed = obs ? obs->checks_passed : false;
   json::Object o = Base(id, rec, now);
   const std::string outcome = DecideOutcome(rec, passed);
@@ -90,8 +95,8 @@ json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Obse
   return o;
 }
 
-json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec, const std::string& outcome,
-                             const std::string& reason, TimeMs now) {
+json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec,
+                             const std::string& outcome, const std::string& reason, TimeMs now) {
   json::Object o = Base(id, rec, now);
   o["outcome"] = outcome;
   o["reason"] = reason;

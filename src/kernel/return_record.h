@@ -14,10 +14,11 @@ namespace hangar {
 std::string DecideOutcome(const MissionRec& rec, bool checks_passed);
 
 // A return for a mission whose drone ran (or whose launch was attempted).
-json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs, TimeMs now);
+json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs,
+                        TimeMs now);
 
 // A return for a mission that ended without running (cancelled while held or queued).
-json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec, const std::string& outcome,
-                             const std::string& reason, TimeMs now);
+json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec,
+                             const std::string& outcome, const std::string& reason, TimeMs now);
 
 }  // namespace hangar

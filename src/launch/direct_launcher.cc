@@ -96,10 +96,11 @@ Status StartShim(const std::string& shim_path, const std::string& plan_file) {
   }
   std::error_code ec;
   pid_t failed = -1;
-  bp::child shim(bp::exe = shim_path, bp::args = {plan_file},
-                 bp::std_in<bp::null, (bp::std_out & bp::std_err)> report,
-                 // Boost 1.74 does not reap a child whose exec failed; its pid is only known here.
-                 bp::extend::on_error([&](auto& exec, const std::error_code&) { failed = exec.pid; }), ec);
+  bp::child shim(
+      bp::exe = shim_path, bp::args = {plan_file},
+      bp::std_in<bp::null, (bp::std_out & bp::std_err)> report,
+      // Boost 1.74 does not reap a child whose exec failed; its pid is only known here.
+      bp::extend::on_error([&](auto& exec, const std::error_code&) { failed = exec.pid; }), ec);
   if (ec) {
     if (failed > 0) waitpid(failed, nullptr, 0);
     fclose(report);

@@ -22,13 +22,19 @@ struct Layout {
   std::string ControlBad() const { return spool + "/control/bad"; }
   std::string Keys() const { return spool + "/keys"; }
   std::string Notify() const { return spool + "/notify"; }
-  std::string LockFile() const { return spool + "/hangard.lock"; }    // flock held by the live hangard
-  std::string StatusFile() const { return spool + "/hangard.json"; }  // what the live hangard says of itself
+  std::string LockFile() const {
+    return spool + "/hangard.lock";
+  }  // flock held by the live hangard
+  std::string StatusFile() const {
+    return spool + "/hangard.json";
+  }  // what the live hangard says of itself
   std::string StateDir(Phase p) const { return spool + "/" + std::string(PhaseName(p)); }
   std::string MissionDir(Phase p, const std::string& id) const { return StateDir(p) + "/" + id; }
   std::string Room(const std::string& id) const { return rooms + "/" + id; }
   // The run directory of a launched mission: lock, shim.json, exit.json, stdout, stderr, prompt.
-  std::string RunDir(const std::string& id) const { return MissionDir(Phase::kRunning, id) + "/run"; }
+  std::string RunDir(const std::string& id) const {
+    return MissionDir(Phase::kRunning, id) + "/run";
+  }
   std::string LaunchKey(const std::string& id, int attempt) const {
     return Keys() + "/" + LaunchKeyName(id, attempt);
   }
@@ -41,6 +47,8 @@ struct Layout {
 };
 
 // The default config file of a spool: <spool>/hangar.conf.
-inline std::string DefaultConfigPath(const std::string& spool) { return spool + "/hangar.conf"; }
+inline std::string DefaultConfigPath(const std::string& spool) {
+  return spool + "/hangar.conf";
+}
 
 }  // namespace hangar

@@ -51,7 +51,8 @@ Observation ObserveMission(const Observe& ob, const ManifestLimits& limits) {
     const std::string run_prefix = ob.run + "/";
     const bool in_run = ob.last_message.compare(0, run_prefix.size(), run_prefix) == 0;
     files["last_message"] =
-        FileDigest(ob.last_message, in_run ? "run/" + ob.last_message.substr(run_prefix.size()) : ob.last_message);
+        FileDigest(ob.last_message,
+                   in_run ? "run/" + ob.last_message.substr(run_prefix.size()) : ob.last_message);
   }
   obs.files = files;
   return obs;

@@ -58,7 +58,8 @@ class Real : public Env {
     if (fd < 0) return Status::Errno("create " + tmp, errno);
     Status s = WriteAll(fd, data, tmp);
     close(fd);
-    if (s.ok() && rename(tmp.c_str(), dst.c_str()) != 0) s = Status::Errno("rename " + tmp + " to " + dst, errno);
+    if (s.ok() && rename(tmp.c_str(), dst.c_str()) != 0)
+      s = Status::Errno("rename " + tmp + " to " + dst, errno);
     if (!s.ok()) {
       unlink(tmp.c_str());
       return s;
@@ -78,7 +79,8 @@ class Real : public Env {
   }
 
   Status Rename(const std::string& from, const std::string& to) override {
-    if (rename(from.c_str(), to.c_str()) != 0) return Status::Errno("rename " + from + " to " + to, errno);
+    if (rename(from.c_str(), to.c_str()) != 0)
+      return Status::Errno("rename " + from + " to " + to, errno);
     Status s = FsyncPath(Parent(to));
     if (!s.ok()) return s;
     if (Parent(from) != Parent(to)) return FsyncPath(Parent(from));
@@ -92,7 +94,8 @@ class Real : public Env {
 
   Status Remove(const std::string& path) override {
     if (unlink(path.c_str()) != 0) {
-      if (errno != EISDIR || rmdir(path.c_str()) != 0) return Status::Errno("remove " + path, errno);
+      if (errno != EISDIR || rmdir(path.c_str()) != 0)
+        return Status::Errno("remove " + path, errno);
     }
     return FsyncPath(Parent(path));
   }
@@ -100,7 +103,8 @@ class Real : public Env {
   Result<std::string> ReadFile(const std::string& path, size_t max_bytes) override {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
-      if (errno == ELOOP) return Status::Invalid("cannot read " + path + ": a symbolic link, not a regular file");
+      if (errno == ELOOP)
+        return Status::Invalid("cannot read " + path + ": a symbolic link, not a regular file");
       return Status::Errno("read " + path, errno);
     }
     struct stat st {};
@@ -119,8 +123,8 @@ class Real : public Env {
     }
     if (size_t(st.st_size) > max_bytes) {
       close(fd);
-      return Status::Invalid("cannot read " + path + ": larger than " + std::to_string(max_bytes) + " bytes (" +
-                             std::to_string(st.st_size) + " bytes)");
+      return Status::Invalid("cannot read " + path + ": larger than " + std::to_string(max_bytes) +
+                             " bytes (" + std::to_string(st.st_size) + " bytes)");
     }
     std::string out;
     char buf[65536];
@@ -136,7 +140,8 @@ class Real : public Env {
       out.append(buf, size_t(n));
       if (out.size() > max_bytes) {  // grew while we read
         close(fd);
-        return Status::Invalid("cannot read " + path + ": larger than " + std::to_string(max_bytes) + " bytes");
+        return Status::Invalid("cannot read " + path + ": larger than " +
+                               std::to_string(max_bytes) + " bytes");
       }
     }
     close(fd);

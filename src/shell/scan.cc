@@ -47,8 +47,10 @@ Dropped ReadDrop(Env* env, const Layout& l, const std::string& name, TimeMs now)
   d.now = now;
   const std::string path = l.IncomingNew() + "/" + name;
   Result<std::string> bytes = env->ReadFile(path, kMaxMissionBytes);
-  if (bytes.ok()) d.bytes = std::move(bytes).value();
-  else d.read_error = Reason(bytes.status(), path);
+  if (bytes.ok())
+    d.bytes = std::move(bytes).value();
+  else
+    d.read_error = Reason(bytes.status(), path);
   if (d.read_error.find("larger than") == 0) d.read_error = "file " + d.read_error;
   return d;
 }
@@ -59,8 +61,10 @@ ControlDropped ReadControl(Env* env, const Layout& l, const std::string& name, T
   c.now = now;
   const std::string path = l.ControlNew() + "/" + name;
   Result<std::string> bytes = env->ReadFile(path, kMaxMissionBytes);
-  if (bytes.ok()) c.bytes = std::move(bytes).value();
-  else c.read_error = Reason(bytes.status(), path);
+  if (bytes.ok())
+    c.bytes = std::move(bytes).value();
+  else
+    c.read_error = Reason(bytes.status(), path);
   return c;
 }
 
@@ -103,14 +107,17 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs
         r.supervisor_alive = alive(run);
         // Read exit.json after the liveness test: a supervisor that ends in between has written it.
         Result<ExitInfo> e = ReadExit(env, run);
-        if (e.ok()) r.exit = e.value();
-        else if (e.status().code() != Code::kNotFound) log->push_back(id + ": " + e.status().message());
+        if (e.ok())
+          r.exit = e.value();
+        else if (e.status().code() != Code::kNotFound)
+          log->push_back(id + ": " + e.status().message());
       }
       batch.push_back(std::move(r));
     }
     if (p == Phase::kQueued)
-      std::stable_sort(batch.begin(), batch.end(),
-                       [](const Recovered& a, const Recovered& b) { return a.accepted < b.accepted; });
+      std::stable_sort(batch.begin(), batch.end(), [](const Recovered& a, const Recovered& b) {
+        return a.accepted < b.accepted;
+      });
     for (Recovered& r : batch) out.push_back(std::move(r));
   }
   return out;

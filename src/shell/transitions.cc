@@ -7,9 +7,12 @@ namespace hangar {
 
 namespace {
 
-std::string TmpName(const std::string& id) { return "." + id + ".tmp"; }
+std::string TmpName(const std::string& id) {
+  return "." + id + ".tmp";
+}
 
-Status WriteFiles(Env* env, const std::string& dir, const std::map<std::string, std::string>& files) {
+Status WriteFiles(Env* env, const std::string& dir,
+                  const std::map<std::string, std::string>& files) {
   for (const auto& [name, content] : files) {
     Status s = env->WriteFileAtomic(dir, name, content);
     if (!s.ok()) return s;
@@ -44,14 +47,17 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
       for (const char* raw : {"mission.json", "mission.raw"}) {
         if (!env->Exists(tmp + "/" + raw)) continue;
         Result<std::string> intake = env->ReadFile(tmp + "/intake.json", 1 << 20);
-        Result<json::Value> v = intake.ok() ? json::Parse(*intake) : Result<json::Value>(intake.status());
+        Result<json::Value> v =
+            intake.ok() ? json::Parse(*intake) : Result<json::Value>(intake.status());
         const json::Value* name = v.ok() && v->is_object() ? v->find("name") : nullptr;
         if (!name || !name->is_string() || name->as_string().empty() ||
             name->as_string().find('/') != std::string::npos)
-          return Status::Invalid("cannot recover " + tmp + ": intake.json does not name the incoming file");
+          return Status::Invalid("cannot recover " + tmp +
+                                 ": intake.json does not name the incoming file");
         Status s = env->Rename(tmp + "/" + raw, l.IncomingNew() + "/" + name->as_string());
         if (!s.ok()) return s;
-        done.push_back("put " + name->as_string() + " back into incoming/new from an unfinished intake");
+        done.push_back("put " + name->as_string() +
+                       " back into incoming/new from an unfinished intake");
       }
       Result<std::vector<std::string>> left = env->ListDir(tmp);
       if (!left.ok()) return left.status();
@@ -102,7 +108,8 @@ Result<std::string> PrepareLaunch(Env* env, const Layout& l, const Launch& launc
   s = env->MakeDir(queued + "/run");
   if (!s.ok() && s.code() != Code::kExists) return s;
   s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);
-  if (s.ok() && launch.plan.prompt_in_room) s = env->WriteFileAtomic(launch.plan.room, "MISSION.md", launch.prompt);
+  if (s.ok() && launch.plan.prompt_in_room)
+    s = env->WriteFileAtomic(launch.plan.room, "MISSION.md", launch.prompt);
   if (s.ok()) s = env->Rename(queued, running);
   if (!s.ok()) return s;
 

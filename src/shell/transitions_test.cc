@@ -37,7 +37,8 @@ class TransitionsTest : public ::testing::Test {
 
 TEST_F(TransitionsTest, IntakeMovesTheRawBytesAndWritesTheKernelFiles) {
   Drop("m.json", "{raw bytes}");
-  Intake in{"m.json", "M", Phase::kQueued, {{"intake.json", "{}\n"}, {"gate1.json", "{\"v\":1}\n"}}};
+  Intake in{
+      "m.json", "M", Phase::kQueued, {{"intake.json", "{}\n"}, {"gate1.json", "{\"v\":1}\n"}}};
   ASSERT_TRUE(PerformIntake(RealEnv(), l_, in).ok());
   EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "M") + "/mission.json"), "{raw bytes}");
   EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "M") + "/gate1.json"), "{\"v\":1}\n");
