@@ -26,6 +26,7 @@ namespace {
 
 constexpr TimeMs kSupervisorCheckMs = 2000;
 constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are looked at again
+constexpr int kExitRechecks = 50;   // times 10 ms: how long a seen exit.json waits for the lock
 
 int PoolSize(int slots) {
   return slots < 2 ? 2 : slots > 16 ? 16 : slots;
@@ -110,12 +111,20 @@ Status Daemon::Start() {
       &log);
   if (!rec.ok()) return rec.status();
   for (const std::string& line : log) Say(line);
+  state_.ready = false;  // no launch before every mission is known and waiting cancels are read
   for (Recovered& r : rec.value()) {
     if (r.phase == Phase::kRunning && !r.exit && r.supervisor_alive) WatchRun(r.id);
     Status s = Dispatch(std::move(r));
     if (!s.ok()) return s;
   }
-  Status s = WritePresence("running");
+  Result<std::vector<std::string>> controls = Waiting(env_, layout_.ControlNew());
+  if (!controls.ok()) return controls.status();
+  for (const std::string& n : *controls) {
+    Status s = TakeControl(n);
+    if (!s.ok()) return s;
+  }
+  Status s = Dispatch(Ready{env_->Now()});
+  if (s.ok()) s = WritePresence("running");
   if (!s.ok()) return s;
   Say("started on " + layout_.spool + " (" + std::to_string(setup_.config.slots) + " slots, " +
       std::to_string(state_.missions.size()) + " missions known)");
@@ -169,6 +178,14 @@ Status Daemon::TakeControl(const std::string& name) {
 
 Status Daemon::CheckExit(const std::string& id) {
   if (!run_wd_.count(id)) return Status::Ok();
+  if (SupervisorAlive(layout_.RunDir(id))) {
+    // Its exit.json counts only once the supervisor has let go (see scan.h); the lock's release
+    // wakes us through IN_CLOSE_WRITE, a short recheck covers the moment in between.
+    if (env_->Exists(layout_.RunDir(id) + "/exit.json") && !exit_recheck_.count(id))
+      exit_recheck_[id] = kExitRechecks;
+    return Status::Ok();
+  }
+  exit_recheck_.erase(id);
   Result<ExitInfo> e = ReadExit(env_, layout_.RunDir(id));
   if (!e.ok()) {
     if (e.status().code() != Code::kNotFound) Say(id + ": " + e.status().message());
@@ -178,8 +195,21 @@ Status Daemon::CheckExit(const std::string& id) {
   return Dispatch(DroneExited{id, *e, env_->Now()});
 }
 
+Status Daemon::RecheckExits() {
+  std::vector<std::string> ids;
+  for (auto& [id, left] : exit_recheck_)
+    if (--left >= 0) ids.push_back(id);
+  std::erase_if(exit_recheck_, [](const auto& kv) { return kv.second < 0; });
+  for (const std::string& id : ids) {
+    Status s = CheckExit(id);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
 void Daemon::WatchRun(const std::string& id) {
-  int wd = inotify_add_watch(inotify_fd_, layout_.RunDir(id).c_str(), IN_MOVED_TO);
+  // exit.json renamed into place, and the supervisor's lock closed (only it opens it for writing).
+  int wd = inotify_add_watch(inotify_fd_, layout_.RunDir(id).c_str(), IN_MOVED_TO | IN_CLOSE_WRITE);
   if (wd < 0) {
     Say(id + ": cannot watch " + layout_.RunDir(id) + ": " + std::strerror(errno) +
         " (the tick will look)");
@@ -198,6 +228,8 @@ void Daemon::UnwatchRun(const std::string& id) {
     run_watch_.erase(it->second);
   }
   run_wd_.erase(it);
+  exit_recheck_.erase(id);
+  kill_pending_.erase(id);
 }
 
 Status Daemon::Dispatch(Signal first) {
@@ -232,7 +264,10 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
   }
   if (auto* x = std::get_if<Kill>(&a)) {
     Status s = SignalSupervisor(layout_.RunDir(x->id), SIGTERM);
-    if (!s.ok()) Say(x->id + ": " + s.message() + " (the supervisor check will settle it)");
+    if (!s.ok()) {
+      Say(x->id + ": " + s.message() + " (tried again at each supervisor check)");
+      kill_pending_.insert(x->id);
+    }
     return Status::Ok();
   }
   if (auto* x = std::get_if<Move>(&a)) {
@@ -244,27 +279,32 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     if (!s.ok()) return s;
     return notify ? DeliverNotify(x->id, *x->notify_dir, x->files.at("return.json")) : Status::Ok();
   }
-  if (auto* x = std::get_if<ConsumeControl>(&a)) return PerformConsumeControl(env_, layout_, *x);
+  if (auto* x = std::get_if<ConsumeControl>(&a)) {
+    Status s = PerformConsumeControl(env_, layout_, *x);
+    if (s.ok() || !x->bad) return s;
+    // A bad request that cannot be filed must not come back at every start: its reason is in
+    // the log line the kernel wrote; the request goes.
+    Say("control " + x->name + " could not be kept in control/bad (" + s.message() + "); removed");
+    return env_->Remove(layout_.ControlNew() + "/" + x->name);
+  }
   return Status::Ok();
 }
 
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
-  bool key_existed = false;
-  Result<std::string> dir = PrepareLaunch(env_, layout_, l, env_->Now(), &key_existed);
-  if (!dir.ok()) return dir.status();
-  if (key_existed) {
-    follow->push_back(LaunchDone{l.id, false, true, *dir, env_->Now()});
+  LaunchPrep prep = PrepareLaunch(env_, layout_, l, env_->Now());
+  if (!prep.ok) {
+    follow->push_back(LaunchDone{l.id, false, prep.key_existed, prep.in_running, prep.error, env_->Now()});
     return Status::Ok();
   }
   WatchRun(l.id);  // before the shim starts: its exit.json cannot slip past
-  Status s = StartShim(shim_path_, *dir + "/plan.json");
+  Status s = StartShim(shim_path_, prep.dir + "/plan.json");
   if (s.code() == Code::kUnavailable && SupervisorAlive(layout_.RunDir(l.id))) {
     // The shim did not report in time but holds the lock: the drone runs; watch it as launched.
     Say(l.id + ": " + s.message() + ", but its supervisor holds the lock: taken as launched");
     s = Status::Ok();
   }
   if (!s.ok()) UnwatchRun(l.id);
-  follow->push_back(LaunchDone{l.id, s.ok(), false, s.ok() ? "" : s.message(), env_->Now()});
+  follow->push_back(LaunchDone{l.id, s.ok(), false, true, s.ok() ? "" : s.message(), env_->Now()});
   return Status::Ok();
 }
 
@@ -313,7 +353,10 @@ Status Daemon::CheckSupervisors() {
   for (const auto& [id, wd] : run_wd_) ids.push_back(id);
   for (const std::string& id : ids) {
     const std::string run = layout_.RunDir(id);
-    if (SupervisorAlive(run)) continue;
+    if (SupervisorAlive(run)) {
+      if (kill_pending_.count(id) && SignalSupervisor(run, SIGTERM).ok()) kill_pending_.erase(id);
+      continue;
+    }
     Result<ExitInfo> e = ReadExit(env_, run);  // after the lock test: see scan.h
     if (!e.ok() && e.status().code() != Code::kNotFound) Say(id + ": " + e.status().message());
     UnwatchRun(id);
@@ -341,13 +384,16 @@ Status Daemon::ReadInotify(bool* overflow) {
       std::string name = ev->len ? std::string(ev->name) : std::string();
       if (ev->wd == wd_incoming_ || ev->wd == wd_control_) {
         if (ev->mask & IN_CREATE) {
-          // A regular file created in place is taken when it is closed; anything else at once.
+          // A regular file created in place is taken when it is closed; one linked into place
+          // (link(2), the other maildir way) and anything that is no regular file at once.
           struct stat st {};
           std::string dir = ev->wd == wd_incoming_ ? layout_.IncomingNew() : layout_.ControlNew();
-          if (lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) continue;
+          if (lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink < 2)
+            continue;
         }
         (ev->wd == wd_incoming_ ? names : controls).push_back(name);
-      } else if (auto it = run_watch_.find(ev->wd); it != run_watch_.end() && name == "exit.json") {
+      } else if (auto it = run_watch_.find(ev->wd);
+                 it != run_watch_.end() && (name == "exit.json" || name == "lock")) {
         exits.push_back(it->second);
       }
     }
@@ -366,7 +412,7 @@ Status Daemon::Run() {
     struct pollfd fds[3] = {
         {inotify_fd_, POLLIN, 0}, {signal_fd_, POLLIN, 0}, {pool_->ready_fd(), POLLIN, 0}};
     const bool backlog = !pending_names_.empty() || !pending_controls_.empty();
-    int n = poll(fds, 3, backlog ? 0 : 1000);
+    int n = poll(fds, 3, backlog ? 0 : !exit_recheck_.empty() ? 10 : 1000);
     if (n < 0 && errno != EINTR) return Status::Errno("poll", errno);
     if (fds[1].revents & POLLIN) {
       struct signalfd_siginfo si {};
@@ -400,7 +446,11 @@ Status Daemon::Run() {
       }
     }
     if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
+    if (Status s = RecheckExits(); !s.ok()) return s;
     const TimeMs now = env_->Now();
+    // A wall clock stepped back must not stop the periodic checks until it catches up.
+    if (now < last_supervisor_check_) last_supervisor_check_ = now - kSupervisorCheckMs;
+    if (now < last_notify_retry_) last_notify_retry_ = now;
     if (now - last_supervisor_check_ >= kSupervisorCheckMs) {
       last_supervisor_check_ = now;
       Status s = CheckSupervisors();

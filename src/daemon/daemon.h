@@ -46,6 +46,7 @@ class Daemon {
   Status CheckSupervisors();
   Status RetryNotify();
   Status CheckExit(const std::string& id);
+  Status RecheckExits();
   void WatchRun(const std::string& id);
   void UnwatchRun(const std::string& id);
   Status WritePresence(const char* status);
@@ -65,6 +66,10 @@ class Daemon {
   std::deque<std::string> pending_names_, pending_controls_;
   std::map<int, std::string> run_watch_;  // inotify wd -> mission id
   std::map<std::string, int> run_wd_;     // mission id -> inotify wd (running, drone not ended)
+  // exit.json seen while the supervisor still held its lock: looked at again a few times shortly
+  // (the lock goes a moment after the file appears), then left to the supervisor check.
+  std::map<std::string, int> exit_recheck_;
+  std::set<std::string> kill_pending_;  // cancels whose signal did not reach the supervisor yet
   TimeMs started_ = 0, last_supervisor_check_ = 0, last_notify_retry_ = 0;
 };
 

@@ -177,8 +177,11 @@ class Decider {
 
   void On(const ControlDropped& c) {
     auto bad = [&](const std::string& why) {
-      out_.push_back(ConsumeControl{c.name, true, Text(Why("", "", why, c.now))});
-      Log("control " + c.name + " refused: " + why);
+      json::Value w = Why("", "", why, c.now);
+      w["name"] = json::ValidUtf8(c.name) ? c.name : std::string("(not UTF-8)");
+      const std::string bad_name = "request." + FreshId(c.now);
+      out_.push_back(ConsumeControl{c.name, true, bad_name, Text(w)});
+      Log("control " + w["name"].as_string() + " refused (kept as control/bad/" + bad_name + "): " + why);
     };
     if (!c.read_error.empty()) return bad(c.read_error);
     Result<json::Value> v = json::Parse(c.bytes);
@@ -215,7 +218,7 @@ class Decider {
       Log(id + " already " + std::string(PhaseName(rec.phase)) +
           (rec.exited ? " (drone ended)" : "") + ": cancel has nothing to stop");
     }
-    out_.push_back(ConsumeControl{c.name, false, ""});
+    out_.push_back(ConsumeControl{c.name, false, "", ""});
   }
 
   void On(const LaunchDone& l) {
@@ -227,15 +230,13 @@ class Decider {
       return;
     }
     st_->running--;
-    Phase from = Phase::kRunning;
-    std::string outcome_text;
+    const Phase from = l.in_running ? Phase::kRunning : Phase::kQueued;
     if (l.key_existed) {
       // The key says an attempt may have run: never launch it again by ourselves.
-      from = Phase::kQueued;
       rec.lost = true;
       rec.error = "launch key " + l.error + " already exists";
     } else {
-      rec.error = l.error;
+      rec.error = "launch failed: " + l.error;
     }
     Finish(l.id, rec, from, BuildReturn(l.id, rec, nullptr, l.now));
     Pump(l.now);
@@ -270,6 +271,11 @@ class Decider {
     Log(g.id + " lost: its supervisor is gone and left no exit record");
     EmitObserve(g.id, rec);
     Pump(g.now);
+  }
+
+  void On(const Ready& r) {
+    st_->ready = true;
+    Pump(r.now);
   }
 
   void On(const Observed& o) {
@@ -312,7 +318,7 @@ class Decider {
   }
 
   void Pump(TimeMs now) {
-    while (st_->running < s_.config.slots && !st_->queue.empty()) {
+    while (st_->ready && st_->running < s_.config.slots && !st_->queue.empty()) {
       const std::string id = st_->queue.front();
       st_->queue.pop_front();
       MissionRec& rec = st_->missions[id];

@@ -8,6 +8,8 @@
 //
 //   state     | signal                          | next      | actions
 //   ----------+---------------------------------+-----------+---------------------------------------
+//   (start)   | Recovered (one per mission dir) | as found  | none until Ready: no launch yet
+//   (start)   | Ready (controls read)           | -         | launches begin
 //   (none)    | Dropped, unreadable or invalid  | rejected  | Intake(rejected: mission.raw, why.json)
 //   (none)    | Dropped, id already in spool    | rejected  | Intake(rejected under a fresh id)
 //   (none)    | Dropped, gate 1 allow           | queued    | Intake(queued: mission.json, gate1.json)
@@ -15,6 +17,7 @@
 //   queued    | slot free, gate 2 allow         | running   | Launch(plan.json, gate2.json, key, shim)
 //   queued    | slot free, gate 2 hold / deny   | hold/denied | Move(gate2.json [+why.json])
 //   queued    | LaunchDone, key existed         | returned  | Finish(outcome lost)
+//   queued    | LaunchDone failed before key    | returned  | Finish(outcome failed, launch error)
 //   running   | LaunchDone failed               | returned  | Finish(outcome failed, launch error)
 //   running   | DroneExited                     | running   | Observe (slot freed)
 //   running   | SupervisorGone                  | running   | Observe (outcome will be lost)
@@ -69,6 +72,9 @@ struct State {
   std::deque<std::string> queue;  // queued ids in launch order
   int running = 0;                // drones holding a slot
   uint64_t counter = 0;           // for generated ids
+  // False while hangard recovers at start: nothing launches before every mission is known and
+  // every control request that waited (a cancel) is read. Ready sets it.
+  bool ready = true;
 };
 
 // ---- signals: what the shell saw ----
@@ -102,7 +108,12 @@ struct LaunchDone {
   std::string id;
   bool ok = false;
   bool key_existed = false;
+  bool in_running = false;  // where the mission directory is when the launch failed
   std::string error;
+  TimeMs now = 0;
+};
+// Recovery is over and the control requests that waited are taken: launches may begin.
+struct Ready {
   TimeMs now = 0;
 };
 struct DroneExited {
@@ -128,7 +139,7 @@ struct Observed {
 };
 
 using Signal = std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited,
-                            SupervisorGone, Observed>;
+                            SupervisorGone, Observed, Ready>;
 
 // ---- actions: what the shell must do, in order ----
 
@@ -166,10 +177,12 @@ struct Move {
   std::map<std::string, std::string> files;
   std::optional<std::string> notify_dir;
 };
-// Remove control/new/NAME; when bad, move it to control/bad/ with NAME.why.json.
+// Remove control/new/NAME; when bad, move it to control/bad/BAD_NAME with BAD_NAME.why.json
+// (a generated name: a request's own name may be too long or taken there).
 struct ConsumeControl {
   std::string name;
   bool bad = false;
+  std::string bad_name;
   std::string why;
 };
 // One line for the log (stderr), e.g. "M1 queued -> running".

@@ -204,6 +204,30 @@ TEST(Kernel, CancelQueuedReturnsWithoutRunningAndCancelRunningKills) {
   EXPECT_TRUE(Only<Launch>(acts).empty());  // Q is gone, nothing else to launch
 }
 
+TEST(Kernel, NothingLaunchesBeforeReadySoAWaitingCancelIsReadFirst) {
+  KernelSetup s = TestSetup(1);
+  State st;
+  st.ready = false;  // hangard recovering
+  auto acts = Decide(s, &st, Recovered{"Q", Phase::kQueued, MissionText(""), 1, 0, std::nullopt, false, 2});
+  EXPECT_TRUE(Only<Launch>(acts).empty());
+  acts = Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"Q"})", "", 3});
+  EXPECT_EQ(ReturnOf(acts).find("outcome")->as_string(), "cancelled");
+  Decide(s, &st, Drop("b", MissionText("\"id\":\"B\",")));
+  acts = Decide(s, &st, Ready{4});
+  ASSERT_EQ(Only<Launch>(acts).size(), 1u);
+  EXPECT_EQ(Only<Launch>(acts)[0].id, "B");
+}
+
+TEST(Kernel, CancelOutcomeComesFromTheSupervisorsRecordOnly) {
+  KernelSetup s = TestSetup(1);
+  State st;
+  Decide(s, &st, Drop("a", MissionText("\"id\":\"E\",")));
+  Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"E"})", "", 2});
+  Decide(s, &st, ExitSig("E", 0));  // it ended on its own before the signal reached it
+  json::Value ret = ReturnOf(Decide(s, &st, Observed{"E", Observation{}, 3}));
+  EXPECT_EQ(ret.find("outcome")->as_string(), "done");
+}
+
 TEST(Kernel, BadControlRequestIsSetAsideWithAReason) {
   KernelSetup s = TestSetup();
   State st;
@@ -220,7 +244,7 @@ TEST(Kernel, ExistingLaunchKeyMeansLostNeverRelaunched) {
   State st;
   auto acts = Decide(s, &st, Drop("a", MissionText("\"id\":\"K\",")));
   ASSERT_EQ(Only<Launch>(acts).size(), 1u);
-  acts = Decide(s, &st, LaunchDone{"K", false, true, "keys/launch.K.1", 10});
+  acts = Decide(s, &st, LaunchDone{"K", false, true, false, "keys/launch.K.1", 10});
   json::Value ret = ReturnOf(acts);
   EXPECT_EQ(ret.find("outcome")->as_string(), "lost");
   EXPECT_EQ(Only<Move>(acts)[0].from, Phase::kQueued);

@@ -53,7 +53,9 @@ std::string DecideOutcome(const MissionRec& rec, bool checks_passed) {
   if (rec.lost) return "lost";
   if (!rec.exit || !rec.error.empty()) return "failed";  // not launched, or not judgeable
   const ExitInfo& e = *rec.exit;
-  if (e.cancelled || rec.cancel_requested) return "cancelled";
+  // Only the supervisor's record says a cancel stopped it: a drone that ended on its own before
+  // the request reached it ended as it did.
+  if (e.cancelled) return "cancelled";
   if (e.timed_out) return "timed_out";
   if (e.signal) return "killed";
   if (e.rc && *e.rc == 0 && e.error.empty() && checks_passed) return "done";

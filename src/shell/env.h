@@ -30,6 +30,8 @@ class Env {
                                  std::string_view data) = 0;
   // rename(2), then fsync of the source and destination parent directories.
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  // The same, but Exists (and nothing moved) when `to` is already there (renameat2 NOREPLACE).
+  virtual Status RenameNoReplace(const std::string& from, const std::string& to) = 0;
   // mkdir(2) with mode 0755, then fsync of the parent. Exists if it was there.
   virtual Status MakeDir(const std::string& path) = 0;
   // unlink(2) (or rmdir(2) for an empty directory), then fsync of the parent.

@@ -34,6 +34,11 @@ class RecordingEnv : public Env {
     if (Record("rename " + Rel(from) + " " + Rel(to))) return Status::Io("cannot rename: injected");
     return RealEnv()->Rename(from, to);
   }
+  Status RenameNoReplace(const std::string& from, const std::string& to) override {
+    if (Record("rename-noreplace " + Rel(from) + " " + Rel(to)))
+      return Status::Io("cannot rename: injected");
+    return RealEnv()->RenameNoReplace(from, to);
+  }
   Status MakeDir(const std::string& path) override {
     if (Record("mkdir " + Rel(path))) return Status::Io("cannot mkdir: injected");
     return RealEnv()->MakeDir(path);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 
 #include "shell/env.h"
@@ -54,7 +55,10 @@ class Real : public Env {
                          std::string_view data) override {
     const std::string tmp = dir + "/." + name + ".tmp." + std::to_string(getpid());
     const std::string dst = dir + "/" + name;
-    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    // Whatever sits at the temporary name (a leftover, or a FIFO planted to block us) goes first:
+    // O_EXCL then opens only a file we created.
+    unlink(tmp.c_str());
+    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return Status::Errno("create " + tmp, errno);
     Status s = WriteAll(fd, data, tmp);
     close(fd);
@@ -80,6 +84,15 @@ class Real : public Env {
 
   Status Rename(const std::string& from, const std::string& to) override {
     if (rename(from.c_str(), to.c_str()) != 0)
+      return Status::Errno("rename " + from + " to " + to, errno);
+    Status s = FsyncPath(Parent(to));
+    if (!s.ok()) return s;
+    if (Parent(from) != Parent(to)) return FsyncPath(Parent(from));
+    return Status::Ok();
+  }
+
+  Status RenameNoReplace(const std::string& from, const std::string& to) override {
+    if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0)
       return Status::Errno("rename " + from + " to " + to, errno);
     Status s = FsyncPath(Parent(to));
     if (!s.ok()) return s;

@@ -89,6 +89,12 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs
     if (!ids.ok()) return ids.status();
     std::vector<Recovered> batch;
     for (const std::string& id : *ids) {
+      // Only hangard makes mission directories; anything else here (a stray file, a name that is
+      // no id) is left alone and said, never taken for a mission.
+      if (!ValidId(id) || (!Terminal(p) && !env->ListDir(l.MissionDir(p, id)).ok())) {
+        log->push_back(std::string(PhaseName(p)) + "/" + id + " is no mission directory; left alone");
+        continue;
+      }
       Recovered r;
       r.id = id;
       r.phase = p;
@@ -105,12 +111,15 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs
         r.attempt = att && att->is_int() ? int(att->as_int()) : 1;
         const std::string run = dir + "/run";
         r.supervisor_alive = alive(run);
-        // Read exit.json after the liveness test: a supervisor that ends in between has written it.
-        Result<ExitInfo> e = ReadExit(env, run);
-        if (e.ok())
-          r.exit = e.value();
-        else if (e.status().code() != Code::kNotFound)
-          log->push_back(id + ": " + e.status().message());
+        // exit.json counts only once its supervisor has let go of the lock: the supervisor writes
+        // it as its last act, and a drone that could write into run/ must not end itself early.
+        if (!r.supervisor_alive) {
+          Result<ExitInfo> e = ReadExit(env, run);
+          if (e.ok())
+            r.exit = e.value();
+          else if (e.status().code() != Code::kNotFound)
+            log->push_back(id + ": " + e.status().message());
+        }
       }
       batch.push_back(std::move(r));
     }

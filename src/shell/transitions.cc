@@ -46,18 +46,23 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
       const std::string tmp = dir + "/" + n;
       for (const char* raw : {"mission.json", "mission.raw"}) {
         if (!env->Exists(tmp + "/" + raw)) continue;
+        // The drop's own name, from intake.json; a safe stand-in when that cannot be read.
         Result<std::string> intake = env->ReadFile(tmp + "/intake.json", 1 << 20);
         Result<json::Value> v =
             intake.ok() ? json::Parse(*intake) : Result<json::Value>(intake.status());
         const json::Value* name = v.ok() && v->is_object() ? v->find("name") : nullptr;
-        if (!name || !name->is_string() || name->as_string().empty() ||
-            name->as_string().find('/') != std::string::npos)
-          return Status::Invalid("cannot recover " + tmp +
-                                 ": intake.json does not name the incoming file");
-        Status s = env->Rename(tmp + "/" + raw, l.IncomingNew() + "/" + name->as_string());
+        std::string want = "recovered" + n;  // ".ID.tmp" -> "recovered.ID.tmp"
+        if (name && name->is_string() && !name->as_string().empty() &&
+            name->as_string().find('/') == std::string::npos && name->as_string()[0] != '.')
+          want = name->as_string();
+        std::string back = want;
+        Status s = env->RenameNoReplace(tmp + "/" + raw, l.IncomingNew() + "/" + back);
+        for (int i = 1; s.code() == Code::kExists; i++) {  // a newer drop has that name: keep both
+          back = want + ".recovered." + std::to_string(i);
+          s = env->RenameNoReplace(tmp + "/" + raw, l.IncomingNew() + "/" + back);
+        }
         if (!s.ok()) return s;
-        done.push_back("put " + name->as_string() +
-                       " back into incoming/new from an unfinished intake");
+        done.push_back("put " + back + " back into incoming/new from an unfinished intake");
       }
       Result<std::vector<std::string>> left = env->ListDir(tmp);
       if (!left.ok()) return left.status();
@@ -67,6 +72,17 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
       }
       Status s = env->Remove(tmp);
       if (!s.ok()) return s;
+    }
+  }
+  for (Phase p : {Phase::kHold, Phase::kQueued, Phase::kRunning}) {
+    Result<std::vector<std::string>> ids = env->ListDir(l.StateDir(p));
+    if (!ids.ok()) return ids.status();
+    for (const std::string& id : *ids) {
+      if (id[0] == '.' || !env->Exists(l.MissionDir(p, id) + "/return.json")) continue;
+      Status s = env->RenameNoReplace(l.MissionDir(p, id), l.MissionDir(Phase::kReturned, id));
+      if (!s.ok()) return s;
+      done.push_back("finished moving " + id + " from " + std::string(PhaseName(p)) +
+                     " to returned");
     }
   }
   return done;
@@ -79,15 +95,25 @@ Status PerformMove(Env* env, const Layout& l, const Move& mv) {
   return env->Rename(from, l.MissionDir(mv.to, mv.id));
 }
 
-Result<std::string> PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now,
-                                  bool* key_existed) {
-  *key_existed = false;
+LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now) {
+  LaunchPrep r;
   const std::string queued = l.MissionDir(Phase::kQueued, launch.id);
   const std::string running = l.MissionDir(Phase::kRunning, launch.id);
+  r.dir = queued;
+  auto fail = [&](const Status& s) {
+    r.error = s.message();
+    return r;
+  };
   const std::string plan_sha = Sha256Hex(launch.plan_text);
   Status s = env->WriteFileAtomic(queued, "plan.json", launch.plan_text);
   if (s.ok()) s = env->WriteFileAtomic(queued, "gate2.json", launch.gate2_text);
-  if (!s.ok()) return s;
+  if (!s.ok()) return fail(s);
+  s = env->MakeDir(launch.plan.room);
+  if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(queued + "/run");
+  if (s.ok() || s.code() == Code::kExists) s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);
+  if (s.ok() && launch.plan.prompt_in_room)
+    s = env->WriteFileAtomic(launch.plan.room, "MISSION.md", launch.prompt);
+  if (!s.ok()) return fail(s);
 
   const std::string key = Layout::LaunchKeyName(launch.id, launch.attempt);
   json::Object k;
@@ -98,21 +124,16 @@ Result<std::string> PrepareLaunch(Env* env, const Layout& l, const Launch& launc
   k["time"] = FormatTime(now);
   s = env->CreateExclusive(l.Keys(), key, json::WritePretty(k));
   if (s.code() == Code::kExists) {
-    *key_existed = true;
-    return std::string("keys/" + key);
+    r.key_existed = true;
+    r.error = "keys/" + key;
+    return r;
   }
-  if (!s.ok()) return s;
+  if (!s.ok()) return fail(s);
 
-  s = env->MakeDir(launch.plan.room);
-  if (!s.ok() && s.code() != Code::kExists) return s;
-  s = env->MakeDir(queued + "/run");
-  if (!s.ok() && s.code() != Code::kExists) return s;
-  s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);
-  if (s.ok() && launch.plan.prompt_in_room)
-    s = env->WriteFileAtomic(launch.plan.room, "MISSION.md", launch.prompt);
-  if (s.ok()) s = env->Rename(queued, running);
-  if (!s.ok()) return s;
-
+  s = env->Rename(queued, running);
+  if (!s.ok()) return fail(s);
+  r.dir = running;
+  r.in_running = true;
   json::Object rec;
   rec["hangar"] = 1;
   rec["id"] = launch.id;
@@ -122,16 +143,17 @@ Result<std::string> PrepareLaunch(Env* env, const Layout& l, const Launch& launc
   rec["plan_sha256"] = plan_sha;
   rec["time"] = FormatTime(now);
   s = env->WriteFileAtomic(running, "launch.json", json::WritePretty(rec));
-  if (!s.ok()) return s;
-  return running;
+  if (!s.ok()) return fail(s);
+  r.ok = true;
+  return r;
 }
 
 Status PerformConsumeControl(Env* env, const Layout& l, const ConsumeControl& c) {
   const std::string path = l.ControlNew() + "/" + c.name;
   if (!c.bad) return env->Remove(path);
-  Status s = env->WriteFileAtomic(l.ControlBad(), c.name + ".why.json", c.why);
+  Status s = env->WriteFileAtomic(l.ControlBad(), c.bad_name + ".why.json", c.why);
   if (!s.ok()) return s;
-  return env->Rename(path, l.ControlBad() + "/" + c.name);
+  return env->RenameNoReplace(path, l.ControlBad() + "/" + c.bad_name);
 }
 
 }  // namespace hangar

@@ -18,19 +18,30 @@ namespace hangar {
 // incoming/new/NAME -> STATE/ID with the kernel's files (raw bytes moved, never copied).
 Status PerformIntake(Env* env, const Layout& l, const Intake& in);
 
-// Puts back every intake cut short by a crash (STATE/.ID.tmp directories). Returns what it did.
+// Puts back every intake cut short by a crash (STATE/.ID.tmp directories): the raw file returns to
+// incoming/new under its name (or NAME.recovered.N when a newer drop took that name meanwhile).
+// Then finishes every move to returned/ cut short after return.json was written (a live state
+// directory holding a return.json). Returns what it did, a line each.
 Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l);
 
 // Writes the files into FROM/ID and renames it to TO/ID.
 Status PerformMove(Env* env, const Layout& l, const Move& mv);
 
-// Everything of a launch before the supervisor starts: plan.json, gate2.json, the O_EXCL key, the
-// room, run/ with the prompt, queued/ID -> running/ID, launch.json. On an existing key it stops
-// before anything moves and sets *key_existed. Returns the running mission directory.
-Result<std::string> PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now,
-                                  bool* key_existed);
+// Everything of a launch before the supervisor starts. Whatever can fail for this mission alone
+// (its room, its prompt) is done before the O_EXCL key, so a failure there leaves no key behind:
+// plan.json, gate2.json, the room (and MISSION.md), run/ with prompt.md; then the key; then
+// queued/ID -> running/ID and launch.json. Never fatal: a failure is the mission's, reported in
+// the result (where its directory is, whether the key already existed) for LaunchDone.
+struct LaunchPrep {
+  bool ok = false;
+  bool key_existed = false;
+  bool in_running = false;
+  std::string dir;    // the mission directory now
+  std::string error;  // when not ok
+};
+LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now);
 
-// Removes control/new/NAME, or moves it to control/bad/NAME with NAME.why.json.
+// Removes control/new/NAME, or moves it to control/bad/BAD_NAME with BAD_NAME.why.json.
 Status PerformConsumeControl(Env* env, const Layout& l, const ConsumeControl& c);
 
 }  // namespace hangar

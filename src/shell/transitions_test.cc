@@ -81,13 +81,45 @@ TEST_F(TransitionsTest, ExistingLaunchKeyStopsTheLaunchBeforeAnythingMoves) {
   launch.attempt = 1;
   launch.plan.room = l_.Room("K");
   launch.plan_text = "{}";
-  bool existed = false;
-  Result<std::string> r = PrepareLaunch(RealEnv(), l_, launch, 0, &existed);
-  ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(existed);
+  LaunchPrep r = PrepareLaunch(RealEnv(), l_, launch, 0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.key_existed);
+  EXPECT_FALSE(r.in_running);
   EXPECT_TRUE(RealEnv()->Exists(l_.MissionDir(Phase::kQueued, "K")));
   EXPECT_FALSE(RealEnv()->Exists(l_.MissionDir(Phase::kRunning, "K")));
-  EXPECT_FALSE(RealEnv()->Exists(l_.Room("K")));
+}
+
+TEST_F(TransitionsTest, ARoomThatCannotBeMadeFailsTheLaunchWithoutTakingAKey) {
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "P"));
+  std::ofstream(l_.Room("P")) << "a file where the room should be";
+  Launch launch;
+  launch.id = "P";
+  launch.attempt = 1;
+  launch.plan.room = l_.Room("P");
+  launch.plan.prompt_in_room = true;
+  LaunchPrep r = PrepareLaunch(RealEnv(), l_, launch, 0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.key_existed);
+  EXPECT_FALSE(r.in_running);
+  EXPECT_NE(r.error.find("MISSION.md"), std::string::npos) << r.error;
+  EXPECT_FALSE(RealEnv()->Exists(l_.LaunchKey("P", 1)));  // a later attempt is not "lost"
+}
+
+TEST_F(TransitionsTest, RecoveryKeepsANewerDropOfTheSameNameAndFinishesCutMoves) {
+  const std::string tmp = l_.StateDir(Phase::kQueued) + "/.M.tmp";
+  std::filesystem::create_directories(tmp);
+  std::ofstream(tmp + "/intake.json") << R"({"hangar":1,"id":"M","name":"drop-1"})";
+  std::ofstream(tmp + "/mission.json") << "{old}";
+  Drop("drop-1", "{newer}");
+  // A cancel whose return.json was written into queued/C before the crash, not yet moved.
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "C"));
+  std::ofstream(l_.MissionDir(Phase::kQueued, "C") + "/return.json") << "{}";
+  Result<std::vector<std::string>> r = RecoverIntakes(RealEnv(), l_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Read(l_.IncomingNew() + "/drop-1"), "{newer}");
+  EXPECT_EQ(Read(l_.IncomingNew() + "/drop-1.recovered.1"), "{old}");
+  EXPECT_TRUE(RealEnv()->Exists(l_.MissionDir(Phase::kReturned, "C") + "/return.json"));
+  EXPECT_FALSE(RealEnv()->Exists(l_.MissionDir(Phase::kQueued, "C")));
 }
 
 TEST_F(TransitionsTest, LaunchCreatesKeyRoomRunAndMovesToRunning) {
@@ -99,20 +131,19 @@ TEST_F(TransitionsTest, LaunchCreatesKeyRoomRunAndMovesToRunning) {
   launch.plan.prompt_in_room = true;
   launch.plan_text = "{\"plan\":1}";
   launch.prompt = "do it\n";
-  bool existed = false;
-  Result<std::string> r = PrepareLaunch(RealEnv(), l_, launch, 0, &existed);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_FALSE(existed);
-  EXPECT_EQ(*r, l_.MissionDir(Phase::kRunning, "L"));
+  LaunchPrep r = PrepareLaunch(RealEnv(), l_, launch, 0);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.in_running);
+  EXPECT_EQ(r.dir, l_.MissionDir(Phase::kRunning, "L"));
   EXPECT_TRUE(RealEnv()->Exists(l_.LaunchKey("L", 1)));
-  EXPECT_EQ(Read(*r + "/plan.json"), "{\"plan\":1}");
-  EXPECT_EQ(Read(*r + "/run/prompt.md"), "do it\n");
+  EXPECT_EQ(Read(r.dir + "/plan.json"), "{\"plan\":1}");
+  EXPECT_EQ(Read(r.dir + "/run/prompt.md"), "do it\n");
   EXPECT_EQ(Read(l_.Room("L") + "/MISSION.md"), "do it\n");
-  EXPECT_TRUE(RealEnv()->Exists(*r + "/launch.json"));
+  EXPECT_TRUE(RealEnv()->Exists(r.dir + "/launch.json"));
   // A second attempt with the same number is refused by the key.
   std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "L"));
-  r = PrepareLaunch(RealEnv(), l_, launch, 0, &existed);
-  EXPECT_TRUE(existed);
+  r = PrepareLaunch(RealEnv(), l_, launch, 0);
+  EXPECT_TRUE(r.key_existed);
 }
 
 }  // namespace
