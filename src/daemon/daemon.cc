@@ -293,7 +293,8 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   LaunchPrep prep = PrepareLaunch(env_, layout_, l, env_->Now());
   if (!prep.ok) {
-    follow->push_back(LaunchDone{l.id, false, prep.key_existed, prep.in_running, prep.error, env_->Now()});
+    follow->push_back(
+        LaunchDone{l.id, false, prep.key_existed, prep.in_running, prep.error, env_->Now()});
     return Status::Ok();
   }
   WatchRun(l.id);  // before the shim starts: its exit.json cannot slip past

@@ -181,7 +181,8 @@ class Decider {
       w["name"] = json::ValidUtf8(c.name) ? c.name : std::string("(not UTF-8)");
       const std::string bad_name = "request." + FreshId(c.now);
       out_.push_back(ConsumeControl{c.name, true, bad_name, Text(w)});
-      Log("control " + w["name"].as_string() + " refused (kept as control/bad/" + bad_name + "): " + why);
+      Log("control " + w["name"].as_string() + " refused (kept as control/bad/" + bad_name +
+          "): " + why);
     };
     if (!c.read_error.empty()) return bad(c.read_error);
     Result<json::Value> v = json::Parse(c.bytes);

@@ -208,7 +208,8 @@ TEST(Kernel, NothingLaunchesBeforeReadySoAWaitingCancelIsReadFirst) {
   KernelSetup s = TestSetup(1);
   State st;
   st.ready = false;  // hangard recovering
-  auto acts = Decide(s, &st, Recovered{"Q", Phase::kQueued, MissionText(""), 1, 0, std::nullopt, false, 2});
+  auto acts =
+      Decide(s, &st, Recovered{"Q", Phase::kQueued, MissionText(""), 1, 0, std::nullopt, false, 2});
   EXPECT_TRUE(Only<Launch>(acts).empty());
   acts = Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"Q"})", "", 3});
   EXPECT_EQ(ReturnOf(acts).find("outcome")->as_string(), "cancelled");

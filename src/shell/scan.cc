@@ -41,31 +41,28 @@ Result<std::vector<std::string>> Waiting(Env* env, const std::string& dir) {
   return out;
 }
 
-Dropped ReadDrop(Env* env, const Layout& l, const std::string& name, TimeMs now) {
-  Dropped d;
-  d.name = name;
-  d.now = now;
-  const std::string path = l.IncomingNew() + "/" + name;
+// DIR/NAME into a Dropped or ControlDropped: its bytes, or why they could not be read.
+template <typename T>
+T ReadWaiting(Env* env, const std::string& dir, const std::string& name, TimeMs now) {
+  T t;
+  t.name = name;
+  t.now = now;
+  const std::string path = dir + "/" + name;
   Result<std::string> bytes = env->ReadFile(path, kMaxMissionBytes);
   if (bytes.ok())
-    d.bytes = std::move(bytes).value();
+    t.bytes = std::move(bytes).value();
   else
-    d.read_error = Reason(bytes.status(), path);
-  if (d.read_error.find("larger than") == 0) d.read_error = "file " + d.read_error;
-  return d;
+    t.read_error = Reason(bytes.status(), path);
+  if (t.read_error.find("larger than") == 0) t.read_error = "file " + t.read_error;
+  return t;
+}
+
+Dropped ReadDrop(Env* env, const Layout& l, const std::string& name, TimeMs now) {
+  return ReadWaiting<Dropped>(env, l.IncomingNew(), name, now);
 }
 
 ControlDropped ReadControl(Env* env, const Layout& l, const std::string& name, TimeMs now) {
-  ControlDropped c;
-  c.name = name;
-  c.now = now;
-  const std::string path = l.ControlNew() + "/" + name;
-  Result<std::string> bytes = env->ReadFile(path, kMaxMissionBytes);
-  if (bytes.ok())
-    c.bytes = std::move(bytes).value();
-  else
-    c.read_error = Reason(bytes.status(), path);
-  return c;
+  return ReadWaiting<ControlDropped>(env, l.ControlNew(), name, now);
 }
 
 Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir) {
@@ -92,7 +89,8 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs
       // Only hangard makes mission directories; anything else here (a stray file, a name that is
       // no id) is left alone and said, never taken for a mission.
       if (!ValidId(id) || (!Terminal(p) && !env->ListDir(l.MissionDir(p, id)).ok())) {
-        log->push_back(std::string(PhaseName(p)) + "/" + id + " is no mission directory; left alone");
+        log->push_back(std::string(PhaseName(p)) + "/" + id +
+                       " is no mission directory; left alone");
         continue;
       }
       Recovered r;

@@ -110,7 +110,8 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   if (!s.ok()) return fail(s);
   s = env->MakeDir(launch.plan.room);
   if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(queued + "/run");
-  if (s.ok() || s.code() == Code::kExists) s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);
+  if (s.ok() || s.code() == Code::kExists)
+    s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);
   if (s.ok() && launch.plan.prompt_in_room)
     s = env->WriteFileAtomic(launch.plan.room, "MISSION.md", launch.prompt);
   if (!s.ok()) return fail(s);
