@@ -4,6 +4,10 @@ CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++20 -Wall -Wextra -Werror -Isrc -MMD -MP
 LDLIBS   := -lsimdjson -lcrypto -lboost_filesystem -pthread
 BUILD    := build
+# Build on every core unless the caller chose (-jN on the command line wins).
+ifeq (,$(filter -j%,$(MAKEFLAGS)))
+MAKEFLAGS += -j$(shell nproc)
+endif
 
 LIB_SRC  := $(filter-out %_test.cc %_main.cc,$(wildcard src/*/*.cc))
 TEST_SRC := $(wildcard src/*/*_test.cc)
