@@ -7,8 +7,13 @@ namespace hangar::ledger {
 namespace {
 
 Entry First() {
-  Entry e{1, 1, "2026-01-01T00:00:00.001Z", "test.step", json::Object{{"n", 1}},
-          std::string(kGenesisPrev), ""};
+  Entry e{1,
+          1,
+          "2026-01-01T00:00:00.001Z",
+          "test.step",
+          json::Object{{"n", 1}},
+          std::string(kGenesisPrev),
+          ""};
   e.hash = EntryHash(e).value();
   return e;
 }
@@ -16,9 +21,9 @@ Entry First() {
 TEST(LedgerEntry, HashIsSha256OfPrevThenCanonicalJsonWithoutHash) {
   Entry e = First();
   std::string text = HashedText(e);
-  EXPECT_EQ(text,
-            "{\"body\":{\"n\":1},\"epoch\":1,\"kind\":\"test.step\",\"prev\":\"" +
-                std::string(kGenesisPrev) + "\",\"seq\":1,\"time\":\"2026-01-01T00:00:00.001Z\"}");
+  EXPECT_EQ(text, "{\"body\":{\"n\":1},\"epoch\":1,\"kind\":\"test.step\",\"prev\":\"" +
+                      std::string(kGenesisPrev) +
+                      "\",\"seq\":1,\"time\":\"2026-01-01T00:00:00.001Z\"}");
   EXPECT_EQ(e.hash, Sha256Hex(std::string(kGenesisPrev) + text));
 }
 
