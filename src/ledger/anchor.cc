@@ -3,6 +3,7 @@
 #include "base/json.h"
 #include "kernel/mission.h"
 #include "ledger/entry.h"
+#include "ledger/lines.h"
 
 namespace hangar::ledger {
 
@@ -74,11 +75,8 @@ Result<AnchorLines> Anchor::ReadAll() const {
   Result<uint64_t> size = env_->FileSize(path_);
   if (!size.ok()) return size.status();
   AnchorLines out;
-  std::string pending;
-  uint64_t offset = 0;
-  int64_t line_no = 0;
-  auto take = [&](std::string_view line) {
-    line_no++;
+  // A last line without its newline is read like the others: torn, it counts as unreadable.
+  Status s = ForEachLine(env_, path_, [&](std::string_view line, int64_t line_no, bool) {
     Result<AnchorLine> a = ParseAnchorLine(line);
     if (!a.ok()) {
       out.unreadable++;
@@ -88,21 +86,9 @@ Result<AnchorLines> Anchor::ReadAll() const {
       a->line_no = line_no;
       out.own.push_back(std::move(a).value());
     }
-  };
-  for (;;) {
-    Result<std::string> chunk = env_->ReadAt(path_, offset, size_t(1) << 20);
-    if (!chunk.ok()) return chunk.status();
-    if (chunk->empty()) break;
-    offset += chunk->size();
-    pending += *chunk;
-    size_t begin = 0, nl;
-    while ((nl = pending.find('\n', begin)) != std::string::npos) {
-      take(std::string_view(pending.data() + begin, nl - begin));
-      begin = nl + 1;
-    }
-    pending.erase(0, begin);
-  }
-  if (!pending.empty()) take(pending);  // a torn last line: counted unreadable, or still ours
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
   return out;
 }
 

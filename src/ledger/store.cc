@@ -4,12 +4,12 @@
 
 #include "base/sha256.h"
 #include "kernel/mission.h"
+#include "ledger/lines.h"
 
 namespace hangar::ledger {
 
 namespace {
 
-constexpr size_t kChunk = size_t(1) << 20;
 constexpr std::string_view kSuffix = ".jsonl";
 // Written before a torn tail is cut and removed once the cut is in the ledger, so a crash between
 // the truncate and the "ledger.cut" entry still leaves the cut on record for the next Open.
@@ -21,20 +21,6 @@ bool ParseSegmentName(std::string_view n, int64_t* first) {
     if (c < '0' || c > '9') return false;
   std::from_chars(n.data(), n.data() + 12, *first);
   return *first >= 1;
-}
-
-// Offset of the last '\n' strictly before end, or -1: the tail is read backwards a chunk at a
-// time, so finding the head costs one entry, not the history.
-Result<int64_t> LastNewlineBefore(Env* env, const std::string& path, uint64_t end) {
-  while (end > 0) {
-    uint64_t from = end > kChunk ? end - kChunk : 0;
-    Result<std::string> r = env->ReadAt(path, from, size_t(end - from));
-    if (!r.ok()) return r.status();
-    size_t at = r->rfind('\n');
-    if (at != std::string::npos) return int64_t(from + at);
-    end = from;
-  }
-  return int64_t(-1);
 }
 
 }  // namespace
@@ -242,35 +228,17 @@ Status LedgerStore::ForEach(int64_t from_seq, const std::function<Status(const E
   while (start + 1 < firsts.size() && firsts[start + 1] <= from_seq) start++;
   for (size_t i = start; i < segments->size(); i++) {
     const std::string path = dir_ + "/" + (*segments)[i];
-    std::string pending;
-    uint64_t offset = 0;
-    int64_t line_no = 0;
-    for (;;) {
-      Result<std::string> chunk = env_->ReadAt(path, offset, kChunk);
-      if (!chunk.ok()) return chunk.status();
-      if (chunk->empty()) break;
-      offset += chunk->size();
-      pending += *chunk;
-      size_t begin = 0, nl;
-      while ((nl = pending.find('\n', begin)) != std::string::npos) {
-        line_no++;
-        std::string_view line(pending.data() + begin, nl - begin);
-        begin = nl + 1;
-        Result<Entry> e = ParseEntryLine(line);
-        auto where = [&] { return path + " line " + std::to_string(line_no); };
-        if (!e.ok()) return Status::Invalid(where() + ": " + e.status().message());
-        if (line_no == 1 && e->seq != firsts[i])
-          return Status::Invalid(where() + ": first seq " + std::to_string(e->seq) +
-                                 " does not match the segment name");
-        if (e->seq < from_seq) continue;
-        Status s = fn(*e);
-        if (!s.ok()) return s;
-      }
-      pending.erase(0, begin);
-    }
-    if (!pending.empty())
-      return Status::Invalid(path + " line " + std::to_string(line_no + 1) +
-                             ": partial line at the end of the segment");
+    Status s = ForEachLine(env_, path, [&](std::string_view line, int64_t line_no, bool complete) {
+      auto where = [&] { return path + " line " + std::to_string(line_no); };
+      if (!complete) return Status::Invalid(where() + ": partial line at the end of the segment");
+      Result<Entry> e = ParseEntryLine(line);
+      if (!e.ok()) return Status::Invalid(where() + ": " + e.status().message());
+      if (line_no == 1 && e->seq != firsts[i])
+        return Status::Invalid(where() + ": first seq " + std::to_string(e->seq) +
+                               " does not match the segment name");
+      return e->seq < from_seq ? Status::Ok() : fn(*e);
+    });
+    if (!s.ok()) return s;
   }
   return Status::Ok();
 }
