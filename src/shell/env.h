@@ -37,6 +37,19 @@ class Env {
   // unlink(2) (or rmdir(2) for an empty directory), then fsync of the parent.
   virtual Status Remove(const std::string& path) = 0;
 
+  // Appends data to path (created with mode 0644 when absent) with one write(2) on an O_APPEND
+  // descriptor, then fsyncs it; when this call created the file it fsyncs the directory too. The
+  // ledger and its anchor are append-only files: one write keeps concurrent readers from seeing
+  // half an entry on the way, and a crash leaves at most a torn tail that the reader cuts off.
+  virtual Status AppendDurable(const std::string& path, std::string_view data) = 0;
+  // truncate(2) a regular file to size bytes, then fsync it.
+  virtual Status Truncate(const std::string& path, uint64_t size) = 0;
+
+  // Size of a regular file (a final symlink is not followed). NotFound when absent.
+  virtual Result<uint64_t> FileSize(const std::string& path) = 0;
+  // Up to n bytes of a regular file from offset; fewer at its end. Lets readers seek to the tail of
+  // a large append-only file instead of reading it whole.
+  virtual Result<std::string> ReadAt(const std::string& path, uint64_t offset, size_t n) = 0;
   // Reads a regular file without following a final symlink; Invalid when larger than max_bytes or
   // not a regular file, NotFound when absent. Never blocks on a FIFO.
   virtual Result<std::string> ReadFile(const std::string& path, size_t max_bytes) = 0;

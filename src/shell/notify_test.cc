@@ -44,6 +44,16 @@ class RecordingEnv : public Env {
     return RealEnv()->MakeDir(path);
   }
   Status Remove(const std::string& path) override { return RealEnv()->Remove(path); }
+  Status AppendDurable(const std::string& path, std::string_view data) override {
+    return RealEnv()->AppendDurable(path, data);
+  }
+  Status Truncate(const std::string& path, uint64_t size) override {
+    return RealEnv()->Truncate(path, size);
+  }
+  Result<uint64_t> FileSize(const std::string& path) override { return RealEnv()->FileSize(path); }
+  Result<std::string> ReadAt(const std::string& path, uint64_t offset, size_t n) override {
+    return RealEnv()->ReadAt(path, offset, n);
+  }
   Result<std::string> ReadFile(const std::string& path, size_t max_bytes) override {
     return RealEnv()->ReadFile(path, max_bytes);
   }

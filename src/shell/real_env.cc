@@ -113,6 +113,70 @@ class Real : public Env {
     return FsyncPath(Parent(path));
   }
 
+  Status AppendDurable(const std::string& path, std::string_view data) override {
+    const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
+    bool created = false;
+    int fd = open(path.c_str(), flags);
+    if (fd < 0 && errno == ENOENT) {
+      fd = open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
+      created = fd >= 0;
+    }
+    if (fd < 0) return Status::Errno("open " + path + " for appending", errno);
+    Status s = WriteAll(fd, data, path);
+    close(fd);
+    if (!s.ok() || !created) return s;
+    return FsyncPath(Parent(path));
+  }
+
+  Status Truncate(const std::string& path, uint64_t size) override {
+    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return Status::Errno("open " + path, errno);
+    Status s;
+    if (ftruncate(fd, off_t(size)) != 0)
+      s = Status::Errno("truncate " + path, errno);
+    else if (fsync(fd) != 0)
+      s = Status::Errno("fsync " + path, errno);
+    close(fd);
+    return s;
+  }
+
+  Result<uint64_t> FileSize(const std::string& path) override {
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT) return Status::NotFound("cannot stat " + path + ": no such file");
+      return Status::Errno("stat " + path, errno);
+    }
+    if (!S_ISREG(st.st_mode))
+      return Status::Invalid("cannot read " + path + ": not a regular file");
+    return uint64_t(st.st_size);
+  }
+
+  Result<std::string> ReadAt(const std::string& path, uint64_t offset, size_t n) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) return Status::Errno("read " + path, errno);
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      close(fd);
+      return Status::Invalid("cannot read " + path + ": not a regular file");
+    }
+    std::string out(n, '\0');
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = pread(fd, out.data() + got, n - got, off_t(offset + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        int e = errno;
+        close(fd);
+        return Status::Errno("read " + path, e);
+      }
+      if (r == 0) break;
+      got += size_t(r);
+    }
+    close(fd);
+    out.resize(got);
+    return out;
+  }
+
   Result<std::string> ReadFile(const std::string& path, size_t max_bytes) override {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {

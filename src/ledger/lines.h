@@ -1,0 +1,24 @@
+// Reading the append-only line files of the ledger (segments, anchors) front to back in bounded
+// memory, and finding their tails without reading them whole.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "shell/env.h"
+
+namespace hangar::ledger {
+
+// Calls fn(line, line_no, complete) for each line of path in order (line without "\n", line_no
+// from 1). The last line is passed with complete = false when the file does not end in "\n".
+// Stops at, and returns, the first non-Ok that fn returns.
+Status ForEachLine(Env* env, const std::string& path,
+                   const std::function<Status(std::string_view, int64_t, bool)>& fn);
+
+// Offset of the last '\n' strictly before end, or -1; reads backwards a chunk at a time.
+Result<int64_t> LastNewlineBefore(Env* env, const std::string& path, uint64_t end);
+
+}  // namespace hangar::ledger

@@ -1,0 +1,246 @@
+#include "ledger/store.h"
+
+#include <charconv>
+
+#include "base/sha256.h"
+#include "kernel/mission.h"
+#include "ledger/lines.h"
+
+namespace hangar::ledger {
+
+namespace {
+
+constexpr std::string_view kSuffix = ".jsonl";
+// Written before a torn tail is cut and removed once the cut is in the ledger, so a crash between
+// the truncate and the "ledger.cut" entry still leaves the cut on record for the next Open.
+constexpr std::string_view kPendingCut = "cut-pending.json";
+
+bool ParseSegmentName(std::string_view n, int64_t* first) {
+  if (n.size() != 12 + kSuffix.size() || n.substr(12) != kSuffix) return false;
+  for (char c : n.substr(0, 12))
+    if (c < '0' || c > '9') return false;
+  std::from_chars(n.data(), n.data() + 12, *first);
+  return *first >= 1;
+}
+
+}  // namespace
+
+std::string SegmentName(int64_t first_seq) {
+  std::string digits = std::to_string(first_seq);
+  return std::string(digits.size() < 12 ? 12 - digits.size() : 0, '0') + digits +
+         std::string(kSuffix);
+}
+
+LedgerStore::LedgerStore(Env* env, std::string spool_dir, std::string name, uint64_t segment_bytes)
+    : env_(env),
+      spool_dir_(std::move(spool_dir)),
+      name_(std::move(name)),
+      dir_(spool_dir_ + "/ledger/" + name_),
+      segment_bytes_(segment_bytes) {}
+
+Result<std::vector<std::string>> LedgerStore::Segments() const {
+  Result<std::vector<std::string>> names = env_->ListDir(dir_);
+  if (!names.ok()) return names.status();
+  std::vector<std::string> out;
+  int64_t first = 0;
+  for (const std::string& n : *names)
+    if (ParseSegmentName(n, &first)) out.push_back(n);
+  return out;
+}
+
+Status LedgerStore::Open() {
+  if (!ValidId(name_))
+    return Status::Invalid("cannot open ledger \"" + name_ + "\": not a valid ledger name");
+  for (const std::string& d : {spool_dir_ + "/ledger", dir_}) {
+    Status s = env_->MakeDir(d);
+    if (!s.ok() && s.code() != Code::kExists) return s;
+  }
+  Result<std::vector<std::string>> segments = Segments();
+  if (!segments.ok()) return segments.status();
+  Status s = FindHead(*segments);
+  if (!s.ok()) return s;
+  open_ = true;
+  broken_ = false;
+  // A pending cut whose entry did not make it: record it now (the bytes are already gone).
+  const std::string pending = dir_ + "/" + std::string(kPendingCut);
+  Result<std::string> text = env_->ReadFile(pending, 4096);
+  if (!text.ok()) return text.status().code() == Code::kNotFound ? Status::Ok() : text.status();
+  Result<json::Value> body = json::Parse(*text);
+  if (!body.ok()) return Status::Invalid("cannot read " + pending + ": " + body.status().message());
+  bool recorded = false;
+  if (head_seq_ > 0) {
+    s = ForEach(head_seq_, [&](const Entry& e) {
+      recorded = e.kind == "ledger.cut" && e.body == *body;
+      return Status::Ok();
+    });
+    if (!s.ok()) return s;
+  }
+  if (!recorded) {
+    Result<Entry> cut = Append("ledger.cut", *body, env_->Now());
+    if (!cut.ok()) return cut.status();
+  }
+  return env_->Remove(pending);
+}
+
+Status LedgerStore::FindHead(const std::vector<std::string>& segments) {
+  head_seq_ = 0;
+  head_hash_ = std::string(kGenesisPrev);
+  epoch_ = 1;
+  segment_.clear();
+  segment_size_ = 0;
+  for (size_t i = segments.size(); i-- > 0;) {
+    const std::string path = dir_ + "/" + segments[i];
+    Result<uint64_t> size = env_->FileSize(path);
+    if (!size.ok()) return size.status();
+    if (segment_.empty()) {
+      segment_ = segments[i];
+      segment_size_ = *size;
+    }
+    Result<int64_t> nl = LastNewlineBefore(env_, path, *size);
+    if (!nl.ok()) return nl.status();
+    uint64_t keep = uint64_t(*nl + 1);
+    // The last complete line, if any: unparsable means a torn write too (a crash can leave zeros).
+    Result<Entry> last = Status::NotFound("");
+    if (keep > 0) {
+      Result<int64_t> before = LastNewlineBefore(env_, path, keep - 1);
+      if (!before.ok()) return before.status();
+      uint64_t start = uint64_t(*before + 1);
+      Result<std::string> line = env_->ReadAt(path, start, size_t(keep - 1 - start));
+      if (!line.ok()) return line.status();
+      last = ParseEntryLine(*line);
+      if (!last.ok() && i + 1 == segments.size() && keep == *size) {
+        keep = start;
+        last = Status::NotFound("");
+        if (keep > 0) {  // the line before a cut one must be sound: one torn write, not damage
+          Result<int64_t> b2 = LastNewlineBefore(env_, path, keep - 1);
+          if (!b2.ok()) return b2.status();
+          Result<std::string> l2 =
+              env_->ReadAt(path, uint64_t(*b2 + 1), size_t(keep - 1 - uint64_t(*b2 + 1)));
+          if (!l2.ok()) return l2.status();
+          last = ParseEntryLine(*l2);
+        }
+      }
+      if (keep > 0 && !last.ok())
+        return Status::Invalid("cannot open ledger " + dir_ + ": last entry of " + segments[i] +
+                               " unreadable: " + last.status().message());
+    }
+    if (keep < *size) {
+      if (i + 1 != segments.size())
+        return Status::Invalid("cannot open ledger " + dir_ + ": sealed segment " + segments[i] +
+                               " ends in a partial line");
+      Status s = CutTornTail(segments[i], *size, keep);
+      if (!s.ok()) return s;
+      segment_size_ = keep;
+    }
+    if (keep == 0) continue;  // empty: the head is in the segment before
+    head_seq_ = last->seq;
+    head_hash_ = last->hash;
+    epoch_ = last->epoch;
+    break;
+  }
+  int64_t first = 0;
+  if (!segment_.empty() && segment_size_ == 0 && ParseSegmentName(segment_, &first) &&
+      first != head_seq_ + 1)
+    return Status::Invalid("cannot open ledger " + dir_ + ": empty segment " + segment_ +
+                           " does not follow head seq " + std::to_string(head_seq_));
+  return Status::Ok();
+}
+
+Status LedgerStore::CutTornTail(const std::string& segment, uint64_t size, uint64_t keep) {
+  const std::string path = dir_ + "/" + segment;
+  Result<std::string> torn = env_->ReadAt(path, keep, size_t(size - keep));
+  if (!torn.ok()) return torn.status();
+  json::Object body{
+      {"bytes", int64_t(size - keep)}, {"segment", segment}, {"sha256", Sha256Hex(*torn)}};
+  // after_seq is only known once the head is found; the caller's loop found it in this segment
+  // or an earlier one, so read it from the kept part.
+  int64_t after = 0;
+  if (keep > 0) {
+    Result<int64_t> b = LastNewlineBefore(env_, path, keep - 1);
+    if (!b.ok()) return b.status();
+    Result<std::string> l =
+        env_->ReadAt(path, uint64_t(*b + 1), size_t(keep - 1 - uint64_t(*b + 1)));
+    if (!l.ok()) return l.status();
+    Result<Entry> e = ParseEntryLine(*l);
+    if (e.ok()) after = e->seq;
+  } else {
+    ParseSegmentName(segment, &after);
+    after -= 1;
+  }
+  body["after_seq"] = after;
+  Status s = env_->WriteFileAtomic(dir_, std::string(kPendingCut), json::Write(json::Value(body)));
+  if (!s.ok()) return s;
+  return env_->Truncate(path, keep);
+}
+
+Result<std::vector<Entry>> LedgerStore::Seal(const std::vector<Draft>& drafts) const {
+  std::vector<Entry> out;
+  out.reserve(drafts.size());
+  int64_t seq = head_seq_;
+  std::string prev = head_hash_;
+  for (const Draft& d : drafts) {
+    Entry e{++seq, epoch_, FormatTime(d.time), d.kind, d.body, prev, ""};
+    Result<std::string> h = EntryHash(e);
+    if (!h.ok()) return h.status();
+    e.hash = prev = *h;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<Entry> LedgerStore::Append(std::string kind, json::Value body, TimeMs time) {
+  Result<std::vector<Entry>> r = AppendBatch({Draft{std::move(kind), std::move(body), time}});
+  if (!r.ok()) return r.status();
+  return std::move(r->front());
+}
+
+Result<std::vector<Entry>> LedgerStore::AppendBatch(const std::vector<Draft>& drafts) {
+  if (!open_) return Status::Unavailable("cannot append to ledger " + dir_ + ": not open");
+  if (broken_)
+    return Status::Unavailable("cannot append to ledger " + dir_ +
+                               ": an earlier append failed; reopen to cut its partial line");
+  if (drafts.empty()) return std::vector<Entry>{};
+  Result<std::vector<Entry>> entries = Seal(drafts);
+  if (!entries.ok()) return entries.status();
+  std::string bytes;
+  for (const Entry& e : *entries) bytes += EntryLine(e);
+  if (segment_.empty() || segment_size_ >= segment_bytes_) {
+    segment_ = SegmentName(head_seq_ + 1);
+    segment_size_ = 0;
+  }
+  Status s = env_->AppendDurable(dir_ + "/" + segment_, bytes);
+  if (!s.ok()) {
+    broken_ = true;
+    return s;
+  }
+  segment_size_ += bytes.size();
+  head_seq_ = entries->back().seq;
+  head_hash_ = entries->back().hash;
+  return entries;
+}
+
+Status LedgerStore::ForEach(int64_t from_seq, const std::function<Status(const Entry&)>& fn) const {
+  Result<std::vector<std::string>> segments = Segments();
+  if (!segments.ok()) return segments.status();
+  std::vector<int64_t> firsts(segments->size());
+  for (size_t i = 0; i < segments->size(); i++) ParseSegmentName((*segments)[i], &firsts[i]);
+  size_t start = 0;  // the last segment that can hold from_seq
+  while (start + 1 < firsts.size() && firsts[start + 1] <= from_seq) start++;
+  for (size_t i = start; i < segments->size(); i++) {
+    const std::string path = dir_ + "/" + (*segments)[i];
+    Status s = ForEachLine(env_, path, [&](std::string_view line, int64_t line_no, bool complete) {
+      auto where = [&] { return path + " line " + std::to_string(line_no); };
+      if (!complete) return Status::Invalid(where() + ": partial line at the end of the segment");
+      Result<Entry> e = ParseEntryLine(line);
+      if (!e.ok()) return Status::Invalid(where() + ": " + e.status().message());
+      if (line_no == 1 && e->seq != firsts[i])
+        return Status::Invalid(where() + ": first seq " + std::to_string(e->seq) +
+                               " does not match the segment name");
+      return e->seq < from_seq ? Status::Ok() : fn(*e);
+    });
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace hangar::ledger

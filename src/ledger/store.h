@@ -1,0 +1,93 @@
+// LedgerStore: the append-only, hash-chained ledger NAME on disk, in DIR/ledger/NAME/.
+//
+// Storage: segment files of ledger lines (entry.h), each named by the seq of its first entry,
+// zero-padded to 12 digits ("000000000001.jsonl"), so `ls` sorts them and `cat DIR/ledger/NAME/*`
+// prints the history in order. New entries go to the last segment; once it holds segment_bytes or
+// more it is sealed and the next append starts a new one. A batch never straddles two segments.
+//
+// Durability: each Append/AppendBatch is one write(2) of whole lines and one fsync (Env::
+// AppendDurable; the directory is fsynced when the segment is created) before it returns Ok. A
+// caller appends the anchor line only after that, so the anchor never vouches for what may be lost.
+//
+// Torn tail: a crash can leave the last line half written. Open cuts the last segment back to its
+// last good newline and records the cut as an entry of kind "ledger.cut" (body: bytes cut, the seq
+// after which they stood, the segment, the sha256 of the cut bytes). Damage anywhere else is left
+// as found: that is for Verify to report, never for the store to repair.
+//
+// Not thread-safe: one owner (hangard's loop) appends; readers use their own LedgerStore.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "base/status.h"
+#include "base/timefmt.h"
+#include "ledger/entry.h"
+#include "shell/env.h"
+
+namespace hangar::ledger {
+
+struct Draft {  // an entry before the store gives it seq, epoch, prev and hash
+  std::string kind;
+  json::Value body;
+  TimeMs time = 0;
+};
+
+class LedgerStore {
+ public:
+  static constexpr uint64_t kDefaultSegmentBytes = uint64_t(64) << 20;
+
+  // name must be an id ([A-Za-z0-9][A-Za-z0-9._-]{0,63}); Open refuses it otherwise.
+  LedgerStore(Env* env, std::string spool_dir, std::string name,
+              uint64_t segment_bytes = kDefaultSegmentBytes);
+
+  // Creates DIR/ledger/NAME when missing, finds the head from the tail of the last non-empty
+  // segment (the history is not read), and cuts and records a torn tail. Must succeed before any
+  // other call. Invalid when the last complete entry, or a segment name, is unreadable.
+  Status Open();
+
+  // Appends one entry (seq = head + 1, prev = head hash, the current epoch) durably; returns it.
+  Result<Entry> Append(std::string kind, json::Value body, TimeMs time);
+  // Group commit: all drafts as consecutive entries in one write and one fsync. All or none are
+  // accepted; a refused draft (a double in its body) appends nothing.
+  Result<std::vector<Entry>> AppendBatch(const std::vector<Draft>& drafts);
+
+  // Calls fn on every entry with seq >= from_seq in order, across segments, stopping at the first
+  // non-Ok it returns (which ForEach returns). Invalid, naming segment and line, for a line that
+  // does not parse or a segment whose first entry's seq is not its name. Linking and hashes are
+  // Verify's business.
+  Status ForEach(int64_t from_seq, const std::function<Status(const Entry&)>& fn) const;
+
+  const std::string& name() const { return name_; }
+  const std::string& dir() const { return dir_; }  // DIR/ledger/NAME
+  Env* env() const { return env_; }
+  int64_t head_seq() const { return head_seq_; }               // 0 when empty
+  const std::string& head_hash() const { return head_hash_; }  // kGenesisPrev when empty
+  int64_t epoch() const { return epoch_; }                     // of the head; 1 when empty
+  // Segment file names, sorted (ignores anything else in the directory).
+  Result<std::vector<std::string>> Segments() const;
+
+ private:
+  Status FindHead(const std::vector<std::string>& segments);
+  Status CutTornTail(const std::string& segment, uint64_t size, uint64_t keep);
+  Result<std::vector<Entry>> Seal(const std::vector<Draft>& drafts) const;
+
+  Env* env_;
+  std::string spool_dir_, name_, dir_;
+  uint64_t segment_bytes_;
+  bool open_ = false;
+  bool broken_ = false;  // a failed append may have left a partial line: reopen to cut it
+  int64_t head_seq_ = 0;
+  std::string head_hash_{kGenesisPrev};
+  int64_t epoch_ = 1;
+  std::string segment_;  // the last segment's file name, "" when none
+  uint64_t segment_size_ = 0;
+};
+
+// "000000000001.jsonl" for seq 1.
+std::string SegmentName(int64_t first_seq);
+
+}  // namespace hangar::ledger
