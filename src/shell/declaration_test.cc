@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/scratch_dir_testutil.h"
 #include "base/sha256.h"
 #include "gtest/gtest.h"
 
@@ -15,13 +16,12 @@ namespace {
 
 class ReadDeclarationTest : public ::testing::Test {
  protected:
+  ScratchDir scratch_{"declaration"};
   void SetUp() override {
-    char tmpl[] = "/tmp/hangar-declaration-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    room_ = tmpl;
+    ASSERT_FALSE(scratch_.path().empty());
+    room_ = scratch_.path();
     path_ = room_ + "/DECLARATION.json";
   }
-  void TearDown() override { std::filesystem::remove_all(room_); }
 
   void Declare(const std::string& text) { std::ofstream(path_, std::ios::binary) << text; }
   json::Value Read() { return ReadDeclaration(room_); }

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/scratch_dir_testutil.h"
 #include "base/sha256.h"
 #include "gtest/gtest.h"
 
@@ -54,10 +55,10 @@ bool Dead(pid_t pid) {
 
 class RunDoneChecksTest : public ::testing::Test {
  protected:
+  ScratchDir scratch_{"checks"};
   void SetUp() override {
-    char tmpl[] = "/tmp/hangar-checks-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    base_ = tmpl;
+    ASSERT_FALSE(scratch_.path().empty());
+    base_ = scratch_.path();
     room_ = base_ + "/room";
     out_ = base_ + "/run";
     ASSERT_EQ(mkdir(room_.c_str(), 0755), 0);
@@ -67,7 +68,6 @@ class RunDoneChecksTest : public ::testing::Test {
     int status = 0;
     EXPECT_EQ(waitpid(-1, &status, WNOHANG), -1) << "a child was left behind";
     EXPECT_EQ(errno, ECHILD);
-    std::filesystem::remove_all(base_);
   }
 
   void Write(const std::string& rel, const std::string& data) {

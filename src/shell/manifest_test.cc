@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/scratch_dir_testutil.h"
 #include "base/sha256.h"
 #include "gtest/gtest.h"
 
@@ -20,14 +21,13 @@ namespace {
 
 class RoomManifestTest : public ::testing::Test {
  protected:
+  ScratchDir scratch_{"manifest"};
   void SetUp() override {
-    char tmpl[] = "/tmp/hangar-manifest-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    base_ = tmpl;
+    ASSERT_FALSE(scratch_.path().empty());
+    base_ = scratch_.path();
     room_ = base_ + "/room";
     ASSERT_EQ(mkdir(room_.c_str(), 0755), 0);
   }
-  void TearDown() override { std::filesystem::remove_all(base_); }
 
   void Write(const std::string& rel, const std::string& data) {
     std::ofstream(room_ + "/" + rel, std::ios::binary) << data;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/scratch_dir_testutil.h"
 #include "gtest/gtest.h"
 
 namespace hangar {
@@ -75,14 +76,13 @@ class RecordingEnv : public Env {
 
 class DeliverMaildirTest : public ::testing::Test {
  protected:
+  ScratchDir scratch_{"notify"};
   void SetUp() override {
-    char tmpl[] = "/tmp/hangar-notify-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    base_ = tmpl;
+    ASSERT_FALSE(scratch_.path().empty());
+    base_ = scratch_.path();
     inbox_ = base_ + "/inbox";
     ASSERT_EQ(mkdir(inbox_.c_str(), 0755), 0);
   }
-  void TearDown() override { std::filesystem::remove_all(base_); }
 
   std::string Read(const std::string& rel) {
     std::stringstream s;

@@ -9,19 +9,20 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/scratch_dir_testutil.h"
+
 namespace hangar {
 namespace {
 
 class TransitionsTest : public ::testing::Test {
  protected:
+  ScratchDir scratch_{"transitions"};
   void SetUp() override {
-    char tmpl[] = "/tmp/hangar-transitions-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
+    ASSERT_FALSE(scratch_.path().empty());
+    root_ = scratch_.path();
     l_ = Layout::Make(root_, "");
     for (const std::string& d : l_.AllDirs()) std::filesystem::create_directories(d);
   }
-  void TearDown() override { std::filesystem::remove_all(root_); }
 
   void Drop(const std::string& name, const std::string& bytes) {
     std::ofstream(l_.IncomingNew() + "/" + name) << bytes;
