@@ -99,15 +99,11 @@ json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Obse
 
 json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec,
                              const std::string& outcome, const std::string& reason, TimeMs now) {
-  json::Object o = Base(id, rec, now);
-  o["outcome"] = outcome;
-  o["reason"] = reason;
-  o["exit"] = nullptr;
-  o["done_checks"] = nullptr;
-  o["declaration"] = nullptr;
-  o["files"] = nullptr;
-  o["room"] = nullptr;
-  return o;
+  // The same record as a launch that never happened: nothing observed, every observation null.
+  json::Value r = BuildReturn(id, rec, nullptr, now);
+  r["outcome"] = outcome;
+  r["reason"] = reason;
+  return r;
 }
 
 }  // namespace hangar
