@@ -15,7 +15,6 @@
 
 #include "base/json.h"
 #include "launch/direct_launcher.h"
-#include "shell/notify.h"
 #include "shell/observer.h"
 #include "shell/scan.h"
 #include "shell/transitions.h"
@@ -41,7 +40,8 @@ Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits
       layout_(std::move(layout)),
       limits_(limits),
       shim_path_(std::move(shim_path)),
-      config_path_(std::move(config_path)) {}
+      config_path_(std::move(config_path)),
+      outbox_(env_, layout_, [this](const std::string& line) { Say(line); }) {}
 
 Daemon::~Daemon() {
   for (int fd : {inotify_fd_, signal_fd_, lock_fd_})
@@ -274,10 +274,11 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     if (x->from == Phase::kRunning) UnwatchRun(x->id);
     const bool notify = x->notify_dir && x->to == Phase::kReturned && x->files.count("return.json");
     // The pending record is written before the move, so a crash in between still delivers later.
-    Status s = notify ? WriteNotifyRecord(x->id, *x->notify_dir, "pending delivery") : Status::Ok();
+    Status s = notify ? outbox_.Record(x->id, *x->notify_dir, "pending delivery") : Status::Ok();
     if (s.ok()) s = PerformMove(env_, layout_, *x);
     if (!s.ok()) return s;
-    return notify ? DeliverNotify(x->id, *x->notify_dir, x->files.at("return.json")) : Status::Ok();
+    return notify ? outbox_.Deliver(x->id, *x->notify_dir, x->files.at("return.json"))
+                  : Status::Ok();
   }
   if (auto* x = std::get_if<ConsumeControl>(&a)) {
     Status s = PerformConsumeControl(env_, layout_, *x);
@@ -306,46 +307,6 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   }
   if (!s.ok()) UnwatchRun(l.id);
   follow->push_back(LaunchDone{l.id, s.ok(), false, true, s.ok() ? "" : s.message(), env_->Now()});
-  return Status::Ok();
-}
-
-Status Daemon::WriteNotifyRecord(const std::string& id, const std::string& dir,
-                                 const std::string& reason) {
-  json::Object rec;
-  rec["hangar"] = 1;
-  rec["id"] = id;
-  rec["dir"] = dir;
-  rec["reason"] = reason;
-  rec["time"] = FormatTime(env_->Now());
-  return env_->WriteFileAtomic(layout_.Notify(), id + ".json", json::WritePretty(rec));
-}
-
-Status Daemon::DeliverNotify(const std::string& id, const std::string& dir,
-                             const std::string& text) {
-  Status s = DeliverMaildir(env_, dir, id + ".json", text);
-  if (s.ok()) {
-    Say(id + " return delivered to " + dir);
-    return env_->Remove(layout_.Notify() + "/" + id + ".json");
-  }
-  Say(id + " return not delivered: " + s.message() + "; waiting in notify/ for a retry");
-  return WriteNotifyRecord(id, dir, s.message());
-}
-
-Status Daemon::RetryNotify() {
-  Result<std::vector<std::string>> names = Waiting(env_, layout_.Notify());
-  if (!names.ok()) return names.status();
-  for (const std::string& n : *names) {
-    if (n.size() < 6 || n.compare(n.size() - 5, 5, ".json") != 0) continue;
-    const std::string id = n.substr(0, n.size() - 5);
-    Result<std::string> rec = env_->ReadFile(layout_.Notify() + "/" + n, 1 << 20);
-    Result<json::Value> v = rec.ok() ? json::Parse(*rec) : Result<json::Value>(rec.status());
-    const json::Value* dir = v.ok() && v->is_object() ? v->find("dir") : nullptr;
-    Result<std::string> text =
-        env_->ReadFile(layout_.MissionDir(Phase::kReturned, id) + "/return.json", 256 << 20);
-    if (!dir || !dir->is_string() || !text.ok()) continue;
-    Status s = DeliverNotify(id, dir->as_string(), *text);
-    if (!s.ok()) return s;
-  }
   return Status::Ok();
 }
 
@@ -459,7 +420,7 @@ Status Daemon::Run() {
     }
     if (now - last_notify_retry_ >= TimeMs(setup_.config.notify_retry_s) * 1000) {
       last_notify_retry_ = now;
-      Status s = RetryNotify();
+      Status s = outbox_.Retry();
       if (!s.ok()) return s;
     }
   }

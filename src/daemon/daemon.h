@@ -17,6 +17,7 @@
 #include "shell/env.h"
 #include "shell/layout.h"
 #include "shell/manifest.h"
+#include "shell/notify_outbox.h"
 
 namespace hangar {
 
@@ -35,16 +36,12 @@ class Daemon {
   Status Dispatch(Signal s);
   Status Perform(const Action& a, std::deque<Signal>* follow);
   Status PerformLaunch(const Launch& l, std::deque<Signal>* follow);
-  Status WriteNotifyRecord(const std::string& id, const std::string& dir,
-                           const std::string& reason);
-  Status DeliverNotify(const std::string& id, const std::string& dir, const std::string& text);
   Status TakeName(const std::string& name);
   Status TakeControl(const std::string& name);
   Status ScanAll();
   Status TakePending(size_t max);
   Status ReadInotify(bool* overflow);
   Status CheckSupervisors();
-  Status RetryNotify();
   Status CheckExit(const std::string& id);
   Status RecheckExits();
   void WatchRun(const std::string& id);
@@ -59,6 +56,7 @@ class Daemon {
   std::string shim_path_, config_path_;
   State state_;
   std::unique_ptr<WorkerPool> pool_;
+  NotifyOutbox outbox_;
   int lock_fd_ = -1, inotify_fd_ = -1, signal_fd_ = -1;
   int wd_incoming_ = -1, wd_control_ = -1;
   // Drops and control requests seen but not yet taken: a burst is taken a batch per loop turn, so

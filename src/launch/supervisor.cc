@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "base/json.h"
+#include "launch/drone_exec.h"
+#include "launch/stop_policy.h"
 #include "shell/env.h"
 #include "shell/proc.h"
 
@@ -106,54 +108,6 @@ int AwaitReport(int fd, const std::string& id) {
   std::string msg = "hangar-shim: cannot start drone for mission " + id + ": " + line + "\n";
   WriteText(2, msg);
   return kShimNotStarted;
-}
-
-// What the drone's child process reports through a close-on-exec pipe when it fails between fork
-// and exec: which step, and errno. Nothing arrives when exec succeeded.
-enum class Step : int { kGroup, kDeathSignal, kStdio, kRoom, kExec };
-struct StepFailure {
-  Step step;
-  int error;
-};
-
-// Everything the drone's child needs, prepared before fork: after fork only async-signal-safe
-// calls are made (no allocation).
-struct DroneSpec {
-  std::string exe;
-  std::vector<std::string> argv_text, env_text;
-  std::vector<char*> argv, envp;
-  int in = -1, out = -1, err = -1, room = -1;
-  pid_t supervisor = 0;
-};
-
-[[noreturn]] void ExecDrone(const DroneSpec& spec, int report) {
-  auto fail = [report](Step step) {
-    StepFailure f{step, errno};
-    (void)!write(report, &f, sizeof f);
-    _exit(127);
-  };
-  // An ignored signal stays ignored across exec; the drone starts with every default.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < NSIG; s++) {
-    if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
-  }
-  // Its own group, so the deadline reaches every process the drone starts.
-  if (setpgid(0, 0) != 0) fail(Step::kGroup);
-  // Should the supervisor die, nobody would enforce the deadline: the drone dies with it.
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(Step::kDeathSignal);
-  if (getppid() != spec.supervisor) {  // it died before prctl took effect
-    errno = ESRCH;
-    fail(Step::kDeathSignal);
-  }
-  if (dup2(spec.in, 0) < 0 || dup2(spec.out, 1) < 0 || dup2(spec.err, 2) < 0) fail(Step::kStdio);
-  if (fchdir(spec.room) != 0) fail(Step::kRoom);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  execve(spec.exe.c_str(), spec.argv.data(), spec.envp.data());
-  fail(Step::kExec);
-  _exit(127);  // not reached
 }
 
 class Supervisor {
@@ -471,66 +425,6 @@ int RunShim(const std::string& plan_file) {
   close(p[0]);
   setsid();  // no longer in hangard's session or process group: its signals are not ours
   return Supervisor(*plan, p[1]).Run();
-}
-
-std::optional<std::string> FindProgram(const std::string& name, const std::string& path_var,
-                                       const std::string& base_dir) {
-  if (name.empty()) return std::nullopt;
-  if (name.find('/') != std::string::npos) return name;
-  if (path_var.empty()) return std::nullopt;
-  size_t begin = 0;
-  for (;;) {
-    size_t end = path_var.find(':', begin);
-    std::string dir = path_var.substr(begin, end == std::string::npos ? end : end - begin);
-    if (dir.empty()) dir = ".";
-    if (dir[0] != '/') dir = base_dir + "/" + dir;
-    std::string full = dir + "/" + name;
-    struct stat st {};
-    if (stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(full.c_str(), X_OK) == 0) {
-      return full;
-    }
-    if (end == std::string::npos) return std::nullopt;
-    begin = end + 1;
-  }
-}
-
-void SetEnding(int wait_status, ExitInfo* info) {
-  if (WIFEXITED(wait_status)) info->rc = WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) info->signal = WTERMSIG(wait_status);
-}
-
-StopPolicy::Act StopPolicy::Tick(int64_t now_ms) {
-  if (state_ == State::kRunning && now_ms >= deadline_) {
-    timed_out_ = true;
-    state_ = State::kTerminating;
-    kill_at_ = now_ms + grace_;
-    return Act::kTerm;
-  }
-  if (state_ == State::kTerminating && now_ms >= kill_at_) {
-    state_ = State::kKilled;
-    return Act::kKill;
-  }
-  return Act::kNone;
-}
-
-StopPolicy::Act StopPolicy::Cancel(int64_t now_ms) {
-  if (state_ != State::kRunning) return Act::kNone;
-  cancelled_ = true;
-  state_ = State::kTerminating;
-  kill_at_ = now_ms + grace_;
-  return Act::kTerm;
-}
-
-std::optional<int64_t> StopPolicy::Wake() const {
-  switch (state_) {
-    case State::kRunning:
-      return deadline_;
-    case State::kTerminating:
-      return kill_at_;
-    case State::kKilled:
-      return std::nullopt;
-  }
-  return std::nullopt;
 }
 
 }  // namespace hangar

@@ -31,47 +31,4 @@ int RunShim(const std::string& plan_file);
 // Invalid or NotFound with a message of the shape "cannot read plan FILE: reason".
 Result<Plan> LoadShimPlan(const std::string& plan_file);
 
-// Where execve(2) finds NAME: NAME itself when it holds a '/', otherwise the first entry of
-// PATH_VAR (colon-separated; an empty entry is "."; relative entries are taken from BASE_DIR, the
-// drone's cwd) naming an executable regular file. nullopt when there is none, and when PATH_VAR is
-// empty: a bare name is never run from the drone's cwd (its room) unless PATH says so.
-std::optional<std::string> FindProgram(const std::string& name, const std::string& path_var,
-                                       const std::string& base_dir);
-
-// rc or signal of an ExitInfo from a wait(2) status.
-void SetEnding(int wait_status, ExitInfo* info);
-
-// When to stop the drone, as a pure state machine over milliseconds since the drone started (the
-// caller reads CLOCK_MONOTONIC). The table:
-//
-//   state        event                      next         act
-//   running      now >= deadline            terminating  SIGTERM to the group; timed_out
-//   running      cancel                     terminating  SIGTERM to the group; cancelled
-//   terminating  now >= stop + grace        killed       SIGKILL to the group
-//   terminating  cancel                     terminating  none (the first reason stands)
-//   killed       any                        killed       none
-//
-// The drone's exit ends the machine from outside: the caller stops asking.
-class StopPolicy {
- public:
-  enum class Act { kNone, kTerm, kKill };
-
-  StopPolicy(int64_t deadline_ms, int64_t grace_ms) : deadline_(deadline_ms), grace_(grace_ms) {}
-
-  Act Tick(int64_t now_ms);    // call when now >= Wake(); harmless earlier
-  Act Cancel(int64_t now_ms);  // the supervisor was told to stop (SIGTERM/SIGINT)
-  // The next time Tick has something to do; nullopt once SIGKILL was sent.
-  std::optional<int64_t> Wake() const;
-
-  bool timed_out() const { return timed_out_; }
-  bool cancelled() const { return cancelled_; }
-
- private:
-  enum class State { kRunning, kTerminating, kKilled };
-  State state_ = State::kRunning;
-  int64_t deadline_, grace_;
-  int64_t kill_at_ = 0;
-  bool timed_out_ = false, cancelled_ = false;
-};
-
 }  // namespace hangar

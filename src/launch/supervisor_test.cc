@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "launch/direct_launcher.h"
+#include "launch/drone_exec.h"
+#include "launch/stop_policy.h"
 #include "shell/env.h"
 #include "shell/proc.h"
 #include "shell/scan.h"

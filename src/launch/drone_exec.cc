@@ -1,0 +1,66 @@
+#include "launch/drone_exec.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace hangar {
+
+[[noreturn]] void ExecDrone(const DroneSpec& spec, int report) {
+  auto fail = [report](Step step) {
+    StepFailure f{step, errno};
+    (void)!write(report, &f, sizeof f);
+    _exit(127);
+  };
+  // An ignored signal stays ignored across exec; the drone starts with every default.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; s++) {
+    if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
+  }
+  // Its own group, so the deadline reaches every process the drone starts.
+  if (setpgid(0, 0) != 0) fail(Step::kGroup);
+  // Should the supervisor die, nobody would enforce the deadline: the drone dies with it.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(Step::kDeathSignal);
+  if (getppid() != spec.supervisor) {  // it died before prctl took effect
+    errno = ESRCH;
+    fail(Step::kDeathSignal);
+  }
+  if (dup2(spec.in, 0) < 0 || dup2(spec.out, 1) < 0 || dup2(spec.err, 2) < 0) fail(Step::kStdio);
+  if (fchdir(spec.room) != 0) fail(Step::kRoom);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execve(spec.exe.c_str(), spec.argv.data(), spec.envp.data());
+  fail(Step::kExec);
+  _exit(127);  // not reached
+}
+
+std::optional<std::string> FindProgram(const std::string& name, const std::string& path_var,
+                                       const std::string& base_dir) {
+  if (name.empty()) return std::nullopt;
+  if (name.find('/') != std::string::npos) return name;
+  if (path_var.empty()) return std::nullopt;
+  size_t begin = 0;
+  for (;;) {
+    size_t end = path_var.find(':', begin);
+    std::string entry = path_var.substr(begin, end == std::string::npos ? end : end - begin);
+    // Built by appends: g++ 12 warns falsely here (-Wrestrict, GCC bug 105329) on = "." and + "/".
+    if (entry.empty()) entry.push_back('.');
+    std::string full;
+    if (entry[0] != '/') full.append(base_dir).push_back('/');
+    full.append(entry).push_back('/');
+    full.append(name);
+    struct stat st {};
+    if (stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(full.c_str(), X_OK) == 0) {
+      return full;
+    }
+    if (end == std::string::npos) return std::nullopt;
+    begin = end + 1;
+  }
+}
+
+}  // namespace hangar

@@ -1,0 +1,36 @@
+// The notify outbox: returns on their way to a mission's notify.dir. One record per waiting return,
+// notify/<id>.json {"hangar":1,"id","dir","reason","time"}, written before the mission moves to
+// returned/ (so a crash between the move and the delivery still delivers), removed once delivered;
+// the return itself is read from returned/<id>/return.json. See hangar-return(5).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "shell/env.h"
+#include "shell/layout.h"
+
+namespace hangar {
+
+class NotifyOutbox {
+ public:
+  // say receives one line per delivery or failure, for the log.
+  NotifyOutbox(Env* env, Layout layout, std::function<void(const std::string&)> say)
+      : env_(env), layout_(std::move(layout)), say_(std::move(say)) {}
+
+  // The record that says a return waits for DIR (reason "pending delivery" before the first try).
+  Status Record(const std::string& id, const std::string& dir, const std::string& reason);
+  // Delivers TEXT to DIR maildir-style; removes the record on success, keeps the reason on failure.
+  // A failed delivery is not an error of the outbox: only its own spool writes are.
+  Status Deliver(const std::string& id, const std::string& dir, const std::string& text);
+  // Tries every waiting record again.
+  Status Retry();
+
+ private:
+  Env* env_;
+  Layout layout_;
+  std::function<void(const std::string&)> say_;
+};
+
+}  // namespace hangar
