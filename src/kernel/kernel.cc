@@ -212,7 +212,6 @@ class Decider {
       rec.phase = Phase::kReturned;
       rec.mission.reset();
     } else if (rec.phase == Phase::kRunning && !rec.exited) {
-      rec.cancel_requested = true;
       out_.push_back(Kill{id});
       Log(id + " running: cancel requested, stopping the drone");
     } else {
@@ -243,35 +242,42 @@ class Decider {
     Pump(l.now);
   }
 
-  void On(const DroneExited& e) {
-    auto it = st_->missions.find(e.id);
-    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || it->second.exited)
-      return;
-    MissionRec& rec = it->second;
+  // A running mission whose drone's end is (ended) or is not yet (!ended) known; else nullptr.
+  MissionRec* Running(const std::string& id, bool ended) {
+    auto it = st_->missions.find(id);
+    if (it == st_->missions.end() || it->second.phase != Phase::kRunning ||
+        it->second.exited != ended)
+      return nullptr;
+    return &it->second;
+  }
+
+  // The drone is over (its exit known, or its supervisor gone): its slot frees, the kernel looks.
+  void EndDrone(const std::string& id, MissionRec& rec, TimeMs now) {
     rec.exited = true;
-    rec.exit = e.exit;
     st_->running--;
+    EmitObserve(id, rec);
+    Pump(now);
+  }
+
+  void On(const DroneExited& e) {
+    MissionRec* rec = Running(e.id, false);
+    if (!rec) return;
+    rec->exit = e.exit;
     Log(e.id + " drone ended (" +
         (e.exit.rc       ? "rc " + std::to_string(*e.exit.rc)
          : e.exit.signal ? "signal " + std::to_string(*e.exit.signal)
                          : "not started") +
         (e.exit.timed_out ? ", deadline fired" : "") + (e.exit.cancelled ? ", cancelled" : "") +
         ")");
-    EmitObserve(e.id, rec);
-    Pump(e.now);
+    EndDrone(e.id, *rec, e.now);
   }
 
   void On(const SupervisorGone& g) {
-    auto it = st_->missions.find(g.id);
-    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || it->second.exited)
-      return;
-    MissionRec& rec = it->second;
-    rec.exited = true;
-    rec.lost = true;
-    st_->running--;
+    MissionRec* rec = Running(g.id, false);
+    if (!rec) return;
+    rec->lost = true;
     Log(g.id + " lost: its supervisor is gone and left no exit record");
-    EmitObserve(g.id, rec);
-    Pump(g.now);
+    EndDrone(g.id, *rec, g.now);
   }
 
   void On(const Ready& r) {
@@ -280,11 +286,9 @@ class Decider {
   }
 
   void On(const Observed& o) {
-    auto it = st_->missions.find(o.id);
-    if (it == st_->missions.end() || it->second.phase != Phase::kRunning || !it->second.exited)
-      return;
-    MissionRec& rec = it->second;
-    Finish(o.id, rec, Phase::kRunning, BuildReturn(o.id, rec, &o.obs, o.now));
+    MissionRec* rec = Running(o.id, true);
+    if (!rec) return;
+    Finish(o.id, *rec, Phase::kRunning, BuildReturn(o.id, *rec, &o.obs, o.now));
   }
 
   // ---- transitions ----

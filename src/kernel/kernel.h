@@ -62,7 +62,6 @@ struct MissionRec {
   int attempt = 0;                 // launched attempts
   bool exited = false;             // the drone's end is known (or its supervisor is gone)
   bool lost = false;               // the supervisor vanished without an exit record
-  bool cancel_requested = false;
   std::optional<ExitInfo> exit;
   std::string error;  // why the kernel could not launch or judge it (makes the outcome failed)
 };
