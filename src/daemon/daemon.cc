@@ -34,13 +34,14 @@ int PoolSize(int slots) {
 }  // namespace
 
 Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits,
-               std::string shim_path, std::string config_path)
+               std::string shim_path, std::string config_path, std::string anchor_dir)
     : env_(env),
       setup_(std::move(setup)),
       layout_(std::move(layout)),
       limits_(limits),
       shim_path_(std::move(shim_path)),
       config_path_(std::move(config_path)),
+      ledger_(env_, layout_.spool, std::move(anchor_dir), setup_.config.ledger_name),
       outbox_(env_, layout_, [this](const std::string& line) { Say(line); }) {}
 
 Daemon::~Daemon() {
@@ -64,6 +65,13 @@ Status Daemon::WritePresence(const char* status) {
   o["slots"] = setup_.config.slots;
   o["status"] = status;
   o["time"] = FormatTime(env_->Now());
+  json::Object l{{"name", ledger_.name()},
+                 {"anchor", ledger_.anchor_path()},
+                 {"anchor_same_filesystem", ledger_.anchor_same_filesystem()},
+                 {"state", state_.fail_closed.empty() ? "ok" : "fail-closed"},
+                 {"reason", state_.fail_closed}};
+  o["ledger"] = std::move(l);
+  presence_fail_closed_ = state_.fail_closed;
   return env_->WriteFileAtomic(layout_.spool, "hangard.json", json::WritePretty(o));
 }
 
@@ -101,6 +109,19 @@ Status Daemon::Start() {
                                   IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE);
   if (wd_incoming_ < 0 || wd_control_ < 0) return Status::Errno("watch " + layout_.spool, errno);
 
+  // The ledger before anything is decided: recovery's decisions (a drone that ended while
+  // hangard was down) are recorded too, and nothing launches on a ledger that does not verify.
+  if (Status l = ledger_.Start(env_->Now()); !l.ok()) return l;
+  state_.ledger_seq = ledger_.head_seq();
+  state_.ready = false;  // no launch before every mission is known and waiting cancels are read
+  if (!ledger_.failure().empty()) {
+    Status f = Dispatch(LedgerFailed{ledger_.failure(), env_->Now()});
+    if (!f.ok()) return f;
+  }
+  if (ledger_.anchor_same_filesystem())
+    Say("warning: anchor " + ledger_.anchor_path() +
+        " is on the spool's filesystem: it guards against edits, not against losing the disk");
+
   Result<std::vector<std::string>> fixed = RecoverIntakes(env_, layout_);
   if (!fixed.ok()) return fixed.status();
   for (const std::string& f : *fixed) Say(f);
@@ -111,7 +132,6 @@ Status Daemon::Start() {
       &log);
   if (!rec.ok()) return rec.status();
   for (const std::string& line : log) Say(line);
-  state_.ready = false;  // no launch before every mission is known and waiting cancels are read
   for (Recovered& r : rec.value()) {
     if (r.phase == Phase::kRunning && !r.exit && r.supervisor_alive) WatchRun(r.id);
     Status s = Dispatch(std::move(r));
@@ -124,6 +144,7 @@ Status Daemon::Start() {
     if (!s.ok()) return s;
   }
   Status s = Dispatch(Ready{env_->Now()});
+  running_ = true;
   if (s.ok()) s = WritePresence("running");
   if (!s.ok()) return s;
   Say("started on " + layout_.spool + " (" + std::to_string(setup_.config.slots) + " slots, " +
@@ -238,10 +259,25 @@ Status Daemon::Dispatch(Signal first) {
   while (!pending.empty()) {
     Signal sig = std::move(pending.front());
     pending.pop_front();
-    for (const Action& a : Decide(setup_, &state_, sig)) {
-      Status s = Perform(a, &pending);
-      if (!s.ok()) return s;
+    // A launch is a protected act: the ledger's head must still match its anchor before the
+    // kernel may decide one.
+    if (MayLaunch(setup_, state_) && !std::holds_alternative<LedgerFailed>(sig)) {
+      if (Status h = ledger_.CheckHead(); !h.ok()) {
+        Status s = Decided(LedgerFailed{h.message(), env_->Now()}, &pending);
+        if (!s.ok()) return s;
+      }
     }
+    Status s = Decided(sig, &pending);
+    if (!s.ok()) return s;
+  }
+  if (running_ && state_.fail_closed != presence_fail_closed_) return WritePresence("running");
+  return Status::Ok();
+}
+
+Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
+  for (const Action& a : Decide(setup_, &state_, sig)) {
+    Status s = Perform(a, pending);
+    if (!s.ok()) return s;
   }
   return Status::Ok();
 }
@@ -249,6 +285,16 @@ Status Daemon::Dispatch(Signal first) {
 Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
   if (auto* x = std::get_if<Log>(&a)) {
     Say(x->line);
+    return Status::Ok();
+  }
+  if (auto* x = std::get_if<Record>(&a)) {
+    std::string anchor_error;
+    Status s = ledger_.Append(*x, &anchor_error);
+    if (!s.ok()) return s;
+    if (!anchor_error.empty()) {
+      Say("ledger seq " + std::to_string(x->seq) + ": " + anchor_error);
+      if (state_.fail_closed.empty()) follow->push_front(LedgerFailed{anchor_error, env_->Now()});
+    }
     return Status::Ok();
   }
   if (auto* x = std::get_if<Intake>(&a)) return PerformIntake(env_, layout_, *x);

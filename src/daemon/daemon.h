@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "daemon/ledger_keeper.h"
 #include "daemon/worker_pool.h"
 #include "kernel/kernel.h"
 #include "shell/env.h"
@@ -23,8 +24,9 @@ namespace hangar {
 
 class Daemon {
  public:
+  // anchor_dir: where the ledger's anchor lives (absolute; meant to be another mount).
   Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits, std::string shim_path,
-         std::string config_path);
+         std::string config_path, std::string anchor_dir);
   ~Daemon();
 
   // Creates missing spool directories, takes the spool lock, recovers, and scans what waits.
@@ -34,6 +36,7 @@ class Daemon {
 
  private:
   Status Dispatch(Signal s);
+  Status Decided(const Signal& s, std::deque<Signal>* pending);
   Status Perform(const Action& a, std::deque<Signal>* follow);
   Status PerformLaunch(const Launch& l, std::deque<Signal>* follow);
   Status TakeName(const std::string& name);
@@ -56,6 +59,9 @@ class Daemon {
   std::string shim_path_, config_path_;
   State state_;
   std::unique_ptr<WorkerPool> pool_;
+  LedgerKeeper ledger_;
+  std::string presence_fail_closed_;  // fail_closed as hangard.json last said it
+  bool running_ = false;              // Start is over: hangard.json follows fail_closed
   NotifyOutbox outbox_;
   int lock_fd_ = -1, inotify_fd_ = -1, signal_fd_ = -1;
   int wd_incoming_ = -1, wd_control_ = -1;

@@ -40,8 +40,10 @@ int Fail(int code, const std::string& msg) {
 int main(int argc, char** argv) {
   using namespace hangar;
   CLI::App app{"hangard: the hangar kernel daemon (runs in the foreground)"};
-  std::string spool, config_path;
+  std::string spool, config_path, anchor;
   app.add_option("--spool", spool, "spool directory (else the config's \"spool\")");
+  app.add_option("--anchor", anchor,
+                 "ledger anchor directory, meant to be another mount (else the config's \"anchor\")");
   app.add_option("--config", config_path, "config file (default SPOOL/hangar.conf)");
   try {
     app.parse(argc, argv);
@@ -67,6 +69,12 @@ int main(int argc, char** argv) {
   if (!env->Exists(spool))
     return Fail(kExConfig, "cannot start: spool " + spool + " does not exist");
 
+  if (anchor.empty()) anchor = config->anchor;
+  if (anchor.empty())
+    return Fail(kExConfig, "cannot start: no ledger anchor: give --anchor DIR or \"anchor\" in " +
+                               config_path + " (a directory on another mount)");
+  anchor = Absolute(anchor);
+
   KernelSetup setup;
   setup.config = config.value();
   if (setup.config.slots == 0)
@@ -77,7 +85,7 @@ int main(int argc, char** argv) {
   setup.bindir = SelfDir();
   ManifestLimits limits{setup.config.manifest_max_entries, setup.config.manifest_max_hash_bytes};
 
-  Daemon d(env, setup, layout, limits, setup.bindir + "/hangar-shim", config_path);
+  Daemon d(env, setup, layout, limits, setup.bindir + "/hangar-shim", config_path, anchor);
   Status s = d.Start();
   if (!s.ok()) return Fail(s.code() == Code::kUnavailable ? kExTempFail : kExIoErr, s.message());
   SdNotify("READY=1");

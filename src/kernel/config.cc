@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/simdjson_util.h"
+#include "kernel/mission.h"
 
 namespace hangar {
 
@@ -101,6 +102,12 @@ Config Parse(element root, const std::string& file) {
         Throw(k, "expected 1 (the only config format version this hangar reads)");
     } else if (k == "spool") {
       c.spool = Resolve(base, Str(v, k));
+    } else if (k == "anchor") {
+      c.anchor = Resolve(base, Str(v, k));
+    } else if (k == "ledger_name") {
+      c.ledger_name = Str(v, k);
+      if (!ValidId(c.ledger_name))
+        Throw(k, "expected a name of letters, digits, '.', '_' and '-' (at most 64)");
     } else if (k == "rooms") {
       c.rooms = Str(v, k);
     } else if (k == "slots") {

@@ -38,6 +38,10 @@ struct Config {
   int64_t manifest_max_entries = 100000;
   int64_t manifest_max_hash_bytes = int64_t(4) << 30;
   std::map<std::string, Profile> profiles;
+  // The ledger's name (SPOOL/ledger/NAME, ANCHOR/NAME.anchor) and the anchor directory: absolute,
+  // or empty when the file does not say (then hangard's --anchor must).
+  std::string ledger_name = "live";
+  std::string anchor;
 };
 
 // Parses config text. `file` names it in errors and anchors relative paths. Errors read

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "base/sha256.h"
+#include "kernel/control.h"
 #include "kernel/gate.h"
 #include "kernel/prompt.h"
 #include "kernel/return_record.h"
@@ -49,6 +50,26 @@ class Decider {
 
   void Log(std::string line) { out_.push_back(hangar::Log{std::move(line)}); }
 
+  // Puts the ledger entry for a decision before the actions that carry it out; returns its seq.
+  int64_t Ledger(std::string kind, json::Object body, TimeMs now, bool new_epoch = false) {
+    const int64_t seq = ++st_->ledger_seq;
+    out_.push_back(Record{seq, std::move(kind), json::Value(std::move(body)), now, new_epoch});
+    return seq;
+  }
+
+  static json::Value Rules(const GateResult& g) {
+    json::Array a;
+    for (const std::string& r : g.rules) a.push_back(r);
+    return a;
+  }
+  static json::Object GateBody(const std::string& id, int stage, const GateResult& g) {
+    return {{"id", id},
+            {"stage", stage},
+            {"verdict", VerdictName(g.verdict)},
+            {"rules", Rules(g)},
+            {"reason", g.reason}};
+  }
+
   static std::string Text(const json::Value& v) { return json::WritePretty(v); }
 
   json::Value IntakeRecord(const std::string& id, const Dropped& d) {
@@ -75,12 +96,22 @@ class Decider {
 
   void Reject(const Dropped& d, const std::string& id, const std::string& field,
               const std::string& reason) {
+    json::Value intake = IntakeRecord(id, d);
+    const int64_t seq = Ledger("mission.rejected",
+                               {{"id", id},
+                                {"sha256", intake["sha256"]},
+                                {"field", field},
+                                {"reason", reason}},
+                               d.now);
+    intake["ledger_seq"] = seq;
+    json::Value why = Why(id, field, reason, d.now);
+    why["ledger_seq"] = seq;
     Intake in;
     in.name = d.name;
     in.id = id;
     in.to = Phase::kRejected;
-    in.files["intake.json"] = Text(IntakeRecord(id, d));
-    in.files["why.json"] = Text(Why(id, field, reason, d.now));
+    in.files["intake.json"] = Text(intake);
+    in.files["why.json"] = Text(why);
     out_.push_back(std::move(in));
     st_->missions[id] = Rec(Phase::kRejected, d.now);
     Log(id + " rejected: " + (field.empty() ? reason : field + ": " + reason));
@@ -127,14 +158,29 @@ class Decider {
     Phase to = g.verdict == Verdict::kAllow  ? Phase::kQueued
                : g.verdict == Verdict::kHold ? Phase::kHold
                                              : Phase::kDenied;
+    json::Value intake = IntakeRecord(m.id, d);
+    json::Object body = GateBody(m.id, 1, g);
+    body["sha256"] = intake["sha256"];
+    body["requester"] = m.requester;
+    body["drone"] = m.drone;
+    const int64_t seq = Ledger(to == Phase::kQueued ? "mission.accepted"
+                               : to == Phase::kHold ? "mission.held"
+                                                    : "mission.denied",
+                               std::move(body), d.now);
+    intake["ledger_seq"] = seq;
+    json::Value g1 = g.ToJson(1, d.now);
+    g1["ledger_seq"] = seq;
     Intake in;
     in.name = d.name;
     in.id = m.id;
     in.to = to;
-    in.files["intake.json"] = Text(IntakeRecord(m.id, d));
-    in.files["gate1.json"] = Text(g.ToJson(1, d.now));
-    if (to == Phase::kDenied)
-      in.files["why.json"] = Text(Why(m.id, "", "gate stage 1: " + g.reason, d.now));
+    in.files["intake.json"] = Text(intake);
+    in.files["gate1.json"] = Text(g1);
+    if (to == Phase::kDenied) {
+      json::Value why = Why(m.id, "", "gate stage 1: " + g.reason, d.now);
+      why["ledger_seq"] = seq;
+      in.files["why.json"] = Text(why);
+    }
     out_.push_back(std::move(in));
     MissionRec rec = Rec(to, d.now);
     if (to != Phase::kDenied) rec.mission = m;
@@ -176,49 +222,140 @@ class Decider {
   }
 
   void On(const ControlDropped& c) {
+    const std::string shown = json::ValidUtf8(c.name) ? c.name : std::string("(not UTF-8)");
     auto bad = [&](const std::string& why) {
-      json::Value w = Why("", "", why, c.now);
-      w["name"] = json::ValidUtf8(c.name) ? c.name : std::string("(not UTF-8)");
       const std::string bad_name = "request." + FreshId(c.now);
+      const int64_t seq = Ledger(
+          "control.refused", {{"name", shown}, {"kept_as", bad_name}, {"reason", why}}, c.now);
+      json::Value w = Why("", "", why, c.now);
+      w["name"] = shown;
+      w["ledger_seq"] = seq;
       out_.push_back(ConsumeControl{c.name, true, bad_name, Text(w)});
-      Log("control " + w["name"].as_string() + " refused (kept as control/bad/" + bad_name +
-          "): " + why);
+      Log("control " + shown + " refused (kept as control/bad/" + bad_name + "): " + why);
     };
     if (!c.read_error.empty()) return bad(c.read_error);
-    Result<json::Value> v = json::Parse(c.bytes);
-    if (!v.ok()) return bad(v.status().message());
-    if (!v->is_object()) return bad("expected a JSON object");
-    const json::Value* ver = v->find("hangar");
-    if (!ver || !ver->is_int() || ver->as_int() != 1) return bad("hangar: expected 1");
-    const json::Value* req = v->find("request");
-    if (!req || !req->is_string()) return bad("request: expected a string");
-    const json::Value* idv = v->find("id");
-    if (!idv || !idv->is_string() || !ValidId(idv->as_string()))
-      return bad("id: expected a mission id");
-    const std::string id = idv->as_string();
-    if (req->as_string() != "cancel")
-      return bad("request: unknown request \"" + req->as_string() + "\"");
+    auto parsed = ParseControl(c.bytes);
+    if (auto* e = std::get_if<ControlError>(&parsed)) return bad(e->Text());
+    const ControlRequest& r = std::get<ControlRequest>(parsed);
+    std::string refused;
+    switch (r.kind) {
+      case ControlKind::kCancel:
+        refused = Cancel(r, c.now);
+        break;
+      case ControlKind::kApprove:
+      case ControlKind::kDeny:
+        refused = ApproveOrDeny(r, c.now);
+        break;
+      case ControlKind::kGrant:
+      case ControlKind::kRevoke:
+        refused = GrantOrRevoke(r, c.now);
+        break;
+      case ControlKind::kReanchor:
+        refused = Reanchor(r, c.now);
+        break;
+    }
+    if (!refused.empty()) return bad(refused);
+    out_.push_back(ConsumeControl{c.name, false, "", ""});
+  }
+
+  // Each returns why the request is refused, or "" once it is recorded and carried out.
+  std::string Cancel(const ControlRequest& r, TimeMs now) {
+    const std::string& id = r.id;
     auto it = st_->missions.find(id);
-    if (it == st_->missions.end()) return bad("cancel: no mission " + id);
+    if (it == st_->missions.end()) return "cancel: no mission " + id;
     MissionRec& rec = it->second;
-    if (rec.phase == Phase::kHold || rec.phase == Phase::kQueued) {
-      if (rec.phase == Phase::kQueued) std::erase(st_->queue, id);
-      Move mv{id, rec.phase, Phase::kReturned, {}, std::nullopt};
-      mv.files["return.json"] =
-          Text(BuildUnrunReturn(id, rec, "cancelled", "cancelled on request before it ran", c.now));
-      if (rec.mission) mv.notify_dir = rec.mission->notify_dir;
-      out_.push_back(std::move(mv));
-      Log(id + " " + std::string(PhaseName(rec.phase)) + " -> returned (cancelled)");
-      rec.phase = Phase::kReturned;
-      rec.mission.reset();
-    } else if (rec.phase == Phase::kRunning && !rec.exited) {
+    const bool unrun = rec.phase == Phase::kHold || rec.phase == Phase::kQueued;
+    const bool kill = rec.phase == Phase::kRunning && !rec.exited;
+    Ledger("mission.cancel",
+           {{"id", id}, {"by", r.by}, {"effect", unrun ? "returned" : kill ? "kill" : "none"}},
+           now);
+    if (unrun) {
+      const Phase from = rec.phase;
+      if (from == Phase::kQueued) std::erase(st_->queue, id);
+      Finish(id, rec, from,
+             BuildUnrunReturn(id, rec, "cancelled", "cancelled on request before it ran", now),
+             now);
+    } else if (kill) {
       out_.push_back(Kill{id});
       Log(id + " running: cancel requested, stopping the drone");
     } else {
       Log(id + " already " + std::string(PhaseName(rec.phase)) +
           (rec.exited ? " (drone ended)" : "") + ": cancel has nothing to stop");
     }
-    out_.push_back(ConsumeControl{c.name, false, "", ""});
+    return "";
+  }
+
+  // approve or deny a held mission: a person's decision, recorded before it takes effect.
+  std::string ApproveOrDeny(const ControlRequest& r, TimeMs now) {
+    const char* verb = ControlKindName(r.kind);
+    auto it = st_->missions.find(r.id);
+    if (it == st_->missions.end()) return std::string(verb) + ": no mission " + r.id;
+    MissionRec& rec = it->second;
+    if (rec.phase != Phase::kHold)
+      return std::string(verb) + ": mission " + r.id + " is " + std::string(PhaseName(rec.phase)) +
+             ", not held";
+    if (r.kind == ControlKind::kApprove && !st_->fail_closed.empty())
+      return "approve: the ledger is failed closed (" + st_->fail_closed +
+             "); approvals wait for a reanchor";
+    if (r.kind == ControlKind::kApprove) {
+      const int64_t seq = Ledger("person.approved", {{"id", r.id}, {"by", r.by}}, now);
+      json::Object a{{"hangar", 1}, {"id", r.id},       {"by", r.by},
+                     {"time", FormatTime(now)}, {"ledger_seq", seq}};
+      Move mv{r.id, Phase::kHold, Phase::kQueued, {}, std::nullopt};
+      mv.files["approve.json"] = Text(json::Value(std::move(a)));
+      out_.push_back(std::move(mv));
+      Log(r.id + " hold -> queued (approved" + (r.by.empty() ? "" : " by " + r.by) + ")");
+      rec.phase = Phase::kQueued;
+      if (rec.mission) st_->queue.push_back(r.id);
+      Pump(now);
+      return "";
+    }
+    const int64_t seq =
+        Ledger("person.denied", {{"id", r.id}, {"by", r.by}, {"why", r.why}}, now);
+    json::Value why = Why(r.id, "", "denied by a person: " + r.why, now);
+    why["by"] = r.by;
+    why["ledger_seq"] = seq;
+    Move mv{r.id, Phase::kHold, Phase::kDenied, {}, std::nullopt};
+    mv.files["why.json"] = Text(why);
+    out_.push_back(std::move(mv));
+    Log(r.id + " hold -> denied (" + r.why + ")");
+    rec.phase = Phase::kDenied;
+    rec.mission.reset();
+    return "";
+  }
+
+  std::string GrantOrRevoke(const ControlRequest& r, TimeMs now) {
+    const bool grant = r.kind == ControlKind::kGrant;
+    if (grant && !st_->fail_closed.empty())
+      return "grant: the ledger is failed closed (" + st_->fail_closed +
+             "); grants wait for a reanchor";
+    if (grant && r.until && *r.until <= now) return "until: " + FormatTime(*r.until) + " is past";
+    json::Object body{{"op", r.op}, {"by", r.by}};
+    if (!r.mission.empty()) body["mission"] = r.mission;
+    if (!r.requester.empty()) body["requester"] = r.requester;
+    if (grant) body["until"] = r.until ? json::Value(FormatTime(*r.until)) : json::Value(nullptr);
+    Ledger(grant ? "grant" : "revoke", std::move(body), now);
+    Log(std::string(grant ? "granted " : "revoked ") + r.op + " for " +
+        (r.mission.empty() ? "requester " + r.requester : "mission " + r.mission));
+    return "";
+  }
+
+  std::string Reanchor(const ControlRequest& r, TimeMs now) {
+    if (st_->fail_closed.empty())
+      return "reanchor: the ledger is not failed closed; there is nothing to reanchor";
+    Ledger("ledger.reanchor", {{"why", r.why}, {"by", r.by}, {"failure", st_->fail_closed}}, now,
+           /*new_epoch=*/true);
+    Log("ledger reanchored (" + r.why + "): a new epoch starts; launches resume");
+    st_->fail_closed.clear();
+    Pump(now);
+    return "";
+  }
+
+  void On(const LedgerFailed& f) {
+    if (!st_->fail_closed.empty()) return;  // already closed: the first reason stands
+    st_->fail_closed = f.reason;
+    Ledger("ledger.fail-closed", {{"reason", f.reason}}, f.now);
+    Log("FAIL-CLOSED: " + f.reason + "; no launch or grant until `hangar ledger reanchor`");
   }
 
   void On(const LaunchDone& l) {
@@ -238,7 +375,7 @@ class Decider {
     } else {
       rec.error = "launch failed: " + l.error;
     }
-    Finish(l.id, rec, from, BuildReturn(l.id, rec, nullptr, l.now));
+    Finish(l.id, rec, from, BuildReturn(l.id, rec, nullptr, l.now), l.now);
     Pump(l.now);
   }
 
@@ -288,13 +425,19 @@ class Decider {
   void On(const Observed& o) {
     MissionRec* rec = Running(o.id, true);
     if (!rec) return;
-    Finish(o.id, *rec, Phase::kRunning, BuildReturn(o.id, *rec, &o.obs, o.now));
+    Finish(o.id, *rec, Phase::kRunning, BuildReturn(o.id, *rec, &o.obs, o.now), o.now);
   }
 
   // ---- transitions ----
-  void Finish(const std::string& id, MissionRec& rec, Phase from, const json::Value& ret) {
+  void Finish(const std::string& id, MissionRec& rec, Phase from, json::Value ret, TimeMs now) {
+    const int64_t seq = st_->ledger_seq + 1;
+    ret["ledger_seq"] = seq;
+    std::string text = Text(ret);
+    Ledger("mission.returned",
+           {{"id", id}, {"outcome", ret.find("outcome")->as_string()}, {"sha256", Sha256Hex(text)}},
+           now);
     Move mv{id, from, Phase::kReturned, {}, std::nullopt};
-    mv.files["return.json"] = Text(ret);
+    mv.files["return.json"] = std::move(text);
     if (rec.mission) mv.notify_dir = rec.mission->notify_dir;
     out_.push_back(std::move(mv));
     Log(id + " " + std::string(PhaseName(from)) + " -> returned (" +
@@ -323,7 +466,8 @@ class Decider {
   }
 
   void Pump(TimeMs now) {
-    while (st_->ready && st_->running < s_.config.slots && !st_->queue.empty()) {
+    while (st_->ready && st_->fail_closed.empty() && st_->running < s_.config.slots &&
+           !st_->queue.empty()) {
       const std::string id = st_->queue.front();
       st_->queue.pop_front();
       MissionRec& rec = st_->missions[id];
@@ -331,9 +475,17 @@ class Decider {
       const Mission& m = *rec.mission;
       auto p = s_.config.profiles.find(m.drone);
       if (p == s_.config.profiles.end()) {
+        const std::string reason =
+            "no drone profile named \"" + m.drone + "\" in " + s_.config.file;
+        const int64_t seq = Ledger(
+            "mission.denied",
+            {{"id", id}, {"stage", 2}, {"verdict", "deny"}, {"rules", json::Array{}},
+             {"reason", reason}},
+            now);
+        json::Value why = Why(id, "drone", reason, now);
+        why["ledger_seq"] = seq;
         Move mv{id, Phase::kQueued, Phase::kDenied, {}, std::nullopt};
-        mv.files["why.json"] = Text(Why(
-            id, "drone", "no drone profile named \"" + m.drone + "\" in " + s_.config.file, now));
+        mv.files["why.json"] = Text(why);
         out_.push_back(std::move(mv));
         Log(id + " queued -> denied (profile " + m.drone + " gone from the config)");
         rec.phase = Phase::kDenied;
@@ -347,7 +499,18 @@ class Decider {
       std::string plan_text = Text(plan.ToJson());
       GateResult g = GateStage2(m, plan);
       json::Value g2 = g.ToJson(2, now);
-      g2["plan_sha256"] = Sha256Hex(plan_text);
+      const std::string plan_sha = Sha256Hex(plan_text);
+      g2["plan_sha256"] = plan_sha;
+      json::Object body = GateBody(id, 2, g);
+      body["plan_sha256"] = plan_sha;
+      if (g.verdict == Verdict::kAllow) {
+        body["attempt"] = attempt;
+        body["key"] = LaunchKeyName(id, attempt);
+      }
+      g2["ledger_seq"] = Ledger(g.verdict == Verdict::kAllow ? "mission.launched"
+                                : g.verdict == Verdict::kHold ? "mission.held"
+                                                              : "mission.denied",
+                                std::move(body), now);
       if (g.verdict == Verdict::kAllow) {
         rec.attempt = attempt;
         rec.phase = Phase::kRunning;
@@ -360,8 +523,11 @@ class Decider {
       Phase to = g.verdict == Verdict::kHold ? Phase::kHold : Phase::kDenied;
       Move mv{id, Phase::kQueued, to, {}, std::nullopt};
       mv.files["gate2.json"] = Text(g2);
-      if (to == Phase::kDenied)
-        mv.files["why.json"] = Text(Why(id, "", "gate stage 2: " + g.reason, now));
+      if (to == Phase::kDenied) {
+        json::Value why = Why(id, "", "gate stage 2: " + g.reason, now);
+        why["ledger_seq"] = g2["ledger_seq"];
+        mv.files["why.json"] = Text(why);
+      }
       out_.push_back(std::move(mv));
       Log(id + " queued -> " + std::string(PhaseName(to)) + " (gate stage 2: " + g.reason + ")");
       rec.phase = to;
@@ -378,6 +544,10 @@ class Decider {
 
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal) {
   return Decider(setup, state).Run(signal);
+}
+
+bool MayLaunch(const KernelSetup& setup, const State& state) {
+  return state.ready && state.fail_closed.empty() && state.running < setup.config.slots;
 }
 
 }  // namespace hangar

@@ -24,7 +24,22 @@
 //   running   | Observed                        | returned  | Finish(return.json; notify)
 //   hold/queued | Control cancel                | returned  | Finish(outcome cancelled, never ran)
 //   running   | Control cancel                  | running   | Kill (the supervisor stops the drone)
-//   any       | Control bad / unknown id        | same      | ConsumeControl(bad, why)
+//   hold      | Control approve                 | queued    | Record(person.approved), Move
+//   hold      | Control deny                    | denied    | Record(person.denied), Move(why.json)
+//   any       | Control grant / revoke          | same      | Record(grant / revoke); refused
+//             |                                 |           |   while failed closed
+//   any       | LedgerFailed                    | same      | Record(ledger.fail-closed); no launch
+//             |                                 |           |   or grant until a reanchor
+//   any       | Control reanchor (failed closed)| same      | Record(ledger.reanchor, new epoch);
+//             |                                 |           |   launches resume
+//   any       | Control bad / unknown id        | same      | Record(control.refused),
+//             |                                 |           |   ConsumeControl(bad, why)
+//
+// The ledger: every decision is a Record action placed before the action it backs, and every
+// mission file that states a decision (intake.json, gate2.json, return.json, approve.json,
+// why.json of a denial) carries that entry's seq as "ledger_seq". The kernel numbers records
+// itself from State::ledger_seq, so the files can name their seq before the entry is written; the
+// shell checks that the ledger gives the same number.
 // clang-format on
 //
 // Thread: a single thread calls Decide; State is owned by that caller.
@@ -74,6 +89,8 @@ struct State {
   // False while hangard recovers at start: nothing launches before every mission is known and
   // every control request that waited (a cancel) is read. Ready sets it.
   bool ready = true;
+  int64_t ledger_seq = 0;   // the ledger's head seq: the next Record takes ledger_seq + 1
+  std::string fail_closed;  // why launches and grants are refused; empty when they are not
 };
 
 // ---- signals: what the shell saw ----
@@ -137,8 +154,15 @@ struct Observed {
   TimeMs now = 0;
 };
 
+// The ledger failed verification (at start, or the head check before a launch), or its anchor
+// could not be written: fail closed.
+struct LedgerFailed {
+  std::string reason;
+  TimeMs now = 0;
+};
+
 using Signal = std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited,
-                            SupervisorGone, Observed, Ready>;
+                            SupervisorGone, Observed, Ready, LedgerFailed>;
 
 // ---- actions: what the shell must do, in order ----
 
@@ -188,10 +212,24 @@ struct ConsumeControl {
 struct Log {
   std::string line;
 };
+// Append entry `seq` to the ledger, durably, then its anchor line, before the next action runs.
+// With new_epoch the entry opens the next epoch (a reanchor) and the shell adds to its body the
+// head it follows ("previous": {epoch, seq, hash}), which only the ledger knows.
+struct Record {
+  int64_t seq = 0;
+  std::string kind;
+  json::Value body;
+  TimeMs time = 0;
+  bool new_epoch = false;
+};
 
-using Action = std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log>;
+using Action = std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log, Record>;
 
 // The kernel. Decide consumes one signal and returns the actions, in the order they must run.
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal);
+
+// True when a signal decided now could launch a drone (ready, not failed closed, a slot free):
+// the shell checks the ledger's head against its anchor first, as the protected act requires.
+bool MayLaunch(const KernelSetup& setup, const State& state);
 
 }  // namespace hangar

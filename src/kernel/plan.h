@@ -39,6 +39,11 @@ struct PlanPlaces {
 
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt);
 
+// The launch key of an attempt, "launch.ID.ATTEMPT": taken O_EXCL in keys/ before the drone runs.
+inline std::string LaunchKeyName(const std::string& id, int attempt) {
+  return "launch." + id + "." + std::to_string(attempt);
+}
+
 // The values of the placeholders for one mission.
 std::map<std::string, std::string> TemplateVars(const std::string& id, const std::string& room,
                                                 const std::string& run, const std::string& bindir);

@@ -82,6 +82,18 @@ Status LedgerStore::Open() {
   return env_->Remove(pending);
 }
 
+Status LedgerStore::OpenForReading() {
+  if (!ValidId(name_))
+    return Status::Invalid("cannot open ledger \"" + name_ + "\": not a valid ledger name");
+  read_only_ = true;
+  Result<std::vector<std::string>> segments = Segments();
+  if (!segments.ok()) return segments.status();
+  Status s = FindHead(*segments);
+  if (!s.ok()) return s;
+  open_ = true;
+  return Status::Ok();
+}
+
 Status LedgerStore::FindHead(const std::vector<std::string>& segments) {
   head_seq_ = 0;
   head_hash_ = std::string(kGenesisPrev);
@@ -128,9 +140,13 @@ Status LedgerStore::FindHead(const std::vector<std::string>& segments) {
       if (i + 1 != segments.size())
         return Status::Invalid("cannot open ledger " + dir_ + ": sealed segment " + segments[i] +
                                " ends in a partial line");
-      Status s = CutTornTail(segments[i], *size, keep);
-      if (!s.ok()) return s;
-      segment_size_ = keep;
+      if (read_only_) {
+        torn_tail_ = true;
+      } else {
+        Status s = CutTornTail(segments[i], *size, keep);
+        if (!s.ok()) return s;
+        segment_size_ = keep;
+      }
     }
     if (keep == 0) continue;  // empty: the head is in the segment before
     head_seq_ = last->seq;
@@ -176,10 +192,11 @@ Status LedgerStore::CutTornTail(const std::string& segment, uint64_t size, uint6
 Result<std::vector<Entry>> LedgerStore::Seal(const std::vector<Draft>& drafts) const {
   std::vector<Entry> out;
   out.reserve(drafts.size());
-  int64_t seq = head_seq_;
+  int64_t seq = head_seq_, epoch = epoch_;
   std::string prev = head_hash_;
   for (const Draft& d : drafts) {
-    Entry e{++seq, epoch_, FormatTime(d.time), d.kind, d.body, prev, ""};
+    if (d.new_epoch) epoch++;
+    Entry e{++seq, epoch, FormatTime(d.time), d.kind, d.body, prev, ""};
     Result<std::string> h = EntryHash(e);
     if (!h.ok()) return h.status();
     e.hash = prev = *h;
@@ -188,14 +205,18 @@ Result<std::vector<Entry>> LedgerStore::Seal(const std::vector<Draft>& drafts) c
   return out;
 }
 
-Result<Entry> LedgerStore::Append(std::string kind, json::Value body, TimeMs time) {
-  Result<std::vector<Entry>> r = AppendBatch({Draft{std::move(kind), std::move(body), time}});
+Result<Entry> LedgerStore::Append(std::string kind, json::Value body, TimeMs time,
+                                  bool new_epoch) {
+  Result<std::vector<Entry>> r =
+      AppendBatch({Draft{std::move(kind), std::move(body), time, new_epoch}});
   if (!r.ok()) return r.status();
   return std::move(r->front());
 }
 
 Result<std::vector<Entry>> LedgerStore::AppendBatch(const std::vector<Draft>& drafts) {
   if (!open_) return Status::Unavailable("cannot append to ledger " + dir_ + ": not open");
+  if (read_only_)
+    return Status::Unavailable("cannot append to ledger " + dir_ + ": opened for reading");
   if (broken_)
     return Status::Unavailable("cannot append to ledger " + dir_ +
                                ": an earlier append failed; reopen to cut its partial line");
@@ -216,6 +237,7 @@ Result<std::vector<Entry>> LedgerStore::AppendBatch(const std::vector<Draft>& dr
   segment_size_ += bytes.size();
   head_seq_ = entries->back().seq;
   head_hash_ = entries->back().hash;
+  epoch_ = entries->back().epoch;
   return entries;
 }
 

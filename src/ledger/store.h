@@ -34,6 +34,8 @@ struct Draft {  // an entry before the store gives it seq, epoch, prev and hash
   std::string kind;
   json::Value body;
   TimeMs time = 0;
+  // This entry opens a new epoch (epoch of the head + 1): only a recorded reanchor does that.
+  bool new_epoch = false;
 };
 
 class LedgerStore {
@@ -48,9 +50,14 @@ class LedgerStore {
   // segment (the history is not read), and cuts and records a torn tail. Must succeed before any
   // other call. Invalid when the last complete entry, or a segment name, is unreadable.
   Status Open();
+  // For readers (the CLI) that must change nothing: creates nothing, cuts nothing, records
+  // nothing. A torn last line is left in place; the head is the last complete entry before it and
+  // torn_tail() says so. Append refuses on a store opened this way.
+  Status OpenForReading();
 
-  // Appends one entry (seq = head + 1, prev = head hash, the current epoch) durably; returns it.
-  Result<Entry> Append(std::string kind, json::Value body, TimeMs time);
+  // Appends one entry (seq = head + 1, prev = head hash, the current epoch, or the next one with
+  // new_epoch) durably; returns it.
+  Result<Entry> Append(std::string kind, json::Value body, TimeMs time, bool new_epoch = false);
   // Group commit: all drafts as consecutive entries in one write and one fsync. All or none are
   // accepted; a refused draft (a double in its body) appends nothing.
   Result<std::vector<Entry>> AppendBatch(const std::vector<Draft>& drafts);
@@ -67,6 +74,7 @@ class LedgerStore {
   int64_t head_seq() const { return head_seq_; }               // 0 when empty
   const std::string& head_hash() const { return head_hash_; }  // kGenesisPrev when empty
   int64_t epoch() const { return epoch_; }                     // of the head; 1 when empty
+  bool torn_tail() const { return torn_tail_; }  // OpenForReading found a partial last line
   // Segment file names, sorted (ignores anything else in the directory).
   Result<std::vector<std::string>> Segments() const;
 
@@ -80,6 +88,7 @@ class LedgerStore {
   uint64_t segment_bytes_;
   bool open_ = false;
   bool broken_ = false;  // a failed append may have left a partial line: reopen to cut it
+  bool read_only_ = false, torn_tail_ = false;
   int64_t head_seq_ = 0;
   std::string head_hash_{kGenesisPrev};
   int64_t epoch_ = 1;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernel/phase.h"
+#include "kernel/plan.h"
 
 namespace hangar {
 
@@ -37,9 +38,6 @@ struct Layout {
   }
   std::string LaunchKey(const std::string& id, int attempt) const {
     return Keys() + "/" + LaunchKeyName(id, attempt);
-  }
-  static std::string LaunchKeyName(const std::string& id, int attempt) {
-    return "launch." + id + "." + std::to_string(attempt);
   }
 
   // Every directory a spool has; hangard creates the missing ones at start.

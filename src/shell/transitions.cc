@@ -116,7 +116,7 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
     s = env->WriteFileAtomic(launch.plan.room, "MISSION.md", launch.prompt);
   if (!s.ok()) return fail(s);
 
-  const std::string key = Layout::LaunchKeyName(launch.id, launch.attempt);
+  const std::string key = LaunchKeyName(launch.id, launch.attempt);
   json::Object k;
   k["hangar"] = 1;
   k["id"] = launch.id;

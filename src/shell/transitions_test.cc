@@ -76,7 +76,7 @@ TEST_F(TransitionsTest, IntakeCutShortIsPutBackIntoIncoming) {
 
 TEST_F(TransitionsTest, ExistingLaunchKeyStopsTheLaunchBeforeAnythingMoves) {
   std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "K"));
-  std::ofstream(l_.Keys() + "/" + Layout::LaunchKeyName("K", 1)) << "{}";
+  std::ofstream(l_.Keys() + "/" + LaunchKeyName("K", 1)) << "{}";
   Launch launch;
   launch.id = "K";
   launch.attempt = 1;

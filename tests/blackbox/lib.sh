@@ -54,8 +54,9 @@ python3() { "$PY" "$@"; }
 setup() {
   T=$(mktemp -d "${TMPDIR:-/tmp}/hangar-bb-$TEST.XXXXXX")
   S=$T/spool
+  A=$T/anchor  # the ledger's anchor directory (another mount in production)
   LOG=$T/hangard.log
-  mkdir -p "$S"
+  mkdir -p "$S" "$A"
   cp -a "$ROOT/spool/." "$S/"
   set_slots "${1:-0}"
   trap cleanup EXIT
@@ -66,7 +67,7 @@ set_slots() { sed -i -E "s/\"slots\": *[0-9]+/\"slots\": $1/" "$S/hangar.conf"; 
 
 # start_hangard: starts bin/hangard in the background and waits until hangard.json says it runs.
 start_hangard() {
-  "$BIN/hangard" --spool "$S" </dev/null >>"$LOG" 2>&1 &
+  "$BIN/hangard" --spool "$S" --anchor "$A" </dev/null >>"$LOG" 2>&1 &
   HPID=$!
   wait_until 10 hangard_up || fail "hangard did not come up within 10 s (hangard.json: $(cat "$S/hangard.json" 2>/dev/null))"
 }

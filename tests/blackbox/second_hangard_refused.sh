@@ -5,7 +5,7 @@
 setup
 start_hangard
 rc=0
-timeout 10 "$BIN/hangard" --spool "$S" </dev/null >"$T/second.out" 2>&1 || rc=$?
+timeout 10 "$BIN/hangard" --spool "$S" --anchor "$A" </dev/null >"$T/second.out" 2>&1 || rc=$?
 ((rc != 0 && rc != 124)) || fail "a second hangard exited $rc (124 = still running after 10 s)"
 [[ -s "$T/second.out" ]] || fail "the second hangard said nothing"
 kill -0 "$HPID" || fail "the first hangard died"

@@ -1,0 +1,102 @@
+#include "daemon/ledger_keeper.h"
+
+#include <sys/stat.h>
+
+#include "ledger/verify.h"
+
+namespace hangar {
+
+namespace {
+
+std::string N(int64_t v) {
+  return std::to_string(v);
+}
+
+}  // namespace
+
+LedgerKeeper::LedgerKeeper(Env* env, std::string spool, std::string anchor_dir, std::string name)
+    : env_(env),
+      spool_(std::move(spool)),
+      anchor_dir_(std::move(anchor_dir)),
+      store_(env_, spool_, name),
+      anchor_path_(anchor_dir_ + "/" + name + ".anchor") {}
+
+Status LedgerKeeper::Start(TimeMs now) {
+  struct stat a {}, s {};
+  if (::stat(anchor_dir_.c_str(), &a) != 0)
+    return Status::Errno("cannot use anchor directory " + anchor_dir_, errno);
+  if (!S_ISDIR(a.st_mode))
+    return Status::Invalid("cannot use anchor directory " + anchor_dir_ + ": not a directory");
+  if (::stat(spool_.c_str(), &s) != 0) return Status::Errno("cannot stat " + spool_, errno);
+  same_fs_ = a.st_dev == s.st_dev;
+  Result<ledger::Anchor> bound = ledger::Anchor::Bind(env_, anchor_path_, store_.name());
+  if (!bound.ok()) return bound.status();
+  anchor_.emplace(std::move(*bound));
+  Status st = store_.Open();
+  if (!st.ok()) return st;
+  Result<ledger::VerifyReport> v = ledger::Verify(store_, *anchor_);
+  if (!v.ok()) return v.status();
+  if (v->ok) return Status::Ok();
+  // A short unvouched tail after vouched entries of the same epoch: a crash between the ledger
+  // write and the anchor line (see the header).
+  if (v->failure == ledger::Failure::kAnchorBehind && v->missing_to == v->head_seq &&
+      v->missing_from > v->first_seq && v->missing_to - v->missing_from + 1 <= kMaxCatchUp)
+    return CatchUp(v->missing_from, v->missing_to, now);
+  failure_ = std::string("ledger verification failed (") + ledger::FailureName(v->failure) +
+             (v->seq ? " at seq " + N(v->seq) : "") + "): " + v->reason;
+  return Status::Ok();
+}
+
+Status LedgerKeeper::CatchUp(int64_t from, int64_t to, TimeMs now) {
+  Status s = store_.ForEach(from, [&](const ledger::Entry& e) {
+    return e.seq > to ? Status::Ok() : anchor_->Append(e.epoch, e.seq, e.hash);
+  });
+  if (!s.ok()) {
+    failure_ = "cannot anchor the ledger's unvouched tail " + N(from) + ".." + N(to) + ": " +
+               s.message();
+    return Status::Ok();
+  }
+  Record r{store_.head_seq() + 1, "ledger.caught-up",
+           json::Object{{"from", from},
+                        {"to", to},
+                        {"reason",
+                         "the anchor lacked the ledger's last entries (a stop between a ledger "
+                         "write and its anchor line); they hash and link, so they were anchored"}},
+           now};
+  std::string anchor_error;
+  s = Append(r, &anchor_error);
+  if (!s.ok()) return s;
+  if (!anchor_error.empty()) failure_ = anchor_error;
+  return Status::Ok();
+}
+
+Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
+  json::Value body = r.body;
+  if (r.new_epoch)
+    body["previous"] = json::Object{
+        {"epoch", store_.epoch()}, {"seq", store_.head_seq()}, {"hash", store_.head_hash()}};
+  Result<ledger::Entry> e = store_.Append(r.kind, std::move(body), r.time, r.new_epoch);
+  if (!e.ok()) return e.status();
+  if (e->seq != r.seq)
+    return Status::Io("ledger " + store_.dir() + " gave seq " + N(e->seq) +
+                      " to a decision the kernel numbered " + N(r.seq));
+  Status a = anchor_->Append(e->epoch, e->seq, e->hash);
+  if (!a.ok()) *anchor_error = "cannot write the anchor: " + a.message();
+  return Status::Ok();
+}
+
+Status LedgerKeeper::CheckHead() const {
+  ledger::LedgerStore disk(env_, spool_, store_.name());
+  Status s = disk.OpenForReading();
+  if (!s.ok()) return Status::Invalid("ledger unreadable: " + s.message());
+  if (disk.head_seq() != store_.head_seq() || disk.head_hash() != store_.head_hash())
+    return Status::Invalid("the ledger's head on disk (seq " + N(disk.head_seq()) +
+                           ") is not the head hangard wrote (seq " + N(store_.head_seq()) +
+                           "): it was rolled back or edited");
+  if (disk.torn_tail())
+    return Status::Invalid("the ledger has a partial line after its head (seq " +
+                           N(store_.head_seq()) + ") that hangard did not write");
+  return ledger::CheckHead(store_, *anchor_);
+}
+
+}  // namespace hangar

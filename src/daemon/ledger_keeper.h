@@ -1,0 +1,74 @@
+// LedgerKeeper: hangard's hold on its ledger (SPOOL/ledger/NAME) and that ledger's anchor
+// (ANCHOR_DIR/NAME.anchor, meant to be another mount). It appends the kernel's Record actions,
+// each durable in the ledger before its anchor line is written, and answers whether the ledger
+// may be trusted: fully at start, cheaply (the head against the anchor's tail) before each act
+// that must not happen on an untrusted ledger. It never decides what to do about a failure: it
+// reports, and the kernel fails closed.
+//
+// Start-up after a crash: the ledger line is made durable before its anchor line, so a crash
+// between the two leaves the anchor behind by what was in flight (at most one batch, plus the
+// "ledger.cut" entry of a torn tail). Start anchors such a tail when it is short (kMaxCatchUp),
+// hashes and links correctly, follows entries the anchor does vouch for in the same epoch, and the
+// anchor file exists; it records that as a "ledger.caught-up" entry naming the seqs. Anything
+// else the anchor does not vouch for (a missing anchor file, a long unvouched tail) fails closed.
+//
+// Thread: hangard's loop thread only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/json.h"
+#include "base/status.h"
+#include "kernel/kernel.h"
+#include "ledger/anchor.h"
+#include "ledger/store.h"
+#include "shell/env.h"
+
+namespace hangar {
+
+class LedgerKeeper {
+ public:
+  static constexpr int64_t kMaxCatchUp = 65;  // one batch of the daemon plus a torn-tail cut
+
+  // anchor_dir must be absolute; name is the ledger's name ("live").
+  LedgerKeeper(Env* env, std::string spool, std::string anchor_dir, std::string name);
+
+  // Opens the ledger (cutting and recording a torn tail), verifies it in full against the anchor
+  // and catches up a short tail as above. Ok with failure() set when the ledger is not to be
+  // trusted; an error only when the ledger or anchor directory cannot be read or written at all.
+  Status Start(TimeMs now);
+  // Why the ledger is not to be trusted, as found by Start; empty when it verified.
+  const std::string& failure() const { return failure_; }
+
+  // Appends the kernel's record durably, then its anchor line. An error means the ledger could not
+  // be written (a spool I/O failure) or gave another seq than the kernel numbered. An anchor that
+  // could not be written is no error here: *anchor_error says why, and the caller fails closed.
+  Status Append(const Record& r, std::string* anchor_error);
+
+  // Before a protected act: the head on disk is still the head this keeper wrote, with no partial
+  // line after it, and equals the anchor's last line for this ledger. Invalid with the reason.
+  Status CheckHead() const;
+
+  int64_t head_seq() const { return store_.head_seq(); }
+  int64_t epoch() const { return store_.epoch(); }
+  const std::string& name() const { return store_.name(); }
+  const std::string& anchor_path() const { return anchor_path_; }
+  // True when the anchor directory is on the spool's filesystem (same st_dev): it then guards
+  // against edits but not against losing the disk, and `hangar status` warns.
+  bool anchor_same_filesystem() const { return same_fs_; }
+
+ private:
+  Status CatchUp(int64_t from, int64_t to, TimeMs now);
+
+  Env* env_;
+  std::string spool_, anchor_dir_;
+  ledger::LedgerStore store_;
+  std::string anchor_path_;
+  std::optional<ledger::Anchor> anchor_;  // bound by Start
+  std::string failure_;
+  bool same_fs_ = false;
+};
+
+}  // namespace hangar

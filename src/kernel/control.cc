@@ -1,0 +1,128 @@
+#include "kernel/control.h"
+
+#include <set>
+
+#include "base/json.h"
+#include "kernel/mission.h"
+
+namespace hangar {
+
+namespace {
+
+constexpr size_t kMaxControlBytes = 64 * 1024;
+constexpr size_t kMaxWhy = 1000;
+
+struct Bad {
+  ControlError e;
+};
+
+const json::Value* Member(const json::Value& v, const char* k) {
+  return v.find(k);
+}
+
+std::string Str(const json::Value& v, const std::string& field, size_t max) {
+  const json::Value* m = v.find(field);
+  if (!m) throw Bad{{field, "missing required field"}};
+  if (!m->is_string()) throw Bad{{field, "expected a string"}};
+  if (m->as_string().empty() || m->as_string().size() > max)
+    throw Bad{{field, "expected 1 to " + std::to_string(max) + " bytes"}};
+  return m->as_string();
+}
+
+ControlRequest Parse(const json::Value& v) {
+  if (!v.is_object()) throw Bad{{"", "expected a JSON object"}};
+  const json::Value* ver = Member(v, "hangar");
+  if (!ver || !ver->is_int() || ver->as_int() != 1)
+    throw Bad{{"hangar", "expected 1 (the only control format version this hangar reads)"}};
+  const std::string req = Str(v, "request", 64);
+  ControlRequest r;
+  std::set<std::string> allowed{"hangar", "request", "by"};
+  if (req == "cancel" || req == "approve" || req == "deny") {
+    r.kind = req == "cancel"    ? ControlKind::kCancel
+             : req == "approve" ? ControlKind::kApprove
+                                : ControlKind::kDeny;
+    r.id = Str(v, "id", 64);
+    if (!ValidId(r.id)) throw Bad{{"id", "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)"}};
+    allowed.insert("id");
+    if (r.kind == ControlKind::kDeny) {
+      r.why = Str(v, "why", kMaxWhy);
+      allowed.insert("why");
+    }
+  } else if (req == "grant" || req == "revoke") {
+    r.kind = req == "grant" ? ControlKind::kGrant : ControlKind::kRevoke;
+    r.op = Str(v, "op", 64);
+    if (!ValidOpName(r.op)) throw Bad{{"op", "expected an op name ([a-z][a-z0-9._-]*)"}};
+    const bool m = v.find("mission"), q = v.find("requester");
+    if (m == q) throw Bad{{"", "expected exactly one of \"mission\" and \"requester\""}};
+    if (m) {
+      r.mission = Str(v, "mission", 64);
+      if (!ValidId(r.mission)) throw Bad{{"mission", "expected a mission id"}};
+    } else {
+      r.requester = Str(v, "requester", 256);
+    }
+    allowed.insert({"op", "mission", "requester"});
+    if (r.kind == ControlKind::kGrant && v.find("until")) {
+      std::optional<TimeMs> t = ParseTime(Str(v, "until", 64));
+      if (!t) throw Bad{{"until", "expected an RFC 3339 time such as 2026-12-01T00:00:00Z"}};
+      r.until = t;
+      allowed.insert("until");
+    }
+  } else if (req == "reanchor") {
+    r.kind = ControlKind::kReanchor;
+    r.why = Str(v, "why", kMaxWhy);
+    allowed.insert("why");
+  } else {
+    throw Bad{{"request", "unknown request \"" + req +
+                              "\" (known: cancel, approve, deny, grant, revoke, reanchor)"}};
+  }
+  if (v.find("by")) r.by = Str(v, "by", 256);
+  for (const auto& [k, m] : v.as_object())
+    if (!allowed.count(k)) throw Bad{{k, "unknown field for a " + req + " request"}};
+  return r;
+}
+
+}  // namespace
+
+const char* ControlKindName(ControlKind k) {
+  switch (k) {
+    case ControlKind::kCancel:
+      return "cancel";
+    case ControlKind::kApprove:
+      return "approve";
+    case ControlKind::kDeny:
+      return "deny";
+    case ControlKind::kGrant:
+      return "grant";
+    case ControlKind::kRevoke:
+      return "revoke";
+    case ControlKind::kReanchor:
+      return "reanchor";
+  }
+  return "?";
+}
+
+std::string ControlError::Text() const {
+  return field.empty() ? reason : field + ": " + reason;
+}
+
+bool ValidOpName(std::string_view op) {
+  if (op.empty() || op.size() > 64 || op[0] < 'a' || op[0] > 'z') return false;
+  for (char c : op)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+      return false;
+  return true;
+}
+
+std::variant<ControlRequest, ControlError> ParseControl(std::string_view bytes) {
+  if (bytes.size() > kMaxControlBytes)
+    return ControlError{"", "larger than " + std::to_string(kMaxControlBytes) + " bytes"};
+  Result<json::Value> v = json::Parse(bytes);
+  if (!v.ok()) return ControlError{"", v.status().message()};
+  try {
+    return Parse(*v);
+  } catch (const Bad& b) {
+    return b.e;
+  }
+}
+
+}  // namespace hangar

@@ -1,0 +1,52 @@
+// Control requests, format v1 (man/hangar-spool.5 "CONTROL REQUESTS"): what a person or script
+// asks of the kernel by dropping a file into control/new. Parsing is pure and strict: an unknown
+// field, a wrong type or a missing field is an error naming the field; the kernel then files the
+// request under control/bad with that reason. A request is data, never a proof: "approve" grants
+// nothing until the kernel has recorded it in the ledger.
+//
+//   {"hangar":1,"request":"cancel","id":ID}
+//   {"hangar":1,"request":"approve","id":ID}
+//   {"hangar":1,"request":"deny","id":ID,"why":TEXT}
+//   {"hangar":1,"request":"grant","op":OP,"mission":ID | "requester":NAME[,"until":RFC3339]}
+//   {"hangar":1,"request":"revoke","op":OP,"mission":ID | "requester":NAME}
+//   {"hangar":1,"request":"reanchor","why":TEXT}
+// Every request may carry "by": the name of whoever asked, recorded as claimed (the CLI puts the
+// login name there).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "base/timefmt.h"
+
+namespace hangar {
+
+enum class ControlKind { kCancel, kApprove, kDeny, kGrant, kRevoke, kReanchor };
+
+const char* ControlKindName(ControlKind k);  // "cancel", "approve", ...
+
+struct ControlRequest {
+  ControlKind kind = ControlKind::kCancel;
+  std::string id;   // cancel, approve, deny
+  std::string why;  // deny, reanchor (1..1000 bytes)
+  std::string op;   // grant, revoke: [a-z][a-z0-9._-]{0,63}
+  // grant, revoke: exactly one subject.
+  std::string mission, requester;
+  std::optional<TimeMs> until;  // grant: none = until revoked
+  std::string by;
+};
+
+struct ControlError {
+  std::string field;  // "" for the whole request
+  std::string reason;
+  std::string Text() const;  // "field: reason" or "reason"
+};
+
+std::variant<ControlRequest, ControlError> ParseControl(std::string_view bytes);
+
+// [a-z][a-z0-9._-]{0,63}: an op verb as grants and policies name it.
+bool ValidOpName(std::string_view op);
+
+}  // namespace hangar
