@@ -36,6 +36,25 @@ int RunCancel(const Context& ctx, const std::string& id);
 json::Value CancelRequest(const std::string& id, const std::string& by, TimeMs now);
 std::string CancelRequestName(const std::string& id, TimeMs now, pid_t pid);
 
+// approve ID / deny ID --why TEXT: a person's decision on a held mission, as a control request.
+int RunApprove(const Context& ctx, const std::string& id);
+int RunDeny(const Context& ctx, const std::string& id, const std::string& why);
+// grant / revoke OP --mission ID | --requester NAME [--until TIME]: control requests the kernel
+// records in the ledger; grants exist nowhere else.
+struct GrantArgs {
+  std::string op, mission, requester, until;
+};
+int RunGrant(const Context& ctx, const GrantArgs& a, bool revoke);
+// grants [--all]: grants in force (or every grant and revocation), folded from the ledger.
+int RunGrants(const Context& ctx, bool all);
+// ledger reanchor --why TEXT: asks a failed-closed kernel to start a new epoch.
+int RunReanchor(const Context& ctx, const std::string& why);
+// ledger verify [--checkpoint FILE] / ledger show [--from SEQ] [--kind K]. anchor_dir: --anchor,
+// else what hangard.json or the config names.
+int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
+                    const std::string& checkpoint);
+int RunLedgerShow(const Context& ctx, int64_t from, const std::string& kind);
+
 // status: kernel presence, counts per state, oldest waiting missions, notify backlog.
 int RunStatus(const Context& ctx);
 // Whether a live hangard holds lock_file: true when a lock excludes our shared one (flock

@@ -52,6 +52,46 @@ int Main(int argc, char** argv) {
   cancel->add_option("id", id, "the mission id")->required();
   CLI::App* status =
       command("status", "kernel presence, counts per state, oldest waiting, notify backlog");
+  std::string why;
+  CLI::App* approve = command("approve", "approve a held mission (recorded in the ledger)");
+  approve->add_option("id", id, "the mission id")->required();
+  CLI::App* deny = command("deny", "deny a held mission (recorded in the ledger)");
+  deny->add_option("id", id, "the mission id")->required();
+  deny->add_option("--why", why, "the reason, for the requester and the ledger")->required();
+  GrantArgs grant_args;
+  auto grant_like = [&](const char* name, const char* what) {
+    CLI::App* c = command(name, what);
+    c->add_option("op", grant_args.op, "the op, e.g. git.push")->required();
+    auto* m = c->add_option("--mission", grant_args.mission, "for this mission id");
+    auto* r = c->add_option("--requester", grant_args.requester, "for every mission of this requester");
+    m->excludes(r);
+    r->excludes(m);
+    c->require_option(1, 0);
+    return c;
+  };
+  CLI::App* grant = grant_like("grant", "grant an op to a mission or requester (in the ledger)");
+  grant->add_option("--until", grant_args.until, "RFC 3339 time the grant ends (else: revoked)");
+  CLI::App* revoke = grant_like("revoke", "revoke an op from a mission or requester");
+  bool all_grants = false;
+  CLI::App* grants = command("grants", "the grants in force, folded from the ledger");
+  grants->add_flag("--all", all_grants, "every grant and revocation, in ledger order");
+  CLI::App* ledger = command("ledger", "verify, show or reanchor the ledger");
+  ledger->require_subcommand(1);
+  std::string anchor_dir, checkpoint, kind;
+  int64_t from = 1;
+  CLI::App* lverify = ledger->add_subcommand("verify", "check the ledger against its anchor");
+  lverify->fallthrough();
+  lverify->add_option("--anchor", anchor_dir, "the anchor directory (default: as hangard says)");
+  lverify->add_option("--checkpoint", checkpoint,
+                      "also prove the ledger extends this signed checkpoint");
+  CLI::App* lshow = ledger->add_subcommand("show", "print ledger entries");
+  lshow->fallthrough();
+  lshow->add_option("--from", from, "from this seq");
+  lshow->add_option("--kind", kind, "only entries of this kind, e.g. grant");
+  CLI::App* lreanchor =
+      ledger->add_subcommand("reanchor", "ask a failed-closed kernel to start a new epoch");
+  lreanchor->fallthrough();
+  lreanchor->add_option("--why", why, "why the failure is understood and accepted")->required();
 
   try {
     app.parse(argc, argv);
@@ -85,6 +125,14 @@ int Main(int argc, char** argv) {
   if (wait->parsed()) return RunWait(ctx, id, timeout);
   if (cancel->parsed()) return RunCancel(ctx, id);
   if (status->parsed()) return RunStatus(ctx);
+  if (approve->parsed()) return RunApprove(ctx, id);
+  if (deny->parsed()) return RunDeny(ctx, id, why);
+  if (grant->parsed()) return RunGrant(ctx, grant_args, false);
+  if (revoke->parsed()) return RunGrant(ctx, grant_args, true);
+  if (grants->parsed()) return RunGrants(ctx, all_grants);
+  if (lverify->parsed()) return RunLedgerVerify(ctx, anchor_dir, checkpoint);
+  if (lshow->parsed()) return RunLedgerShow(ctx, from, kind);
+  if (lreanchor->parsed()) return RunReanchor(ctx, why);
   return kExitUsage;
 }
 

@@ -65,6 +65,27 @@ json::Value NotifyJson(Env* env, const SpoolView& view, const Layout& l) {
   return waiting;
 }
 
+// What hangard.json says of the ledger (null when no hangard wrote it yet).
+json::Value LedgerJson(const SpoolView& view, const Layout& l) {
+  if (auto st = view.ReadJson(l.StatusFile()); st.ok() && st->is_object())
+    if (const json::Value* v = st->find("ledger"); v && v->is_object()) return *v;
+  return json::Value(nullptr);
+}
+
+std::string LedgerLine(const json::Value& l) {
+  if (!l.is_object()) return "unknown (hangard has not said)";
+  std::string s = StringField(l, "state") == "ok"
+                      ? "ok"
+                      : "FAIL-CLOSED: " + StringField(l, "reason") +
+                            " (no launch or grant until `hangar ledger reanchor --why ...`)";
+  s += "; " + StringField(l, "name") + ", anchor " + StringField(l, "anchor");
+  if (const json::Value* same = l.find("anchor_same_filesystem"); same && same->is_bool() &&
+                                                                    same->as_bool())
+    s += "\nwarning   the anchor is on the spool's filesystem: it guards against edits, not "
+         "against losing the disk; put it on another mount";
+  return s;
+}
+
 std::string KernelLine(const json::Value& k) {
   const json::Value& alive = *k.find("alive");
   std::string s = alive.is_null()   ? "unknown (cannot open hangard.lock)"
@@ -94,7 +115,9 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
   rows.push_back({"notify", std::to_string(notify.size())});
   // The kernel line apart, so its long value does not widen the count column; state names are at
   // most 8 characters, so 10 aligns it with the counts.
-  out << "kernel    " << KernelLine(*doc.find("kernel")) << "\n" << FormatTable(rows);
+  out << "kernel    " << KernelLine(*doc.find("kernel")) << "\n"
+      << "ledger    " << LedgerLine(*doc.find("ledger")) << "\n"
+      << FormatTable(rows);
   std::vector<Row> waiting;
   for (const json::Value& n : notify) {
     const std::string reason = StringField(n, "reason");
@@ -111,6 +134,7 @@ int RunStatus(const Context& ctx) {
   const TimeMs now = ctx.env->Now();
   json::Object doc;
   doc["kernel"] = KernelJson(view, ctx.layout);
+  doc["ledger"] = LedgerJson(view, ctx.layout);
   json::Object counts;
   for (const auto& [state, n] : view.Counts()) counts[state] = n;
   doc["counts"] = counts;

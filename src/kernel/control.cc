@@ -36,7 +36,7 @@ ControlRequest Parse(const json::Value& v) {
     throw Bad{{"hangar", "expected 1 (the only control format version this hangar reads)"}};
   const std::string req = Str(v, "request", 64);
   ControlRequest r;
-  std::set<std::string> allowed{"hangar", "request", "by"};
+  std::set<std::string> allowed{"hangar", "request", "by", "time"};
   if (req == "cancel" || req == "approve" || req == "deny") {
     r.kind = req == "cancel"    ? ControlKind::kCancel
              : req == "approve" ? ControlKind::kApprove
@@ -76,6 +76,8 @@ ControlRequest Parse(const json::Value& v) {
                               "\" (known: cancel, approve, deny, grant, revoke, reanchor)"}};
   }
   if (v.find("by")) r.by = Str(v, "by", 256);
+  if (v.find("time") && !ParseTime(Str(v, "time", 64)))
+    throw Bad{{"time", "expected an RFC 3339 time"}};
   for (const auto& [k, m] : v.as_object())
     if (!allowed.count(k)) throw Bad{{k, "unknown field for a " + req + " request"}};
   return r;

@@ -11,7 +11,7 @@
 //   {"hangar":1,"request":"revoke","op":OP,"mission":ID | "requester":NAME}
 //   {"hangar":1,"request":"reanchor","why":TEXT}
 // Every request may carry "by": the name of whoever asked, recorded as claimed (the CLI puts the
-// login name there).
+// login name there), and "time": when it was asked (informational).
 #pragma once
 
 #include <optional>

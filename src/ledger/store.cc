@@ -40,6 +40,9 @@ LedgerStore::LedgerStore(Env* env, std::string spool_dir, std::string name, uint
 
 Result<std::vector<std::string>> LedgerStore::Segments() const {
   Result<std::vector<std::string>> names = env_->ListDir(dir_);
+  // A reader may look before hangard ever ran: no directory is an empty ledger.
+  if (!names.ok() && names.status().code() == Code::kNotFound && read_only_)
+    return std::vector<std::string>{};
   if (!names.ok()) return names.status();
   std::vector<std::string> out;
   int64_t first = 0;

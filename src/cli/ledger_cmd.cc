@@ -1,0 +1,180 @@
+// hangar ledger verify / ledger show / grants: reading the ledger. Readers open it for reading
+// only (nothing is created, cut or recorded) and may run while hangard appends.
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/exit_code.h"
+#include "cli/output.h"
+#include "cli/spool_view.h"
+#include "kernel/config.h"
+#include "ledger/grants.h"
+#include "ledger/verify.h"
+
+namespace hangar::cli {
+
+namespace {
+
+struct LedgerPlace {
+  std::string name = "live";
+  std::string anchor_file;  // empty when nothing names the anchor
+};
+
+// The ledger's name and anchor: --anchor, else what the running (or last) hangard said in
+// hangard.json, else the config file.
+LedgerPlace FindLedger(const Context& ctx, const std::string& anchor_dir) {
+  LedgerPlace p;
+  SpoolView view(ctx.env, ctx.layout);
+  std::string config_anchor;
+  if (Result<std::string> text = ctx.env->ReadFile(ctx.config_path, 1 << 20); text.ok())
+    if (Result<Config> c = ParseConfig(*text, ctx.config_path); c.ok()) {
+      p.name = c->ledger_name;
+      config_anchor = c->anchor;
+    }
+  std::string presence_anchor;
+  if (auto st = view.ReadJson(ctx.layout.StatusFile()); st.ok() && st->is_object())
+    if (const json::Value* l = st->find("ledger"); l && l->is_object()) {
+      if (std::string n = StringField(*l, "name"); !n.empty()) p.name = n;
+      presence_anchor = StringField(*l, "anchor");
+    }
+  if (!anchor_dir.empty())
+    p.anchor_file = anchor_dir + "/" + p.name + ".anchor";
+  else if (!presence_anchor.empty())
+    p.anchor_file = presence_anchor;
+  else if (!config_anchor.empty())
+    p.anchor_file = config_anchor + "/" + p.name + ".anchor";
+  return p;
+}
+
+json::Value EntryJson(const ledger::Entry& e) {
+  return json::Object{{"seq", e.seq},   {"epoch", e.epoch}, {"time", e.time}, {"kind", e.kind},
+                      {"body", e.body}, {"prev", e.prev},   {"hash", e.hash}};
+}
+
+}  // namespace
+
+int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
+                    const std::string& checkpoint) {
+  const std::string what = "verify the ledger";
+  LedgerPlace place = FindLedger(ctx, anchor_dir);
+  if (place.anchor_file.empty())
+    return FailTo(ctx.err, kExitConfig, what,
+                  "no anchor known: give --anchor DIR (hangard.json and the config name none)");
+  ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
+  if (Status s = store.OpenForReading(); !s.ok()) return FailTo(ctx.err, kExitData, what, s.message());
+  Result<ledger::Anchor> anchor = ledger::Anchor::Bind(ctx.env, place.anchor_file, place.name);
+  if (!anchor.ok()) return FailTo(ctx.err, kExitUsage, what, anchor.status().message());
+  Result<ledger::VerifyReport> r = ledger::Verify(store, *anchor);
+  if (!r.ok()) return FailTo(ctx.err, ExitForRead(r.status()), what, r.status().message());
+  (void)checkpoint;
+  if (ctx.json) {
+    json::Object o{{"ledger", place.name},
+                   {"anchor", place.anchor_file},
+                   {"ok", r->ok},
+                   {"failure", ledger::FailureName(r->failure)},
+                   {"reason", r->reason},
+                   {"seq", r->seq},
+                   {"epoch", r->epoch},
+                   {"first_seq", r->first_seq},
+                   {"head_seq", r->head_seq},
+                   {"checked", r->checked},
+                   {"anchor_lines", r->anchor_own},
+                   {"anchor_lines_ignored", r->anchor_ignored},
+                   {"torn_tail", store.torn_tail()}};
+    if (r->failure == ledger::Failure::kAnchorBehind)
+      o["missing"] = json::Object{{"from", r->missing_from}, {"to", r->missing_to}};
+    PrintJson(ctx.out, o);
+  } else if (r->ok) {
+    ctx.out << "ledger " << place.name << ": ok, epoch " << r->epoch << ", seqs " << r->first_seq
+            << ".." << r->head_seq << " (" << r->checked << " entries hashed), anchor "
+            << place.anchor_file << " (" << r->anchor_own << " lines vouch, " << r->anchor_ignored
+            << " of other ledgers or unreadable ignored)\n";
+  }
+  if (!r->ok) {
+    if (!ctx.json)
+      return FailTo(ctx.err, kExitData, what,
+                    std::string(ledger::FailureName(r->failure)) + " at seq " +
+                        std::to_string(r->seq) + ": " + r->reason);
+    return kExitData;
+  }
+  if (store.torn_tail() && !ctx.json)
+    ctx.err << "hangar: note: the ledger ends in a partial line; hangard cuts and records it at "
+               "its next start\n";
+  return kExitOk;
+}
+
+int RunLedgerShow(const Context& ctx, int64_t from, const std::string& kind) {
+  const std::string what = "show the ledger";
+  LedgerPlace place = FindLedger(ctx, "");
+  ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
+  if (Status s = store.OpenForReading(); !s.ok()) return FailTo(ctx.err, kExitData, what, s.message());
+  json::Array all;
+  std::vector<Row> rows{{"SEQ", "EPOCH", "TIME", "KIND", "BODY"}};
+  Status s = store.ForEach(std::max<int64_t>(from, 1), [&](const ledger::Entry& e) {
+    if (!kind.empty() && e.kind != kind) return Status::Ok();
+    if (ctx.json)
+      all.push_back(EntryJson(e));
+    else
+      rows.push_back({std::to_string(e.seq), std::to_string(e.epoch), e.time, e.kind,
+                      json::Write(e.body)});
+    return Status::Ok();
+  });
+  if (!s.ok()) return FailTo(ctx.err, ExitForRead(s), what, s.message());
+  if (ctx.json)
+    PrintJson(ctx.out, json::Object{{"ledger", place.name}, {"entries", std::move(all)}});
+  else
+    ctx.out << FormatTable(rows);
+  return kExitOk;
+}
+
+int RunGrants(const Context& ctx, bool all) {
+  const std::string what = "fold the grants";
+  LedgerPlace place = FindLedger(ctx, "");
+  ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
+  if (Status s = store.OpenForReading(); !s.ok()) return FailTo(ctx.err, kExitData, what, s.message());
+  ledger::GrantBook book;
+  json::Array history;
+  std::vector<Row> rows{{"SEQ", "KIND", "OP", "SUBJECT", "UNTIL", "BY"}};
+  auto subject = [](const json::Value& b) {
+    std::string m = StringField(b, "mission");
+    return m.empty() ? "requester " + StringField(b, "requester") : "mission " + m;
+  };
+  Status s = store.ForEach(1, [&](const ledger::Entry& e) {
+    Status a = book.Apply(e);
+    if (!a.ok() || !all || (e.kind != "grant" && e.kind != "revoke")) return a;
+    history.push_back(EntryJson(e));
+    rows.push_back({std::to_string(e.seq), e.kind, StringField(e.body, "op"), subject(e.body),
+                    StringField(e.body, "until"), StringField(e.body, "by")});
+    return Status::Ok();
+  });
+  if (!s.ok()) return FailTo(ctx.err, ExitForRead(s), what, s.message());
+  if (all) {
+    if (ctx.json)
+      PrintJson(ctx.out, json::Object{{"entries", std::move(history)}});
+    else
+      ctx.out << FormatTable(rows);
+    return kExitOk;
+  }
+  json::Array active;
+  rows = {{"SEQ", "OP", "SUBJECT", "UNTIL", "BY"}};
+  for (const ledger::Grant& g : book.Active(ctx.env->Now())) {
+    const std::string until = g.until ? FormatTime(*g.until) : "";
+    json::Object o;
+    o["seq"] = g.seq;
+    o["op"] = g.op;
+    o["by"] = g.by;
+    o["until"] = g.until ? json::Value(until) : json::Value(nullptr);
+    if (!g.mission.empty()) o["mission"] = g.mission;
+    if (!g.requester.empty()) o["requester"] = g.requester;
+    active.emplace_back(std::move(o));
+    rows.push_back({std::to_string(g.seq), g.op,
+                    g.mission.empty() ? "requester " + g.requester : "mission " + g.mission,
+                    g.until ? until : "(until revoked)", g.by});
+  }
+  if (ctx.json)
+    PrintJson(ctx.out, json::Object{{"grants", std::move(active)}});
+  else
+    ctx.out << FormatTable(rows);
+  return kExitOk;
+}
+
+}  // namespace hangar::cli

@@ -1,0 +1,93 @@
+// hangar approve / deny / grant / revoke / ledger reanchor: requests to the kernel. Like cancel,
+// the CLI decides nothing: it drops a control request (control/tmp, then one rename into
+// control/new), checked first by the same parser the kernel uses, and the kernel validates,
+// records it in the ledger and acts. Until then nothing is approved or granted.
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "cli/commands.h"
+#include "cli/drop.h"
+#include "cli/exit_code.h"
+#include "cli/output.h"
+#include "cli/spool_view.h"
+#include "kernel/control.h"
+
+namespace hangar::cli {
+
+namespace {
+
+std::string Asker() {
+  const char* user = std::getenv("USER");
+  if (user && *user) return user;
+  return std::to_string(getuid());
+}
+
+// Checks the request with the kernel's parser, then drops it as control/new/NAME.
+int DropRequest(const Context& ctx, json::Object request, const std::string& what,
+                const std::string& subject, const std::string& said) {
+  const TimeMs now = ctx.env->Now();
+  request["hangar"] = 1;
+  request["by"] = Asker();
+  request["time"] = FormatTime(now);
+  const std::string text = json::Write(json::Value(request)) + "\n";
+  auto parsed = ParseControl(text);
+  if (auto* e = std::get_if<ControlError>(&parsed))
+    return FailTo(ctx.err, kExitUsage, what, e->Text());
+  const std::string name = request["request"].as_string() + "." +
+                           (ValidId(subject) ? subject + "." : "") + CompactTime(now) + "." +
+                           std::to_string(getpid());
+  Status s = Drop(ctx.env, ctx.layout.ControlTmp(), ctx.layout.ControlNew(), name, text);
+  if (!s.ok()) return FailTo(ctx.err, kExitCantCreate, what, s.message());
+  PrintDropped(ctx, subject, "control/new/" + name, said);
+  return kExitOk;
+}
+
+// approve and deny are for held missions: say so here rather than in control/bad later.
+int RequireHeld(const Context& ctx, const std::string& what, const std::string& id) {
+  SpoolView view(ctx.env, ctx.layout);
+  Result<MissionRef> ref = view.Find(id);
+  if (!ref.ok()) return FailTo(ctx.err, kExitNoInput, what, ref.status().message());
+  if (!ref->phase || *ref->phase != Phase::kHold)
+    return FailTo(ctx.err, kExitNoInput, what, "not held (it is " + ref->state + ")");
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunApprove(const Context& ctx, const std::string& id) {
+  const std::string what = "approve " + id;
+  if (int rc = RequireHeld(ctx, what, id); rc != kExitOk) return rc;
+  return DropRequest(ctx, {{"request", "approve"}, {"id", id}}, what, id,
+                     "approval of " + id + " requested (the kernel records it in the ledger)");
+}
+
+int RunDeny(const Context& ctx, const std::string& id, const std::string& why) {
+  const std::string what = "deny " + id;
+  if (int rc = RequireHeld(ctx, what, id); rc != kExitOk) return rc;
+  return DropRequest(ctx, {{"request", "deny"}, {"id", id}, {"why", why}}, what, id,
+                     "denial of " + id + " requested");
+}
+
+int RunGrant(const Context& ctx, const GrantArgs& a, bool revoke) {
+  json::Object r{{"request", revoke ? "revoke" : "grant"}, {"op", a.op}};
+  if (!a.mission.empty()) r["mission"] = a.mission;
+  if (!a.requester.empty()) r["requester"] = a.requester;
+  if (!a.until.empty()) {
+    if (revoke) return FailTo(ctx.err, kExitUsage, "revoke " + a.op, "--until is for grant");
+    r["until"] = a.until;
+  }
+  const std::string subject =
+      a.mission.empty() ? "requester " + a.requester : "mission " + a.mission;
+  const std::string verb = revoke ? "revoke " : "grant ";
+  return DropRequest(ctx, std::move(r), verb + a.op, a.op,
+                     std::string(revoke ? "revocation" : "grant") + " of " + a.op + " for " +
+                         subject + " requested (in force once the kernel records it)");
+}
+
+int RunReanchor(const Context& ctx, const std::string& why) {
+  return DropRequest(ctx, {{"request", "reanchor"}, {"why", why}}, "reanchor the ledger", "",
+                     "reanchor requested: the kernel starts a new epoch if it is failed closed");
+}
+
+}  // namespace hangar::cli

@@ -1,0 +1,45 @@
+// Grants: who may ask for which op, folded from the ledger. Grants and revocations exist only as
+// ledger entries (kinds "grant" and "revoke", recorded by the kernel from control requests); a
+// file, a mission field or a drone's claim grants nothing. Folding rules:
+//   - a grant names an op and one subject: a mission id or a requester name; "until" (RFC 3339)
+//     ends it, null means until revoked;
+//   - a revocation removes every earlier grant of the same op and subject: it wins over an older
+//     grant, and only a later grant gives the op back;
+//   - a reanchor does not forget grants: they are history of the same ledger.
+// Pure: it reads entries handed to it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/timefmt.h"
+#include "ledger/entry.h"
+
+namespace hangar::ledger {
+
+struct Grant {
+  std::string op;
+  std::string mission, requester;  // exactly one is set
+  std::optional<TimeMs> until;
+  std::string by;
+  int64_t seq = 0;  // the ledger entry that granted it
+};
+
+class GrantBook {
+ public:
+  // Folds one entry in (entries of other kinds are ignored). Invalid, naming the seq, for a grant
+  // or revoke entry whose body is malformed: the ledger is then not to be trusted for grants.
+  Status Apply(const Entry& e);
+  // Grants in force at `now`, in ledger order.
+  std::vector<Grant> Active(TimeMs now) const;
+  // Whether `op` is granted at `now` to this mission or to this requester.
+  bool Allows(const std::string& op, const std::string& mission, const std::string& requester,
+              TimeMs now) const;
+
+ private:
+  std::vector<Grant> grants_;  // not revoked, in ledger order (expired ones included)
+};
+
+}  // namespace hangar::ledger
