@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/spool_view.h"
 #include "kernel/config.h"
+#include "ledger/checkpoint.h"
 #include "ledger/grants.h"
 #include "ledger/verify.h"
 
@@ -17,6 +18,7 @@ namespace {
 struct LedgerPlace {
   std::string name = "live";
   std::string anchor_file;  // empty when nothing names the anchor
+  std::string key_file;     // the checkpoint signing key (its .pub is what verifiers read)
 };
 
 // The ledger's name and anchor: --anchor, else what the running (or last) hangard said in
@@ -29,6 +31,7 @@ LedgerPlace FindLedger(const Context& ctx, const std::string& anchor_dir) {
     if (Result<Config> c = ParseConfig(*text, ctx.config_path); c.ok()) {
       p.name = c->ledger_name;
       config_anchor = c->anchor;
+      p.key_file = c->checkpoint_key;
     }
   std::string presence_anchor;
   if (auto st = view.ReadJson(ctx.layout.StatusFile()); st.ok() && st->is_object())
@@ -42,7 +45,22 @@ LedgerPlace FindLedger(const Context& ctx, const std::string& anchor_dir) {
     p.anchor_file = presence_anchor;
   else if (!config_anchor.empty())
     p.anchor_file = config_anchor + "/" + p.name + ".anchor";
+  if (p.key_file.empty() && !p.anchor_file.empty())
+    p.key_file = p.anchor_file.substr(0, p.anchor_file.rfind('/') + 1) + p.name + ".key";
   return p;
+}
+
+// Signed by our key, and the ledger on disk still holds the head it saw: Ok, or why not.
+Status CheckCheckpoint(const Context& ctx, const LedgerPlace& place,
+                       const ledger::LedgerStore& store, const std::string& file) {
+  Result<ledger::Checkpoint> c = ledger::ReadCheckpoint(ctx.env, file);
+  if (!c.ok()) return c.status();
+  Result<ledger::PublicKey> pub =
+      ledger::PublicKey::Load(ctx.env, ledger::PublicKeyPath(place.key_file));
+  if (!pub.ok()) return pub.status();
+  if (Status s = ledger::VerifySignature(*c, *pub); !s.ok())
+    return Status::Invalid("checkpoint " + file + ": " + s.message());
+  return ledger::CheckExtends(store, *c);
 }
 
 json::Value EntryJson(const ledger::Entry& e) {
@@ -65,7 +83,14 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
   if (!anchor.ok()) return FailTo(ctx.err, kExitUsage, what, anchor.status().message());
   Result<ledger::VerifyReport> r = ledger::Verify(store, *anchor);
   if (!r.ok()) return FailTo(ctx.err, ExitForRead(r.status()), what, r.status().message());
-  (void)checkpoint;
+  // The checkpoint proof counts only on a ledger that verifies: Verify links the chain from the
+  // checkpoint's seq to the head, CheckExtends shows the checkpoint's head is still in it.
+  Status cp = Status::Ok();
+  if (!checkpoint.empty() && r->ok) {
+    cp = CheckCheckpoint(ctx, place, store, checkpoint);
+    if (!cp.ok() && cp.code() != Code::kInvalid)
+      return FailTo(ctx.err, ExitForRead(cp), what, cp.message());
+  }
   if (ctx.json) {
     json::Object o{{"ledger", place.name},
                    {"anchor", place.anchor_file},
@@ -82,6 +107,10 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
                    {"torn_tail", store.torn_tail()}};
     if (r->failure == ledger::Failure::kAnchorBehind)
       o["missing"] = json::Object{{"from", r->missing_from}, {"to", r->missing_to}};
+    if (!checkpoint.empty())
+      o["checkpoint"] = json::Object{{"file", checkpoint},
+                                     {"ok", r->ok && cp.ok()},
+                                     {"reason", r->ok ? cp.message() : "the ledger does not verify"}};
     PrintJson(ctx.out, o);
   } else if (r->ok) {
     ctx.out << "ledger " << place.name << ": ok, epoch " << r->epoch << ", seqs " << r->first_seq
@@ -96,6 +125,13 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
                         std::to_string(r->seq) + ": " + r->reason);
     return kExitData;
   }
+  if (!cp.ok()) {
+    if (!ctx.json) return FailTo(ctx.err, kExitData, what, cp.message());
+    return kExitData;
+  }
+  if (!checkpoint.empty() && !ctx.json)
+    ctx.out << "checkpoint " << checkpoint << ": signed by " << place.key_file
+            << ".pub, and the ledger extends it\n";
   if (store.torn_tail() && !ctx.json)
     ctx.err << "hangar: note: the ledger ends in a partial line; hangard cuts and records it at "
                "its next start\n";

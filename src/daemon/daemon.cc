@@ -41,8 +41,11 @@ Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits
       limits_(limits),
       shim_path_(std::move(shim_path)),
       config_path_(std::move(config_path)),
-      ledger_(env_, layout_.spool, std::move(anchor_dir), setup_.config.ledger_name),
-      outbox_(env_, layout_, [this](const std::string& line) { Say(line); }) {}
+      anchor_dir_(std::move(anchor_dir)),
+      ledger_(env_, layout_.spool, anchor_dir_, setup_.config.ledger_name),
+      outbox_(
+          env_, layout_, [this](const std::string& line) { Say(line); },
+          [this] { return ledger_.checkpoint(); }) {}
 
 Daemon::~Daemon() {
   for (int fd : {inotify_fd_, signal_fd_, lock_fd_})
@@ -73,6 +76,12 @@ Status Daemon::WritePresence(const char* status) {
   o["ledger"] = std::move(l);
   presence_fail_closed_ = state_.fail_closed;
   return env_->WriteFileAtomic(layout_.spool, "hangard.json", json::WritePretty(o));
+}
+
+void Daemon::Checkpoint() {
+  std::string error;
+  ledger_.MaybeCheckpoint(env_->Now(), state_.fail_closed.empty(), &error);
+  if (!error.empty()) Say(error);
 }
 
 Status Daemon::Start() {
@@ -113,6 +122,17 @@ Status Daemon::Start() {
   // hangard was down) are recorded too, and nothing launches on a ledger that does not verify.
   if (Status l = ledger_.Start(env_->Now()); !l.ok()) return l;
   state_.ledger_seq = ledger_.head_seq();
+  {
+    const Config& c = setup_.config;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const std::string key = c.checkpoint_key.empty()
+                                ? anchor_dir_ + "/" + c.ledger_name + ".key"
+                                : c.checkpoint_key;
+    Status k = ledger_.StartCheckpoints(key, c.checkpoint_every, c.checkpoint_seconds,
+                                        std::string(host) + ":" + layout_.spool);
+    if (!k.ok()) return Status::Invalid("cannot use the checkpoint key: " + k.message());
+  }
   state_.ready = false;  // no launch before every mission is known and waiting cancels are read
   if (!ledger_.failure().empty()) {
     Status f = Dispatch(LedgerFailed{ledger_.failure(), env_->Now()});
@@ -291,6 +311,7 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     std::string anchor_error;
     Status s = ledger_.Append(*x, &anchor_error);
     if (!s.ok()) return s;
+    Checkpoint();
     if (!anchor_error.empty()) {
       Say("ledger seq " + std::to_string(x->seq) + ": " + anchor_error);
       if (state_.fail_closed.empty()) follow->push_front(LedgerFailed{anchor_error, env_->Now()});
@@ -464,6 +485,7 @@ Status Daemon::Run() {
       Status s = CheckSupervisors();
       if (!s.ok()) return s;
     }
+    Checkpoint();
     if (now - last_notify_retry_ >= TimeMs(setup_.config.notify_retry_s) * 1000) {
       last_notify_retry_ = now;
       Status s = outbox_.Retry();

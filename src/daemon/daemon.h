@@ -51,12 +51,13 @@ class Daemon {
   void UnwatchRun(const std::string& id);
   Status WritePresence(const char* status);
   void Say(const std::string& line);
+  void Checkpoint();  // a signed checkpoint when one is due
 
   Env* env_;
   KernelSetup setup_;
   Layout layout_;
   ManifestLimits limits_;
-  std::string shim_path_, config_path_;
+  std::string shim_path_, config_path_, anchor_dir_;
   State state_;
   std::unique_ptr<WorkerPool> pool_;
   LedgerKeeper ledger_;

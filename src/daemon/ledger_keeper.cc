@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include "ledger/checkpoint.h"
 #include "ledger/verify.h"
 
 namespace hangar {
@@ -97,6 +98,40 @@ Status LedgerKeeper::CheckHead() const {
     return Status::Invalid("the ledger has a partial line after its head (seq " +
                            N(store_.head_seq()) + ") that hangard did not write");
   return ledger::CheckHead(store_, *anchor_);
+}
+
+Status LedgerKeeper::StartCheckpoints(const std::string& key_path, int64_t every,
+                                      int64_t seconds, std::string origin) {
+  Result<ledger::SigningKey> key = ledger::SigningKey::LoadOrCreate(env_, key_path);
+  if (!key.ok()) return key.status();
+  key_.emplace(std::move(key).value());
+  every_ = every;
+  period_ms_ = seconds * 1000;
+  origin_ = std::move(origin);
+  if (Result<std::string> last = env_->ReadFile(
+          anchor_dir_ + "/" + ledger::CheckpointFileName(store_.name()), 64 * 1024);
+      last.ok())
+    checkpoint_text_ = *last;
+  return Status::Ok();
+}
+
+void LedgerKeeper::MaybeCheckpoint(TimeMs now, bool trusted, std::string* error) {
+  if (!key_ || !trusted || store_.head_seq() == last_checkpoint_seq_) return;
+  const bool due = last_checkpoint_seq_ < 0 ||
+                   store_.head_seq() - last_checkpoint_seq_ >= every_ ||
+                   now - last_checkpoint_time_ >= period_ms_ || now < last_checkpoint_time_;
+  if (!due) return;
+  Result<std::string> text = ledger::MakeCheckpoint(store_, origin_, now, *key_);
+  Status s = text.ok() ? ledger::WriteCheckpoint(env_, anchor_dir_, store_.name(), *text)
+                       : text.status();
+  // A failure is tried again after `every` entries or the period, not at every entry.
+  last_checkpoint_time_ = now;
+  last_checkpoint_seq_ = store_.head_seq();
+  if (!s.ok()) {
+    *error = "cannot write a checkpoint: " + s.message();
+    return;
+  }
+  checkpoint_text_ = *text;
 }
 
 }  // namespace hangar

@@ -23,6 +23,7 @@
 #include "base/status.h"
 #include "kernel/kernel.h"
 #include "ledger/anchor.h"
+#include "ledger/signing_key.h"
 #include "ledger/store.h"
 #include "shell/env.h"
 
@@ -51,6 +52,18 @@ class LedgerKeeper {
   // line after it, and equals the anchor's last line for this ledger. Invalid with the reason.
   Status CheckHead() const;
 
+  // Signed checkpoints (man/hangar-ledger.5): loads the Ed25519 key at key_path, creating it
+  // (0600, with key_path.pub) on first use. Call after Start. origin names this ledger's home in
+  // each checkpoint (host and spool).
+  Status StartCheckpoints(const std::string& key_path, int64_t every, int64_t seconds,
+                          std::string origin);
+  // Writes ANCHOR/NAME.checkpoint when `every` entries or `seconds` passed since the last one and
+  // the head moved; never while `trusted` is false (a failed-closed ledger is not vouched for).
+  // A checkpoint that cannot be written is said in *error and tried again later; no failure.
+  void MaybeCheckpoint(TimeMs now, bool trusted, std::string* error);
+  // The latest checkpoint written (one line), empty before the first.
+  const std::string& checkpoint() const { return checkpoint_text_; }
+
   int64_t head_seq() const { return store_.head_seq(); }
   int64_t epoch() const { return store_.epoch(); }
   const std::string& name() const { return store_.name(); }
@@ -69,6 +82,11 @@ class LedgerKeeper {
   std::optional<ledger::Anchor> anchor_;  // bound by Start
   std::string failure_;
   bool same_fs_ = false;
+  std::optional<ledger::SigningKey> key_;
+  int64_t every_ = 100;
+  TimeMs period_ms_ = 300000, last_checkpoint_time_ = 0;
+  int64_t last_checkpoint_seq_ = -1;
+  std::string origin_, checkpoint_text_;
 };
 
 }  // namespace hangar

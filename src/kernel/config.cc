@@ -108,6 +108,19 @@ Config Parse(element root, const std::string& file) {
       c.ledger_name = Str(v, k);
       if (!ValidId(c.ledger_name))
         Throw(k, "expected a name of letters, digits, '.', '_' and '-' (at most 64)");
+    } else if (k == "checkpoint") {
+      if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
+      for (auto [ck, cv] : AsObject(v)) {
+        std::string f = k + "." + std::string(ck);
+        if (ck == "every")
+          c.checkpoint_every = Int(cv, f, 1, int64_t(1) << 40);
+        else if (ck == "seconds")
+          c.checkpoint_seconds = Int(cv, f, 1, 86400 * 366);
+        else if (ck == "key")
+          c.checkpoint_key = Resolve(base, Str(cv, f));
+        else
+          Throw(f, "unknown field (checkpoint has every, seconds, key)");
+      }
     } else if (k == "rooms") {
       c.rooms = Str(v, k);
     } else if (k == "slots") {

@@ -42,6 +42,12 @@ struct Config {
   // or empty when the file does not say (then hangard's --anchor must).
   std::string ledger_name = "live";
   std::string anchor;
+  // Signed checkpoints of the ledger: after this many entries or this many seconds (whichever
+  // comes first, and only when there is something new), signed with the Ed25519 key at
+  // checkpoint_key (absolute; empty: ANCHOR/NAME.key, created on first start).
+  int64_t checkpoint_every = 100;
+  int64_t checkpoint_seconds = 300;
+  std::string checkpoint_key;
 };
 
 // Parses config text. `file` names it in errors and anchors relative paths. Errors read

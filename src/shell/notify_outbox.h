@@ -15,9 +15,15 @@ namespace hangar {
 
 class NotifyOutbox {
  public:
-  // say receives one line per delivery or failure, for the log.
-  NotifyOutbox(Env* env, Layout layout, std::function<void(const std::string&)> say)
-      : env_(env), layout_(std::move(layout)), say_(std::move(say)) {}
+  // say receives one line per delivery or failure, for the log. checkpoint gives the ledger's
+  // latest signed checkpoint (one line; empty when there is none yet): delivered as ID.checkpoint
+  // just before each return, so every requester holds a witness of the ledger.
+  NotifyOutbox(Env* env, Layout layout, std::function<void(const std::string&)> say,
+               std::function<std::string()> checkpoint = {})
+      : env_(env),
+        layout_(std::move(layout)),
+        say_(std::move(say)),
+        checkpoint_(std::move(checkpoint)) {}
 
   // The record that says a return waits for DIR (reason "pending delivery" before the first try).
   Status Record(const std::string& id, const std::string& dir, const std::string& reason);
@@ -31,6 +37,7 @@ class NotifyOutbox {
   Env* env_;
   Layout layout_;
   std::function<void(const std::string&)> say_;
+  std::function<std::string()> checkpoint_;
 };
 
 }  // namespace hangar
