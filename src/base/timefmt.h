@@ -13,6 +13,9 @@ using TimeMs = int64_t;
 
 std::string FormatTime(TimeMs ms);                       // 2026-11-29T19:05:43.123Z
 std::optional<TimeMs> ParseTime(std::string_view text);  // the inverse; nullopt if malformed
+// What people type: RFC 3339 with or without fractional seconds, "Z" or a "+HH:MM" offset
+// ("2026-12-01T00:00:00Z", "2026-12-01T09:00:00+09:00"); nullopt if malformed.
+std::optional<TimeMs> ParseRfc3339(std::string_view text);
 std::string CompactTime(TimeMs ms);                      // 20261129T190543.123Z (ids, file names)
 
 }  // namespace hangar

@@ -62,7 +62,7 @@ ControlRequest Parse(const json::Value& v) {
     }
     allowed.insert({"op", "mission", "requester"});
     if (r.kind == ControlKind::kGrant && v.find("until")) {
-      std::optional<TimeMs> t = ParseTime(Str(v, "until", 64));
+      std::optional<TimeMs> t = ParseRfc3339(Str(v, "until", 64));
       if (!t) throw Bad{{"until", "expected an RFC 3339 time such as 2026-12-01T00:00:00Z"}};
       r.until = t;
       allowed.insert("until");
@@ -76,7 +76,7 @@ ControlRequest Parse(const json::Value& v) {
                               "\" (known: cancel, approve, deny, grant, revoke, reanchor)"}};
   }
   if (v.find("by")) r.by = Str(v, "by", 256);
-  if (v.find("time") && !ParseTime(Str(v, "time", 64)))
+  if (v.find("time") && !ParseRfc3339(Str(v, "time", 64)))
     throw Bad{{"time", "expected an RFC 3339 time"}};
   for (const auto& [k, m] : v.as_object())
     if (!allowed.count(k)) throw Bad{{k, "unknown field for a " + req + " request"}};
