@@ -76,11 +76,11 @@ Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
   if (r.new_epoch)
     body["previous"] = json::Object{
         {"epoch", store_.epoch()}, {"seq", store_.head_seq()}, {"hash", store_.head_hash()}};
+  if (store_.head_seq() + 1 != r.seq)
+    return Status::Io("ledger " + store_.dir() + " would give seq " + N(store_.head_seq() + 1) +
+                      " to a decision the kernel numbered " + N(r.seq));
   Result<ledger::Entry> e = store_.Append(r.kind, std::move(body), r.time, r.new_epoch);
   if (!e.ok()) return e.status();
-  if (e->seq != r.seq)
-    return Status::Io("ledger " + store_.dir() + " gave seq " + N(e->seq) +
-                      " to a decision the kernel numbered " + N(r.seq));
   Status a = anchor_->Append(e->epoch, e->seq, e->hash);
   if (!a.ok()) *anchor_error = "cannot write the anchor: " + a.message();
   return Status::Ok();

@@ -1,0 +1,126 @@
+// LedgerKeeper against real files: the start-up rules (a short unanchored tail is caught up and
+// recorded; a long one, or a missing anchor file, fails closed) and the head check before a
+// protected act (a ledger rolled back or extended behind hangard's back).
+#include "daemon/ledger_keeper.h"
+
+#include <gtest/gtest.h>
+
+#include "ledger/ledger_testutil.h"
+#include "ledger/verify.h"
+
+namespace hangar {
+namespace {
+
+using ledger::testing::Lines;
+using ledger::testing::Scratch;
+using ledger::testing::WriteLines;
+
+constexpr TimeMs kNow = 1767225600000;
+
+std::string AnchorDir(const Scratch& s) {
+  return s.base() + "/anchor";
+}
+
+// A keeper that has recorded n entries through Append, as hangard does.
+void Grow(LedgerKeeper* k, int n) {
+  for (int i = 0; i < n; i++) {
+    std::string err;
+    Record r{k->head_seq() + 1, "test.entry", json::Object{{"i", i}}, kNow + i};
+    ASSERT_TRUE(k->Append(r, &err).ok());
+    ASSERT_EQ(err, "");
+  }
+}
+
+std::string Segment(const Scratch& s) {
+  return s.spool() + "/ledger/live/" + ledger::SegmentName(1);
+}
+
+TEST(LedgerKeeper, AppendsAnchorsAndChecksTheHead) {
+  Scratch s;
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  EXPECT_EQ(k.failure(), "");
+  EXPECT_TRUE(k.anchor_same_filesystem());
+  Grow(&k, 5);
+  EXPECT_TRUE(k.CheckHead().ok());
+  EXPECT_EQ(Lines(s.anchor_path()).size(), 5u);
+  // A record numbered other than the ledger's next seq is a bug: an error, nothing written.
+  std::string err;
+  EXPECT_FALSE(k.Append(Record{9, "test.entry", json::Object{}, kNow}, &err).ok());
+  EXPECT_EQ(k.head_seq(), 5);
+  EXPECT_EQ(Lines(Segment(s)).size(), 5u);
+}
+
+TEST(LedgerKeeper, RollbackUnderARunningKeeperFailsTheHeadCheck) {
+  Scratch s;
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  Grow(&k, 4);
+  std::vector<std::string> lines = Lines(Segment(s));
+  lines.pop_back();
+  WriteLines(Segment(s), lines);
+  Status h = k.CheckHead();
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.message().find("rolled back"), std::string::npos) << h.message();
+}
+
+TEST(LedgerKeeper, ACrashBetweenLedgerAndAnchorIsCaughtUpAndRecorded) {
+  Scratch s;
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    Grow(&k, 6);
+  }
+  std::vector<std::string> a = Lines(s.anchor_path());
+  a.pop_back();  // entry 6 reached the ledger, its anchor line did not
+  WriteLines(s.anchor_path(), a);
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  EXPECT_EQ(k.failure(), "");
+  EXPECT_EQ(k.head_seq(), 7);  // the ledger.caught-up entry
+  EXPECT_NE(Lines(Segment(s)).back().find("\"kind\":\"ledger.caught-up\""), std::string::npos);
+  ledger::LedgerStore store(RealEnv(), s.spool(), "live");
+  ASSERT_TRUE(store.OpenForReading().ok());
+  auto anchor = ledger::Anchor::Bind(RealEnv(), s.anchor_path(), "live");
+  auto v = ledger::Verify(store, *anchor);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->ok) << v->reason;
+}
+
+TEST(LedgerKeeper, ALongUnanchoredTailFailsClosed) {
+  Scratch s;
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    Grow(&k, LedgerKeeper::kMaxCatchUp + 3);
+  }
+  std::vector<std::string> a = Lines(s.anchor_path());
+  a.resize(2);  // entries 3.. were appended by someone who could not write the anchor
+  WriteLines(s.anchor_path(), a);
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  EXPECT_NE(k.failure().find("anchor-behind"), std::string::npos) << k.failure();
+}
+
+TEST(LedgerKeeper, AMissingAnchorFileIsNeverRecreatedAtStart) {
+  Scratch s;
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    Grow(&k, 2);
+  }
+  std::filesystem::remove(s.anchor_path());  // the anchor mount is not mounted
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  EXPECT_NE(k.failure().find("anchor-missing"), std::string::npos) << k.failure();
+  EXPECT_FALSE(std::filesystem::exists(s.anchor_path()));
+}
+
+TEST(LedgerKeeper, NoAnchorDirectoryIsAnError) {
+  Scratch s;
+  LedgerKeeper k(RealEnv(), s.spool(), s.base() + "/no-such-mount", "live");
+  EXPECT_FALSE(k.Start(kNow).ok());
+}
+
+}  // namespace
+}  // namespace hangar

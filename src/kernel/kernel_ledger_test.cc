@@ -1,0 +1,190 @@
+// The kernel and its ledger: every decision is a Record placed before the action it backs, seqs
+// run on from State::ledger_seq, mission files carry their entry's seq, and a failed-closed
+// kernel launches nothing and grants nothing until a reanchor. Pure: no disk.
+#include <gtest/gtest.h>
+
+#include "base/sha256.h"
+#include "kernel/kernel.h"
+
+namespace hangar {
+namespace {
+
+KernelSetup LedgerSetup(int slots = 1) {
+  KernelSetup s;
+  s.spool = "/s";
+  s.rooms = "/s/rooms";
+  s.bindir = "/b";
+  s.config.file = "/s/hangar.conf";
+  s.config.slots = slots;
+  Profile p;
+  p.name = "script";
+  p.argv = {"{bindir}/drone"};
+  s.config.profiles["script"] = p;
+  return s;
+}
+
+std::string Mission(const std::string& id) {
+  return "{\"hangar\":1,\"id\":\"" + id +
+         "\",\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
+         "\"max_minutes\":1}";
+}
+
+template <typename T>
+std::vector<T> Only(const std::vector<Action>& acts) {
+  std::vector<T> out;
+  for (const Action& a : acts)
+    if (auto* x = std::get_if<T>(&a)) out.push_back(*x);
+  return out;
+}
+
+int64_t SeqIn(const std::string& text) {
+  Result<json::Value> v = json::Parse(text);
+  EXPECT_TRUE(v.ok()) << text;
+  const json::Value* s = v.ok() ? v->find("ledger_seq") : nullptr;
+  return s && s->is_int() ? s->as_int() : -1;
+}
+
+ControlDropped Control(const std::string& body, TimeMs now = 5000) {
+  return ControlDropped{"req", "{\"hangar\":1," + body + "}", "", now};
+}
+
+TEST(KernelLedger, RecordsComeBeforeTheActsTheyBackAndFilesNameTheirSeq) {
+  KernelSetup s = LedgerSetup();
+  State st;
+  st.ledger_seq = 41;  // the ledger already holds 41 entries
+  auto acts = Decide(s, &st, Dropped{"a", Mission("M1"), "", 1000});
+  ASSERT_GE(acts.size(), 4u);
+  auto recs = Only<Record>(acts);
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0].seq, 42);
+  EXPECT_EQ(recs[0].kind, "mission.accepted");
+  EXPECT_EQ(recs[1].seq, 43);
+  EXPECT_EQ(recs[1].kind, "mission.launched");
+  EXPECT_EQ(recs[1].body["key"].as_string(), "launch.M1.1");
+  // Order: Record(accepted) before the Intake, Record(launched) before the Launch.
+  EXPECT_TRUE(std::holds_alternative<Record>(acts[0]));
+  EXPECT_TRUE(std::holds_alternative<Intake>(acts[1]));
+  size_t launch_at = 0, launched_at = 0;
+  for (size_t i = 0; i < acts.size(); i++) {
+    if (std::holds_alternative<Launch>(acts[i])) launch_at = i;
+    if (auto* r = std::get_if<Record>(&acts[i]); r && r->kind == "mission.launched") launched_at = i;
+  }
+  EXPECT_LT(launched_at, launch_at);
+  auto in = Only<Intake>(acts)[0];
+  EXPECT_EQ(SeqIn(in.files["intake.json"]), 42);
+  EXPECT_EQ(SeqIn(in.files["gate1.json"]), 42);
+  auto l = Only<Launch>(acts)[0];
+  EXPECT_EQ(SeqIn(l.gate2_text), 43);
+  EXPECT_EQ(recs[1].body["plan_sha256"].as_string(), Sha256Hex(l.plan_text));
+  EXPECT_EQ(st.ledger_seq, 43);
+
+  ExitInfo e;
+  e.rc = 0;
+  Decide(s, &st, DroneExited{"M1", e, 2000});
+  acts = Decide(s, &st, Observed{"M1", Observation{}, 3000});
+  recs = Only<Record>(acts);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].kind, "mission.returned");
+  EXPECT_EQ(recs[0].seq, 44);
+  const std::string ret = Only<Move>(acts)[0].files["return.json"];
+  EXPECT_EQ(SeqIn(ret), 44);
+  EXPECT_EQ(recs[0].body["sha256"].as_string(), Sha256Hex(ret));
+}
+
+TEST(KernelLedger, RejectionsAndRefusedControlsAreRecordedToo) {
+  KernelSetup s = LedgerSetup();
+  State st;
+  auto acts = Decide(s, &st, Dropped{"bad.json", "{not json", "", 1000});
+  auto recs = Only<Record>(acts);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].kind, "mission.rejected");
+  EXPECT_EQ(SeqIn(Only<Intake>(acts)[0].files["why.json"]), 1);
+  acts = Decide(s, &st, Control("\"request\":\"launch-everything\""));
+  recs = Only<Record>(acts);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].kind, "control.refused");
+  EXPECT_TRUE(Only<ConsumeControl>(acts)[0].bad);
+}
+
+TEST(KernelLedger, FailedClosedLaunchesNothingGrantsNothingUntilAReanchor) {
+  KernelSetup s = LedgerSetup();
+  State st;
+  auto acts = Decide(s, &st, LedgerFailed{"hash-mismatch at seq 3", 1000});
+  ASSERT_EQ(Only<Record>(acts).size(), 1u);
+  EXPECT_EQ(Only<Record>(acts)[0].kind, "ledger.fail-closed");
+  EXPECT_FALSE(MayLaunch(s, st));
+  // A second failure keeps the first reason and records nothing more.
+  EXPECT_TRUE(Only<Record>(Decide(s, &st, LedgerFailed{"again", 1001})).empty());
+  EXPECT_EQ(st.fail_closed, "hash-mismatch at seq 3");
+
+  acts = Decide(s, &st, Dropped{"a", Mission("M1"), "", 2000});
+  EXPECT_EQ(Only<Intake>(acts).size(), 1u);  // taken in: nothing dropped is lost
+  EXPECT_TRUE(Only<Launch>(acts).empty());
+  EXPECT_EQ(st.missions["M1"].phase, Phase::kQueued);
+
+  acts = Decide(s, &st, Control("\"request\":\"grant\",\"op\":\"git.push\",\"mission\":\"M1\""));
+  ASSERT_EQ(Only<ConsumeControl>(acts).size(), 1u);
+  EXPECT_TRUE(Only<ConsumeControl>(acts)[0].bad);
+  EXPECT_EQ(Only<Record>(acts)[0].kind, "control.refused");
+  // A revocation only takes power away: it is recorded even now.
+  acts = Decide(s, &st, Control("\"request\":\"revoke\",\"op\":\"git.push\",\"mission\":\"M1\""));
+  EXPECT_EQ(Only<Record>(acts)[0].kind, "revoke");
+
+  acts = Decide(s, &st, Control("\"request\":\"reanchor\",\"why\":\"reviewed\""));
+  auto recs = Only<Record>(acts);
+  ASSERT_GE(recs.size(), 2u);
+  EXPECT_EQ(recs[0].kind, "ledger.reanchor");
+  EXPECT_TRUE(recs[0].new_epoch);
+  EXPECT_EQ(recs[0].body["failure"].as_string(), "hash-mismatch at seq 3");
+  EXPECT_EQ(Only<Launch>(acts).size(), 1u);  // launches resume
+  EXPECT_TRUE(st.fail_closed.empty());
+  // Reanchoring a ledger that is not failed closed is refused.
+  acts = Decide(s, &st, Control("\"request\":\"reanchor\",\"why\":\"why not\""));
+  EXPECT_TRUE(Only<ConsumeControl>(acts)[0].bad);
+}
+
+TEST(KernelLedger, ApproveQueuesAHeldMissionAndDenyEndsIt) {
+  KernelSetup s = LedgerSetup(2);
+  State st;
+  for (const char* id : {"H1", "H2"})
+    Decide(s, &st, Recovered{id, Phase::kHold, Mission(id), 500, 0, std::nullopt, false, 1000});
+  auto acts = Decide(s, &st, Control("\"request\":\"approve\",\"id\":\"H1\",\"by\":\"ana\""));
+  auto recs = Only<Record>(acts);
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0].kind, "person.approved");
+  EXPECT_EQ(recs[0].body["by"].as_string(), "ana");
+  auto mv = Only<Move>(acts);
+  ASSERT_EQ(mv.size(), 1u);
+  EXPECT_EQ(mv[0].to, Phase::kQueued);
+  EXPECT_EQ(SeqIn(mv[0].files["approve.json"]), recs[0].seq);
+  EXPECT_EQ(Only<Launch>(acts).size(), 1u);
+
+  acts = Decide(s, &st, Control("\"request\":\"deny\",\"id\":\"H2\",\"why\":\"no\""));
+  EXPECT_EQ(Only<Record>(acts)[0].kind, "person.denied");
+  EXPECT_EQ(Only<Move>(acts)[0].to, Phase::kDenied);
+  EXPECT_EQ(st.missions["H2"].phase, Phase::kDenied);
+  // Approving what is no longer held is refused, on record.
+  acts = Decide(s, &st, Control("\"request\":\"approve\",\"id\":\"H2\""));
+  EXPECT_TRUE(Only<ConsumeControl>(acts)[0].bad);
+  EXPECT_EQ(Only<Record>(acts)[0].kind, "control.refused");
+}
+
+TEST(KernelLedger, AGrantWhoseUntilIsPastIsRefused) {
+  KernelSetup s = LedgerSetup();
+  State st;
+  auto acts = Decide(s, &st,
+                     Control("\"request\":\"grant\",\"op\":\"web.post\",\"requester\":\"al\","
+                             "\"until\":\"1970-01-01T00:00:01Z\"",
+                             5000));
+  EXPECT_TRUE(Only<ConsumeControl>(acts)[0].bad);
+  acts = Decide(s, &st,
+                Control("\"request\":\"grant\",\"op\":\"web.post\",\"requester\":\"al\","
+                        "\"until\":\"2999-01-01T09:00:00+09:00\""));
+  auto recs = Only<Record>(acts);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].kind, "grant");
+  EXPECT_EQ(recs[0].body["until"].as_string(), "2999-01-01T00:00:00.000Z");
+}
+
+}  // namespace
+}  // namespace hangar
