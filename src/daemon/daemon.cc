@@ -279,9 +279,11 @@ Status Daemon::Dispatch(Signal first) {
   while (!pending.empty()) {
     Signal sig = std::move(pending.front());
     pending.pop_front();
-    // A launch is a protected act: the ledger's head must still match its anchor before the
-    // kernel may decide one.
-    if (MayLaunch(setup_, state_) && !std::holds_alternative<LedgerFailed>(sig)) {
+    // Launches and grants are protected acts: the ledger's head must still match its anchor
+    // before the kernel may decide one (a control request may be a grant).
+    if (state_.fail_closed.empty() &&
+        (MayLaunch(setup_, state_) || std::holds_alternative<ControlDropped>(sig)) &&
+        !std::holds_alternative<LedgerFailed>(sig)) {
       if (Status h = ledger_.CheckHead(); !h.ok()) {
         Status s = Decided(LedgerFailed{h.message(), env_->Now()}, &pending);
         if (!s.ok()) return s;

@@ -35,5 +35,30 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
             "superfluous commas, braces, missing keys, etc.");
 }
 
+TEST(Config, LedgerAnchorAndCheckpointSettings) {
+  Result<Config> c = ParseConfig(
+      R"({"hangar":1,"anchor":"anchor.d","ledger_name":"night","profiles":{"x":{"argv":["a"]}},)"
+      R"("checkpoint":{"every":10,"seconds":60,"key":"keys/ck.key"}})",
+      "/etc/hangar/hangar.conf");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->anchor, "/etc/hangar/anchor.d");
+  EXPECT_EQ(c->ledger_name, "night");
+  EXPECT_EQ(c->checkpoint_every, 10);
+  EXPECT_EQ(c->checkpoint_seconds, 60);
+  EXPECT_EQ(c->checkpoint_key, "/etc/hangar/keys/ck.key");
+  Result<Config> d = ParseConfig(R"({"hangar":1,"profiles":{"x":{"argv":["a"]}}})", "/c.conf");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->ledger_name, "live");
+  EXPECT_EQ(d->anchor, "");
+  auto err = [](const std::string& text) {
+    return ParseConfig(text, "/c.conf").status().message();
+  };
+  EXPECT_EQ(err(R"({"hangar":1,"ledger_name":"../x","profiles":{"x":{"argv":["a"]}}})"),
+            "/c.conf: ledger_name: expected a name of letters, digits, '.', '_' and '-' (at most "
+            "64)");
+  EXPECT_EQ(err(R"({"hangar":1,"checkpoint":{"often":1},"profiles":{"x":{"argv":["a"]}}})"),
+            "/c.conf: checkpoint.often: unknown field (checkpoint has every, seconds, key)");
+}
+
 }  // namespace
 }  // namespace hangar

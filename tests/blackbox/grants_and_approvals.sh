@@ -23,7 +23,7 @@ wait_until 10 test -d "$S/denied/H2" || fail "H2 not denied (state: $(state_of H
 jq_ok "$S/denied/H2/why.json" "'not this week' in d['reason'] and d['ledger_seq'] > 0" ||
   fail "denied/H2/why.json: $(cat "$S/denied/H2/why.json")"
 jq_ok "$S/returned/H1/approve.json" "d['ledger_seq'] > 0" || fail "no approve.json with its seq"
-wait_until 10 test -z "$(ls "$S/control/new")" || fail "control requests not all taken"
+wait_until 10 controls_taken || fail "control requests not all taken"
 hangar ledger show --json >"$T/ledger.json" || fail "hangar ledger show failed"
 python3 - "$T/ledger.json" <<'PY' || fail "the ledger lacks the person's acts: $(cat "$T/ledger.json")"
 import json, sys
@@ -45,7 +45,7 @@ hangar grants --all | grep -q revoke || fail "hangar grants --all does not list 
 hangar grant x.y --mission M1 --until 2001-01-01T00:00:00Z >/dev/null || fail "grant drop failed"
 printf '{"hangar":1,"request":"approve","id":"H1"}' >"$S/control/tmp/approve-again"
 mv "$S/control/tmp/approve-again" "$S/control/new/approve-again"
-wait_until 10 test -z "$(ls "$S/control/new")" || fail "refused requests not taken"
+wait_until 10 controls_taken || fail "refused requests not taken"
 hangar ledger show --kind control.refused --json >"$T/refused.json"
 jq_ok "$T/refused.json" "len(d['entries']) == 2 and any('past' in e['body']['reason'] for e in d['entries']) and any('not held' in e['body']['reason'] for e in d['entries'])" ||
   fail "refusals not recorded: $(cat "$T/refused.json")"

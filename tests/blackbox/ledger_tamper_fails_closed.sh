@@ -25,7 +25,7 @@ wait_until 10 test -d "$S/queued/T2" || fail "T2 not taken in while failed close
 sleep 1.5
 [[ "$(state_of T2)" == queued && ! -e "$S/keys/launch.T2.1" ]] || fail "T2 launched on a failed-closed ledger"
 hangar grant a.b --mission T2 >/dev/null || fail "grant drop failed"
-wait_until 10 test -z "$(ls "$S/control/new")" || fail "grant request not taken"
+wait_until 10 controls_taken || fail "grant request not taken"
 hangar ledger show --kind control.refused | grep -q "failed closed" || fail "the grant was not refused"
 hangar ledger reanchor --why "segment edited in a test; reviewed" >/dev/null || fail "reanchor failed"
 wait_returned T2 20

@@ -190,6 +190,8 @@ state_of() {
 }
 
 returned() { [[ -f "$S/returned/$1/return.json" ]]; }
+# controls_taken: control/new is empty (every request taken by the kernel).
+controls_taken() { [[ -z "$(ls "$S/control/new")" ]]; }
 wait_returned() { wait_until "$2" returned "$1" || fail "$1 not returned within $2 s (state: $(state_of "$1"))"; }
 
 # jq_ok FILE PY_EXPR: true when the Python expression holds with d = the JSON in FILE.
