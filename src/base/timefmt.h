@@ -16,6 +16,6 @@ std::optional<TimeMs> ParseTime(std::string_view text);  // the inverse; nullopt
 // What people type: RFC 3339 with or without fractional seconds, "Z" or a "+HH:MM" offset
 // ("2026-12-01T00:00:00Z", "2026-12-01T09:00:00+09:00"); nullopt if malformed.
 std::optional<TimeMs> ParseRfc3339(std::string_view text);
-std::string CompactTime(TimeMs ms);                      // 20261129T190543.123Z (ids, file names)
+std::string CompactTime(TimeMs ms);  // 20261129T190543.123Z (ids, file names)
 
 }  // namespace hangar

@@ -63,7 +63,8 @@ int Main(int argc, char** argv) {
     CLI::App* c = command(name, what);
     c->add_option("op", grant_args.op, "the op, e.g. git.push")->required();
     auto* m = c->add_option("--mission", grant_args.mission, "for this mission id");
-    auto* r = c->add_option("--requester", grant_args.requester, "for every mission of this requester");
+    auto* r =
+        c->add_option("--requester", grant_args.requester, "for every mission of this requester");
     m->excludes(r);
     r->excludes(m);
     c->require_option(1, 0);

@@ -78,7 +78,8 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
     return FailTo(ctx.err, kExitConfig, what,
                   "no anchor known: give --anchor DIR (hangard.json and the config name none)");
   ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
-  if (Status s = store.OpenForReading(); !s.ok()) return FailTo(ctx.err, kExitData, what, s.message());
+  if (Status s = store.OpenForReading(); !s.ok())
+    return FailTo(ctx.err, kExitData, what, s.message());
   Result<ledger::Anchor> anchor = ledger::Anchor::Bind(ctx.env, place.anchor_file, place.name);
   if (!anchor.ok()) return FailTo(ctx.err, kExitUsage, what, anchor.status().message());
   Result<ledger::VerifyReport> r = ledger::Verify(store, *anchor);
@@ -108,9 +109,10 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
     if (r->failure == ledger::Failure::kAnchorBehind)
       o["missing"] = json::Object{{"from", r->missing_from}, {"to", r->missing_to}};
     if (!checkpoint.empty())
-      o["checkpoint"] = json::Object{{"file", checkpoint},
-                                     {"ok", r->ok && cp.ok()},
-                                     {"reason", r->ok ? cp.message() : "the ledger does not verify"}};
+      o["checkpoint"] =
+          json::Object{{"file", checkpoint},
+                       {"ok", r->ok && cp.ok()},
+                       {"reason", r->ok ? cp.message() : "the ledger does not verify"}};
     PrintJson(ctx.out, o);
   } else if (r->ok) {
     ctx.out << "ledger " << place.name << ": ok, epoch " << r->epoch << ", seqs " << r->first_seq
@@ -142,7 +144,8 @@ int RunLedgerShow(const Context& ctx, int64_t from, const std::string& kind) {
   const std::string what = "show the ledger";
   LedgerPlace place = FindLedger(ctx, "");
   ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
-  if (Status s = store.OpenForReading(); !s.ok()) return FailTo(ctx.err, kExitData, what, s.message());
+  if (Status s = store.OpenForReading(); !s.ok())
+    return FailTo(ctx.err, kExitData, what, s.message());
   json::Array all;
   std::vector<Row> rows{{"SEQ", "EPOCH", "TIME", "KIND", "BODY"}};
   Status s = store.ForEach(std::max<int64_t>(from, 1), [&](const ledger::Entry& e) {
@@ -150,8 +153,8 @@ int RunLedgerShow(const Context& ctx, int64_t from, const std::string& kind) {
     if (ctx.json)
       all.push_back(EntryJson(e));
     else
-      rows.push_back({std::to_string(e.seq), std::to_string(e.epoch), e.time, e.kind,
-                      json::Write(e.body)});
+      rows.push_back(
+          {std::to_string(e.seq), std::to_string(e.epoch), e.time, e.kind, json::Write(e.body)});
     return Status::Ok();
   });
   if (!s.ok()) return FailTo(ctx.err, ExitForRead(s), what, s.message());
@@ -166,7 +169,8 @@ int RunGrants(const Context& ctx, bool all) {
   const std::string what = "fold the grants";
   LedgerPlace place = FindLedger(ctx, "");
   ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
-  if (Status s = store.OpenForReading(); !s.ok()) return FailTo(ctx.err, kExitData, what, s.message());
+  if (Status s = store.OpenForReading(); !s.ok())
+    return FailTo(ctx.err, kExitData, what, s.message());
   ledger::GrantBook book;
   json::Array history;
   std::vector<Row> rows{{"SEQ", "KIND", "OP", "SUBJECT", "UNTIL", "BY"}};

@@ -79,8 +79,8 @@ std::string LedgerLine(const json::Value& l) {
                       : "FAIL-CLOSED: " + StringField(l, "reason") +
                             " (no launch or grant until `hangar ledger reanchor --why ...`)";
   s += "; " + StringField(l, "name") + ", anchor " + StringField(l, "anchor");
-  if (const json::Value* same = l.find("anchor_same_filesystem"); same && same->is_bool() &&
-                                                                    same->as_bool())
+  if (const json::Value* same = l.find("anchor_same_filesystem");
+      same && same->is_bool() && same->as_bool())
     s += "\nwarning   the anchor is on the spool's filesystem: it guards against edits, not "
          "against losing the disk; put it on another mount";
   return s;

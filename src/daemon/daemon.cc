@@ -126,9 +126,8 @@ Status Daemon::Start() {
     const Config& c = setup_.config;
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    const std::string key = c.checkpoint_key.empty()
-                                ? anchor_dir_ + "/" + c.ledger_name + ".key"
-                                : c.checkpoint_key;
+    const std::string key =
+        c.checkpoint_key.empty() ? anchor_dir_ + "/" + c.ledger_name + ".key" : c.checkpoint_key;
     Status k = ledger_.StartCheckpoints(key, c.checkpoint_every, c.checkpoint_seconds,
                                         std::string(host) + ":" + layout_.spool);
     if (!k.ok()) return Status::Invalid("cannot use the checkpoint key: " + k.message());

@@ -42,8 +42,9 @@ int main(int argc, char** argv) {
   CLI::App app{"hangard: the hangar kernel daemon (runs in the foreground)"};
   std::string spool, config_path, anchor;
   app.add_option("--spool", spool, "spool directory (else the config's \"spool\")");
-  app.add_option("--anchor", anchor,
-                 "ledger anchor directory, meant to be another mount (else the config's \"anchor\")");
+  app.add_option(
+      "--anchor", anchor,
+      "ledger anchor directory, meant to be another mount (else the config's \"anchor\")");
   app.add_option("--config", config_path, "config file (default SPOOL/hangar.conf)");
   try {
     app.parse(argc, argv);

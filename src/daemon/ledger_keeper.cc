@@ -23,7 +23,8 @@ LedgerKeeper::LedgerKeeper(Env* env, std::string spool, std::string anchor_dir, 
       anchor_path_(anchor_dir_ + "/" + name + ".anchor") {}
 
 Status LedgerKeeper::Start(TimeMs now) {
-  struct stat a {}, s {};
+  struct stat a {
+  }, s{};
   if (::stat(anchor_dir_.c_str(), &a) != 0)
     return Status::Errno("cannot use anchor directory " + anchor_dir_, errno);
   if (!S_ISDIR(a.st_mode))
@@ -53,8 +54,8 @@ Status LedgerKeeper::CatchUp(int64_t from, int64_t to, TimeMs now) {
     return e.seq > to ? Status::Ok() : anchor_->Append(e.epoch, e.seq, e.hash);
   });
   if (!s.ok()) {
-    failure_ = "cannot anchor the ledger's unvouched tail " + N(from) + ".." + N(to) + ": " +
-               s.message();
+    failure_ =
+        "cannot anchor the ledger's unvouched tail " + N(from) + ".." + N(to) + ": " + s.message();
     return Status::Ok();
   }
   Record r{store_.head_seq() + 1, "ledger.caught-up",
@@ -100,16 +101,16 @@ Status LedgerKeeper::CheckHead() const {
   return ledger::CheckHead(store_, *anchor_);
 }
 
-Status LedgerKeeper::StartCheckpoints(const std::string& key_path, int64_t every,
-                                      int64_t seconds, std::string origin) {
+Status LedgerKeeper::StartCheckpoints(const std::string& key_path, int64_t every, int64_t seconds,
+                                      std::string origin) {
   Result<ledger::SigningKey> key = ledger::SigningKey::LoadOrCreate(env_, key_path);
   if (!key.ok()) return key.status();
   key_.emplace(std::move(key).value());
   every_ = every;
   period_ms_ = seconds * 1000;
   origin_ = std::move(origin);
-  if (Result<std::string> last = env_->ReadFile(
-          anchor_dir_ + "/" + ledger::CheckpointFileName(store_.name()), 64 * 1024);
+  if (Result<std::string> last =
+          env_->ReadFile(anchor_dir_ + "/" + ledger::CheckpointFileName(store_.name()), 64 * 1024);
       last.ok())
     checkpoint_text_ = *last;
   return Status::Ok();
@@ -117,13 +118,12 @@ Status LedgerKeeper::StartCheckpoints(const std::string& key_path, int64_t every
 
 void LedgerKeeper::MaybeCheckpoint(TimeMs now, bool trusted, std::string* error) {
   if (!key_ || !trusted || store_.head_seq() == last_checkpoint_seq_) return;
-  const bool due = last_checkpoint_seq_ < 0 ||
-                   store_.head_seq() - last_checkpoint_seq_ >= every_ ||
+  const bool due = last_checkpoint_seq_ < 0 || store_.head_seq() - last_checkpoint_seq_ >= every_ ||
                    now - last_checkpoint_time_ >= period_ms_ || now < last_checkpoint_time_;
   if (!due) return;
   Result<std::string> text = ledger::MakeCheckpoint(store_, origin_, now, *key_);
-  Status s = text.ok() ? ledger::WriteCheckpoint(env_, anchor_dir_, store_.name(), *text)
-                       : text.status();
+  Status s =
+      text.ok() ? ledger::WriteCheckpoint(env_, anchor_dir_, store_.name(), *text) : text.status();
   // A failure is tried again after `every` entries or the period, not at every entry.
   last_checkpoint_time_ = now;
   last_checkpoint_seq_ = store_.head_seq();

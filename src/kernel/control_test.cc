@@ -14,16 +14,21 @@ ControlError Err(const std::string& text) {
 ControlRequest Ok(const std::string& text) {
   auto r = ParseControl(text);
   EXPECT_TRUE(std::holds_alternative<ControlRequest>(r))
-      << text << ": " << (std::holds_alternative<ControlError>(r) ? std::get<ControlError>(r).Text() : "");
+      << text << ": "
+      << (std::holds_alternative<ControlError>(r) ? std::get<ControlError>(r).Text() : "");
   return std::holds_alternative<ControlRequest>(r) ? std::get<ControlRequest>(r) : ControlRequest{};
 }
 
 TEST(Control, EachRequestParsesWithItsFields) {
-  EXPECT_EQ(Ok(R"({"hangar":1,"request":"cancel","id":"M1","by":"u","time":"2026-01-01T00:00:00.000Z"})").id, "M1");
+  EXPECT_EQ(
+      Ok(R"({"hangar":1,"request":"cancel","id":"M1","by":"u","time":"2026-01-01T00:00:00.000Z"})")
+          .id,
+      "M1");
   ControlRequest d = Ok(R"({"hangar":1,"request":"deny","id":"M1","why":"no"})");
   EXPECT_EQ(d.kind, ControlKind::kDeny);
   EXPECT_EQ(d.why, "no");
-  ControlRequest g = Ok(R"({"hangar":1,"request":"grant","op":"git.push","requester":"al","until":"2030-01-01T00:00:00Z"})");
+  ControlRequest g = Ok(
+      R"({"hangar":1,"request":"grant","op":"git.push","requester":"al","until":"2030-01-01T00:00:00Z"})");
   EXPECT_EQ(g.requester, "al");
   ASSERT_TRUE(g.until);
   EXPECT_EQ(Ok(R"({"hangar":1,"request":"reanchor","why":"x"})").kind, ControlKind::kReanchor);
@@ -37,8 +42,10 @@ TEST(Control, ErrorsNameTheField) {
   EXPECT_EQ(Err(R"({"hangar":1,"request":"grant","op":"Git Push","mission":"M1"})").field, "op");
   EXPECT_EQ(Err(R"({"hangar":1,"request":"grant","op":"a","mission":"M1","until":"soon"})").field,
             "until");
-  EXPECT_EQ(Err(R"({"hangar":1,"request":"revoke","op":"a","mission":"M1","until":"2030-01-01T00:00:00Z"})").field,
-            "until");
+  EXPECT_EQ(
+      Err(R"({"hangar":1,"request":"revoke","op":"a","mission":"M1","until":"2030-01-01T00:00:00Z"})")
+          .field,
+      "until");
   EXPECT_NE(Err(R"({"hangar":1,"request":"grant","op":"a","mission":"M1","requester":"b"})")
                 .reason.find("exactly one"),
             std::string::npos);

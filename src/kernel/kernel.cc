@@ -97,12 +97,9 @@ class Decider {
   void Reject(const Dropped& d, const std::string& id, const std::string& field,
               const std::string& reason) {
     json::Value intake = IntakeRecord(id, d);
-    const int64_t seq = Ledger("mission.rejected",
-                               {{"id", id},
-                                {"sha256", intake["sha256"]},
-                                {"field", field},
-                                {"reason", reason}},
-                               d.now);
+    const int64_t seq = Ledger(
+        "mission.rejected",
+        {{"id", id}, {"sha256", intake["sha256"]}, {"field", field}, {"reason", reason}}, d.now);
     intake["ledger_seq"] = seq;
     json::Value why = Why(id, field, reason, d.now);
     why["ledger_seq"] = seq;
@@ -225,8 +222,8 @@ class Decider {
     const std::string shown = json::ValidUtf8(c.name) ? c.name : std::string("(not UTF-8)");
     auto bad = [&](const std::string& why) {
       const std::string bad_name = "request." + FreshId(c.now);
-      const int64_t seq = Ledger(
-          "control.refused", {{"name", shown}, {"kept_as", bad_name}, {"reason", why}}, c.now);
+      const int64_t seq = Ledger("control.refused",
+                                 {{"name", shown}, {"kept_as", bad_name}, {"reason", why}}, c.now);
       json::Value w = Why("", "", why, c.now);
       w["name"] = shown;
       w["ledger_seq"] = seq;
@@ -267,7 +264,11 @@ class Decider {
     const bool unrun = rec.phase == Phase::kHold || rec.phase == Phase::kQueued;
     const bool kill = rec.phase == Phase::kRunning && !rec.exited;
     Ledger("mission.cancel",
-           {{"id", id}, {"by", r.by}, {"effect", unrun ? "returned" : kill ? "kill" : "none"}},
+           {{"id", id},
+            {"by", r.by},
+            {"effect", unrun  ? "returned"
+                       : kill ? "kill"
+                              : "none"}},
            now);
     if (unrun) {
       const Phase from = rec.phase;
@@ -299,8 +300,11 @@ class Decider {
              "); approvals wait for a reanchor";
     if (r.kind == ControlKind::kApprove) {
       const int64_t seq = Ledger("person.approved", {{"id", r.id}, {"by", r.by}}, now);
-      json::Object a{{"hangar", 1}, {"id", r.id},       {"by", r.by},
-                     {"time", FormatTime(now)}, {"ledger_seq", seq}};
+      json::Object a{{"hangar", 1},
+                     {"id", r.id},
+                     {"by", r.by},
+                     {"time", FormatTime(now)},
+                     {"ledger_seq", seq}};
       Move mv{r.id, Phase::kHold, Phase::kQueued, {}, std::nullopt};
       mv.files["approve.json"] = Text(json::Value(std::move(a)));
       out_.push_back(std::move(mv));
@@ -310,8 +314,7 @@ class Decider {
       Pump(now);
       return "";
     }
-    const int64_t seq =
-        Ledger("person.denied", {{"id", r.id}, {"by", r.by}, {"why", r.why}}, now);
+    const int64_t seq = Ledger("person.denied", {{"id", r.id}, {"by", r.by}, {"why", r.why}}, now);
     json::Value why = Why(r.id, "", "denied by a person: " + r.why, now);
     why["by"] = r.by;
     why["ledger_seq"] = seq;
@@ -477,11 +480,13 @@ class Decider {
       if (p == s_.config.profiles.end()) {
         const std::string reason =
             "no drone profile named \"" + m.drone + "\" in " + s_.config.file;
-        const int64_t seq = Ledger(
-            "mission.denied",
-            {{"id", id}, {"stage", 2}, {"verdict", "deny"}, {"rules", json::Array{}},
-             {"reason", reason}},
-            now);
+        const int64_t seq = Ledger("mission.denied",
+                                   {{"id", id},
+                                    {"stage", 2},
+                                    {"verdict", "deny"},
+                                    {"rules", json::Array{}},
+                                    {"reason", reason}},
+                                   now);
         json::Value why = Why(id, "drone", reason, now);
         why["ledger_seq"] = seq;
         Move mv{id, Phase::kQueued, Phase::kDenied, {}, std::nullopt};
@@ -507,7 +512,7 @@ class Decider {
         body["attempt"] = attempt;
         body["key"] = LaunchKeyName(id, attempt);
       }
-      g2["ledger_seq"] = Ledger(g.verdict == Verdict::kAllow ? "mission.launched"
+      g2["ledger_seq"] = Ledger(g.verdict == Verdict::kAllow  ? "mission.launched"
                                 : g.verdict == Verdict::kHold ? "mission.held"
                                                               : "mission.denied",
                                 std::move(body), now);

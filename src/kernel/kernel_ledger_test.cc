@@ -67,7 +67,8 @@ TEST(KernelLedger, RecordsComeBeforeTheActsTheyBackAndFilesNameTheirSeq) {
   size_t launch_at = 0, launched_at = 0;
   for (size_t i = 0; i < acts.size(); i++) {
     if (std::holds_alternative<Launch>(acts[i])) launch_at = i;
-    if (auto* r = std::get_if<Record>(&acts[i]); r && r->kind == "mission.launched") launched_at = i;
+    if (auto* r = std::get_if<Record>(&acts[i]); r && r->kind == "mission.launched")
+      launched_at = i;
   }
   EXPECT_LT(launched_at, launch_at);
   auto in = Only<Intake>(acts)[0];

@@ -17,7 +17,8 @@ Entry E(int64_t seq, const std::string& kind, json::Object body) {
 
 TEST(GrantBook, ARevocationWinsOverAnOlderGrantAndALaterGrantGivesItBack) {
   GrantBook b;
-  ASSERT_TRUE(b.Apply(E(1, "grant", {{"op", "git.push"}, {"mission", "M1"}, {"until", nullptr}})).ok());
+  ASSERT_TRUE(
+      b.Apply(E(1, "grant", {{"op", "git.push"}, {"mission", "M1"}, {"until", nullptr}})).ok());
   EXPECT_TRUE(b.Allows("git.push", "M1", "", kT));
   EXPECT_FALSE(b.Allows("git.push", "M2", "", kT));
   ASSERT_TRUE(b.Apply(E(2, "revoke", {{"op", "git.push"}, {"mission", "M1"}})).ok());
@@ -30,11 +31,11 @@ TEST(GrantBook, ARevocationWinsOverAnOlderGrantAndALaterGrantGivesItBack) {
 
 TEST(GrantBook, RequesterGrantsAndExpiry) {
   GrantBook b;
-  ASSERT_TRUE(b.Apply(E(1, "grant",
-                        {{"op", "web.post"},
-                         {"requester", "alice"},
-                         {"until", "2026-01-02T00:00:00.000Z"}}))
-                  .ok());
+  ASSERT_TRUE(
+      b.Apply(
+           E(1, "grant",
+             {{"op", "web.post"}, {"requester", "alice"}, {"until", "2026-01-02T00:00:00.000Z"}}))
+          .ok());
   EXPECT_TRUE(b.Allows("web.post", "any", "alice", kT));
   EXPECT_FALSE(b.Allows("web.post", "any", "bob", kT));
   EXPECT_FALSE(b.Allows("web.post", "any", "alice", kT + 86400000));

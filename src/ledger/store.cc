@@ -208,8 +208,7 @@ Result<std::vector<Entry>> LedgerStore::Seal(const std::vector<Draft>& drafts) c
   return out;
 }
 
-Result<Entry> LedgerStore::Append(std::string kind, json::Value body, TimeMs time,
-                                  bool new_epoch) {
+Result<Entry> LedgerStore::Append(std::string kind, json::Value body, TimeMs time, bool new_epoch) {
   Result<std::vector<Entry>> r =
       AppendBatch({Draft{std::move(kind), std::move(body), time, new_epoch}});
   if (!r.ok()) return r.status();

@@ -20,8 +20,8 @@ Status NotifyOutbox::Record(const std::string& id, const std::string& dir,
 Status NotifyOutbox::Deliver(const std::string& id, const std::string& dir,
                              const std::string& text) {
   const std::string checkpoint = checkpoint_ ? checkpoint_() : "";
-  Status s = checkpoint.empty() ? Status::Ok()
-                                : DeliverMaildir(env_, dir, id + ".checkpoint", checkpoint);
+  Status s =
+      checkpoint.empty() ? Status::Ok() : DeliverMaildir(env_, dir, id + ".checkpoint", checkpoint);
   if (s.ok()) s = DeliverMaildir(env_, dir, id + ".json", text);
   if (s.ok()) {
     say_(id + " return delivered to " + dir);
