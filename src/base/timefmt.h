@@ -14,5 +14,10 @@ using TimeMs = int64_t;
 std::string FormatTime(TimeMs ms);                       // 2026-11-29T19:05:43.123Z
 std::optional<TimeMs> ParseTime(std::string_view text);  // the inverse; nullopt if malformed
 std::string CompactTime(TimeMs ms);                      // 20261129T190543.123Z (ids, file names)
+// True when text is exactly what FormatTime writes for a time of the years -999 to 9999 (the
+// years it writes in four characters: "-026", "0000", "2026"): a real calendar date, hours
+// 00-23, no leap second. The same answer as FormatTime(*ParseTime(text)) == text, without the
+// cost (readers of many timestamps, ledger verification).
+bool IsFormattedTime(std::string_view text);
 
 }  // namespace hangar
