@@ -15,7 +15,7 @@ LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
 
-.PHONY: all deps test unit blackbox demo bench clean format
+.PHONY: all deps test unit blackbox demo bench bench-ledger clean format
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -44,6 +44,11 @@ bin/hangar-shim: $(BUILD)/src/launch/shim_main.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
+# Benchmarks are not part of the library (bench/ is outside src/) nor of `all`.
+bin/hangar-bench-ledger: $(BUILD)/bench/ledger_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
 bin/hangar-fake-drone: scripts/fake-drone
 	@mkdir -p bin
 	install -m 0755 $< $@
@@ -66,11 +71,15 @@ demo: all
 
 bench: all
 	@scripts/bench-throughput
+	@scripts/bench-ledger
+
+bench-ledger:
+	@scripts/bench-ledger
 
 format:
-	clang-format -i $(wildcard src/*/*.cc src/*/*.h)
+	clang-format -i $(wildcard src/*/*.cc src/*/*.h bench/*.cc)
 
 clean:
 	rm -rf $(BUILD) bin
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/src/*/*_main.d)
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/src/*/*_main.d $(BUILD)/bench/*.d)

@@ -16,7 +16,12 @@ const Value* Value::find(const std::string& key) const {
 void AppendQuoted(std::string* out, std::string_view s) {
   static const char kHex[] = "0123456789abcdef";
   out->push_back('"');
-  for (unsigned char c : s) {
+  size_t run = 0;  // start of the bytes not yet copied: they need no escape
+  for (size_t i = 0; i < s.size(); i++) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"':
         out->append("\\\"");
@@ -40,15 +45,12 @@ void AppendQuoted(std::string* out, std::string_view s) {
         out->append("\\t");
         break;
       default:
-        if (c < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 15]);
-        } else {
-          out->push_back(char(c));
-        }
+        out->append("\\u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
     }
   }
+  out->append(s.data() + run, s.size() - run);
   out->push_back('"');
 }
 
@@ -75,7 +77,8 @@ void WriteTo(std::string* out, const Value& v, int indent, int depth) {
   } else if (v.is_bool()) {
     out->append(v.as_bool() ? "true" : "false");
   } else if (v.is_int()) {
-    out->append(std::to_string(v.as_int()));
+    char buf[24];
+    out->append(buf, std::to_chars(buf, buf + sizeof buf, v.as_int()).ptr);
   } else if (v.is_double()) {
     AppendNumber(out, v.as_double());
   } else if (v.is_string()) {
@@ -156,10 +159,17 @@ bool ValidUtf8(std::string_view s) {
 }
 
 Result<Value> Parse(std::string_view text) {
-  simdjson::dom::parser parser;
-  simdjson::padded_string padded(text);
+  // One parser per thread, reused: a fresh one allocates its buffers on every call, which is most
+  // of the cost of a small document. The DOM is converted before returning, so nothing refers to
+  // the parser afterwards. A large document gets a parser of its own, so a thread does not keep
+  // its buffers for life.
+  constexpr size_t kReuseBelow = size_t(1) << 20;
+  thread_local simdjson::dom::parser reused;
+  simdjson::dom::parser own;
+  simdjson::dom::parser& parser = text.size() < kReuseBelow ? reused : own;
   simdjson::dom::element root;
-  auto err = parser.parse(padded).get(root);
+  // parse() copies text into the parser's padded buffer (reused too).
+  auto err = parser.parse(text.data(), text.size()).get(root);
   if (err) return Status::Invalid(std::string("not valid JSON: ") + simdjson::error_message(err));
   return FromElement(root);
 }

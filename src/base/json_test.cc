@@ -29,6 +29,47 @@ TEST(Sha256, KnownVector) {
             "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
 }
 
+TEST(Sha256, ResetHashesTheNextMessageFromScratch) {
+  Sha256 h;
+  h.Update("junk");
+  h.Reset();
+  h.Update("hello");
+  h.Update(std::string_view("\n"));
+  char hex[64];
+  h.FinishHex(hex);
+  EXPECT_EQ(std::string(hex, 64), Sha256Hex("hello\n"));
+  h.Reset();
+  h.Update("hello\n");
+  EXPECT_EQ(h.FinishHex(), Sha256Hex("hello\n"));
+}
+
+// IsFormattedTime is the cheap form of "FormatTime(ParseTime(t)) == t": they must agree.
+TEST(TimeFmt, IsFormattedTimeAgreesWithTheRoundTrip) {
+  auto round_trips = [](const std::string& t) {
+    std::optional<TimeMs> ms = ParseTime(t);
+    return ms && FormatTime(*ms) == t;
+  };
+  std::vector<std::string> cases = {
+      "2024-11-29T19:05:43.123Z", "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z",
+      "2000-02-29T23:59:59.999Z", "1900-02-29T00:00:00.000Z", "2024-04-31T00:00:00.000Z",
+      "2024-12-31T24:00:00.000Z", "2024-12-31T23:60:00.000Z", "2024-12-31T23:59:60.000Z",
+      "2024-13-01T00:00:00.000Z", "2024-00-01T00:00:00.000Z", "2024-01-00T00:00:00.000Z",
+      "0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "1969-12-31T23:59:59.999Z",
+      "2024-11-29T19:05:43.123",  "2024-11-29 19:05:43.123Z", "+024-11-29T19:05:43.123Z",
+      " 2024-11-29T19:05:43.12Z", "2024-1-29T19:05:43.1234Z", "yesterday",
+      "-026-01-01T00:00:00.000Z", "-000-01-01T00:00:00.000Z", "-004-02-29T00:00:00.000Z",
+      "-001-02-29T00:00:00.000Z", "-100-02-29T00:00:00.000Z", "-400-02-29T00:00:00.000Z",
+      "--26-01-01T00:00:00.000Z", "0-26-01-01T00:00:00.000Z", ""};
+  // From year -999 to 9999, in steps of about three months.
+  for (TimeMs ms = -93692678400000; ms < 253402300800000; ms += 7919993713) {
+    cases.push_back(FormatTime(ms));
+    std::string bumped = FormatTime(ms);
+    bumped[9] = char('0' + (bumped[9] - '0' + 3) % 10);  // day +3 (mod 10): 31, 30, 29 Feb...
+    cases.push_back(bumped);
+  }
+  for (const std::string& t : cases) EXPECT_EQ(IsFormattedTime(t), round_trips(t)) << t;
+}
+
 TEST(TimeFmt, FormatsAndParsesUtcMillis) {
   EXPECT_EQ(FormatTime(1732907143123), "2024-11-29T19:05:43.123Z");
   EXPECT_EQ(CompactTime(1732907143123), "20241129T190543.123Z");

@@ -4,31 +4,48 @@
 
 namespace hangar {
 
+namespace {
+
+// Fetched once: OpenSSL 3 looks EVP_sha256() up in its provider tables on every init otherwise.
+const EVP_MD* Sha256Md() {
+  static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  return md != nullptr ? md : EVP_sha256();
+}
+
+}  // namespace
+
 struct Sha256::Ctx {
   EVP_MD_CTX* md = EVP_MD_CTX_new();
   ~Ctx() { EVP_MD_CTX_free(md); }
 };
 
 Sha256::Sha256() : ctx_(std::make_unique<Ctx>()) {
-  EVP_DigestInit_ex(ctx_->md, EVP_sha256(), nullptr);
+  Reset();
 }
 Sha256::~Sha256() = default;
+
+void Sha256::Reset() {
+  EVP_DigestInit_ex(ctx_->md, Sha256Md(), nullptr);
+}
 
 void Sha256::Update(const void* data, size_t n) {
   EVP_DigestUpdate(ctx_->md, data, n);
 }
 
-std::string Sha256::FinishHex() {
+void Sha256::FinishHex(char out[2 * kDigestBytes]) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_DigestFinal_ex(ctx_->md, digest, &len);
   static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned i = 0; i < len; i++) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 15]);
+  for (unsigned i = 0; i < kDigestBytes; i++) {
+    out[2 * i] = kHex[digest[i] >> 4];
+    out[2 * i + 1] = kHex[digest[i] & 15];
   }
+}
+
+std::string Sha256::FinishHex() {
+  std::string out(2 * kDigestBytes, '\0');
+  FinishHex(out.data());
   return out;
 }
 

@@ -33,6 +33,30 @@ std::string CompactTime(TimeMs ms) {
   return buf;
 }
 
+bool IsFormattedTime(std::string_view t) {
+  // 0123456789012345678901234
+  // 2026-11-29T19:05:43.123Z
+  // -026-01-01T00:00:00.000Z too: FormatTime writes years -999..-1 in the same four characters.
+  if (t.size() != 24 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' ||
+      t[16] != ':' || t[19] != '.' || t[23] != 'Z')
+    return false;
+  const bool bc = t[0] == '-';
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22})
+    if ((t[i] < '0' || t[i] > '9') && !(i == 0 && bc)) return false;
+  auto num = [&](size_t at, size_t n) {
+    int v = 0;
+    for (size_t i = at; i < at + n; i++) v = v * 10 + (t[i] - '0');
+    return v;
+  };
+  int year = bc ? -num(1, 3) : num(0, 4), month = num(5, 2), day = num(8, 2);
+  if (bc && year == 0) return false;  // "-000": year 0 is written "0000"
+  if (month < 1 || month > 12 || day < 1) return false;
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  int days = kDays[month - 1] + (month == 2 && leap ? 1 : 0);
+  return day <= days && num(11, 2) < 24 && num(14, 2) < 60 && num(17, 2) < 60;
+}
+
 std::optional<TimeMs> ParseTime(std::string_view text) {
   struct tm t {};
   int millis = 0, used = 0;

@@ -1,5 +1,7 @@
 #include "ledger/anchor.h"
 
+#include <charconv>
+
 #include "base/json.h"
 #include "kernel/mission.h"
 #include "ledger/entry.h"
@@ -10,6 +12,7 @@ namespace hangar::ledger {
 namespace {
 
 constexpr size_t kWindow = size_t(64) << 10;
+constexpr size_t kScanBlock = size_t(4) << 20;
 
 std::string BaseName(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -20,11 +23,65 @@ std::string BaseName(const std::string& path) {
 
 std::string AnchorLineText(std::string_view ledger, int64_t epoch, int64_t seq,
                            std::string_view hash) {
-  json::Object o{{"ledger", ledger}, {"epoch", epoch}, {"seq", seq}, {"hash", hash}};
-  return json::Write(json::Value(std::move(o))) + "\n";
+  // json::Write of {"ledger","epoch","seq","hash"}: keys in byte order, written directly.
+  std::string out;
+  out.reserve(ledger.size() + hash.size() + 64);
+  char num[24];
+  out.append("{\"epoch\":").append(num, std::to_chars(num, num + sizeof num, epoch).ptr);
+  out.append(",\"hash\":");
+  json::AppendQuoted(&out, hash);
+  out.append(",\"ledger\":");
+  json::AppendQuoted(&out, ledger);
+  out.append(",\"seq\":").append(num, std::to_chars(num, num + sizeof num, seq).ptr);
+  out.append("}\n");
+  return out;
 }
 
-Result<AnchorLine> ParseAnchorLine(std::string_view line) {
+namespace {
+
+// A canonical integer >= 1 at text[*at...]: [1-9][0-9]* within int64, as std::to_string writes it.
+bool TakePositive(std::string_view text, size_t* at, int64_t* out) {
+  const char* begin = text.data() + *at;
+  const char* end = text.data() + text.size();
+  if (begin == end || *begin < '1' || *begin > '9') return false;
+  auto [ptr, ec] = std::from_chars(begin, end, *out);
+  if (ec != std::errc()) return false;
+  *at += size_t(ptr - begin);
+  return true;
+}
+
+bool Take(std::string_view text, size_t* at, std::string_view literal) {
+  if (text.substr(*at, literal.size()) != literal) return false;
+  *at += literal.size();
+  return true;
+}
+
+// The fast acceptor: for valid values the canonical line is exactly
+//   {"epoch":E,"hash":"H","ledger":"L","seq":S}
+// (keys sorted; a ledger name and a hex hash need no escapes), so matching that pattern is the
+// same as parsing and comparing with AnchorLineText. False sends the line to the reference reader.
+bool ScanAnchorLine(std::string_view line, AnchorLineView* out) {
+  size_t at = 0;
+  int64_t epoch = 0, seq = 0;
+  if (!Take(line, &at, "{\"epoch\":") || !TakePositive(line, &at, &epoch) ||
+      !Take(line, &at, ",\"hash\":\""))
+    return false;
+  std::string_view hash = line.substr(at, 64);
+  at += hash.size();
+  if (!IsHexHash(hash) || !Take(line, &at, "\",\"ledger\":\"")) return false;
+  size_t quote = line.find('"', at);
+  if (quote == std::string_view::npos) return false;
+  std::string_view ledger = line.substr(at, quote - at);
+  at = quote;
+  if (!ValidId(ledger) || !Take(line, &at, "\",\"seq\":") || !TakePositive(line, &at, &seq) ||
+      !Take(line, &at, "}") || at != line.size())
+    return false;
+  *out = AnchorLineView{ledger, epoch, seq, hash};
+  return true;
+}
+
+// The reference reader: json::Parse, each member checked, the text compared with AnchorLineText.
+Result<AnchorLine> ParseAnchorLineReference(std::string_view line) {
   Result<json::Value> v = json::Parse(line);
   if (!v.ok()) return Status::Invalid("bad anchor line: " + v.status().message());
   if (!v->is_object() || v->as_object().size() != 4)
@@ -46,6 +103,15 @@ Result<AnchorLine> ParseAnchorLine(std::string_view line) {
   return a;
 }
 
+}  // namespace
+
+Result<AnchorLine> ParseAnchorLine(std::string_view line) {
+  AnchorLineView v;
+  if (ScanAnchorLine(line, &v))
+    return AnchorLine{std::string(v.ledger), v.epoch, v.seq, std::string(v.hash), 0};
+  return ParseAnchorLineReference(line);
+}
+
 Result<Anchor> Anchor::Bind(Env* env, std::string path, std::string name) {
   if (!ValidId(name))
     return Status::Invalid("cannot bind anchor " + path + ": \"" + name +
@@ -59,7 +125,25 @@ Result<Anchor> Anchor::Bind(Env* env, std::string path, std::string name) {
 Status Anchor::Append(int64_t epoch, int64_t seq, std::string_view hash) {
   if (!IsHexHash(hash) || epoch < 1 || seq < 1)
     return Status::Invalid("cannot append to anchor " + path_ + ": bad epoch, seq or hash");
-  std::string text = AnchorLineText(name_, epoch, seq, hash);
+  return AppendLines(AnchorLineText(name_, epoch, seq, hash));
+}
+
+Status Anchor::AppendBatch(const std::vector<AnchorMark>& marks) {
+  std::string text;
+  text.reserve(marks.size() * (name_.size() + 110));
+  for (size_t i = 0; i < marks.size(); i++) {
+    const AnchorMark& m = marks[i];
+    if (!IsHexHash(m.hash) || m.epoch < 1 || m.seq < 1)
+      return Status::Invalid("cannot append to anchor " + path_ +
+                             ": bad epoch, seq or hash in mark " + std::to_string(i + 1) + " of " +
+                             std::to_string(marks.size()) + "; nothing written");
+    text += AnchorLineText(name_, m.epoch, m.seq, m.hash);
+  }
+  if (text.empty()) return Status::Ok();
+  return AppendLines(std::move(text));
+}
+
+Status Anchor::AppendLines(std::string text) {
   Result<uint64_t> size = env_->FileSize(path_);
   if (size.ok() && *size > 0) {
     Result<std::string> last = env_->ReadAt(path_, *size - 1, 1);
@@ -72,24 +156,48 @@ Status Anchor::Append(int64_t epoch, int64_t seq, std::string_view hash) {
 }
 
 Result<AnchorLines> Anchor::ReadAll() const {
-  Result<uint64_t> size = env_->FileSize(path_);
-  if (!size.ok()) return size.status();
   AnchorLines out;
-  // A last line without its newline is read like the others: torn, it counts as unreadable.
-  Status s = ForEachLine(env_, path_, [&](std::string_view line, int64_t line_no, bool) {
-    Result<AnchorLine> a = ParseAnchorLine(line);
-    if (!a.ok()) {
+  Status s = Scan([&](const AnchorLineView* a, int64_t line_no) {
+    if (a == nullptr) {
       out.unreadable++;
     } else if (a->ledger != name_) {
       out.other++;
     } else {
-      a->line_no = line_no;
-      out.own.push_back(std::move(a).value());
+      out.own.push_back(
+          AnchorLine{std::string(a->ledger), a->epoch, a->seq, std::string(a->hash), line_no});
     }
-    return Status::Ok();
   });
   if (!s.ok()) return s;
   return out;
+}
+
+Status Anchor::Scan(const std::function<void(const AnchorLineView*, int64_t)>& fn) const {
+  Result<uint64_t> size = env_->FileSize(path_);
+  if (!size.ok()) return size.status();
+  // A last line without its newline is read like the others: torn, it is unreadable.
+  return ForEachLineBlock(env_, path_, kScanBlock,
+                          [&](std::string_view text, int64_t line_no, bool complete) {
+                            for (size_t begin = 0; begin < text.size(); line_no++) {
+                              size_t nl = complete ? text.find('\n', begin) : text.size();
+                              std::string_view line = text.substr(begin, nl - begin);
+                              begin = nl + 1;
+                              AnchorLineView v;
+                              if (ScanAnchorLine(line, &v)) {
+                                fn(&v, line_no);
+                                continue;
+                              }
+                              // Not the fast form: the reference reader has the last word (it
+                              // refuses it too).
+                              Result<AnchorLine> a = ParseAnchorLineReference(line);
+                              if (!a.ok()) {
+                                fn(nullptr, line_no);
+                                continue;
+                              }
+                              v = AnchorLineView{a->ledger, a->epoch, a->seq, a->hash};
+                              fn(&v, line_no);
+                            }
+                            return Status::Ok();
+                          });
 }
 
 Result<std::optional<AnchorLine>> Anchor::LastOwnLine() const {

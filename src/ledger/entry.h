@@ -52,14 +52,20 @@ Result<std::string> EntryHash(const Entry& e);
 std::string HashedText(const Entry& e);
 // The ledger line: canonical JSON of the whole entry plus "\n". Fields must be valid.
 std::string EntryLine(const Entry& e);
+// For writers: sets e->hash to EntryHash(*e) (whatever it held) and returns EntryLine(*e), writing
+// the body's JSON once for both. Invalid as EntryHash.
+Result<std::string> SealEntry(Entry* e);
 
 // Reads one line (with or without its trailing "\n"). Strict: exactly the seven members, the
 // types above, and the text must be byte-identical to EntryLine of what it parsed to, so
 // whitespace, key order, duplicate keys, "1.0" or escaped letters are all refused. The hash is not
-// recomputed here (Verify does that); its form is checked.
+// recomputed here (Verify does that); its form is checked. Any number of threads may call it.
+// Readers of many lines that need no json::Value use ParseEntryView (entry_view.h).
 Result<Entry> ParseEntryLine(std::string_view line);
 
 // True when s is 64 lower-case hex digits.
 bool IsHexHash(std::string_view s);
+// True when s is a valid kind: [a-z][a-z0-9._-]{0,63}.
+bool IsValidKind(std::string_view s);
 
 }  // namespace hangar::ledger

@@ -86,5 +86,20 @@ TEST(LedgerEntry, DoublesRefusedWhenHashingAndParsing) {
   EXPECT_FALSE(ParseEntryLine(exponent).ok());
 }
 
+TEST(LedgerEntry, SealEntryIsEntryHashAndEntryLineInOne) {
+  Entry e = First();
+  e.body = json::Object{{"id", "M-1"}, {"list", json::Array{1, "two", nullptr}}, {"q", "\"x\""}};
+  e.hash = "stale";
+  Entry want = e;
+  want.hash.clear();
+  want.hash = EntryHash(want).value();
+  Result<std::string> line = SealEntry(&e);
+  ASSERT_TRUE(line.ok()) << line.status().message();
+  EXPECT_EQ(e.hash, want.hash);
+  EXPECT_EQ(*line, EntryLine(want));
+  e.body = json::Object{{"x", 0.5}};
+  EXPECT_EQ(SealEntry(&e).status().code(), Code::kInvalid);
+}
+
 }  // namespace
 }  // namespace hangar::ledger

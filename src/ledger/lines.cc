@@ -1,5 +1,8 @@
 #include "ledger/lines.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace hangar::ledger {
 
 namespace {
@@ -8,25 +11,49 @@ constexpr size_t kChunk = size_t(1) << 20;
 
 Status ForEachLine(Env* env, const std::string& path,
                    const std::function<Status(std::string_view, int64_t, bool)>& fn) {
-  std::string pending;
-  uint64_t offset = 0;
-  int64_t line_no = 0;
+  return ForEachLineBlock(env, path, kChunk,
+                          [&](std::string_view text, int64_t line_no, bool complete) {
+                            if (!complete) return fn(text, line_no, false);
+                            size_t begin = 0;
+                            while (begin < text.size()) {
+                              size_t nl = text.find('\n', begin);
+                              Status s = fn(text.substr(begin, nl - begin), line_no++, true);
+                              if (!s.ok()) return s;
+                              begin = nl + 1;
+                            }
+                            return Status::Ok();
+                          });
+}
+
+Status ForEachLineBlock(Env* env, const std::string& path, size_t chunk,
+                        const std::function<Status(std::string_view, int64_t, bool)>& fn) {
+  chunk = std::max<size_t>(chunk, 1);
+  uint64_t offset = 0;  // of the first byte not yet passed to fn
+  int64_t line_no = 1;
+  size_t want = chunk;
   for (;;) {
-    Result<std::string> chunk = env->ReadAt(path, offset, kChunk);
-    if (!chunk.ok()) return chunk.status();
-    if (chunk->empty()) break;
-    offset += chunk->size();
-    pending += *chunk;
-    size_t begin = 0, nl;
-    while ((nl = pending.find('\n', begin)) != std::string::npos) {
-      Status s = fn(std::string_view(pending.data() + begin, nl - begin), ++line_no, true);
-      if (!s.ok()) return s;
-      begin = nl + 1;
+    // Each read starts at a line's beginning: a line cut by the previous read is read again
+    // rather than carried over, so the block is handed on without a copy.
+    Result<std::string> r = env->ReadAt(path, offset, want);
+    if (!r.ok()) return r.status();
+    const std::string& text = *r;
+    if (text.empty()) return Status::Ok();
+    const void* last = memrchr(text.data(), '\n', text.size());
+    if (last == nullptr) {
+      if (text.size() < want) return fn(text, line_no, false);  // the end: a torn last line
+      want *= 2;                                                // one line longer than the read
+      continue;
     }
-    pending.erase(0, begin);
+    size_t end = size_t(static_cast<const char*>(last) - text.data()) + 1;
+    std::string_view block(text.data(), end);
+    Status s = fn(block, line_no, true);
+    if (!s.ok()) return s;
+    for (const char* p = block.data();
+         (p = static_cast<const char*>(memchr(p, '\n', size_t(block.end() - p)))) != nullptr; p++)
+      line_no++;
+    offset += end;
+    want = chunk;
   }
-  if (pending.empty()) return Status::Ok();
-  return fn(pending, ++line_no, false);
 }
 
 Result<int64_t> LastNewlineBefore(Env* env, const std::string& path, uint64_t end) {

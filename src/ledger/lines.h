@@ -18,6 +18,13 @@ namespace hangar::ledger {
 Status ForEachLine(Env* env, const std::string& path,
                    const std::function<Status(std::string_view, int64_t, bool)>& fn);
 
+// The same a block at a time, for readers that handle many lines at once: reads of about `chunk`
+// bytes (more when one line is longer), each passed whole as fn(text, first_line_no, complete):
+// text is one or more complete lines, each ending in "\n", the first being line first_line_no.
+// A last line without "\n" comes alone, with complete = false. text lives until fn returns.
+Status ForEachLineBlock(Env* env, const std::string& path, size_t chunk,
+                        const std::function<Status(std::string_view, int64_t, bool)>& fn);
+
 // Offset of the last '\n' strictly before end, or -1; reads backwards a chunk at a time.
 Result<int64_t> LastNewlineBefore(Env* env, const std::string& path, uint64_t end);
 

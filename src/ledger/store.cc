@@ -192,7 +192,8 @@ Status LedgerStore::CutTornTail(const std::string& segment, uint64_t size, uint6
   return env_->Truncate(path, keep);
 }
 
-Result<std::vector<Entry>> LedgerStore::Seal(const std::vector<Draft>& drafts) const {
+Result<std::vector<Entry>> LedgerStore::Seal(const std::vector<Draft>& drafts,
+                                             std::string* bytes) const {
   std::vector<Entry> out;
   out.reserve(drafts.size());
   int64_t seq = head_seq_, epoch = epoch_;
@@ -200,9 +201,11 @@ Result<std::vector<Entry>> LedgerStore::Seal(const std::vector<Draft>& drafts) c
   for (const Draft& d : drafts) {
     if (d.new_epoch) epoch++;
     Entry e{++seq, epoch, FormatTime(d.time), d.kind, d.body, prev, ""};
-    Result<std::string> h = EntryHash(e);
-    if (!h.ok()) return h.status();
-    e.hash = prev = *h;
+    Result<std::string> line = SealEntry(&e);
+    if (!line.ok()) return line.status();
+    if (bytes->empty()) bytes->reserve(line->size() * drafts.size() * 9 / 8);
+    bytes->append(*line);
+    prev = e.hash;
     out.push_back(std::move(e));
   }
   return out;
@@ -223,10 +226,9 @@ Result<std::vector<Entry>> LedgerStore::AppendBatch(const std::vector<Draft>& dr
     return Status::Unavailable("cannot append to ledger " + dir_ +
                                ": an earlier append failed; reopen to cut its partial line");
   if (drafts.empty()) return std::vector<Entry>{};
-  Result<std::vector<Entry>> entries = Seal(drafts);
-  if (!entries.ok()) return entries.status();
   std::string bytes;
-  for (const Entry& e : *entries) bytes += EntryLine(e);
+  Result<std::vector<Entry>> entries = Seal(drafts, &bytes);
+  if (!entries.ok()) return entries.status();
   if (segment_.empty() || segment_size_ >= segment_bytes_) {
     segment_ = SegmentName(head_seq_ + 1);
     segment_size_ = 0;

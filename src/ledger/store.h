@@ -81,7 +81,8 @@ class LedgerStore {
  private:
   Status FindHead(const std::vector<std::string>& segments);
   Status CutTornTail(const std::string& segment, uint64_t size, uint64_t keep);
-  Result<std::vector<Entry>> Seal(const std::vector<Draft>& drafts) const;
+  // The entries that drafts become after the head, and their lines appended to *bytes.
+  Result<std::vector<Entry>> Seal(const std::vector<Draft>& drafts, std::string* bytes) const;
 
   Env* env_;
   std::string spool_dir_, name_, dir_;

@@ -220,6 +220,19 @@ TEST_F(LedgerVerify, TornTailCutIsAnchoredLikeAnyEntry) {
   EXPECT_TRUE(Check().ok);
 }
 
+TEST_F(LedgerVerify, AnchorFaultsCountOnlyInTheEpochChecked) {
+  // A duplicate in epoch 1, then a line of epoch 2 (which becomes the epoch checked), then a line
+  // of epoch 1 again: the duplicate is not reported, the epoch going down is.
+  const std::string h = entries_[4].hash;
+  AppendText(anchor_.path(), AnchorLineText("live", 1, 5, h) + AnchorLineText("live", 2, 1, h) +
+                                 AnchorLineText("live", 1, 6, h));
+  VerifyReport r = Check();
+  EXPECT_EQ(r.failure, Failure::kAnchorSequence) << r.reason;
+  EXPECT_EQ(r.reason, "anchor line 8: epoch 1 after epoch 2");
+  EXPECT_EQ(r.seq, 6);
+  EXPECT_EQ(r.epoch, 2);
+}
+
 TEST_F(LedgerVerify, AnchorOfAnotherLedgerRefused) {
   Anchor other = Anchor::Bind(RealEnv(), dir_.anchor_path("replay"), "replay").value();
   EXPECT_EQ(Verify(store_, other).status().code(), Code::kInvalid);
@@ -235,6 +248,65 @@ TEST(LedgerVerifyEmpty, NewLedgerWithoutAnchorIsOk) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->ok);
   EXPECT_TRUE(CheckHead(store, a).ok());
+}
+
+// A ledger large enough that Verify reads it in blocks split among threads, grown the way the
+// daemon does group commit: AppendBatch, then Anchor::AppendBatch of the same entries.
+class LedgerVerifyLarge : public ::testing::Test {
+ protected:
+  static constexpr int kEntries = 4000;
+  void SetUp() override {
+    ASSERT_TRUE(store_.Open().ok());
+    for (int done = 0; done < kEntries; done += 250) {
+      std::vector<Draft> drafts;
+      for (int i = 0; i < 250; i++)
+        drafts.push_back({"test.step", json::Object{{"n", done + i}}, testing::kT0 + done + i});
+      Result<std::vector<Entry>> es = store_.AppendBatch(drafts);
+      ASSERT_TRUE(es.ok());
+      std::vector<AnchorMark> marks;
+      for (const Entry& e : *es) marks.push_back({e.epoch, e.seq, e.hash});
+      ASSERT_TRUE(anchor_.AppendBatch(marks).ok());
+    }
+  }
+  std::string Segment() const { return store_.dir() + "/000000000001.jsonl"; }
+  VerifyReport Check() {
+    LedgerStore fresh(RealEnv(), dir_.spool(), "live");
+    EXPECT_TRUE(fresh.Open().ok());
+    Result<VerifyReport> r = Verify(fresh, anchor_);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r.value() : VerifyReport{};
+  }
+  Scratch dir_;
+  LedgerStore store_{RealEnv(), dir_.spool(), "live"};
+  Anchor anchor_ = Anchor::Bind(RealEnv(), dir_.anchor_path(), "live").value();
+};
+
+TEST_F(LedgerVerifyLarge, GroupCommittedLedgerIsOk) {
+  VerifyReport r = Check();
+  EXPECT_TRUE(r.ok) << r.reason;
+  EXPECT_EQ(r.checked, kEntries);
+  EXPECT_EQ(r.anchor_own, kEntries);
+  EXPECT_EQ(r.head_seq, kEntries);
+}
+
+TEST_F(LedgerVerifyLarge, EditLateInTheLedgerIsFoundAtItsSeq) {
+  std::vector<std::string> lines = Lines(Segment());
+  lines[3499].replace(lines[3499].find("\"n\":3499"), 8, "\"n\":3498");
+  WriteLines(Segment(), lines);
+  VerifyReport r = Check();
+  EXPECT_EQ(r.failure, Failure::kHashMismatch) << r.reason;
+  EXPECT_EQ(r.seq, 3500);
+  EXPECT_EQ(r.checked, 3499);
+}
+
+TEST_F(LedgerVerifyLarge, ForgedAnchorHashIsFoundAtItsSeq) {
+  std::vector<std::string> lines = Lines(anchor_.path());
+  lines[2999] = AnchorLineText("live", 1, 3000, std::string(64, 'f'));
+  lines[2999].pop_back();
+  WriteLines(anchor_.path(), lines);
+  VerifyReport r = Check();
+  EXPECT_EQ(r.failure, Failure::kAnchorMismatch) << r.reason;
+  EXPECT_EQ(r.seq, 3000);
 }
 
 }  // namespace
