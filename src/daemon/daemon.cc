@@ -296,7 +296,25 @@ Status Daemon::Dispatch(Signal first) {
 }
 
 Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
-  for (const Action& a : Decide(setup_, &state_, sig)) {
+  std::vector<Action> acts = Decide(setup_, &state_, sig);
+  // Group commit: every entry of this decision in one ledger write and one anchor write, before
+  // any of its acts. (Entries only ever go earlier than the acts they back, never later.)
+  std::vector<Record> records;
+  for (Action& a : acts)
+    if (auto* r = std::get_if<Record>(&a)) records.push_back(std::move(*r));
+  if (!records.empty()) {
+    std::string anchor_error;
+    Status s = ledger_.AppendAll(records, &anchor_error);
+    if (!s.ok()) return s;
+    if (!anchor_error.empty()) {
+      Say("ledger seqs " + std::to_string(records.front().seq) + ".." +
+          std::to_string(records.back().seq) + ": " + anchor_error);
+      if (state_.fail_closed.empty()) pending->push_front(LedgerFailed{anchor_error, env_->Now()});
+    }
+    Checkpoint();
+  }
+  for (const Action& a : acts) {
+    if (std::holds_alternative<Record>(a)) continue;
     Status s = Perform(a, pending);
     if (!s.ok()) return s;
   }
@@ -306,17 +324,6 @@ Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
 Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
   if (auto* x = std::get_if<Log>(&a)) {
     Say(x->line);
-    return Status::Ok();
-  }
-  if (auto* x = std::get_if<Record>(&a)) {
-    std::string anchor_error;
-    Status s = ledger_.Append(*x, &anchor_error);
-    if (!s.ok()) return s;
-    Checkpoint();
-    if (!anchor_error.empty()) {
-      Say("ledger seq " + std::to_string(x->seq) + ": " + anchor_error);
-      if (state_.fail_closed.empty()) follow->push_front(LedgerFailed{anchor_error, env_->Now()});
-    }
     return Status::Ok();
   }
   if (auto* x = std::get_if<Intake>(&a)) return PerformIntake(env_, layout_, *x);

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "ledger/checkpoint.h"
 #include "ledger/verify.h"
 
@@ -83,6 +85,31 @@ Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
   Result<ledger::Entry> e = store_.Append(r.kind, std::move(body), r.time, r.new_epoch);
   if (!e.ok()) return e.status();
   Status a = anchor_->Append(e->epoch, e->seq, e->hash);
+  if (!a.ok()) *anchor_error = "cannot write the anchor: " + a.message();
+  return Status::Ok();
+}
+
+Status LedgerKeeper::AppendAll(const std::vector<Record>& rs, std::string* anchor_error) {
+  const bool one_by_one = rs.size() < 2 || std::any_of(rs.begin(), rs.end(),
+                                                       [](const Record& r) { return r.new_epoch; });
+  if (one_by_one) {
+    for (const Record& r : rs)
+      if (Status s = Append(r, anchor_error); !s.ok()) return s;
+    return Status::Ok();
+  }
+  std::vector<ledger::Draft> drafts;
+  for (const Record& r : rs) {
+    if (r.seq != store_.head_seq() + 1 + int64_t(drafts.size()))
+      return Status::Io("ledger " + store_.dir() + " would give seq " +
+                        N(store_.head_seq() + 1 + int64_t(drafts.size())) +
+                        " to a decision the kernel numbered " + N(r.seq));
+    drafts.push_back(ledger::Draft{r.kind, r.body, r.time, false});
+  }
+  Result<std::vector<ledger::Entry>> es = store_.AppendBatch(drafts);
+  if (!es.ok()) return es.status();
+  std::vector<ledger::AnchorMark> marks;
+  for (const ledger::Entry& e : *es) marks.push_back({e.epoch, e.seq, e.hash});
+  Status a = anchor_->AppendBatch(marks);
   if (!a.ok()) *anchor_error = "cannot write the anchor: " + a.message();
   return Status::Ok();
 }

@@ -47,6 +47,10 @@ class LedgerKeeper {
   // be written (a spool I/O failure) or gave another seq than the kernel numbered. An anchor that
   // could not be written is no error here: *anchor_error says why, and the caller fails closed.
   Status Append(const Record& r, std::string* anchor_error);
+  // Group commit: the records (consecutive seqs) in one ledger write and fsync, then their anchor
+  // lines in one write and fsync. Same errors as Append. A reanchor among them is appended alone
+  // (its body names the head it follows).
+  Status AppendAll(const std::vector<Record>& rs, std::string* anchor_error);
 
   // Before a protected act: the head on disk is still the head this keeper wrote, with no partial
   // line after it, and equals the anchor's last line for this ledger. Invalid with the reason.

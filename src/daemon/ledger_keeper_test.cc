@@ -51,6 +51,29 @@ TEST(LedgerKeeper, AppendsAnchorsAndChecksTheHead) {
   EXPECT_EQ(Lines(Segment(s)).size(), 5u);
 }
 
+TEST(LedgerKeeper, GroupCommitAppendsEveryRecordAndItsAnchorLine) {
+  Scratch s;
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  Grow(&k, 2);
+  std::vector<Record> rs;
+  for (int i = 0; i < 5; i++)
+    rs.push_back(Record{3 + i, "test.batch", json::Object{{"i", i}}, kNow});
+  std::string err;
+  ASSERT_TRUE(k.AppendAll(rs, &err).ok());
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(k.head_seq(), 7);
+  EXPECT_EQ(Lines(Segment(s)).size(), 7u);
+  EXPECT_EQ(Lines(s.anchor_path()).size(), 7u);
+  EXPECT_TRUE(k.CheckHead().ok());
+  // Misnumbered: nothing is written.
+  rs = {Record{8, "test.batch", json::Object{}, kNow},
+        Record{10, "test.batch", json::Object{}, kNow}};
+  EXPECT_FALSE(k.AppendAll(rs, &err).ok());
+  EXPECT_EQ(k.head_seq(), 7);
+  EXPECT_EQ(Lines(Segment(s)).size(), 7u);
+}
+
 TEST(LedgerKeeper, RollbackUnderARunningKeeperFailsTheHeadCheck) {
   Scratch s;
   LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");

@@ -212,7 +212,8 @@ struct ConsumeControl {
 struct Log {
   std::string line;
 };
-// Append entry `seq` to the ledger, durably, then its anchor line, before the next action runs.
+// Append entry `seq` to the ledger, durably, then its anchor line. The shell appends all Records
+// of one Decide together (group commit) before performing any other action of it.
 // With new_epoch the entry opens the next epoch (a reanchor) and the shell adds to its body the
 // head it follows ("previous": {epoch, seq, hash}), which only the ledger knows.
 struct Record {
