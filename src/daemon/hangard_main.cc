@@ -1,4 +1,5 @@
 // hangard: the hangar kernel daemon. See man/hangard.8.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -75,6 +76,9 @@ int main(int argc, char** argv) {
     return Fail(kExConfig, "cannot start: no ledger anchor: give --anchor DIR or \"anchor\" in " +
                                config_path + " (a directory on another mount)");
   anchor = Absolute(anchor);
+  if (struct stat st{}; stat(anchor.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Fail(kExConfig, "cannot start: anchor " + anchor +
+                               " is not a directory (mount the anchor filesystem there)");
 
   KernelSetup setup;
   setup.config = config.value();
@@ -88,7 +92,13 @@ int main(int argc, char** argv) {
 
   Daemon d(env, setup, layout, limits, setup.bindir + "/hangar-shim", config_path, anchor);
   Status s = d.Start();
-  if (!s.ok()) return Fail(s.code() == Code::kUnavailable ? kExTempFail : kExIoErr, s.message());
+  // Invalid: something only the operator can fix (the anchor, the checkpoint key, a damaged
+  // ledger); restarting will not heal it.
+  if (!s.ok())
+    return Fail(s.code() == Code::kUnavailable ? kExTempFail
+                : s.code() == Code::kInvalid   ? kExConfig
+                                               : kExIoErr,
+                s.message());
   SdNotify("READY=1");
   s = d.Run();
   SdNotify("STOPPING=1");

@@ -28,10 +28,10 @@ Status LedgerKeeper::Start(TimeMs now) {
   struct stat a {
   }, s{};
   if (::stat(anchor_dir_.c_str(), &a) != 0)
-    return Status::Errno("cannot use anchor directory " + anchor_dir_, errno);
+    return Status::Errno("use anchor directory " + anchor_dir_, errno);
   if (!S_ISDIR(a.st_mode))
     return Status::Invalid("cannot use anchor directory " + anchor_dir_ + ": not a directory");
-  if (::stat(spool_.c_str(), &s) != 0) return Status::Errno("cannot stat " + spool_, errno);
+  if (::stat(spool_.c_str(), &s) != 0) return Status::Errno("stat " + spool_, errno);
   same_fs_ = a.st_dev == s.st_dev;
   Result<ledger::Anchor> bound = ledger::Anchor::Bind(env_, anchor_path_, store_.name());
   if (!bound.ok()) return bound.status();
@@ -46,6 +46,7 @@ Status LedgerKeeper::Start(TimeMs now) {
   if (v->failure == ledger::Failure::kAnchorBehind && v->missing_to == v->head_seq &&
       v->missing_from > v->first_seq && v->missing_to - v->missing_from + 1 <= kMaxCatchUp)
     return CatchUp(v->missing_from, v->missing_to, now);
+  anchor_missing_ = v->failure == ledger::Failure::kAnchorMissing;
   failure_ = std::string("ledger verification failed (") + ledger::FailureName(v->failure) +
              (v->seq ? " at seq " + N(v->seq) : "") + "): " + v->reason;
   return Status::Ok();
@@ -84,6 +85,8 @@ Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
                       " to a decision the kernel numbered " + N(r.seq));
   Result<ledger::Entry> e = store_.Append(r.kind, std::move(body), r.time, r.new_epoch);
   if (!e.ok()) return e.status();
+  if (anchor_missing_ && !r.new_epoch) return Status::Ok();  // failed closed already
+  anchor_missing_ = false;  // a reanchor names this directory the anchor from now on
   Status a = anchor_->Append(e->epoch, e->seq, e->hash);
   if (!a.ok()) *anchor_error = "cannot write the anchor: " + a.message();
   return Status::Ok();
@@ -109,6 +112,7 @@ Status LedgerKeeper::AppendAll(const std::vector<Record>& rs, std::string* ancho
   if (!es.ok()) return es.status();
   std::vector<ledger::AnchorMark> marks;
   for (const ledger::Entry& e : *es) marks.push_back({e.epoch, e.seq, e.hash});
+  if (anchor_missing_) return Status::Ok();  // failed closed already: see anchor_missing()
   Status a = anchor_->AppendBatch(marks);
   if (!a.ok()) *anchor_error = "cannot write the anchor: " + a.message();
   return Status::Ok();
@@ -130,9 +134,12 @@ Status LedgerKeeper::CheckHead() const {
 
 Status LedgerKeeper::StartCheckpoints(const std::string& key_path, int64_t every, int64_t seconds,
                                       std::string origin) {
-  Result<ledger::SigningKey> key = ledger::SigningKey::LoadOrCreate(env_, key_path);
-  if (!key.ok()) return key.status();
-  key_.emplace(std::move(key).value());
+  key_path_ = key_path;
+  if (!anchor_missing_) {
+    Result<ledger::SigningKey> key = ledger::SigningKey::LoadOrCreate(env_, key_path);
+    if (!key.ok()) return key.status();
+    key_.emplace(std::move(key).value());
+  }
   every_ = every;
   period_ms_ = seconds * 1000;
   origin_ = std::move(origin);
@@ -144,6 +151,15 @@ Status LedgerKeeper::StartCheckpoints(const std::string& key_path, int64_t every
 }
 
 void LedgerKeeper::MaybeCheckpoint(TimeMs now, bool trusted, std::string* error) {
+  if (!key_ && !anchor_missing_ && !key_path_.empty()) {  // after a reanchor
+    Result<ledger::SigningKey> key = ledger::SigningKey::LoadOrCreate(env_, key_path_);
+    if (!key.ok()) {
+      *error = "no checkpoints: " + key.status().message();
+      key_path_.clear();  // said once
+      return;
+    }
+    key_.emplace(std::move(key).value());
+  }
   if (!key_ || !trusted || store_.head_seq() == last_checkpoint_seq_) return;
   const bool due = last_checkpoint_seq_ < 0 || store_.head_seq() - last_checkpoint_seq_ >= every_ ||
                    now - last_checkpoint_time_ >= period_ms_ || now < last_checkpoint_time_;

@@ -58,7 +58,9 @@ class LedgerKeeper {
 
   // Signed checkpoints (man/hangar-ledger.5): loads the Ed25519 key at key_path, creating it
   // (0600, with key_path.pub) on first use. Call after Start. origin names this ledger's home in
-  // each checkpoint (host and spool).
+  // each checkpoint (host and spool). While the anchor file is missing nothing is created (the
+  // key may sit on the anchor mount that is not there): the key is looked for again after a
+  // reanchor. Invalid when the key exists but cannot be used (its mode, its .pub).
   Status StartCheckpoints(const std::string& key_path, int64_t every, int64_t seconds,
                           std::string origin);
   // Writes ANCHOR/NAME.checkpoint when `every` entries or `seconds` passed since the last one and
@@ -67,6 +69,10 @@ class LedgerKeeper {
   void MaybeCheckpoint(TimeMs now, bool trusted, std::string* error);
   // The latest checkpoint written (one line), empty before the first.
   const std::string& checkpoint() const { return checkpoint_text_; }
+
+  // Start found entries but no anchor file (the anchor mount is not there): until a reanchor no
+  // anchor line is written, so nothing is created where the mount should be.
+  bool anchor_missing() const { return anchor_missing_; }
 
   int64_t head_seq() const { return store_.head_seq(); }
   int64_t epoch() const { return store_.epoch(); }
@@ -85,12 +91,12 @@ class LedgerKeeper {
   std::string anchor_path_;
   std::optional<ledger::Anchor> anchor_;  // bound by Start
   std::string failure_;
-  bool same_fs_ = false;
+  bool same_fs_ = false, anchor_missing_ = false;
   std::optional<ledger::SigningKey> key_;
   int64_t every_ = 100;
   TimeMs period_ms_ = 300000, last_checkpoint_time_ = 0;
   int64_t last_checkpoint_seq_ = -1;
-  std::string origin_, checkpoint_text_;
+  std::string origin_, checkpoint_text_, key_path_;
 };
 
 }  // namespace hangar
