@@ -114,6 +114,8 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
                        {"ok", r->ok && cp.ok()},
                        {"reason", r->ok ? cp.message() : "the ledger does not verify"}};
     PrintJson(ctx.out, o);
+  } else if (r->ok && r->head_seq == 0) {
+    ctx.out << "ledger " << place.name << ": ok, empty (anchor " << place.anchor_file << ")\n";
   } else if (r->ok) {
     ctx.out << "ledger " << place.name << ": ok, epoch " << r->epoch << ", seqs " << r->first_seq
             << ".." << r->head_seq << " (" << r->checked << " entries hashed), anchor "
