@@ -11,8 +11,9 @@ namespace {
 
 // The kernel's files of a mission directory, by the key --json gives them.
 constexpr std::pair<const char*, const char*> kFiles[] = {
-    {"intake", "intake.json"}, {"why", "why.json"},       {"gate1", "gate1.json"},
-    {"gate2", "gate2.json"},   {"launch", "launch.json"}, {"return", "return.json"}};
+    {"intake", "intake.json"},  {"why", "why.json"},       {"gate1", "gate1.json"},
+    {"gate2", "gate2.json"},    {"launch", "launch.json"}, {"return", "return.json"},
+    {"approve", "approve.json"}};
 
 std::string Text(const json::Value* v) {
   if (!v || v->is_null()) return "-";
@@ -36,7 +37,11 @@ const json::Value* Member(const json::Value& v, const char* a, const char* b) {
 
 void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
   if (!ret.is_object()) return;
-  rows->push_back({"outcome", Text(ret.find("outcome"))});
+  const json::Value* seq = ret.find("ledger_seq");
+  rows->push_back(
+      {"outcome",
+       Text(ret.find("outcome")) +
+           (seq && seq->is_int() ? " (ledger seq " + std::to_string(seq->as_int()) + ")" : "")});
   rows->push_back({"reason", Text(ret.find("reason"))});
   for (const char* k : {"rc", "signal", "timed_out", "cancelled"})
     rows->push_back({k, Text(Member(ret, "exit", k))});
@@ -72,11 +77,19 @@ std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
   if (mission.is_object())
     for (const auto& [k, v] : mission.as_object())
       if (k != "hangar" && k != "id") rows.push_back({k, Lines(v)});
+  // The ledger entry that records a decision, where the file names it.
+  auto seq = [](const json::Value& v) {
+    const json::Value* s = v.find("ledger_seq");
+    return s && s->is_int() ? " (ledger seq " + std::to_string(s->as_int()) + ")" : std::string();
+  };
   if (const json::Value& in = files.at("intake"); in.is_object())
-    rows.push_back({"intake", Text(in.find("time"))});
+    rows.push_back({"intake", Text(in.find("time")) + seq(in)});
   for (const char* g : {"gate1", "gate2"})
     if (const json::Value& v = files.at(g); v.is_object())
-      rows.push_back({g, Text(v.find("verdict"))});
+      rows.push_back({g, Text(v.find("verdict")) + seq(v)});
+  if (const json::Value& a = files.at("approve"); a.is_object())
+    rows.push_back(
+        {"approved", "by " + Text(a.find("by")) + " at " + Text(a.find("time")) + seq(a)});
   if (const json::Value& l = files.at("launch"); l.is_object())
     rows.push_back(
         {"launch", "attempt " + Text(l.find("attempt")) + " at " + Text(l.find("time"))});

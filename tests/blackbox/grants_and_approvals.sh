@@ -23,6 +23,7 @@ wait_until 10 test -d "$S/denied/H2" || fail "H2 not denied (state: $(state_of H
 jq_ok "$S/denied/H2/why.json" "'not this week' in d['reason'] and d['ledger_seq'] > 0" ||
   fail "denied/H2/why.json: $(cat "$S/denied/H2/why.json")"
 jq_ok "$S/returned/H1/approve.json" "d['ledger_seq'] > 0" || fail "no approve.json with its seq"
+hangar show H1 | grep -Eq "^approved +by .*\(ledger seq [0-9]+\)" || fail "hangar show H1 does not show the approval: $(hangar show H1)"
 wait_until 10 controls_taken || fail "control requests not all taken"
 hangar ledger show --json >"$T/ledger.json" || fail "hangar ledger show failed"
 python3 - "$T/ledger.json" <<'PY' || fail "the ledger lacks the person's acts: $(cat "$T/ledger.json")"
