@@ -374,7 +374,7 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
     return Status::Ok();
   }
   WatchRun(l.id);  // before the shim starts: its exit.json cannot slip past
-  Status s = StartShim(shim_path_, prep.dir + "/plan.json");
+  Status s = StartShim(shim_path_, prep.dir + "/plan.json", l.plan_sha256);
   if (s.code() == Code::kUnavailable && SupervisorAlive(layout_.RunDir(l.id))) {
     // The shim did not report in time but holds the lock: the drone runs; watch it as launched.
     Say(l.id + ": " + s.message() + ", but its supervisor holds the lock: taken as launched");

@@ -520,8 +520,8 @@ class Decider {
         rec.attempt = attempt;
         rec.phase = Phase::kRunning;
         st_->running++;
-        out_.push_back(
-            Launch{id, attempt, std::move(plan), std::move(plan_text), Text(g2), RenderPrompt(m)});
+        out_.push_back(Launch{id, attempt, std::move(plan), std::move(plan_text), Text(g2),
+                              RenderPrompt(m), plan_sha});
         Log(id + " queued -> running");
         continue;
       }

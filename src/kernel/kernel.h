@@ -180,6 +180,7 @@ struct Launch {
   int attempt = 1;
   Plan plan;
   std::string plan_text, gate2_text, prompt;
+  std::string plan_sha256;  // of plan_text, as the gate passed and the ledger recorded it
 };
 // Observe a mission whose drone ended: manifest, declaration, done-checks. Answer with Observed.
 struct Observe {

@@ -95,7 +95,8 @@ Result<json::Value> ReadRunJson(const std::string& path) {
 
 }  // namespace
 
-Status StartShim(const std::string& shim_path, const std::string& plan_file) {
+Status StartShim(const std::string& shim_path, const std::string& plan_file,
+                 const std::string& plan_sha256) {
   // The shim's words go to an anonymous file, not a pipe: the supervisor the shim forks must not
   // be able to hold our reading end open, and a full pipe could never block it.
   int fd = memfd_create("hangar-shim-report", MFD_CLOEXEC);
@@ -109,7 +110,7 @@ Status StartShim(const std::string& shim_path, const std::string& plan_file) {
   std::error_code ec;
   pid_t failed = -1;
   bp::child shim(
-      bp::exe = shim_path, bp::args = {plan_file},
+      bp::exe = shim_path, bp::args = {plan_file, plan_sha256},
       bp::std_in<bp::null, (bp::std_out & bp::std_err)> report,
       // Boost 1.74 does not reap a child whose exec failed; its pid is only known here.
       bp::extend::on_error([&](auto& exec, const std::error_code&) { failed = exec.pid; }), ec);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/sha256.h"
 #include "shell/env.h"
 #include "shell/proc.h"
 #include "shell/scan.h"
@@ -61,12 +62,12 @@ class DirectLauncherTest : public ::testing::Test {
 TEST_F(DirectLauncherTest, BadPlanIsRefusedAndNothingIsWritten) {
   // A plan without a deadline; its run directory is this test's directory.
   const std::string plan = run_ + "/../" + fs::path(run_).filename().string() + ".plan.json";
-  std::ofstream(plan)
-      << R"({"hangar":1,"id":"M","attempt":1,"launcher":"direct","argv":["true"],"env":{},
-      "room":")"
-      << run_ << R"(","run":")" << run_ << R"(","stdin":"","prompt_in_room":false,
+  const std::string text =
+      R"({"hangar":1,"id":"M","attempt":1,"launcher":"direct","argv":["true"],"env":{},"room":")" +
+      run_ + R"(","run":")" + run_ + R"(","stdin":"","prompt_in_room":false,
       "last_message":"","network":"none","deadline_ms":0,"grace_ms":0})";
-  Status s = StartShim(Shim(), plan);
+  std::ofstream(plan) << text;
+  Status s = StartShim(Shim(), plan, Sha256Hex(text));
   fs::remove(plan);
   EXPECT_EQ(s.code(), Code::kInvalid);
   EXPECT_EQ(s.message(), "cannot read plan " + plan +
@@ -76,12 +77,30 @@ TEST_F(DirectLauncherTest, BadPlanIsRefusedAndNothingIsWritten) {
 
 TEST_F(DirectLauncherTest, PlanThatIsNotJsonIsRefused) {
   std::ofstream(run_ + "/plan.json") << "{not json";
-  EXPECT_EQ(StartShim(Shim(), run_ + "/plan.json").code(), Code::kInvalid);
-  EXPECT_EQ(StartShim(Shim(), run_ + "/absent.json").code(), Code::kInvalid);
+  EXPECT_EQ(StartShim(Shim(), run_ + "/plan.json", Sha256Hex("{not json")).code(), Code::kInvalid);
+  EXPECT_EQ(StartShim(Shim(), run_ + "/absent.json", Sha256Hex("")).code(), Code::kInvalid);
+}
+
+// Regression (the plan the gate passed is the plan run): a plan.json changed after the gate hashed
+// it is refused by the shim, and nothing is started or written.
+TEST_F(DirectLauncherTest, PlanChangedAfterTheGateIsNeverRun) {
+  const std::string plan = run_ + "/../" + fs::path(run_).filename().string() + ".tampered.json";
+  const std::string passed =
+      R"({"hangar":1,"id":"M","attempt":1,"launcher":"direct","argv":["true"],"env":{},"room":")" +
+      run_ + R"(","run":")" + run_ + R"(","stdin":"","prompt_in_room":false,
+      "last_message":"","network":"none","deadline_ms":60000,"grace_ms":1000})";
+  std::string tampered = passed;
+  tampered.replace(tampered.find("[\"true\"]"), 8, "[\"/bin/sh\",\"-c\",\"touch x\"]");
+  std::ofstream(plan) << tampered;
+  Status s = StartShim(Shim(), plan, Sha256Hex(passed));
+  fs::remove(plan);
+  EXPECT_EQ(s.code(), Code::kInvalid);
+  EXPECT_NE(s.message().find("changed after the gate"), std::string::npos) << s.message();
+  EXPECT_TRUE(fs::is_empty(run_));
 }
 
 TEST_F(DirectLauncherTest, MissingShimBinaryIsAnError) {
-  Status s = StartShim(run_ + "/no-such-shim", run_ + "/plan.json");
+  Status s = StartShim(run_ + "/no-such-shim", run_ + "/plan.json", Sha256Hex(""));
   EXPECT_EQ(s.code(), Code::kIo);
   EXPECT_NE(s.message().find("no-such-shim"), std::string::npos) << s.message();
 }

@@ -1,4 +1,5 @@
-// hangar-shim PLAN_FILE: the direct launcher's supervisor (docs/ARCHITECTURE.md, "hangar-shim").
+// hangar-shim PLAN_FILE SHA256: the direct launcher's supervisor (docs/ARCHITECTURE.md,
+// "hangar-shim").
 #include <unistd.h>
 
 #include <string>
@@ -6,10 +7,10 @@
 #include "launch/supervisor.h"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    static const char kUsage[] = "usage: hangar-shim PLAN_FILE\n";
+  if (argc != 3) {
+    static const char kUsage[] = "usage: hangar-shim PLAN_FILE SHA256\n";
     (void)!write(2, kUsage, sizeof kUsage - 1);
     return hangar::kShimUsage;
   }
-  return hangar::RunShim(argv[1]);
+  return hangar::RunShim(argv[1], argv[2]);
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "base/sha256.h"
 #include "launch/drone_exec.h"
 #include "launch/stop_policy.h"
 #include "shell/env.h"
@@ -384,9 +385,14 @@ void Supervisor::Note(const std::string& msg) {
 
 }  // namespace
 
-Result<Plan> LoadShimPlan(const std::string& plan_file) {
+Result<Plan> LoadShimPlan(const std::string& plan_file, const std::string& plan_sha256) {
   Result<std::string> text = RealEnv()->ReadFile(plan_file, 1 << 20);
   if (!text.ok()) return text.status();
+  // The bytes read here are the bytes run: hashed once, parsed once.
+  if (const std::string got = Sha256Hex(*text); got != plan_sha256)
+    return Status::Invalid("cannot read plan " + plan_file + ": its sha256 is " + got +
+                           ", not the " + plan_sha256 +
+                           " the gate passed; a plan changed after the gate is never run");
   Result<json::Value> doc = json::Parse(*text);
   if (!doc.ok())
     return Status::Invalid("cannot read plan " + plan_file + ": " + doc.status().message());
@@ -401,9 +407,9 @@ Result<Plan> LoadShimPlan(const std::string& plan_file) {
   return plan;
 }
 
-int RunShim(const std::string& plan_file) {
+int RunShim(const std::string& plan_file, const std::string& plan_sha256) {
   SanitizeDescriptors();
-  Result<Plan> plan = LoadShimPlan(plan_file);
+  Result<Plan> plan = LoadShimPlan(plan_file, plan_sha256);
   if (!plan.ok()) {
     WriteText(2, "hangar-shim: " + plan.status().message() + "\n");
     return kShimBadPlan;

@@ -21,14 +21,16 @@ inline constexpr int kShimNotStarted = 1;  // nothing was launched; the reason i
 inline constexpr int kShimUsage = 64;      // EX_USAGE
 inline constexpr int kShimBadPlan = 78;    // EX_CONFIG: the plan could not be read or is invalid
 
-// The whole program for `hangar-shim PLAN_FILE`. Forks: the first process returns once the
-// supervisor has reported (kShimStarted, kShimNotStarted, kShimBadPlan); the supervisor returns
-// when the drone's story is written to exit.json (or it could not start). Call once, from main, in
-// a process that has no other threads.
-int RunShim(const std::string& plan_file);
+// The whole program for `hangar-shim PLAN_FILE SHA256`: SHA256 is the plan's hash as the gate
+// passed it; a plan whose bytes hash otherwise was changed after the gate and is never run. Forks:
+// the first process returns once the supervisor has reported (kShimStarted, kShimNotStarted,
+// kShimBadPlan); the supervisor returns when the drone's story is written to exit.json (or it could
+// not start). Call once, from main, in a process that has no other threads.
+int RunShim(const std::string& plan_file, const std::string& plan_sha256);
 
-// Reads PLAN_FILE and checks that it is a plan this launcher runs ("launcher":"direct").
-// Invalid or NotFound with a message of the shape "cannot read plan FILE: reason".
-Result<Plan> LoadShimPlan(const std::string& plan_file);
+// Reads PLAN_FILE, checks that its bytes hash to plan_sha256 (the plan the gate passed) and that
+// it is a plan this launcher runs ("launcher":"direct"). Invalid or NotFound with a message of the
+// shape "cannot read plan FILE: reason".
+Result<Plan> LoadShimPlan(const std::string& plan_file, const std::string& plan_sha256);
 
 }  // namespace hangar
