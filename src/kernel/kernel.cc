@@ -181,6 +181,7 @@ class Decider {
     out_.push_back(std::move(in));
     MissionRec rec = Rec(to, d.now);
     if (to != Phase::kDenied) rec.mission = m;
+    rec.sha256 = Sha256Hex(d.bytes);
     const std::string id = m.id;
     st_->missions[id] = std::move(rec);
     if (to == Phase::kQueued) st_->queue.push_back(id);
@@ -191,7 +192,11 @@ class Decider {
   void On(const Recovered& r) {
     MissionRec rec = Rec(r.phase, r.accepted);
     rec.attempt = r.attempt;
+    rec.held_plan_sha256 = r.held_plan_sha256;
+    rec.approved_sha256 = r.approved_sha256;
+    rec.approved_plan_sha256 = r.approved_plan_sha256;
     if (r.phase == Phase::kHold || r.phase == Phase::kQueued || r.phase == Phase::kRunning) {
+      rec.sha256 = Sha256Hex(r.mission_bytes);
       MissionOrError parsed = ParseMission(r.mission_bytes);
       if (auto* m = std::get_if<Mission>(&parsed)) {
         rec.mission = *m;
@@ -201,8 +206,29 @@ class Decider {
         Log(r.id + " in " + std::string(PhaseName(r.phase)) + ": " + rec.error);
       }
     }
+    // A mission file changed in the spool after intake is not what was judged or approved: it
+    // waits for a person again, and no earlier approval carries over to it.
+    if ((r.phase == Phase::kQueued || r.phase == Phase::kHold) && rec.mission &&
+        !r.intake_sha256.empty() && rec.sha256 != r.intake_sha256) {
+      const std::string reason = "mission.json changed after intake (sha256 " + rec.sha256 +
+                                 ", taken in as " + r.intake_sha256 + "); a person must look again";
+      GateResult g{Verdict::kHold, {"mission.changed"}, reason};
+      json::Object body = GateBody(r.id, 1, g);
+      body["sha256"] = rec.sha256;
+      body["intake_sha256"] = r.intake_sha256;
+      json::Value g1 = g.ToJson(1, r.now);
+      g1["ledger_seq"] = Ledger("mission.held", std::move(body), r.now);
+      Move mv{r.id, r.phase, Phase::kHold, {}, std::nullopt};
+      mv.files["gate1.json"] = Text(g1);
+      out_.push_back(std::move(mv));
+      Log(r.id + " " + std::string(PhaseName(r.phase)) + " -> hold (" + reason + ")");
+      rec.phase = Phase::kHold;
+      rec.held_plan_sha256.clear();
+      rec.approved_sha256.clear();
+      rec.approved_plan_sha256.clear();
+    }
     st_->missions[r.id] = rec;
-    if (r.phase == Phase::kQueued && rec.mission) st_->queue.push_back(r.id);
+    if (rec.phase == Phase::kQueued && rec.mission) st_->queue.push_back(r.id);
     if (r.phase == Phase::kRunning) {
       st_->running++;
       if (r.exit) {
@@ -299,12 +325,17 @@ class Decider {
       return "approve: the ledger is failed closed (" + st_->fail_closed +
              "); approvals wait for a reanchor";
     if (r.kind == ControlKind::kApprove) {
-      const int64_t seq = Ledger("person.approved", {{"id", r.id}, {"by", r.by}}, now);
-      json::Object a{{"hangar", 1},
-                     {"id", r.id},
-                     {"by", r.by},
-                     {"time", FormatTime(now)},
-                     {"ledger_seq", seq}};
+      json::Object binds{{"id", r.id},
+                         {"by", r.by},
+                         {"mission_sha256", rec.sha256},
+                         {"plan_sha256", rec.held_plan_sha256}};
+      const int64_t seq = Ledger("person.approved", binds, now);
+      json::Object a = binds;
+      a["hangar"] = 1;
+      a["time"] = FormatTime(now);
+      a["ledger_seq"] = seq;
+      rec.approved_sha256 = rec.sha256;
+      rec.approved_plan_sha256 = rec.held_plan_sha256;
       Move mv{r.id, Phase::kHold, Phase::kQueued, {}, std::nullopt};
       mv.files["approve.json"] = Text(json::Value(std::move(a)));
       out_.push_back(std::move(mv));
@@ -506,6 +537,15 @@ class Decider {
       json::Value g2 = g.ToJson(2, now);
       const std::string plan_sha = Sha256Hex(plan_text);
       g2["plan_sha256"] = plan_sha;
+      // A hold a person already approved for exactly this mission and this plan is passed.
+      if (g.verdict == Verdict::kHold && !rec.approved_plan_sha256.empty() &&
+          rec.approved_plan_sha256 == plan_sha && rec.approved_sha256 == rec.sha256) {
+        g.verdict = Verdict::kAllow;
+        g.rules.push_back("approved");
+        g.reason = "held, and approved by a person for this mission and plan";
+        g2 = g.ToJson(2, now);
+        g2["plan_sha256"] = plan_sha;
+      }
       json::Object body = GateBody(id, 2, g);
       body["plan_sha256"] = plan_sha;
       if (g.verdict == Verdict::kAllow) {
@@ -537,6 +577,7 @@ class Decider {
       Log(id + " queued -> " + std::string(PhaseName(to)) + " (gate stage 2: " + g.reason + ")");
       rec.phase = to;
       if (to == Phase::kDenied) rec.mission.reset();
+      if (to == Phase::kHold) rec.held_plan_sha256 = plan_sha;
     }
   }
 

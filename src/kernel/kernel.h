@@ -25,6 +25,12 @@
 //   hold/queued | Control cancel                | returned  | Finish(outcome cancelled, never ran)
 //   running   | Control cancel                  | running   | Kill (the supervisor stops the drone)
 //   hold      | Control approve                 | queued    | Record(person.approved), Move
+//             |                                 |           |   (binds to the mission's sha256
+//             |                                 |           |   and the held plan's)
+//   queued    | slot free, gate 2 hold, the     | running   | Launch (the person approved exactly
+//             |   plan approved                 |           |   this plan)
+//   (start)   | Recovered hold/queued whose     | hold      | Record(mission.held), Move: changed
+//             |   mission.json changed          |           |   after intake; no approval carries
 //   hold      | Control deny                    | denied    | Record(person.denied), Move(why.json)
 //   any       | Control grant / revoke          | same      | Record(grant / revoke); refused
 //             |                                 |           |   while failed closed
@@ -79,6 +85,11 @@ struct MissionRec {
   bool lost = false;               // the supervisor vanished without an exit record
   std::optional<ExitInfo> exit;
   std::string error;  // why the kernel could not launch or judge it (makes the outcome failed)
+  // Approvals bind to what was approved: the mission's bytes and, for a hold at stage 2, the plan.
+  std::string sha256;                // of the mission's bytes as taken in (live phases)
+  std::string held_plan_sha256;      // held at stage 2: the plan the person is asked about
+  std::string approved_sha256;       // a recorded approval: of the mission it approved
+  std::string approved_plan_sha256;  // ... and of the plan, when it was held at stage 2
 };
 
 struct State {
@@ -113,6 +124,10 @@ struct Recovered {
   std::optional<ExitInfo> exit;   // running: exit.json present
   bool supervisor_alive = false;  // running: its lock is held
   TimeMs now = 0;
+  std::string intake_sha256;         // intake.json "sha256": the bytes taken in
+  std::string held_plan_sha256;      // hold: gate2.json "plan_sha256" when held at stage 2
+  std::string approved_sha256;       // approve.json "mission_sha256", when approved
+  std::string approved_plan_sha256;  // approve.json "plan_sha256"
 };
 struct ControlDropped {
   std::string name;

@@ -44,6 +44,18 @@ int64_t SeqIn(const std::string& text) {
   return s && s->is_int() ? s->as_int() : -1;
 }
 
+// A mission found in hold/ at start, taken in as these very bytes.
+Recovered Held(const std::string& id, const std::string& bytes = "") {
+  Recovered r;
+  r.id = id;
+  r.phase = Phase::kHold;
+  r.mission_bytes = bytes.empty() ? Mission(id) : bytes;
+  r.accepted = 500;
+  r.now = 1000;
+  r.intake_sha256 = Sha256Hex(Mission(id));
+  return r;
+}
+
 ControlDropped Control(const std::string& body, TimeMs now = 5000) {
   return ControlDropped{"req", "{\"hangar\":1," + body + "}", "", now};
 }
@@ -147,8 +159,7 @@ TEST(KernelLedger, FailedClosedLaunchesNothingGrantsNothingUntilAReanchor) {
 TEST(KernelLedger, ApproveQueuesAHeldMissionAndDenyEndsIt) {
   KernelSetup s = LedgerSetup(2);
   State st;
-  for (const char* id : {"H1", "H2"})
-    Decide(s, &st, Recovered{id, Phase::kHold, Mission(id), 500, 0, std::nullopt, false, 1000});
+  for (const char* id : {"H1", "H2"}) Decide(s, &st, Held(id));
   auto acts = Decide(s, &st, Control("\"request\":\"approve\",\"id\":\"H1\",\"by\":\"ana\""));
   auto recs = Only<Record>(acts);
   ASSERT_EQ(recs.size(), 2u);
@@ -185,6 +196,46 @@ TEST(KernelLedger, AGrantWhoseUntilIsPastIsRefused) {
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].kind, "grant");
   EXPECT_EQ(recs[0].body["until"].as_string(), "2999-01-01T00:00:00.000Z");
+}
+
+// Regression (issue 4): a mission edited in the spool after its approval is not launched on the old
+// approval: at recovery its bytes no longer hash to what was taken in and approved, so it waits in
+// hold for a person again, and the record says why.
+TEST(KernelLedger, AMissionEditedAfterApprovalIsNotLaunchedOnTheOldApproval) {
+  KernelSetup s = LedgerSetup();
+  State st;
+  Recovered r = Held("E1");
+  r.phase = Phase::kQueued;  // approved before the restart, waiting for a slot
+  r.approved_sha256 = r.intake_sha256;
+  r.mission_bytes = Mission("E1") + " ";  // edited by hand while hangard was down
+  st.ready = false;
+  auto acts = Decide(s, &st, r);
+  EXPECT_EQ(st.missions["E1"].phase, Phase::kHold);
+  ASSERT_EQ(Only<Move>(acts).size(), 1u);
+  EXPECT_EQ(Only<Move>(acts)[0].to, Phase::kHold);
+  auto recs = Only<Record>(acts);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].kind, "mission.held");
+  EXPECT_EQ(recs[0].body["rules"].as_array()[0].as_string(), "mission.changed");
+  acts = Decide(s, &st, Ready{2000});
+  EXPECT_TRUE(Only<Launch>(acts).empty());
+  // A new approval binds to the bytes as they are now.
+  acts = Decide(s, &st, Control("\"request\":\"approve\",\"id\":\"E1\""));
+  ASSERT_EQ(Only<Launch>(acts).size(), 1u);
+  EXPECT_EQ(Only<Record>(acts)[0].body["mission_sha256"].as_string(),
+            Sha256Hex(Mission("E1") + " "));
+}
+
+// The same bytes recovered after an approval launch without asking again.
+TEST(KernelLedger, AnUneditedApprovedMissionLaunchesAfterARestart) {
+  KernelSetup s = LedgerSetup();
+  State st;
+  Recovered r = Held("E2");
+  r.phase = Phase::kQueued;
+  r.approved_sha256 = r.intake_sha256;
+  st.ready = false;
+  EXPECT_TRUE(Only<Move>(Decide(s, &st, r)).empty());
+  EXPECT_EQ(Only<Launch>(Decide(s, &st, Ready{2000})).size(), 1u);
 }
 
 }  // namespace

@@ -208,8 +208,15 @@ TEST(Kernel, NothingLaunchesBeforeReadySoAWaitingCancelIsReadFirst) {
   KernelSetup s = TestSetup(1);
   State st;
   st.ready = false;  // hangard recovering
-  auto acts =
-      Decide(s, &st, Recovered{"Q", Phase::kQueued, MissionText(""), 1, 0, std::nullopt, false, 2});
+  auto acts = Decide(s, &st, [] {
+    Recovered r;
+    r.id = "Q";
+    r.phase = Phase::kQueued;
+    r.mission_bytes = MissionText("");
+    r.accepted = 1;
+    r.now = 2;
+    return r;
+  }());
   EXPECT_TRUE(Only<Launch>(acts).empty());
   acts = Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"Q"})", "", 3});
   EXPECT_EQ(ReturnOf(acts).find("outcome")->as_string(), "cancelled");
@@ -253,14 +260,27 @@ TEST(Kernel, ExistingLaunchKeyMeansLostNeverRelaunched) {
   EXPECT_EQ(st.running, 0);
 }
 
+Recovered Running(const std::string& id, std::optional<ExitInfo> exit, bool alive) {
+  Recovered r;
+  r.id = id;
+  r.phase = Phase::kRunning;
+  r.mission_bytes = MissionText("");
+  r.accepted = 1;
+  r.attempt = 1;
+  r.exit = exit;
+  r.supervisor_alive = alive;
+  r.now = 9;
+  return r;
+}
+
 TEST(Kernel, RecoveredRunningMissionIsReattachedObservedOrLost) {
   KernelSetup s = TestSetup(2);
   State st;
-  Recovered alive{"A", Phase::kRunning, MissionText(""), 1, 1, std::nullopt, true, 9};
+  Recovered alive = Running("A", std::nullopt, true);
   auto acts = Decide(s, &st, alive);
   EXPECT_TRUE(Only<Observe>(acts).empty());
   EXPECT_EQ(st.running, 1);
-  Recovered gone{"G", Phase::kRunning, MissionText(""), 1, 1, std::nullopt, false, 9};
+  Recovered gone = Running("G", std::nullopt, false);
   acts = Decide(s, &st, gone);
   ASSERT_EQ(Only<Observe>(acts).size(), 1u);
   Observation obs;
@@ -268,7 +288,7 @@ TEST(Kernel, RecoveredRunningMissionIsReattachedObservedOrLost) {
   EXPECT_EQ(ret.find("outcome")->as_string(), "lost");
   ExitInfo e;
   e.rc = 0;
-  Recovered ended{"E", Phase::kRunning, MissionText(""), 1, 1, e, false, 9};
+  Recovered ended = Running("E", e, false);
   acts = Decide(s, &st, ended);
   ASSERT_EQ(Only<Observe>(acts).size(), 1u);
   EXPECT_EQ(Only<Observe>(acts)[0].last_message, "/s/running/E/run/last.txt");

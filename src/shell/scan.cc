@@ -30,6 +30,11 @@ TimeMs TimeField(const std::optional<json::Value>& v, const char* key) {
   return ms.value_or(0);
 }
 
+std::string StringField(const std::optional<json::Value>& v, const char* key) {
+  const json::Value* s = v ? v->find(key) : nullptr;
+  return s && s->is_string() ? s->as_string() : std::string();
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> Waiting(Env* env, const std::string& dir) {
@@ -101,7 +106,14 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs
       if (!Terminal(p)) {
         Result<std::string> bytes = env->ReadFile(dir + "/mission.json", kMaxMissionBytes);
         if (bytes.ok()) r.mission_bytes = std::move(bytes).value();
-        r.accepted = TimeField(ReadJson(env, dir + "/intake.json"), "time");
+        std::optional<json::Value> intake = ReadJson(env, dir + "/intake.json");
+        r.accepted = TimeField(intake, "time");
+        r.intake_sha256 = StringField(intake, "sha256");
+        std::optional<json::Value> approve = ReadJson(env, dir + "/approve.json");
+        r.approved_sha256 = StringField(approve, "mission_sha256");
+        r.approved_plan_sha256 = StringField(approve, "plan_sha256");
+        if (p == Phase::kHold)
+          r.held_plan_sha256 = StringField(ReadJson(env, dir + "/gate2.json"), "plan_sha256");
       }
       if (p == Phase::kRunning) {
         std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json");
