@@ -326,7 +326,12 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     Say(x->line);
     return Status::Ok();
   }
-  if (auto* x = std::get_if<Intake>(&a)) return PerformIntake(env_, layout_, *x);
+  if (auto* x = std::get_if<Intake>(&a)) {
+    Status s = PerformIntake(env_, layout_, *x);
+    if (s.ok() && x->to == Phase::kHold && x->notify_dir)
+      outbox_.DeliverHold(x->id, *x->notify_dir, x->files.at("gate1.json"));
+    return s;
+  }
   if (auto* x = std::get_if<Launch>(&a)) return PerformLaunch(*x, follow);
   if (auto* x = std::get_if<Observe>(&a)) {
     Observe ob = *x;
@@ -352,6 +357,12 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     Status s = notify ? outbox_.Record(x->id, *x->notify_dir, "pending delivery") : Status::Ok();
     if (s.ok()) s = PerformMove(env_, layout_, *x);
     if (!s.ok()) return s;
+    if (x->to == Phase::kHold && x->notify_dir)
+      for (const char* g : {"gate2.json", "gate1.json"})
+        if (x->files.count(g)) {
+          outbox_.DeliverHold(x->id, *x->notify_dir, x->files.at(g));
+          break;
+        }
     return notify ? outbox_.Deliver(x->id, *x->notify_dir, x->files.at("return.json"))
                   : Status::Ok();
   }

@@ -173,6 +173,7 @@ class Decider {
     in.to = to;
     in.files["intake.json"] = Text(intake);
     in.files["gate1.json"] = Text(g1);
+    if (to == Phase::kHold) in.notify_dir = m.notify_dir;
     if (to == Phase::kDenied) {
       json::Value why = Why(m.id, "", "gate stage 1: " + g.reason, d.now);
       why["ledger_seq"] = seq;
@@ -218,7 +219,7 @@ class Decider {
       body["intake_sha256"] = r.intake_sha256;
       json::Value g1 = g.ToJson(1, r.now);
       g1["ledger_seq"] = Ledger("mission.held", std::move(body), r.now);
-      Move mv{r.id, r.phase, Phase::kHold, {}, std::nullopt};
+      Move mv{r.id, r.phase, Phase::kHold, {}, rec.mission->notify_dir};
       mv.files["gate1.json"] = Text(g1);
       out_.push_back(std::move(mv));
       Log(r.id + " " + std::string(PhaseName(r.phase)) + " -> hold (" + reason + ")");
@@ -568,6 +569,7 @@ class Decider {
       Phase to = g.verdict == Verdict::kHold ? Phase::kHold : Phase::kDenied;
       Move mv{id, Phase::kQueued, to, {}, std::nullopt};
       mv.files["gate2.json"] = Text(g2);
+      if (to == Phase::kHold) mv.notify_dir = m.notify_dir;
       if (to == Phase::kDenied) {
         json::Value why = Why(id, "", "gate stage 2: " + g.reason, now);
         why["ledger_seq"] = g2["ledger_seq"];

@@ -186,6 +186,8 @@ struct Intake {
   std::string name, id;
   Phase to = Phase::kQueued;
   std::map<std::string, std::string> files;  // written into the mission directory first
+  // to hold with a notify dir: the requester hears of the hold (ID.hold.json, the gate verdict).
+  std::optional<std::string> notify_dir;
 };
 // Launch attempt `attempt` of a queued mission: write plan.json and gate2.json, create the key
 // (O_EXCL), make the room and run dir, write the prompt, rename queued/ID -> running/ID, write
@@ -209,7 +211,8 @@ struct Observe {
 struct Kill {
   std::string id;
 };
-// Write files into FROM/ID, then rename FROM/ID -> TO/ID. With notify_dir, deliver return.json.
+// Write files into FROM/ID, then rename FROM/ID -> TO/ID. With notify_dir, deliver return.json
+// (to returned) or the gate verdict that held it as ID.hold.json (to hold).
 struct Move {
   std::string id;
   Phase from = Phase::kQueued, to = Phase::kReturned;

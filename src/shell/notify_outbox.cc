@@ -31,6 +31,13 @@ Status NotifyOutbox::Deliver(const std::string& id, const std::string& dir,
   return Record(id, dir, s.message());
 }
 
+void NotifyOutbox::DeliverHold(const std::string& id, const std::string& dir,
+                               const std::string& verdict) {
+  Status s = DeliverMaildir(env_, dir, id + ".hold.json", verdict);
+  say_(id + (s.ok() ? " hold notice delivered to " + dir
+                    : " hold notice not delivered: " + s.message() + " (not retried)"));
+}
+
 Status NotifyOutbox::Retry() {
   Result<std::vector<std::string>> names = Waiting(env_, layout_.Notify());
   if (!names.ok()) return names.status();

@@ -30,6 +30,10 @@ class NotifyOutbox {
   // Delivers TEXT to DIR maildir-style; removes the record on success, keeps the reason on failure.
   // A failed delivery is not an error of the outbox: only its own spool writes are.
   Status Deliver(const std::string& id, const std::string& dir, const std::string& text);
+  // Tells the requester that mission ID waits for a person: DIR/new/ID.hold.json, the gate verdict
+  // (rules and reason). Best effort: a failure is said in the log, not retried (the hold itself is
+  // in the spool, hold/ID, for `hangar ls hold`).
+  void DeliverHold(const std::string& id, const std::string& dir, const std::string& verdict);
   // Tries every waiting record again.
   Status Retry();
 

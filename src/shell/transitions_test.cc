@@ -38,8 +38,11 @@ class TransitionsTest : public ::testing::Test {
 
 TEST_F(TransitionsTest, IntakeMovesTheRawBytesAndWritesTheKernelFiles) {
   Drop("m.json", "{raw bytes}");
-  Intake in{
-      "m.json", "M", Phase::kQueued, {{"intake.json", "{}\n"}, {"gate1.json", "{\"v\":1}\n"}}};
+  Intake in{"m.json",
+            "M",
+            Phase::kQueued,
+            {{"intake.json", "{}\n"}, {"gate1.json", "{\"v\":1}\n"}},
+            std::nullopt};
   ASSERT_TRUE(PerformIntake(RealEnv(), l_, in).ok());
   EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "M") + "/mission.json"), "{raw bytes}");
   EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "M") + "/gate1.json"), "{\"v\":1}\n");
@@ -49,7 +52,11 @@ TEST_F(TransitionsTest, IntakeMovesTheRawBytesAndWritesTheKernelFiles) {
 
 TEST_F(TransitionsTest, RejectedKeepsANonRegularDropAsItIs) {
   ASSERT_EQ(mkfifo((l_.IncomingNew() + "/pipe").c_str(), 0644), 0);
-  Intake in{"pipe", "pipe", Phase::kRejected, {{"why.json", "{}\n"}, {"intake.json", "{}\n"}}};
+  Intake in{"pipe",
+            "pipe",
+            Phase::kRejected,
+            {{"why.json", "{}\n"}, {"intake.json", "{}\n"}},
+            std::nullopt};
   ASSERT_TRUE(PerformIntake(RealEnv(), l_, in).ok());
   struct stat st {};
   ASSERT_EQ(lstat((l_.MissionDir(Phase::kRejected, "pipe") + "/mission.raw").c_str(), &st), 0);

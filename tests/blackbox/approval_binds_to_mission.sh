@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # An approval binds to the mission's sha256: a mission edited in the spool after it was approved
 # is not launched on the old approval. It goes back to hold (gate1.json rule mission.changed, a
-# mission.held entry) and runs only after a new approval, which names the new sha256.
+# mission.held entry; the requester's inbox gets E1.hold.json) and runs only after a new approval,
+# which names the new sha256.
 . "$(dirname "$0")/lib.sh"
 setup 1
 mkdir -p "$S/hold/E1"
-mission E1 true 1 '' 'nothing to do' >"$S/hold/E1/mission.json"
+mkdir -p "$T/inbox"
+mission E1 true 1 '' 'nothing to do' |
+  python3 -c 'import json,sys; m=json.load(sys.stdin); m["notify"]={"dir":sys.argv[1]}; print(json.dumps(m))' "$T/inbox" \
+  >"$S/hold/E1/mission.json"
 sha=$(sha256sum "$S/hold/E1/mission.json" | cut -d' ' -f1)
 echo '{"hangar":1,"id":"E1","sha256":"'$sha'","time":"2026-01-01T00:00:00.000Z"}' >"$S/hold/E1/intake.json"
 start_hangard
@@ -22,6 +26,9 @@ start_hangard
 wait_until 10 test -d "$S/hold/E1" || fail "edited E1 not back in hold (state: $(state_of E1))"
 jq_ok "$S/hold/E1/gate1.json" "d['verdict'] == 'hold' and d['rules'] == ['mission.changed']" ||
   fail "gate1.json: $(cat "$S/hold/E1/gate1.json")"
+wait_until 10 test -f "$T/inbox/new/E1.hold.json" || fail "the requester was not told of the hold"
+jq_ok "$T/inbox/new/E1.hold.json" "d['verdict'] == 'hold' and 'mission.changed' in d['rules']" ||
+  fail "hold notice: $(cat "$T/inbox/new/E1.hold.json")"
 wait_returned blocker 20
 sleep 1
 [[ ! -e "$S/keys/launch.E1.1" ]] || fail "E1 was launched on the old approval"
