@@ -37,7 +37,7 @@ json::Value CancelRequest(const std::string& id, const std::string& by, TimeMs n
 std::string CancelRequestName(const std::string& id, TimeMs now, pid_t pid);
 
 // approve ID / deny ID --why TEXT: a person's decision on a held mission, as a control request.
-int RunApprove(const Context& ctx, const std::string& id);
+int RunApprove(const Context& ctx, const std::string& id, const std::string& why);
 int RunDeny(const Context& ctx, const std::string& id, const std::string& why);
 // grant / revoke OP --mission ID | --requester NAME [--until TIME]: control requests the kernel
 // records in the ledger; grants exist nowhere else.

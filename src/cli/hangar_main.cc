@@ -55,6 +55,7 @@ int Main(int argc, char** argv) {
   std::string why;
   CLI::App* approve = command("approve", "approve a held mission (recorded in the ledger)");
   approve->add_option("id", id, "the mission id")->required();
+  approve->add_option("--why", why, "why it may run, for the ledger");
   CLI::App* deny = command("deny", "deny a held mission (recorded in the ledger)");
   deny->add_option("id", id, "the mission id")->required();
   deny->add_option("--why", why, "the reason, for the requester and the ledger")->required();
@@ -126,7 +127,7 @@ int Main(int argc, char** argv) {
   if (wait->parsed()) return RunWait(ctx, id, timeout);
   if (cancel->parsed()) return RunCancel(ctx, id);
   if (status->parsed()) return RunStatus(ctx);
-  if (approve->parsed()) return RunApprove(ctx, id);
+  if (approve->parsed()) return RunApprove(ctx, id, why);
   if (deny->parsed()) return RunDeny(ctx, id, why);
   if (grant->parsed()) return RunGrant(ctx, grant_args, false);
   if (revoke->parsed()) return RunGrant(ctx, grant_args, true);

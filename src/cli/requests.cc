@@ -55,10 +55,12 @@ int RequireHeld(const Context& ctx, const std::string& what, const std::string& 
 
 }  // namespace
 
-int RunApprove(const Context& ctx, const std::string& id) {
+int RunApprove(const Context& ctx, const std::string& id, const std::string& why) {
   const std::string what = "approve " + id;
   if (int rc = RequireHeld(ctx, what, id); rc != kExitOk) return rc;
-  return DropRequest(ctx, {{"request", "approve"}, {"id", id}}, what, id,
+  json::Object r{{"request", "approve"}, {"id", id}};
+  if (!why.empty()) r["why"] = why;
+  return DropRequest(ctx, std::move(r), what, id,
                      "approval of " + id + " requested (the kernel records it in the ledger)");
 }
 

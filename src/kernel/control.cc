@@ -44,7 +44,7 @@ ControlRequest Parse(const json::Value& v) {
     r.id = Str(v, "id", 64);
     if (!ValidId(r.id)) throw Bad{{"id", "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)"}};
     allowed.insert("id");
-    if (r.kind == ControlKind::kDeny) {
+    if (r.kind == ControlKind::kDeny || (r.kind == ControlKind::kApprove && v.find("why"))) {
       r.why = Str(v, "why", kMaxWhy);
       allowed.insert("why");
     }

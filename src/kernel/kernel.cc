@@ -328,6 +328,7 @@ class Decider {
     if (r.kind == ControlKind::kApprove) {
       json::Object binds{{"id", r.id},
                          {"by", r.by},
+                         {"why", r.why},
                          {"mission_sha256", rec.sha256},
                          {"plan_sha256", rec.held_plan_sha256}};
       const int64_t seq = Ledger("person.approved", binds, now);

@@ -15,7 +15,7 @@ start_hangard
 hangar grant git.push --mission M1 >/dev/null || fail "hangar grant failed"
 hangar grant web.post --requester alice --until 2999-01-01T00:00:00Z >/dev/null || fail "grant --until failed"
 hangar revoke git.push --mission M1 >/dev/null || fail "hangar revoke failed"
-hangar approve H1 >/dev/null || fail "hangar approve H1 failed"
+hangar approve H1 --why "reviewed the diff" >/dev/null || fail "hangar approve H1 failed"
 hangar deny H2 --why "not this week" >/dev/null || fail "hangar deny H2 failed"
 wait_returned H1 20
 [[ "$(outcome H1)" == done ]] || fail "H1 outcome $(outcome H1), expected done"
@@ -34,7 +34,7 @@ def has(kind, **kv):
 has("grant", op="git.push", mission="M1", until=None)
 has("grant", op="web.post", requester="alice", until="2999-01-01T00:00:00.000Z")
 has("revoke", op="git.push", mission="M1")
-has("person.approved", id="H1")
+has("person.approved", id="H1", why="reviewed the diff")
 has("person.denied", id="H2", why="not this week")
 PY
 hangar --json grants >"$T/grants.json" || fail "hangar grants failed"
