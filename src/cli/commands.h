@@ -55,6 +55,11 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
                     const std::string& checkpoint);
 int RunLedgerShow(const Context& ctx, int64_t from, const std::string& kind);
 
+// policy check FILE: reads a policy file with the kernel's reader; prints
+// "FILE: ok, policy v1, N rules (sha256 HEX)" and exits 0, or names the field and the reason and
+// exits 65 (invalid, or larger than 1 MiB) or 66 (missing, unreadable, not a regular file).
+int RunPolicyCheck(const Context& ctx, const std::string& file);
+
 // status: kernel presence, counts per state, oldest waiting missions, notify backlog.
 int RunStatus(const Context& ctx);
 // Whether a live hangard holds lock_file: true when a lock excludes our shared one (flock

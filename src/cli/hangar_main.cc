@@ -95,6 +95,13 @@ int Main(int argc, char** argv) {
   lreanchor->fallthrough();
   lreanchor->add_option("--why", why, "why the failure is understood and accepted")->required();
 
+  CLI::App* policy = command("policy", "check a policy file (hangar-policy(5))");
+  policy->require_subcommand(1);
+  CLI::App* pcheck = policy->add_subcommand(
+      "check", "validate a policy file with the kernel's reader; print its rule count and sha256");
+  pcheck->fallthrough();
+  pcheck->add_option("file", file, "the policy file")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -135,6 +142,7 @@ int Main(int argc, char** argv) {
   if (lverify->parsed()) return RunLedgerVerify(ctx, anchor_dir, checkpoint);
   if (lshow->parsed()) return RunLedgerShow(ctx, from, kind);
   if (lreanchor->parsed()) return RunReanchor(ctx, why);
+  if (pcheck->parsed()) return RunPolicyCheck(ctx, file);
   return kExitUsage;
 }
 

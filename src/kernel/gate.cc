@@ -2,18 +2,6 @@
 
 namespace hangar {
 
-const char* VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kAllow:
-      return "allow";
-    case Verdict::kHold:
-      return "hold";
-    case Verdict::kDeny:
-      return "deny";
-  }
-  return "?";
-}
-
 json::Value GateResult::ToJson(int stage, TimeMs now) const {
   json::Object o;
   o["hangar"] = 1;

@@ -12,12 +12,9 @@
 #include "base/timefmt.h"
 #include "kernel/mission.h"
 #include "kernel/plan.h"
+#include "kernel/verdict.h"
 
 namespace hangar {
-
-enum class Verdict { kAllow, kHold, kDeny };
-
-const char* VerdictName(Verdict v);
 
 struct GateResult {
   Verdict verdict = Verdict::kAllow;

@@ -1,0 +1,138 @@
+// Policy format v1 (man/hangar-policy.5): the rules the gate judges missions and plans by, and the
+// window judges ops by. One JSON object per file:
+//
+//   {"hangar_policy": 1,
+//    "acts": {"deny": [VERB...], "hold": [...], "allow": [...], "unknown": "hold"},
+//    "drones": [PROFILE...], "max_minutes": 120,
+//    "network": {"allow": ["none"], "hold": ["host"]},
+//    "ops": {"allow": [OP...], "deny": [...], "grant": [...], "unknown": "deny"},
+//    "protected_paths": [ABS...], "deny_read": [ABS...],
+//    "env_deny": [GLOB...], "env_allow": {PROFILE: [NAME...]},
+//    "text_rules": [{"id": ID, "verbs": {"en": [...], "ja": [...]}, "verdict": "hold",
+//                    "why": TEXT}]}
+//
+// Parsing (policy_parse.cc) is pure (the caller reads the file) and strict: an unknown field, a
+// wrong type, a bad name, a duplicate, a verb or op in two lists, a relative path, a text rule
+// whose verdict is not "hold" or a version other than 1 is an error "FILE: FIELD: reason", and no
+// Policy comes back: a bad policy never loads half-way. A section left out keeps the value
+// DefaultPolicy() has; a section given replaces it whole (inside "acts", "ops" and "network" a list
+// left out is empty).
+//
+// Rule ids: what the gate and the window report when a rule fires (never for an allow):
+//   acts.deny.VERB  acts.hold.VERB  acts.unknown   a mission's "acts" name VERB / an unlisted verb
+//   drones                                          the mission's profile is not in "drones"
+//   max_minutes                                     the mission asks for more minutes
+//   network.MODE                                    MODE is held or denied
+//   ops.deny.OP  ops.grant.OP  ops.unknown          an op denied / needing a grant / unlisted
+//   paths.protected                                 a write inside a protected path
+//   paths.deny_read                                 a deny-read path not hidden from the drone
+//   env.deny                                        a variable matching env_deny reaches a drone
+//   text.ID                                         text rule ID fires on the mission's text
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/json.h"
+#include "base/status.h"
+#include "kernel/verdict.h"
+
+namespace hangar {
+
+inline constexpr int kPolicyVersion = 1;
+inline constexpr size_t kMaxPolicyBytes = 1 << 20;  // 1 MiB
+inline constexpr double kPolicyMaxMinutes = 1440;   // the most a policy may allow (24 hours)
+
+// What the window does with an op a drone asks for. kGrant: run it only while the ledger holds a
+// grant of it for the mission or its requester.
+enum class OpAccess { kAllow, kDeny, kGrant };
+
+const char* OpAccessName(OpAccess a);  // "allow", "deny", "grant"
+
+// A rule over a mission's free text (matched by kernel/act_text.h, not here). Its verdict is always
+// hold: a text rule can only raise a verdict to hold, never lower one, never deny.
+struct TextRule {
+  std::string id;  // [a-z0-9][a-z0-9._-]{0,63}, unique in the policy; reported as "text.ID"
+  // Language ("en", "ja") -> action verbs, sorted, unique, each list non-empty. English verbs are
+  // lower-case letters; Japanese ones any text without spaces or control characters.
+  std::map<std::string, std::vector<std::string>> verbs;
+  std::string why;  // for the person who decides; non-empty
+};
+
+// A section's answer for one name: the verdict and the id of the rule that gave it, "" for allow.
+struct RuleVerdict {
+  Verdict verdict = Verdict::kDeny;
+  std::string rule;
+};
+
+struct OpRule {
+  OpAccess access = OpAccess::kDeny;
+  std::string rule;  // "" for allow
+};
+
+// A policy in force. Only DefaultPolicy() and ParsePolicy() make meaningful ones: a
+// default-constructed Policy knows no act, network mode or op and so denies them all, and allows
+// no minute.
+struct Policy {
+  std::map<std::string, Verdict> acts;  // verb -> its list (deny, hold, allow)
+  Verdict acts_unknown = Verdict::kDeny;
+  std::optional<std::set<std::string>> drones;  // nullopt: every profile the config has
+  double max_minutes = 0;                       // > 0, <= kPolicyMaxMinutes
+  std::map<std::string, Verdict> network;       // "none"/"host" -> allow or hold; absent: deny
+  std::map<std::string, OpAccess> ops;          // op -> its list (allow, deny, grant)
+  OpAccess ops_unknown = OpAccess::kDeny;
+  std::vector<std::string> protected_paths;  // absolute, normalised (kernel/path_norm.h), sorted
+  std::vector<std::string> deny_read;        // the same
+  std::vector<std::string> env_deny;         // globs of [A-Za-z0-9_] and '*', sorted
+  std::map<std::string, std::set<std::string>> env_allow;  // profile -> exact names
+  std::vector<TextRule> text_rules;                        // sorted by id
+
+  // A verb of a mission's "acts", matched exactly: acts.deny.VERB, acts.hold.VERB, acts.unknown.
+  RuleVerdict ActVerdict(std::string_view verb) const;
+  // A network mode: allowed, held (network.MODE) or, when in neither list, denied (network.MODE).
+  RuleVerdict NetworkVerdict(std::string_view mode) const;
+  // An op: ops.deny.OP, ops.grant.OP or ops.unknown.
+  OpRule OpAccessFor(std::string_view op) const;
+  // Whether a mission may use this profile (rule "drones" when not).
+  bool DroneAllowed(std::string_view profile) const;
+  // Whether variable `name` must not reach a drone of `profile`: it matches an env_deny glob and
+  // the profile's env_allow does not name it (rule "env.deny").
+  bool EnvDenied(std::string_view profile, std::string_view name) const;
+  // The protected path that holds `path` (normalised lexically first), or nullptr (rule
+  // "paths.protected").
+  const std::string* ProtectedDirOf(std::string_view path) const;
+
+  // Every rule id this policy can report, in the order of the list above; its size is the rule
+  // count `hangar policy check` prints. Rules that can only allow are not counted.
+  std::vector<std::string> RuleIds() const;
+
+  // The canonical document: every section present with its defaults filled in, lists sorted,
+  // text rules by id. Written with json::Write it is what PolicyDigest hashes, and it parses back
+  // to the same Policy: two files that mean the same have the same digest.
+  json::Value ToJson() const;
+};
+
+// The policy in force when none is configured, and the value of every section a file leaves
+// out: acts unknown -> hold, no drone restriction, max_minutes 1440, network none allowed and host
+// held, ops unknown -> deny, no protected path, deny_read /root and /etc/shadow, env_deny
+// *_TOKEN *_SECRET* *_KEY AWS_* GITHUB_TOKEN OPENAI_API_KEY ANTHROPIC_API_KEY, no env_allow, no
+// text rule.
+Policy DefaultPolicy();
+
+// Parses policy text. `file` names it in errors: "FILE: FIELD: reason" (FIELD like
+// "acts.hold[2]" or "text_rules[0].verbs.ja"), or "FILE: reason" for the whole document.
+Result<Policy> ParsePolicy(std::string_view text, const std::string& file);
+
+// sha256 (hex) of json::Write(p.ToJson()): which policy decided, for the ledger.
+std::string PolicyDigest(const Policy& p);
+
+// '*' matches any run of bytes (also none); every other byte matches itself. "*_TOKEN" matches
+// "GH_TOKEN" but not "TOKEN"; "AWS_*" matches "AWS_" and "AWS_REGION".
+bool EnvGlobMatch(std::string_view glob, std::string_view name);
+
+}  // namespace hangar
