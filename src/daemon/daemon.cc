@@ -66,6 +66,10 @@ Status Daemon::WritePresence(const char* status) {
   o["rooms"] = layout_.rooms;
   o["config"] = config_path_;
   o["slots"] = setup_.config.slots;
+  o["policy"] =
+      json::Object{{"file", setup_.config.policy.empty() ? json::Value(nullptr)
+                                                         : json::Value(setup_.config.policy)},
+                   {"sha256", setup_.policy_sha256}};
   o["status"] = status;
   o["time"] = FormatTime(env_->Now());
   json::Object l{{"name", ledger_.name()},
@@ -166,6 +170,9 @@ Status Daemon::Start() {
   running_ = true;
   if (s.ok()) s = WritePresence("running");
   if (!s.ok()) return s;
+  Say("policy " +
+      (setup_.config.policy.empty() ? std::string("(built-in default)") : setup_.config.policy) +
+      ", sha256 " + setup_.policy_sha256);
   Say("started on " + layout_.spool + " (" + std::to_string(setup_.config.slots) + " slots, " +
       std::to_string(state_.missions.size()) + " missions known)");
   return ScanAll();

@@ -10,6 +10,7 @@
 #include "daemon/daemon.h"
 #include "daemon/sd_notify.h"
 #include "kernel/config.h"
+#include "kernel/policy.h"
 #include "shell/env.h"
 
 namespace {
@@ -82,6 +83,15 @@ int main(int argc, char** argv) {
 
   KernelSetup setup;
   setup.config = config.value();
+  // The policy is validated whole before anything starts: a bad one never loads half-way.
+  if (!setup.config.policy.empty()) {
+    Result<std::string> ptext = env->ReadFile(setup.config.policy, 1 << 20);
+    if (!ptext.ok()) return Fail(kExConfig, "cannot load policy: " + ptext.status().message());
+    Result<Policy> policy = ParsePolicy(*ptext, setup.config.policy);
+    if (!policy.ok()) return Fail(kExConfig, "cannot load policy: " + policy.status().message());
+    setup.policy = policy.value();
+  }
+  setup.policy_sha256 = PolicyDigest(setup.policy);
   if (setup.config.slots == 0)
     setup.config.slots = int(std::max(1u, std::thread::hardware_concurrency()));
   Layout layout = Layout::Make(spool, setup.config.rooms);

@@ -104,6 +104,8 @@ Config Parse(element root, const std::string& file) {
       c.spool = Resolve(base, Str(v, k));
     } else if (k == "anchor") {
       c.anchor = Resolve(base, Str(v, k));
+    } else if (k == "policy") {
+      c.policy = Resolve(base, Str(v, k));
     } else if (k == "ledger_name") {
       c.ledger_name = Str(v, k);
       if (!ValidId(c.ledger_name))

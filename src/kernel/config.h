@@ -40,6 +40,8 @@ struct Config {
   std::map<std::string, Profile> profiles;
   // The ledger's name (SPOOL/ledger/NAME, ANCHOR/NAME.anchor) and the anchor directory: absolute,
   // or empty when the file does not say (then hangard's --anchor must).
+  // The gate's policy file (man/hangar-policy.5), absolute; empty: the built-in default policy.
+  std::string policy;
   std::string ledger_name = "live";
   std::string anchor;
   // Signed checkpoints of the ledger: after this many entries or this many seconds (whichever

@@ -1,5 +1,7 @@
 #include "kernel/gate.h"
 
+#include "kernel/path_norm.h"
+
 namespace hangar {
 
 json::Value GateResult::ToJson(int stage, TimeMs now) const {
@@ -13,16 +15,58 @@ json::Value GateResult::ToJson(int stage, TimeMs now) const {
   return o;
 }
 
-GateResult GateStage1(const Mission&) {
-  return GateResult{};
+namespace {
+
+int Strength(Verdict v) {
+  return v == Verdict::kDeny ? 2 : v == Verdict::kHold ? 1 : 0;
 }
 
-GateResult GateStage2(const Mission& m, const Plan& plan) {
+}  // namespace
+
+void GateResult::Fire(Verdict v, std::string rule, std::string why) {
+  if (v == Verdict::kAllow) return;
+  rules.push_back(std::move(rule));
+  if (Strength(v) > Strength(verdict)) {
+    verdict = v;
+    reason = std::move(why);
+  }
+}
+
+GateResult GateStage1(const Mission& m, const Policy& policy) {
+  GateResult g;
+  if (!policy.DroneAllowed(m.drone))
+    g.Fire(Verdict::kDeny, "drones",
+           "drone profile \"" + m.drone + "\" is not allowed by the policy");
+  if (m.max_minutes > policy.max_minutes)
+    g.Fire(Verdict::kDeny, "max_minutes",
+           "max_minutes " + json::Write(json::Value(m.max_minutes)) + " is above the policy's " +
+               json::Write(json::Value(policy.max_minutes)));
+  for (const std::string& verb : m.acts) {
+    RuleVerdict v = policy.ActVerdict(verb);
+    g.Fire(v.verdict, v.rule,
+           "act \"" + verb + "\" is " +
+               (v.verdict == Verdict::kDeny ? "denied" : "held for a person") + " by the policy" +
+               (v.rule == "acts.unknown" ? " (a verb it does not know)" : ""));
+  }
+  RuleVerdict n = policy.NetworkVerdict(m.network);
+  g.Fire(n.verdict, n.rule,
+         "network \"" + m.network + "\" is " +
+             (n.verdict == Verdict::kDeny ? "denied" : "held for a person") + " by the policy");
+  for (const std::string& op : m.ops) {
+    OpRule o = policy.OpAccessFor(op);
+    if (o.access == OpAccess::kDeny)
+      g.Fire(Verdict::kDeny, o.rule,
+             "op \"" + op + "\" is denied by the policy" +
+                 (o.rule == "ops.unknown" ? " (an op it does not know)" : ""));
+  }
+  return g;
+}
+
+GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
+                      const std::string& rooms) {
   GateResult g;
   auto deny = [&](const char* rule, std::string why) {
-    g.verdict = Verdict::kDeny;
-    g.rules.push_back(rule);
-    if (g.reason.empty()) g.reason = std::move(why);
+    g.Fire(Verdict::kDeny, rule, std::move(why));
   };
   if (plan.deadline_ms <= 0)
     deny("plan.deadline.missing", "the plan carries no deadline");
@@ -35,6 +79,15 @@ GateResult GateStage2(const Mission& m, const Plan& plan) {
          "launcher \"" + plan.launcher + "\" cannot enforce a deadline here");
   if (plan.argv.empty()) deny("plan.argv.empty", "the plan has no program to run");
   if (plan.id != m.id) deny("plan.id.mismatch", "the plan is for another mission");
+  if (!PathInside(plan.room, rooms) || NormalizeAbsolute(plan.room) == NormalizeAbsolute(rooms))
+    deny("plan.room.outside", "the plan's room " + plan.room + " is not inside " + rooms);
+  if (plan.network != m.network)
+    deny("plan.network.mismatch",
+         "the plan's network \"" + plan.network + "\" is not the mission's \"" + m.network + "\"");
+  for (const auto& [name, value] : plan.env)
+    if (policy.EnvDenied(m.drone, name))
+      deny("env.deny", "the plan passes " + name +
+                           " to the drone; the policy keeps it from drones of profile " + m.drone);
   return g;
 }
 

@@ -1,8 +1,15 @@
 // The two-stage gate. Stage 1 judges the mission at intake; stage 2 judges the exact plan just
 // before launch. Verdicts are allow, hold (a person decides) or deny, with the ids of the rules
-// that fired. Deterministic: same input, same verdict. The policy file and its rules arrive with
-// the gate issue; until then stage 1 allows every valid mission, and stage 2 enforces only what
-// the core promises: a plan carries the mission's deadline and the launcher can enforce it.
+// that fired (man/hangar-policy.5). Deterministic: same mission, same policy, same verdict. The
+// strongest verdict wins (deny > hold > allow); every rule that fired is listed, the reason is the
+// first one of the winning verdict.
+//
+// Stage 1 judges the structured fields: drone (drones), max_minutes, each act verb (acts.*),
+// network (network.MODE), each op (ops.deny.OP, ops.unknown; an op that needs a grant passes here
+// and is checked against the ledger when it is asked for).
+// Stage 2 judges the plan the launcher will run: deadline present, equal to max_minutes and
+// enforceable by the launcher; the plan is this mission's; its room inside the rooms directory;
+// its network the mission's; no environment variable the policy keeps from drones (env.deny).
 #pragma once
 
 #include <string>
@@ -12,6 +19,7 @@
 #include "base/timefmt.h"
 #include "kernel/mission.h"
 #include "kernel/plan.h"
+#include "kernel/policy.h"
 #include "kernel/verdict.h"
 
 namespace hangar {
@@ -23,10 +31,15 @@ struct GateResult {
 
   // {"hangar":1,"stage":N,"verdict":...,"rules":[...],"reason":...,"time":...}
   json::Value ToJson(int stage, TimeMs now) const;
+
+  // Adds a rule that fired with verdict v: the verdict rises to v if v is stronger, and the
+  // reason is the first one given for the strongest verdict.
+  void Fire(Verdict v, std::string rule, std::string why);
 };
 
-GateResult GateStage1(const Mission& m);
-// launchers: the launchers that can enforce a deadline ("direct" today).
-GateResult GateStage2(const Mission& m, const Plan& plan);
+GateResult GateStage1(const Mission& m, const Policy& policy);
+// rooms: the rooms directory (absolute). Launchers that can enforce a deadline: "direct".
+GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
+                      const std::string& rooms);
 
 }  // namespace hangar

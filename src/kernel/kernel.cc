@@ -62,12 +62,9 @@ class Decider {
     for (const std::string& r : g.rules) a.push_back(r);
     return a;
   }
-  static json::Object GateBody(const std::string& id, int stage, const GateResult& g) {
-    return {{"id", id},
-            {"stage", stage},
-            {"verdict", VerdictName(g.verdict)},
-            {"rules", Rules(g)},
-            {"reason", g.reason}};
+  json::Object GateBody(const std::string& id, int stage, const GateResult& g) const {
+    return {{"id", id},          {"stage", stage},     {"verdict", VerdictName(g.verdict)},
+            {"rules", Rules(g)}, {"reason", g.reason}, {"policy", s_.policy_sha256}};
   }
 
   static std::string Text(const json::Value& v) { return json::WritePretty(v); }
@@ -151,7 +148,7 @@ class Decider {
       m.id = IdFromName(d.name);
       if (m.id.empty()) m.id = FreshId(d.now);
     }
-    GateResult g = GateStage1(m);
+    GateResult g = GateStage1(m, s_.policy);
     Phase to = g.verdict == Verdict::kAllow  ? Phase::kQueued
                : g.verdict == Verdict::kHold ? Phase::kHold
                                              : Phase::kDenied;
@@ -535,7 +532,7 @@ class Decider {
                        s_.config.kill_grace_s};
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
-      GateResult g = GateStage2(m, plan);
+      GateResult g = GateStage2(m, plan, s_.policy, s_.rooms);
       json::Value g2 = g.ToJson(2, now);
       const std::string plan_sha = Sha256Hex(plan_text);
       g2["plan_sha256"] = plan_sha;

@@ -65,15 +65,18 @@
 #include "kernel/mission.h"
 #include "kernel/phase.h"
 #include "kernel/plan.h"
+#include "kernel/policy.h"
 
 namespace hangar {
 
 // What the kernel knows of the world, fixed when hangard starts.
 struct KernelSetup {
-  Config config;       // profiles, slots (> 0 here), grace
-  std::string spool;   // absolute
-  std::string rooms;   // absolute
-  std::string bindir;  // where hangar's binaries live ({bindir} in profiles)
+  Config config;                    // profiles, slots (> 0 here), grace
+  std::string spool;                // absolute
+  std::string rooms;                // absolute
+  std::string bindir;               // where hangar's binaries live ({bindir} in profiles)
+  Policy policy = DefaultPolicy();  // what the gate judges by (man/hangar-policy.5)
+  std::string policy_sha256 = PolicyDigest(DefaultPolicy());  // named in every gate entry
 };
 
 struct MissionRec {
