@@ -15,7 +15,7 @@ LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
 
-.PHONY: all deps test unit blackbox demo bench bench-ledger clean format
+.PHONY: all deps test unit blackbox demo bench bench-ledger bench-gate clean format
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -49,6 +49,10 @@ bin/hangar-bench-ledger: $(BUILD)/bench/ledger_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
+bin/hangar-bench-gate: $(BUILD)/bench/gate_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
 bin/hangar-fake-drone: scripts/fake-drone
 	@mkdir -p bin
 	install -m 0755 $< $@
@@ -72,6 +76,10 @@ demo: all
 bench: all
 	@scripts/bench-throughput
 	@scripts/bench-ledger
+	@scripts/bench-gate
+
+bench-gate:
+	@scripts/bench-gate
 
 bench-ledger:
 	@scripts/bench-ledger
