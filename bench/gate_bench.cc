@@ -37,6 +37,28 @@ std::string BigPolicy() {
            {"network", Object{{"allow", Array{"none"}}, {"hold", Array{"host"}}}},
            {"ops", Object{{"deny", odeny}, {"grant", ogrant}, {"unknown", "deny"}}},
            {"env_deny", env}};
+  // 14 text rules of the reference policy's kind, 2-5 verbs each in English and Japanese.
+  const char* en[] = {"post", "tweet", "send",    "email",  "push",  "deploy", "release",
+                      "buy",  "pay",   "publish", "delete", "merge", "share",  "upload"};
+  const char* ja[] = {"投稿",     "ツイート", "送信", "メール送信",  "プッシュ",
+                      "デプロイ", "リリース", "購入", "支払",        "公開",
+                      "削除",     "マージ",   "共有", "アップロード"};
+  Array text;
+  for (int i = 0; i < 14; i++) {
+    Object verbs, rule;
+    Array ev, jv;
+    ev.emplace_back(std::string(en[i]));
+    ev.emplace_back(std::string(en[(i + 1) % 14]));
+    jv.emplace_back(std::string(ja[i]));
+    jv.emplace_back(std::string(ja[(i + 3) % 14]));
+    verbs["en"] = ev;
+    verbs["ja"] = jv;
+    rule["id"] = "rule" + std::to_string(i);
+    rule["verbs"] = verbs;
+    rule["why"] = "a person decides";
+    text.emplace_back(rule);
+  }
+  p["text_rules"] = text;
   return hangar::json::Write(Value(p));
 }
 
@@ -65,6 +87,7 @@ int main(int argc, char** argv) {
   }
   const hangar::Policy& policy = *parsed;
   const size_t rules = policy.RuleIds().size();
+  const hangar::TextRules text(policy);
   std::vector<hangar::Mission> missions(64);
   for (size_t i = 0; i < missions.size(); i++) {
     hangar::Mission& m = missions[i];
@@ -73,6 +96,14 @@ int main(int argc, char** argv) {
     m.max_minutes = 30;
     m.acts = {"okb", i % 3 ? "okc" : "holdd", i % 7 ? "oke" : "denyf"};
     m.ops = {"svc" + std::to_string(i % 20) + ".push"};
+    // A realistic task text: a few sentences, English or Japanese, a negated act in some.
+    m.future = i % 2 ? "Read the failing tests in src/, find why the parser rejects empty "
+                       "arrays, fix it and add a regression test. Do not push to main; leave the "
+                       "branch for review. Write a short summary in REPORT.md."
+                     : "src/ の失敗しているテストを読み、空配列が拒否される原因を調べて修正し、"
+                       "回帰テストを追加する。main にはプッシュしない。REPORT.md に要約を書く。";
+    m.now = "CI fails on the parser tests since yesterday's commit.";
+    m.constraints = {"never post anything outside the repository", "keep the public API"};
   }
   std::vector<hangar::Plan> plans(missions.size());
   for (size_t i = 0; i < plans.size(); i++) {
@@ -87,9 +118,9 @@ int main(int argc, char** argv) {
   }
   size_t sink = 0;
   // Warm up, then measure.
-  for (int i = 0; i < 10000; i++) sink += GateStage1(missions[i % 64], policy).rules.size();
+  for (int i = 0; i < 10000; i++) sink += GateStage1(missions[i % 64], policy, text).rules.size();
   double s1 = PerSecond(n, [&](int i) {
-    sink += hangar::GateStage1(missions[size_t(i) % missions.size()], policy).rules.size();
+    sink += hangar::GateStage1(missions[size_t(i) % missions.size()], policy, text).rules.size();
   });
   double s2 = PerSecond(n, [&](int i) {
     size_t k = size_t(i) % plans.size();

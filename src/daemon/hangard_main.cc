@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
     setup.policy = policy.value();
   }
   setup.policy_sha256 = PolicyDigest(setup.policy);
+  setup.text_rules = TextRules(setup.policy);
   if (setup.config.slots == 0)
     setup.config.slots = int(std::max(1u, std::thread::hardware_concurrency()));
   Layout layout = Layout::Make(spool, setup.config.rooms);

@@ -15,6 +15,18 @@ std::string N(int64_t v) {
   return std::to_string(v);
 }
 
+// A body the ledger cannot hold (a double, invalid UTF-8: a bug, or text from outside that slipped
+// through) must not stop hangard at every start: the entry is kept, its body says why it is not.
+json::Value Recordable(const json::Value& body) {
+  Status s = ledger::CheckIntegersOnly(body, "body");
+  if (s.ok()) return body;
+  json::Object o{{"unrecordable", s.message()}};
+  if (const json::Value* id = body.find("id");
+      id && id->is_string() && json::ValidUtf8(id->as_string()))
+    o["id"] = *id;
+  return o;
+}
+
 }  // namespace
 
 LedgerKeeper::LedgerKeeper(Env* env, std::string spool, std::string anchor_dir, std::string name)
@@ -76,7 +88,7 @@ Status LedgerKeeper::CatchUp(int64_t from, int64_t to, TimeMs now) {
 }
 
 Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
-  json::Value body = r.body;
+  json::Value body = Recordable(r.body);
   if (r.new_epoch)
     body["previous"] = json::Object{
         {"epoch", store_.epoch()}, {"seq", store_.head_seq()}, {"hash", store_.head_hash()}};
@@ -106,7 +118,7 @@ Status LedgerKeeper::AppendAll(const std::vector<Record>& rs, std::string* ancho
       return Status::Io("ledger " + store_.dir() + " would give seq " +
                         N(store_.head_seq() + 1 + int64_t(drafts.size())) +
                         " to a decision the kernel numbered " + N(r.seq));
-    drafts.push_back(ledger::Draft{r.kind, r.body, r.time, false});
+    drafts.push_back(ledger::Draft{r.kind, Recordable(r.body), r.time, false});
   }
   Result<std::vector<ledger::Entry>> es = store_.AppendBatch(drafts);
   if (!es.ok()) return es.status();

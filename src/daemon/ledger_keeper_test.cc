@@ -74,6 +74,19 @@ TEST(LedgerKeeper, GroupCommitAppendsEveryRecordAndItsAnchorLine) {
   EXPECT_EQ(Lines(Segment(s)).size(), 7u);
 }
 
+TEST(LedgerKeeper, ABodyTheLedgerCannotHoldIsRecordedAsSuchNotFatal) {
+  Scratch s;
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  std::string err;
+  Record bad{1, "mission.held", json::Object{{"id", "M1"}, {"reason", std::string("\xff\xfe")}},
+             kNow};
+  ASSERT_TRUE(k.Append(bad, &err).ok());
+  EXPECT_NE(Lines(Segment(s))[0].find("\"unrecordable\""), std::string::npos);
+  EXPECT_NE(Lines(Segment(s))[0].find("\"id\":\"M1\""), std::string::npos);
+  EXPECT_TRUE(k.CheckHead().ok());
+}
+
 TEST(LedgerKeeper, RollbackUnderARunningKeeperFailsTheHeadCheck) {
   Scratch s;
   LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");

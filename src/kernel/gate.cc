@@ -1,5 +1,7 @@
 #include "kernel/gate.h"
 
+#include <set>
+
 #include "kernel/path_norm.h"
 
 namespace hangar {
@@ -32,7 +34,40 @@ void GateResult::Fire(Verdict v, std::string rule, std::string why) {
   }
 }
 
-GateResult GateStage1(const Mission& m, const Policy& policy) {
+TextRules::TextRules(const Policy& policy) {
+  std::set<std::string> en, ja;
+  for (const TextRule& r : policy.text_rules) {
+    for (const auto& [lang, verbs] : r.verbs)
+      for (const std::string& v : verbs) {
+        (lang == "ja" ? ja : en).insert(v);
+        rules_of_verb_[v].push_back(rules_.size());
+      }
+    rules_.push_back(Rule{r.id, r.why});
+  }
+  matcher_ = ActMatcher(ActVerbs{{en.begin(), en.end()}, {ja.begin(), ja.end()}});
+}
+
+void TextRules::Judge(const Mission& m, GateResult* g) const {
+  if (rules_.empty()) return;
+  std::vector<std::pair<const char*, const std::string*>> texts{{"future", &m.future},
+                                                                {"now", &m.now}};
+  for (const std::string& c : m.constraints) texts.push_back({"constraints", &c});
+  std::vector<bool> fired(rules_.size());
+  for (const auto& [field, text] : texts)
+    for (const ActHit& hit : matcher_.Find(*text)) {
+      auto it = rules_of_verb_.find(hit.verb);
+      if (it == rules_of_verb_.end()) continue;
+      for (size_t k : it->second) {
+        if (fired[k]) continue;  // one firing per rule: its first asking sentence
+        fired[k] = true;
+        g->Fire(Verdict::kHold, "text." + rules_[k].id,
+                std::string(field) + " asks to " + hit.verb + " (\"" + hit.sentence +
+                    "\"): " + rules_[k].why);
+      }
+    }
+}
+
+GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& text) {
   GateResult g;
   if (!policy.DroneAllowed(m.drone))
     g.Fire(Verdict::kDeny, "drones",
@@ -59,6 +94,7 @@ GateResult GateStage1(const Mission& m, const Policy& policy) {
              "op \"" + op + "\" is denied by the policy" +
                  (o.rule == "ops.unknown" ? " (an op it does not know)" : ""));
   }
+  text.Judge(m, &g);
   return g;
 }
 

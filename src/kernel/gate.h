@@ -7,16 +7,20 @@
 // Stage 1 judges the structured fields: drone (drones), max_minutes, each act verb (acts.*),
 // network (network.MODE), each op (ops.deny.OP, ops.unknown; an op that needs a grant passes here
 // and is checked against the ledger when it is asked for).
+// Text rules (text.ID) judge acts, not topics (kernel/act_text.h) in the mission's free text:
+// future, now and each constraint. A text rule can only raise a verdict to hold.
 // Stage 2 judges the plan the launcher will run: deadline present, equal to max_minutes and
 // enforceable by the launcher; the plan is this mission's; its room inside the rooms directory;
 // its network the mission's; no environment variable the policy keeps from drones (env.deny).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "base/json.h"
 #include "base/timefmt.h"
+#include "kernel/act_text.h"
 #include "kernel/mission.h"
 #include "kernel/plan.h"
 #include "kernel/policy.h"
@@ -37,7 +41,27 @@ struct GateResult {
   void Fire(Verdict v, std::string rule, std::string why);
 };
 
-GateResult GateStage1(const Mission& m, const Policy& policy);
+// The policy's text rules with their verbs expanded once, built when the policy loads: one matcher
+// over every rule's verbs reads each text once, and a hit fires every rule that lists its verb.
+class TextRules {
+ public:
+  TextRules() = default;  // no text rules
+  explicit TextRules(const Policy& policy);
+  // Fires text.ID (hold) for every rule whose verbs the mission's free text asks for, with the
+  // first sentence that asks in the reason.
+  void Judge(const Mission& m, GateResult* g) const;
+  size_t size() const { return rules_.size(); }
+
+ private:
+  struct Rule {
+    std::string id, why;
+  };
+  std::vector<Rule> rules_;
+  ActMatcher matcher_{ActVerbs{}};
+  std::map<std::string, std::vector<size_t>> rules_of_verb_;  // listed verb -> rules_ indices
+};
+
+GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& text = {});
 // rooms: the rooms directory (absolute). Launchers that can enforce a deadline: "direct".
 GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
                       const std::string& rooms);

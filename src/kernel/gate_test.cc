@@ -122,5 +122,35 @@ TEST(Gate, Stage2ChecksRoomNetworkAndDeadlineOfTheExactPlan) {
             (std::vector<std::string>{"plan.deadline.mismatch"}));
 }
 
+TEST(Gate, TextRulesJudgeActsNotTopicsAndOnlyHold) {
+  Policy p = P(R"({"hangar_policy":1,"acts":{"allow":["write"]},
+    "text_rules":[{"id":"sns-post","verbs":{"en":["post","tweet"],"ja":["投稿"]},
+                   "why":"posting needs a person"}]})");
+  TextRules text(p);
+  auto judge = [&](const std::string& future, std::vector<std::string> constraints = {}) {
+    Mission m = M();
+    m.future = future;
+    m.constraints = std::move(constraints);
+    return GateStage1(m, p, text);
+  };
+  EXPECT_EQ(judge("Write the release notes. Do not post them anywhere.").verdict, Verdict::kAllow);
+  EXPECT_EQ(judge("Analyse why our last post got few replies.").verdict, Verdict::kAllow);
+  EXPECT_EQ(judge("レポートを書く。投稿しない。").verdict, Verdict::kAllow);
+  EXPECT_EQ(judge("Write the notes", {"never post or tweet"}).verdict, Verdict::kAllow);
+  GateResult g = judge("Summarise the thread, then post the notes on X.");
+  EXPECT_EQ(g.verdict, Verdict::kHold);
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"text.sns-post"}));
+  EXPECT_NE(g.reason.find("future asks to post"), std::string::npos) << g.reason;
+  EXPECT_NE(g.reason.find("posting needs a person"), std::string::npos) << g.reason;
+  EXPECT_EQ(judge("要約を X に投稿する").verdict, Verdict::kHold);
+  // A text rule never lowers a verdict: a denied act stays denied.
+  Mission m = M();
+  m.acts = {"write"};
+  m.drone = "script";
+  m.future = "post it";
+  m.max_minutes = 5000;
+  EXPECT_EQ(GateStage1(m, p, text).verdict, Verdict::kDeny);
+}
+
 }  // namespace
 }  // namespace hangar

@@ -148,7 +148,7 @@ class Decider {
       m.id = IdFromName(d.name);
       if (m.id.empty()) m.id = FreshId(d.now);
     }
-    GateResult g = GateStage1(m, s_.policy);
+    GateResult g = GateStage1(m, s_.policy, s_.text_rules);
     Phase to = g.verdict == Verdict::kAllow  ? Phase::kQueued
                : g.verdict == Verdict::kHold ? Phase::kHold
                                              : Phase::kDenied;

@@ -62,6 +62,7 @@
 #include "base/timefmt.h"
 #include "kernel/config.h"
 #include "kernel/exit_info.h"
+#include "kernel/gate.h"
 #include "kernel/mission.h"
 #include "kernel/phase.h"
 #include "kernel/plan.h"
@@ -77,6 +78,7 @@ struct KernelSetup {
   std::string bindir;               // where hangar's binaries live ({bindir} in profiles)
   Policy policy = DefaultPolicy();  // what the gate judges by (man/hangar-policy.5)
   std::string policy_sha256 = PolicyDigest(DefaultPolicy());  // named in every gate entry
+  TextRules text_rules = TextRules(DefaultPolicy());          // the policy's text rules, built once
 };
 
 struct MissionRec {

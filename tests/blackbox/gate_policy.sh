@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The gate judges by the policy (spool/policy.json, man/hangar-policy.5): a mission asking to post
 # is denied at intake and no drone starts; one asking to push is held until a person approves it,
-# then runs; every verdict names its rules and the policy's sha256 in the ledger. A bad policy
+# then runs; text rules judge acts, not topics: "do not post" runs, "post the notes on X" is held;
+# every verdict names its rules and the policy's sha256 in the ledger. A bad policy
 # stops hangard from starting (exit 78) rather than load half-way.
 . "$(dirname "$0")/lib.sh"
 setup 2
@@ -20,6 +21,8 @@ start_hangard
 mutated G-post "m['acts'] = ['write', 'post']" | drop G-post.json
 mutated G-push "m['acts'] = ['push']" | drop G-push.json
 mutated G-ok "m['acts'] = ['read', 'write']" | drop G-ok.json
+mutated G-nopost "m['acts'] = ['write']; m['future'] = 'Write the notes. Do not post them anywhere.'" | drop G-nopost.json
+mutated G-textpost "m['acts'] = ['write']; m['future'] = 'Write the notes, then post the notes on X.'" | drop G-textpost.json
 wait_until 10 test -d "$S/denied/G-post" || fail "G-post not denied (state: $(state_of G-post))"
 jq_ok "$S/denied/G-post/gate1.json" "d['verdict'] == 'deny' and d['rules'] == ['acts.deny.post']" ||
   fail "G-post gate1.json: $(cat "$S/denied/G-post/gate1.json")"
@@ -28,6 +31,11 @@ wait_until 10 test -d "$S/hold/G-push" || fail "G-push not held (state: $(state_
 hangar ls hold | grep -q G-push || fail "hangar ls hold does not show G-push"
 wait_returned G-ok 20
 [[ "$(outcome G-ok)" == done ]] || fail "G-ok outcome $(outcome G-ok)"
+wait_returned G-nopost 20
+[[ "$(outcome G-nopost)" == done ]] || fail "G-nopost (\"do not post\") outcome $(outcome G-nopost)"
+wait_until 10 test -d "$S/hold/G-textpost" || fail "G-textpost not held (state: $(state_of G-textpost))"
+jq_ok "$S/hold/G-textpost/gate1.json" "d['rules'] == ['text.sns-post']" ||
+  fail "G-textpost gate1.json: $(cat "$S/hold/G-textpost/gate1.json")"
 sleep 1
 [[ "$(state_of G-push)" == hold && ! -e "$S/keys/launch.G-push.1" ]] || fail "G-push ran without an approval"
 hangar approve G-push --why "pushing a branch is fine" >/dev/null || fail "approve failed"
