@@ -16,7 +16,7 @@ std::optional<TimeMs> ParseTime(std::string_view text);  // the inverse; nullopt
 // What people type: RFC 3339 with or without fractional seconds, "Z" or a "+HH:MM" offset
 // ("2026-12-01T00:00:00Z", "2026-12-01T09:00:00+09:00"); nullopt if malformed.
 std::optional<TimeMs> ParseRfc3339(std::string_view text);
-std::string CompactTime(TimeMs ms);                      // 20261129T190543.123Z (ids, file names)
+std::string CompactTime(TimeMs ms);  // 20261129T190543.123Z (ids, file names)
 // True when text is exactly what FormatTime writes for a time of the years -999 to 9999 (the
 // years it writes in four characters: "-026", "0000", "2026"): a real calendar date, hours
 // 00-23, no leap second. The same answer as FormatTime(*ParseTime(text)) == text, without the
