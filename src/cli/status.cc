@@ -72,6 +72,20 @@ json::Value LedgerJson(const SpoolView& view, const Layout& l) {
   return json::Value(nullptr);
 }
 
+// What hangard.json says of the gate's policy (null when no hangard wrote it yet).
+json::Value PolicyJson(const SpoolView& view, const Layout& l) {
+  if (auto st = view.ReadJson(l.StatusFile()); st.ok() && st->is_object())
+    if (const json::Value* v = st->find("policy"); v && v->is_object()) return *v;
+  return json::Value(nullptr);
+}
+
+std::string PolicyLine(const json::Value& p) {
+  if (!p.is_object()) return "unknown (hangard has not said)";
+  const std::string file = StringField(p, "file");
+  return (file.empty() ? std::string("built-in default") : file) + ", sha256 " +
+         StringField(p, "sha256").substr(0, 16) + "…";
+}
+
 std::string LedgerLine(const json::Value& l) {
   if (!l.is_object()) return "unknown (hangard has not said)";
   std::string s = StringField(l, "state") == "ok"
@@ -117,6 +131,7 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
   // most 8 characters, so 10 aligns it with the counts.
   out << "kernel    " << KernelLine(*doc.find("kernel")) << "\n"
       << "ledger    " << LedgerLine(*doc.find("ledger")) << "\n"
+      << "policy    " << PolicyLine(*doc.find("policy")) << "\n"
       << FormatTable(rows);
   std::vector<Row> waiting;
   for (const json::Value& n : notify) {
@@ -135,6 +150,7 @@ int RunStatus(const Context& ctx) {
   json::Object doc;
   doc["kernel"] = KernelJson(view, ctx.layout);
   doc["ledger"] = LedgerJson(view, ctx.layout);
+  doc["policy"] = PolicyJson(view, ctx.layout);
   json::Object counts;
   for (const auto& [state, n] : view.Counts()) counts[state] = n;
   doc["counts"] = counts;

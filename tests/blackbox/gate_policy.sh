@@ -42,6 +42,7 @@ hangar approve G-push --why "pushing a branch is fine" >/dev/null || fail "appro
 wait_returned G-push 20
 [[ "$(outcome G-push)" == done ]] || fail "G-push outcome $(outcome G-push) after approval"
 digest=$(jget "$S/hangard.json" "d['policy']['sha256']")
+hangar status | grep -Eq "^policy +$S/policy.json, sha256 ${digest:0:16}" || fail "hangar status does not name the policy: $(hangar status)"
 hangar ledger show --kind mission.denied --json | python3 -c '
 import json, sys
 e = [e for e in json.load(sys.stdin)["entries"] if e["body"]["id"] == "G-post"][0]
