@@ -85,8 +85,16 @@ std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
   if (const json::Value& in = files.at("intake"); in.is_object())
     rows.push_back({"intake", Text(in.find("time")) + seq(in)});
   for (const char* g : {"gate1", "gate2"})
-    if (const json::Value& v = files.at(g); v.is_object())
-      rows.push_back({g, Text(v.find("verdict")) + seq(v)});
+    if (const json::Value& v = files.at(g); v.is_object()) {
+      std::string rules;
+      if (const json::Value* r = v.find("rules"); r && r->is_array())
+        for (const json::Value& x : r->as_array())
+          if (x.is_string()) rules += (rules.empty() ? "" : ", ") + x.as_string();
+      const std::string reason = StringField(v, "reason");
+      rows.push_back({g, Text(v.find("verdict")) + seq(v) +
+                             (rules.empty() ? "" : " [" + rules + "]") +
+                             (reason.empty() ? "" : "\n" + reason)});
+    }
   if (const json::Value& a = files.at("approve"); a.is_object())
     rows.push_back(
         {"approved", "by " + Text(a.find("by")) + " at " + Text(a.find("time")) + seq(a)});

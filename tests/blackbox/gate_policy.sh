@@ -36,6 +36,9 @@ wait_returned G-nopost 20
 wait_until 10 test -d "$S/hold/G-textpost" || fail "G-textpost not held (state: $(state_of G-textpost))"
 jq_ok "$S/hold/G-textpost/gate1.json" "d['rules'] == ['text.sns-post']" ||
   fail "G-textpost gate1.json: $(cat "$S/hold/G-textpost/gate1.json")"
+hangar show G-textpost | grep -Eq "^gate1 +hold \(ledger seq [0-9]+\) \[text.sns-post\]" ||
+  fail "hangar show does not give the rule: $(hangar show G-textpost)"
+hangar show G-textpost | grep -q "future asks to post" || fail "hangar show does not give the reason"
 sleep 1
 [[ "$(state_of G-push)" == hold && ! -e "$S/keys/launch.G-push.1" ]] || fail "G-push ran without an approval"
 hangar approve G-push --why "pushing a branch is fine" >/dev/null || fail "approve failed"
