@@ -201,16 +201,20 @@ inline void RunCase(const std::string& text, const Policy& policy, const TextRul
 
 }  // namespace detail
 
-// Reads dir/policy.json and every dir/*.json case, sorted by name, and judges each.
+// Reads dir/policy.json (else dir/../policy.json) and every dir/*.json case, sorted by name, and
+// judges each.
 inline Corpus Load(const std::string& dir) {
   Corpus corpus;
   corpus.dir = dir;
   std::string text;
-  if (!detail::ReadFile(dir + "/policy.json", &text)) {
+  // pending/ is judged by its parent's policy.
+  std::string policy_file = dir + "/policy.json";
+  if (!std::filesystem::exists(policy_file)) policy_file = dir + "/../policy.json";
+  if (!detail::ReadFile(policy_file, &text)) {
     corpus.error = "cannot read " + dir + "/policy.json";
     return corpus;
   }
-  Result<Policy> policy = ParsePolicy(text, dir + "/policy.json");
+  Result<Policy> policy = ParsePolicy(text, policy_file);
   if (!policy.ok()) {
     corpus.error = policy.status().message();
     return corpus;
