@@ -15,7 +15,7 @@ LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
 
-.PHONY: all deps test unit blackbox demo bench bench-ledger bench-gate clean format
+.PHONY: all deps test unit blackbox demo bench bench-ledger bench-gate gate-report clean format
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -53,6 +53,11 @@ bin/hangar-bench-gate: $(BUILD)/bench/gate_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
+# The gate corpus report (tests/gate/corpus/): a test tool, not part of the library nor of `all`.
+bin/hangar-gate-report: $(BUILD)/tests/gate/gate_report.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
 bin/hangar-fake-drone: scripts/fake-drone
 	@mkdir -p bin
 	install -m 0755 $< $@
@@ -84,10 +89,13 @@ bench-gate:
 bench-ledger:
 	@scripts/bench-ledger
 
+gate-report: bin/hangar-gate-report
+	@bin/hangar-gate-report tests/gate/corpus
+
 format:
-	clang-format -i $(wildcard src/*/*.cc src/*/*.h bench/*.cc)
+	clang-format -i $(wildcard src/*/*.cc src/*/*.h bench/*.cc tests/gate/*.cc tests/gate/*.h)
 
 clean:
 	rm -rf $(BUILD) bin
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/src/*/*_main.d $(BUILD)/bench/*.d)
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/src/*/*_main.d $(BUILD)/bench/*.d $(BUILD)/tests/gate/*.d)
