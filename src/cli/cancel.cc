@@ -2,8 +2,6 @@
 // control request (control/tmp, then one rename into control/new) and the kernel acts on it.
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "cli/commands.h"
 #include "cli/drop.h"
 #include "cli/exit_code.h"
@@ -26,16 +24,6 @@ std::string CancelRequestName(const std::string& id, TimeMs now, pid_t pid) {
   return "cancel." + id + "." + CompactTime(now) + "." + std::to_string(pid);
 }
 
-namespace {
-
-std::string Requester() {
-  const char* user = std::getenv("USER");
-  if (user && *user) return user;
-  return std::to_string(getuid());
-}
-
-}  // namespace
-
 int RunCancel(const Context& ctx, const std::string& id) {
   SpoolView view(ctx.env, ctx.layout);
   Result<MissionRef> ref = view.Find(id);
@@ -48,7 +36,7 @@ int RunCancel(const Context& ctx, const std::string& id) {
 
   const TimeMs now = ctx.env->Now();
   const std::string name = CancelRequestName(id, now, getpid());
-  const std::string text = json::Write(CancelRequest(id, Requester(), now)) + "\n";
+  const std::string text = json::Write(CancelRequest(id, Asker(), now)) + "\n";
   Status s = Drop(ctx.env, ctx.layout.ControlTmp(), ctx.layout.ControlNew(), name, text);
   if (!s.ok()) return FailTo(ctx.err, kExitCantCreate, "cancel " + id, s.message());
   PrintDropped(ctx, id, "control/new/" + name, "cancel requested for " + id);

@@ -1,5 +1,9 @@
 #include "cli/drop.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "cli/output.h"
 
 namespace hangar::cli {
@@ -11,6 +15,12 @@ Status Drop(Env* env, const std::string& tmp_dir, const std::string& new_dir,
   if (s.ok()) s = env->Rename(tmp, new_dir + "/" + name);
   if (!s.ok() && env->Exists(tmp)) (void)env->Remove(tmp);
   return s;
+}
+
+std::string Asker() {
+  const char* user = std::getenv("USER");
+  if (user && *user) return user;
+  return std::to_string(getuid());
 }
 
 void PrintDropped(const Context& ctx, const std::string& id, const std::string& file,

@@ -15,6 +15,10 @@ namespace hangar::cli {
 Status Drop(Env* env, const std::string& tmp_dir, const std::string& new_dir,
             const std::string& name, std::string_view data);
 
+// Who asks, as control requests record it ("by"): $USER, else the numeric uid. A claim, not a
+// proof: the kernel records it as given.
+std::string Asker();
+
 // Says what was dropped: `line` for people, {"id":ID,"file":FILE} (FILE relative to the spool)
 // with --json.
 void PrintDropped(const Context& ctx, const std::string& id, const std::string& file,

@@ -4,8 +4,6 @@
 // records it in the ledger and acts. Until then nothing is approved or granted.
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "cli/commands.h"
 #include "cli/drop.h"
 #include "cli/exit_code.h"
@@ -16,12 +14,6 @@
 namespace hangar::cli {
 
 namespace {
-
-std::string Asker() {
-  const char* user = std::getenv("USER");
-  if (user && *user) return user;
-  return std::to_string(getuid());
-}
 
 // Checks the request with the kernel's parser, then drops it as control/new/NAME.
 int DropRequest(const Context& ctx, json::Object request, const std::string& what,
