@@ -35,13 +35,15 @@ const json::Value* Member(const json::Value& v, const char* a, const char* b) {
   return x && x->is_object() ? x->find(b) : nullptr;
 }
 
+// " (ledger seq N)" when a mission file names the ledger entry that records it, else "".
+std::string SeqNote(const json::Value& file) {
+  const json::Value* s = file.is_object() ? file.find("ledger_seq") : nullptr;
+  return s && s->is_int() ? " (ledger seq " + std::to_string(s->as_int()) + ")" : std::string();
+}
+
 void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
   if (!ret.is_object()) return;
-  const json::Value* seq = ret.find("ledger_seq");
-  rows->push_back(
-      {"outcome",
-       Text(ret.find("outcome")) +
-           (seq && seq->is_int() ? " (ledger seq " + std::to_string(seq->as_int()) + ")" : "")});
+  rows->push_back({"outcome", Text(ret.find("outcome")) + SeqNote(ret)});
   rows->push_back({"reason", Text(ret.find("reason"))});
   for (const char* k : {"rc", "signal", "timed_out", "cancelled"})
     rows->push_back({k, Text(Member(ret, "exit", k))});
@@ -77,13 +79,8 @@ std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
   if (mission.is_object())
     for (const auto& [k, v] : mission.as_object())
       if (k != "hangar" && k != "id") rows.push_back({k, Lines(v)});
-  // The ledger entry that records a decision, where the file names it.
-  auto seq = [](const json::Value& v) {
-    const json::Value* s = v.find("ledger_seq");
-    return s && s->is_int() ? " (ledger seq " + std::to_string(s->as_int()) + ")" : std::string();
-  };
   if (const json::Value& in = files.at("intake"); in.is_object())
-    rows.push_back({"intake", Text(in.find("time")) + seq(in)});
+    rows.push_back({"intake", Text(in.find("time")) + SeqNote(in)});
   for (const char* g : {"gate1", "gate2"})
     if (const json::Value& v = files.at(g); v.is_object()) {
       std::string rules;
@@ -91,13 +88,13 @@ std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
         for (const json::Value& x : r->as_array())
           if (x.is_string()) rules += (rules.empty() ? "" : ", ") + x.as_string();
       const std::string reason = StringField(v, "reason");
-      rows.push_back({g, Text(v.find("verdict")) + seq(v) +
+      rows.push_back({g, Text(v.find("verdict")) + SeqNote(v) +
                              (rules.empty() ? "" : " [" + rules + "]") +
                              (reason.empty() ? "" : "\n" + reason)});
     }
   if (const json::Value& a = files.at("approve"); a.is_object())
     rows.push_back(
-        {"approved", "by " + Text(a.find("by")) + " at " + Text(a.find("time")) + seq(a)});
+        {"approved", "by " + Text(a.find("by")) + " at " + Text(a.find("time")) + SeqNote(a)});
   if (const json::Value& l = files.at("launch"); l.is_object())
     rows.push_back(
         {"launch", "attempt " + Text(l.find("attempt")) + " at " + Text(l.find("time"))});

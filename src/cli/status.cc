@@ -25,14 +25,15 @@ std::optional<bool> KernelAlive(const std::string& lock_file) {
 
 namespace {
 
-json::Value KernelJson(const SpoolView& view, const Layout& l) {
+// presence: hangard.json as read once (null when absent or unreadable).
+json::Value KernelJson(const json::Value& presence, const Layout& l) {
   json::Object k;
   std::optional<bool> alive = KernelAlive(l.LockFile());
   k["alive"] = alive ? json::Value(*alive) : json::Value();
   k["pid"] = k["started"] = json::Value();
-  if (auto st = view.ReadJson(l.StatusFile()); st.ok() && st->is_object())
+  if (presence.is_object())
     for (const char* key : {"pid", "started"})
-      if (const json::Value* v = st->find(key)) k[key] = *v;
+      if (const json::Value* v = presence.find(key)) k[key] = *v;
   return k;
 }
 
@@ -65,17 +66,10 @@ json::Value NotifyJson(Env* env, const SpoolView& view, const Layout& l) {
   return waiting;
 }
 
-// What hangard.json says of the ledger (null when no hangard wrote it yet).
-json::Value LedgerJson(const SpoolView& view, const Layout& l) {
-  if (auto st = view.ReadJson(l.StatusFile()); st.ok() && st->is_object())
-    if (const json::Value* v = st->find("ledger"); v && v->is_object()) return *v;
-  return json::Value(nullptr);
-}
-
-// What hangard.json says of the gate's policy (null when no hangard wrote it yet).
-json::Value PolicyJson(const SpoolView& view, const Layout& l) {
-  if (auto st = view.ReadJson(l.StatusFile()); st.ok() && st->is_object())
-    if (const json::Value* v = st->find("policy"); v && v->is_object()) return *v;
+// What hangard.json says under `key` ("ledger", "policy"): null when no hangard wrote it yet.
+json::Value PresenceObject(const json::Value& presence, const char* key) {
+  if (presence.is_object())
+    if (const json::Value* v = presence.find(key); v && v->is_object()) return *v;
   return json::Value(nullptr);
 }
 
@@ -148,9 +142,11 @@ int RunStatus(const Context& ctx) {
   if (Status s = view.CheckReadable(); !s.ok()) return Fail(ctx.err, kExitNoInput, s.message());
   const TimeMs now = ctx.env->Now();
   json::Object doc;
-  doc["kernel"] = KernelJson(view, ctx.layout);
-  doc["ledger"] = LedgerJson(view, ctx.layout);
-  doc["policy"] = PolicyJson(view, ctx.layout);
+  json::Value presence(nullptr);
+  if (auto st = view.ReadJson(ctx.layout.StatusFile()); st.ok()) presence = *st;
+  doc["kernel"] = KernelJson(presence, ctx.layout);
+  doc["ledger"] = PresenceObject(presence, "ledger");
+  doc["policy"] = PresenceObject(presence, "policy");
   json::Object counts;
   for (const auto& [state, n] : view.Counts()) counts[state] = n;
   doc["counts"] = counts;

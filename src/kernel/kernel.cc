@@ -533,18 +533,16 @@ class Decider {
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
       GateResult g = GateStage2(m, plan, s_.policy, s_.rooms);
-      json::Value g2 = g.ToJson(2, now);
       const std::string plan_sha = Sha256Hex(plan_text);
-      g2["plan_sha256"] = plan_sha;
       // A hold a person already approved for exactly this mission and this plan is passed.
       if (g.verdict == Verdict::kHold && !rec.approved_plan_sha256.empty() &&
           rec.approved_plan_sha256 == plan_sha && rec.approved_sha256 == rec.sha256) {
         g.verdict = Verdict::kAllow;
         g.rules.push_back("approved");
         g.reason = "held, and approved by a person for this mission and plan";
-        g2 = g.ToJson(2, now);
-        g2["plan_sha256"] = plan_sha;
       }
+      json::Value g2 = g.ToJson(2, now);
+      g2["plan_sha256"] = plan_sha;
       json::Object body = GateBody(id, 2, g);
       body["plan_sha256"] = plan_sha;
       if (g.verdict == Verdict::kAllow) {
