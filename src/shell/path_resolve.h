@@ -1,0 +1,32 @@
+// Symbolic links in the existing part of a path, resolved on the disk before the gate judges a path
+// a mission asks to write against the protected directories (man/hangar-policy.5, PATHS). The
+// kernel's path_norm.h is lexical only: "/srv/work/cfg/x" looks harmless until cfg -> /etc, and
+// "/a/link/../x" is not "/a/x" when link -> /b/c. This file asks the disk; the kernel stays pure.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace hangar {
+
+// Resolves `path` (absolute, as a mission gave it after "~" expansion, not normalised first) the
+// way the kernel walks it: component by component from the root; "." is skipped; ".." goes to the
+// parent of the real directory reached so far (after a link, its target's parent); a symbolic link
+// is replaced by its target (absolute: from the root again; relative: from the directory reached so
+// far), at most 40 links in all. At the first component that does not exist (ENOENT) or whose
+// parent is not a directory (ENOTDIR) the walk stops and the rest of the path is appended and
+// normalised lexically. The result is absolute and normalised (NormalizeAbsolute).
+//
+// root: "" for the real filesystem; otherwise a directory taken as "/" for every disk call and for
+// absolute link targets, like a chroot (tests, the gate corpus). The result is then the path inside
+// root, starting with "/" and without root's prefix; ".." never leaves root.
+//
+// Errors: Invalid for an empty or relative path ("not an absolute path") and for one holding a NUL
+// byte; Io "cannot resolve PATH: Too many levels of symbolic links" past 40 links (ELOOP); an Io
+// error naming the path, the call, the disk path and the errno text for any other lstat(2) or
+// readlink(2) failure (EACCES, ...). Reads the disk only; safe from any thread.
+Result<std::string> ResolveExistingPath(std::string_view path, const std::string& root = "");
+
+}  // namespace hangar

@@ -1,0 +1,177 @@
+#include "shell/path_resolve.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/scratch_dir_testutil.h"
+#include "gtest/gtest.h"
+
+namespace hangar {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A scratch tree taken as "/" (the root parameter):
+//   /a/b/c  /a/file  /b/c  /etc/cron.d  /other/dir  /srv/work
+class PathResolveTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(root_.empty());
+    for (const char* d : {"/a/b/c", "/b/c", "/etc/cron.d", "/other/dir", "/srv/work"}) {
+      fs::create_directories(root_ + d);
+    }
+    std::ofstream(root_ + "/a/file") << "x";
+  }
+  // A symbolic link at `at` (inside the tree) holding `target` verbatim.
+  void Link(const std::string& target, const std::string& at) {
+    fs::create_symlink(target, root_ + at);
+  }
+  std::string Resolve(const std::string& path) {
+    Result<std::string> r = ResolveExistingPath(path, root_);
+    EXPECT_TRUE(r.ok()) << path << ": " << r.status().message();
+    return r.ok() ? *r : "<error>";
+  }
+
+  ScratchDir scratch_{"resolve"};
+  const std::string root_ = scratch_.path();
+};
+
+TEST_F(PathResolveTest, PlainPathsAndMissingTails) {
+  EXPECT_EQ(Resolve("/"), "/");
+  EXPECT_EQ(Resolve("/a/b/c"), "/a/b/c");
+  EXPECT_EQ(Resolve("/a/b/missing/x"), "/a/b/missing/x");
+  EXPECT_EQ(Resolve("/nowhere"), "/nowhere");
+  EXPECT_EQ(Resolve("/a/missing/../../etc"), "/etc");  // after the walk stops: lexical
+}
+
+TEST_F(PathResolveTest, LexicalCases) {
+  EXPECT_EQ(Resolve("//a//b/"), "/a/b");
+  EXPECT_EQ(Resolve("/a/./b/../b"), "/a/b");
+  EXPECT_EQ(Resolve("/a/b/c/../../.."), "/");
+}
+
+TEST_F(PathResolveTest, DotDotNeverLeavesRoot) {
+  EXPECT_EQ(Resolve("/../../etc"), "/etc");
+  EXPECT_EQ(Resolve("/a/../../../srv/work"), "/srv/work");
+  Link("../../../../../..", "/srv/up");
+  EXPECT_EQ(Resolve("/srv/up/etc/cron.d"), "/etc/cron.d");
+}
+
+TEST_F(PathResolveTest, AbsoluteLinkStartsFromRoot) {
+  Link("/etc", "/srv/work/cfg");
+  EXPECT_EQ(Resolve("/srv/work/cfg/cron.d/x"), "/etc/cron.d/x");
+  EXPECT_EQ(Resolve("/srv/work/cfg"), "/etc");
+}
+
+TEST_F(PathResolveTest, RelativeLinkStartsFromItsDirectory) {
+  Link("../other/dir", "/a/link");
+  EXPECT_EQ(Resolve("/a/link/x"), "/other/dir/x");
+  Link("b/c", "/a/down");
+  EXPECT_EQ(Resolve("/a/down"), "/a/b/c");
+}
+
+TEST_F(PathResolveTest, DotDotAfterLinkGoesToTargetsParent) {
+  Link("/b/c", "/a/link");
+  EXPECT_EQ(Resolve("/a/link/../x"), "/b/x");  // lexically it would be /a/x
+  EXPECT_EQ(Resolve("/a/link/../../etc/cron.d"), "/etc/cron.d");
+}
+
+TEST_F(PathResolveTest, ChainedLinks) {
+  Link("/srv/hop2", "/srv/hop1");
+  Link("../etc", "/srv/hop2");
+  Link("hop1/cron.d", "/srv/hop0");
+  EXPECT_EQ(Resolve("/srv/hop0/x"), "/etc/cron.d/x");
+}
+
+TEST_F(PathResolveTest, LoopIsAnError) {
+  Link("/b/loop2", "/a/loop1");
+  Link("/a/loop1", "/b/loop2");
+  Result<std::string> r = ResolveExistingPath("/a/loop1/x", root_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("symbolic links"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("/a/loop1/x"), std::string::npos);
+}
+
+TEST_F(PathResolveTest, FortyLinksAreAllowedFortyOneAreNot) {
+  Link("/b", "/l0");
+  for (int i = 1; i <= 40; ++i) {
+    Link("/l" + std::to_string(i - 1), "/l" + std::to_string(i));
+  }
+  EXPECT_EQ(Resolve("/l39/c"), "/b/c");  // 40 links
+  EXPECT_FALSE(ResolveExistingPath("/l40/c", root_).ok());
+}
+
+TEST_F(PathResolveTest, DanglingLinkContinuesLexicallyFromItsTarget) {
+  Link("/nowhere", "/a/dangling");
+  EXPECT_EQ(Resolve("/a/dangling/x"), "/nowhere/x");
+  Link("../../missing/../etc", "/a/b/rel");
+  EXPECT_EQ(Resolve("/a/b/rel/x"), "/etc/x");
+}
+
+TEST_F(PathResolveTest, FileUsedAsDirectoryStops) {
+  EXPECT_EQ(Resolve("/a/file/x"), "/a/file/x");
+  EXPECT_EQ(Resolve("/a/file/../x"), "/a/x");  // the kernel says ENOTDIR: the rest is lexical
+  Link("/a/file", "/srv/flink");
+  EXPECT_EQ(Resolve("/srv/flink/x"), "/a/file/x");
+}
+
+TEST_F(PathResolveTest, LongLinkTarget) {
+  std::string deep = "/a/b/c";
+  for (char c = 'd'; c < 'j'; ++c) deep += "/" + std::string(60, c);  // a target of ~370 bytes
+  Link(deep, "/long");
+  EXPECT_EQ(Resolve("/long/x"), deep + "/x");
+}
+
+TEST_F(PathResolveTest, RealFilesystemWithoutRoot) {
+  char* real = realpath(root_.c_str(), nullptr);  // /tmp itself may be a link
+  ASSERT_NE(real, nullptr);
+  const std::string real_root = real;
+  free(real);
+  Link("/b/c", "/a/link");
+  Result<std::string> r = ResolveExistingPath(root_ + "/a/b/c");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(*r, real_root + "/a/b/c");
+  Link(root_ + "/etc", "/srv/work/cfg");
+  r = ResolveExistingPath(root_ + "/srv/work/cfg/cron.d/../x");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(*r, real_root + "/etc/x");
+}
+
+TEST_F(PathResolveTest, BadInput) {
+  for (std::string_view bad : {"", "a/b", "~/x", "./x"}) {
+    Result<std::string> r = ResolveExistingPath(bad, root_);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), Code::kInvalid);
+    EXPECT_EQ(r.status().message(), "not an absolute path");
+  }
+  Result<std::string> r = ResolveExistingPath(std::string_view("/a\0b", 4), root_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalid);
+}
+
+TEST_F(PathResolveTest, OtherDiskErrorsAreErrors) {  // here ENAMETOOLONG, which root gets too
+  const std::string path = "/a/" + std::string(300, 'n') + "/x";
+  Result<std::string> r = ResolveExistingPath(path, root_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kIo);
+  EXPECT_EQ(r.status().message().rfind("cannot resolve " + path + ": lstat " + root_ + "/a/", 0), 0)
+      << r.status().message();
+}
+
+TEST_F(PathResolveTest, PermissionDeniedIsAnError) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads every directory";
+  ASSERT_EQ(chmod((root_ + "/a/b").c_str(), 0), 0);
+  Result<std::string> r = ResolveExistingPath("/a/b/c/x", root_);
+  chmod((root_ + "/a/b").c_str(), 0755);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kIo);
+  EXPECT_NE(r.status().message().find("/a/b/c"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("Permission denied"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hangar
