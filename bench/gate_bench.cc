@@ -115,7 +115,13 @@ int main(int argc, char** argv) {
     p.network = "none";
     p.deadline_ms = missions[i].deadline_ms();
     for (int k = 0; k < 10; k++) p.env["VAR_" + std::to_string(k)] = "x";
+    p.sandbox.bwrap = "/usr/bin/bwrap";
+    p.sandbox.hide = policy.deny_read;
+    p.sandbox.hide.push_back("/var/spool/hangar");
+    p.sandbox.write = {p.room, "/srv/build/" + p.id};
   }
+  const hangar::GateSite site{"/var/spool/hangar/rooms", "/home/hangar", {"/var/spool/hangar"},
+                              "/usr/bin/bwrap"};
   size_t sink = 0;
   // Warm up, then measure.
   for (int i = 0; i < 10000; i++) sink += GateStage1(missions[i % 64], policy, text).rules.size();
@@ -125,7 +131,7 @@ int main(int argc, char** argv) {
   double s2 = PerSecond(n, [&](int i) {
     size_t k = size_t(i) % plans.size();
     sink +=
-        hangar::GateStage2(missions[k], plans[k], policy, "/var/spool/hangar/rooms").rules.size();
+        hangar::GateStage2(missions[k], plans[k], policy, site).rules.size();
   });
   const double target = 100000;
   std::printf("gate bench: policy of %zu rules, %d decisions per stage\n", rules, n);

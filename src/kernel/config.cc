@@ -71,6 +71,9 @@ Profile ParseProfile(const std::string& name, element e) {
         Throw(k, "expected \"stdin\", \"file\" or \"both\"");
     } else if (key == "last_message") {
       p.last_message = Str(v, k);
+    } else if (key == "sandbox") {
+      p.sandbox = Str(v, k);
+      if (p.sandbox != "bwrap" && p.sandbox != "none") Throw(k, "expected \"bwrap\" or \"none\"");
     } else if (key == "env") {
       if (v.type() != element_type::OBJECT) Throw(k, "expected an object of strings");
       for (auto [ek, ev] : AsObject(v)) {
@@ -81,7 +84,7 @@ Profile ParseProfile(const std::string& name, element e) {
         p.env[name] = std::string(ev.get_string().value_unsafe());
       }
     } else {
-      Throw(k, "unknown field (a profile has argv, prompt, last_message, env)");
+      Throw(k, "unknown field (a profile has argv, prompt, last_message, env, sandbox)");
     }
   }
   if (!has_argv) Throw(f + ".argv", "missing required field");

@@ -26,6 +26,11 @@ struct Profile {
   std::string last_message;
   // The drone's whole environment (templates allowed in values). Nothing else reaches it.
   std::map<std::string, std::string> env;
+  // The drone's sandbox: "bwrap" (bubblewrap: read-only root, writes only in its room and the
+  // mission's writes, deny-read paths and hangar's own directories hidden, network cut unless the
+  // mission's network is "host") or "none" (no sandbox: the gate then denies any launch whose
+  // policy has deny-read paths or whose network is "none", as nothing would enforce them).
+  std::string sandbox = "bwrap";
 };
 
 struct Config {

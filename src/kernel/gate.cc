@@ -67,7 +67,64 @@ void TextRules::Judge(const Mission& m, GateResult* g) const {
     }
 }
 
-GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& text) {
+namespace {
+
+// Where a drone must never write: inside (or over) a protected path, hangar's own directories or
+// the rooms of other missions: why, or "" when `path` is none of these.
+std::string Forbidden(const std::string& path, const Policy& policy, const GateSite& site) {
+  if (const std::string* dir = policy.ProtectedDirOf(path)) return "inside protected path " + *dir;
+  for (const std::string& dir : policy.protected_paths)
+    if (PathInside(dir, path)) return "over protected path " + dir;
+  for (const std::string& dir : site.hangar_dirs)
+    if (PathInside(path, dir) || PathInside(dir, path)) return "in hangar's own directory " + dir;
+  if (!site.rooms.empty() && (PathInside(path, site.rooms) || PathInside(site.rooms, path)))
+    return "in the rooms directory " + site.rooms + " (another mission's room)";
+  return "";
+}
+
+void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
+                 const ResolvedWrites& resolved, GateResult* g) {
+  for (const std::string& w : m.writes) {
+    const std::string quoted = "writes \"" + w + "\"";
+    Result<std::string> lexical = NormalizeUserPath(w, site.home);
+    if (!lexical.ok()) {
+      g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + lexical.status().message());
+      continue;
+    }
+    std::string why = Forbidden(*lexical, policy, site);
+    auto r = resolved.find(w);
+    if (why.empty() && r != resolved.end()) {
+      if (!r->second.error.empty()) {
+        g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + r->second.error);
+        continue;
+      }
+      const std::string real = NormalizeAbsolute(r->second.path);
+      why = Forbidden(real, policy, site);
+      if (!why.empty()) why = "resolves to " + real + ", " + why;
+    }
+    if (!why.empty()) g->Fire(Verdict::kDeny, "paths.protected", quoted + " is " + why);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> WritablePaths(const Mission& m, const GateSite& site,
+                                       const ResolvedWrites& resolved) {
+  std::vector<std::string> out;
+  for (const std::string& w : m.writes) {
+    auto r = resolved.find(w);
+    if (r != resolved.end() && r->second.error.empty()) {
+      out.push_back(NormalizeAbsolute(r->second.path));
+      continue;
+    }
+    Result<std::string> lexical = NormalizeUserPath(w, site.home);
+    if (lexical.ok()) out.push_back(*lexical);
+  }
+  return out;
+}
+
+GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& text,
+                      const GateSite& site, const ResolvedWrites& resolved) {
   GateResult g;
   if (!policy.DroneAllowed(m.drone))
     g.Fire(Verdict::kDeny, "drones",
@@ -94,12 +151,61 @@ GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& t
              "op \"" + op + "\" is denied by the policy" +
                  (o.rule == "ops.unknown" ? " (an op it does not know)" : ""));
   }
+  JudgeWrites(m, policy, site, resolved, &g);
   text.Judge(m, &g);
   return g;
 }
 
+namespace {
+
+void JudgeSandbox(const Plan& plan, const Policy& policy, const GateSite& site, GateResult* g) {
+  auto deny = [g](const char* rule, std::string why) {
+    g->Fire(Verdict::kDeny, rule, std::move(why));
+  };
+  const Sandbox& sb = plan.sandbox;
+  const bool bwrap = sb.engine == "bwrap";
+  if (!bwrap && sb.engine != "none")
+    deny("plan.sandbox.engine", "the plan's sandbox engine \"" + sb.engine + "\" is unknown");
+  if (bwrap && (site.bwrap.empty() || sb.bwrap != site.bwrap))
+    deny("plan.sandbox.unavailable",
+         site.bwrap.empty() ? "the drone's profile needs bubblewrap (bwrap), which is not "
+                              "installed; it is never launched unsandboxed"
+                            : "the plan runs " + sb.bwrap + ", not the bubblewrap hangard found (" +
+                                  site.bwrap + ")");
+  if (!bwrap && plan.network == "none")
+    deny("plan.network.uncut",
+         "the mission's network is \"none\", and a drone without a sandbox keeps the network");
+  if (sb.write.empty() || sb.write[0] != plan.room)
+    deny("plan.sandbox.room", "the sandbox does not bind the plan's room first");
+  // Hidden: the policy's deny-read paths and hangar's own directories; a write may not lay one
+  // open again (the room inside a hidden directory is bound over it, and only the room).
+  std::vector<std::string> must_hide = policy.deny_read;
+  must_hide.insert(must_hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
+  for (const std::string& d : must_hide) {
+    bool hidden = false;
+    if (bwrap)
+      for (const std::string& h : sb.hide) hidden = hidden || PathInside(d, h);
+    if (!hidden) {
+      deny("paths.deny_read", d + " is not hidden by the plan's sandbox" +
+                                  std::string(bwrap ? "" : " (it has none)"));
+      continue;
+    }
+    for (size_t i = 1; i < sb.write.size(); i++)
+      if (PathInside(d, sb.write[i]) || PathInside(sb.write[i], d))
+        deny("paths.deny_read", "the sandbox binds " + sb.write[i] + " writable, laying open " + d);
+  }
+  for (size_t i = 1; i < sb.write.size(); i++) {
+    std::string why = Forbidden(NormalizeAbsolute(sb.write[i]), policy, site);
+    if (!why.empty())
+      deny("paths.protected", "the sandbox binds " + sb.write[i] + " writable, " + why);
+  }
+}
+
+}  // namespace
+
 GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
-                      const std::string& rooms) {
+                      const GateSite& site) {
+  const std::string& rooms = site.rooms;
   GateResult g;
   auto deny = [&](const char* rule, std::string why) {
     g.Fire(Verdict::kDeny, rule, std::move(why));
@@ -120,10 +226,14 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
   if (plan.network != m.network)
     deny("plan.network.mismatch",
          "the plan's network \"" + plan.network + "\" is not the mission's \"" + m.network + "\"");
-  for (const auto& [name, value] : plan.env)
-    if (policy.EnvDenied(m.drone, name))
-      deny("env.deny", "the plan passes " + name +
-                           " to the drone; the policy keeps it from drones of profile " + m.drone);
+  for (const auto& [name, value] : plan.env) {
+    RuleVerdict v = policy.EnvVerdict(m.drone, name);
+    g.Fire(v.verdict, v.rule,
+           "the plan passes " + name + " to the drone; the policy " +
+               (v.verdict == Verdict::kDeny ? "keeps it from drones of profile " + m.drone
+                                            : "lets it through only with a person's approval"));
+  }
+  JudgeSandbox(plan, policy, site, &g);
   return g;
 }
 

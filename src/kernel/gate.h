@@ -6,12 +6,18 @@
 //
 // Stage 1 judges the structured fields: drone (drones), max_minutes, each act verb (acts.*),
 // network (network.MODE), each op (ops.deny.OP, ops.unknown; an op that needs a grant passes here
-// and is checked against the ledger when it is asked for).
+// and is checked against the ledger when it is asked for), each path of "writes" (paths.protected:
+// inside a protected path or hangar's own directories, judged both as written, normalised, and as
+// the shell resolved its symlinks; paths.invalid: the shell could not resolve it).
 // Text rules (text.ID) judge acts, not topics (kernel/act_text.h) in the mission's free text:
 // future, now and each constraint. A text rule can only raise a verdict to hold.
 // Stage 2 judges the plan the launcher will run: deadline present, equal to max_minutes and
 // enforceable by the launcher; the plan is this mission's; its room inside the rooms directory;
-// its network the mission's; no environment variable the policy keeps from drones (env.deny).
+// its network the mission's; no environment variable the policy keeps from drones (env.deny) or
+// lets through only with a person's approval of this exact plan (env.hold); its sandbox: engine
+// known and installed (plan.sandbox.*), every deny-read path and hangar's own directories hidden
+// and none of them re-exposed by a write (paths.deny_read), no write inside a protected path
+// (paths.protected), the network cut when the mission says "none" (plan.network.uncut).
 #pragma once
 
 #include <map>
@@ -27,6 +33,22 @@
 #include "kernel/verdict.h"
 
 namespace hangar {
+
+// The machine's facts the gate judges paths and plans by, fixed when hangard starts.
+struct GateSite {
+  std::string rooms;                     // the rooms directory (absolute)
+  std::string home = "/";                // what "~" in a mission's writes means (absolute)
+  std::vector<std::string> hangar_dirs;  // the spool and the anchor: never written, always hidden
+  std::string bwrap;                     // the bubblewrap program; empty: not installed
+};
+
+// One path of a mission's "writes" as the shell found it on disk: "~" expanded, symlinks in its
+// existing part resolved (shell/path_resolve.h), or why that failed.
+struct ResolvedPath {
+  std::string path;
+  std::string error;
+};
+using ResolvedWrites = std::map<std::string, ResolvedPath>;  // writes entry -> resolution
 
 struct GateResult {
   Verdict verdict = Verdict::kAllow;
@@ -61,9 +83,16 @@ class TextRules {
   std::map<std::string, std::vector<size_t>> rules_of_verb_;  // listed verb -> rules_ indices
 };
 
-GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& text = {});
-// rooms: the rooms directory (absolute). Launchers that can enforce a deadline: "direct".
+// resolved: the shell's resolution of each of m.writes; an entry it lacks is judged as written.
+GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& text = {},
+                      const GateSite& site = {}, const ResolvedWrites& resolved = {});
+// Launchers that can enforce a deadline: "direct".
 GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
-                      const std::string& rooms);
+                      const GateSite& site);
+
+// The paths a mission may write besides its room, as the sandbox binds them: each entry of
+// m.writes resolved (or, when the shell gave none, normalised as written), in the mission's order.
+std::vector<std::string> WritablePaths(const Mission& m, const GateSite& site,
+                                       const ResolvedWrites& resolved);
 
 }  // namespace hangar

@@ -33,7 +33,14 @@ Plan PlanFor(const Mission& m) {
   p.network = m.network;
   p.deadline_ms = m.deadline_ms();
   p.env = {{"PATH", "/bin"}};
+  p.sandbox.bwrap = "/usr/bin/bwrap";
+  p.sandbox.hide = {"/anchor", "/etc/shadow", "/root", "/s"};
+  p.sandbox.write = {p.room};
   return p;
+}
+
+GateSite Site() {
+  return GateSite{"/s/rooms", "/home/u", {"/s", "/anchor"}, "/usr/bin/bwrap"};
 }
 
 const char* kPolicy = R"({"hangar_policy":1,
@@ -92,34 +99,126 @@ TEST(Gate, Stage2DeniesForbiddenEnvironmentUnlessTheProfileMayHaveIt) {
   Policy p = P(kPolicy);
   Mission m = M();
   Plan plan = PlanFor(m);
-  EXPECT_EQ(GateStage2(m, plan, p, "/s/rooms").verdict, Verdict::kAllow);
+  EXPECT_EQ(GateStage2(m, plan, p, Site()).verdict, Verdict::kAllow);
   plan.env["GITHUB_TOKEN"] = "x";
-  GateResult g = GateStage2(m, plan, p, "/s/rooms");
+  GateResult g = GateStage2(m, plan, p, Site());
   EXPECT_EQ(g.verdict, Verdict::kDeny);
   EXPECT_EQ(g.rules, (std::vector<std::string>{"env.deny"}));
   plan = PlanFor(m);
   plan.env["CI_TOKEN"] = "x";  // env_allow for profile script
-  EXPECT_EQ(GateStage2(m, plan, p, "/s/rooms").verdict, Verdict::kAllow);
+  EXPECT_EQ(GateStage2(m, plan, p, Site()).verdict, Verdict::kAllow);
 }
 
 TEST(Gate, Stage2ChecksRoomNetworkAndDeadlineOfTheExactPlan) {
   Policy p = P(kPolicy);
   Mission m = M();
   Plan plan = PlanFor(m);
-  plan.room = "/s/rooms/../etc";
-  EXPECT_EQ(GateStage2(m, plan, p, "/s/rooms").rules,
+  plan.room = plan.sandbox.write[0] = "/s/rooms/../etc";
+  EXPECT_EQ(GateStage2(m, plan, p, Site()).rules,
             (std::vector<std::string>{"plan.room.outside"}));
-  plan.room = "/s/rooms";
-  EXPECT_EQ(GateStage2(m, plan, p, "/s/rooms").rules,
+  plan.room = plan.sandbox.write[0] = "/s/rooms";
+  EXPECT_EQ(GateStage2(m, plan, p, Site()).rules,
             (std::vector<std::string>{"plan.room.outside"}));
   plan = PlanFor(m);
   plan.network = "host";
-  EXPECT_EQ(GateStage2(m, plan, p, "/s/rooms").rules,
+  EXPECT_EQ(GateStage2(m, plan, p, Site()).rules,
             (std::vector<std::string>{"plan.network.mismatch"}));
   plan = PlanFor(m);
   plan.deadline_ms += 1;
-  EXPECT_EQ(GateStage2(m, plan, p, "/s/rooms").rules,
+  EXPECT_EQ(GateStage2(m, plan, p, Site()).rules,
             (std::vector<std::string>{"plan.deadline.mismatch"}));
+}
+
+const char* kPathPolicy = R"({"hangar_policy":1,"acts":{"allow":["write"]},
+  "protected_paths":["/etc","/home/u/.ssh"],"deny_read":["/root","/home/u/.aws"],
+  "env_deny":["*_TOKEN"],"env_hold":["HTTP*_PROXY"]})";
+
+TEST(Gate, Stage1JudgesWritesNormalisedAndResolved) {
+  Policy p = P(kPathPolicy);
+  auto judge = [&](std::vector<std::string> writes, ResolvedWrites resolved = {}) {
+    Mission m = M();
+    m.writes = std::move(writes);
+    return GateStage1(m, p, {}, Site(), resolved);
+  };
+  EXPECT_EQ(judge({"/srv/out", "~/notes"}).verdict, Verdict::kAllow);
+  for (const char* w : {"/srv/work/../../etc/cron.d/x", "//etc//ssh/", "~/.ssh/config",
+                        "/etc", "/", "/home", "/s/queued/X/mission.json", "/anchor/live.key",
+                        "/s/rooms/OTHER", "/s"}) {
+    GateResult g = judge({w});
+    EXPECT_EQ(g.verdict, Verdict::kDeny) << w;
+    EXPECT_EQ(g.rules, (std::vector<std::string>{"paths.protected"})) << w;
+  }
+  EXPECT_EQ(judge({"/srv/work/../../etc/cron.d/x"}).reason,
+            "writes \"/srv/work/../../etc/cron.d/x\" is inside protected path /etc");
+  // A symlink in the existing part: judged where it leads.
+  GateResult g = judge({"/srv/work/cfg/cron.d/x"}, {{"/srv/work/cfg/cron.d/x", {"/etc/cron.d/x", ""}}});
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"paths.protected"}));
+  EXPECT_EQ(g.reason,
+            "writes \"/srv/work/cfg/cron.d/x\" is resolves to /etc/cron.d/x, inside protected "
+            "path /etc");
+  g = judge({"/srv/loop/x"}, {{"/srv/loop/x", {"", "too many levels of symbolic links"}}});
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"paths.invalid"}));
+  EXPECT_EQ(judge({"~bob/x"}).rules, (std::vector<std::string>{"paths.invalid"}));
+  // What the sandbox binds: the resolution when there is one, else the normalised path.
+  Mission m = M();
+  m.writes = {"~/a/../b/", "/srv/link"};
+  EXPECT_EQ(WritablePaths(m, Site(), {{"/srv/link", {"/data/real", ""}}}),
+            (std::vector<std::string>{"/home/u/b", "/data/real"}));
+}
+
+TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
+  Policy p = P(kPathPolicy);
+  Mission m = M();
+  Plan plan = PlanFor(m);
+  plan.sandbox.hide = {"/anchor", "/home/u/.aws", "/root", "/s"};
+  auto rules = [&](const Plan& x, GateSite site = Site()) {
+    return GateStage2(m, x, p, site).rules;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(rules(plan), V{});
+  Plan x = plan;
+  x.sandbox.hide = {"/anchor", "/home/u/.aws/credentials", "/s"};  // /root, and most of .aws, open
+  EXPECT_EQ(rules(x), (V{"paths.deny_read", "paths.deny_read"}));
+  x = plan;
+  x.sandbox.hide = {"/"};  // one directory over all of them hides them all
+  EXPECT_EQ(rules(x), V{});
+  x = plan;
+  x.sandbox.write.push_back("/home/u");  // lays .aws open again
+  EXPECT_EQ(GateStage2(m, x, p, Site()).reason,
+            "the sandbox binds /home/u writable, laying open /home/u/.aws");
+  x = plan;
+  x.sandbox.write.push_back("/srv/work/../../etc/cron.d");
+  EXPECT_EQ(rules(x), V{"paths.protected"});
+  x = plan;
+  x.sandbox.engine = "none";
+  x.sandbox.bwrap.clear();
+  EXPECT_EQ(rules(x), (V{"plan.network.uncut", "paths.deny_read", "paths.deny_read",
+                         "paths.deny_read", "paths.deny_read"}));
+  GateSite no_bwrap = Site();
+  no_bwrap.bwrap.clear();
+  EXPECT_EQ(rules(plan, no_bwrap), V{"plan.sandbox.unavailable"});
+  x = plan;
+  x.sandbox.engine = "firejail";  // unknown: hides nothing and cuts nothing either
+  EXPECT_EQ(rules(x)[0], "plan.sandbox.engine");
+  x = plan;
+  x.sandbox.write = {"/s/rooms/OTHER"};
+  EXPECT_EQ(rules(x), V{"plan.sandbox.room"});
+}
+
+TEST(Gate, Stage2HoldsAVariableThePolicyLetsThroughOnlyWithAPerson) {
+  Policy p = P(kPathPolicy);
+  Mission m = M();
+  Plan plan = PlanFor(m);
+  plan.sandbox.hide = {"/anchor", "/home/u/.aws", "/root", "/s"};
+  plan.env["HTTPS_PROXY"] = "http://proxy:3128";
+  GateResult g = GateStage2(m, plan, p, Site());
+  EXPECT_EQ(g.verdict, Verdict::kHold);
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"env.hold"}));
+  EXPECT_EQ(g.reason,
+            "the plan passes HTTPS_PROXY to the drone; the policy lets it through only with a "
+            "person's approval");
+  plan.env["GH_TOKEN"] = "t";  // deny outranks hold
+  EXPECT_EQ(GateStage2(m, plan, p, Site()).verdict, Verdict::kDeny);
 }
 
 TEST(Gate, TextRulesJudgeActsNotTopicsAndOnlyHold) {

@@ -148,7 +148,8 @@ class Decider {
       m.id = IdFromName(d.name);
       if (m.id.empty()) m.id = FreshId(d.now);
     }
-    GateResult g = GateStage1(m, s_.policy, s_.text_rules);
+    const GateSite site = s_.Site();
+    GateResult g = GateStage1(m, s_.policy, s_.text_rules, site, d.resolved);
     Phase to = g.verdict == Verdict::kAllow  ? Phase::kQueued
                : g.verdict == Verdict::kHold ? Phase::kHold
                                              : Phase::kDenied;
@@ -164,6 +165,8 @@ class Decider {
     intake["ledger_seq"] = seq;
     json::Value g1 = g.ToJson(1, d.now);
     g1["ledger_seq"] = seq;
+    std::vector<std::string> writable = WritablePaths(m, site, d.resolved);
+    if (!m.writes.empty()) g1["writes"] = json::Array(writable.begin(), writable.end());
     Intake in;
     in.name = d.name;
     in.id = m.id;
@@ -180,6 +183,7 @@ class Decider {
     MissionRec rec = Rec(to, d.now);
     if (to != Phase::kDenied) rec.mission = m;
     rec.sha256 = Sha256Hex(d.bytes);
+    rec.writes = std::move(writable);
     const std::string id = m.id;
     st_->missions[id] = std::move(rec);
     if (to == Phase::kQueued) st_->queue.push_back(id);
@@ -199,6 +203,7 @@ class Decider {
       if (auto* m = std::get_if<Mission>(&parsed)) {
         rec.mission = *m;
         rec.mission->id = r.id;
+        rec.writes = WritablePaths(*m, s_.Site(), r.resolved);
       } else {
         rec.error = "mission.json unreadable at recovery: " + std::get<ParseError>(parsed).Text();
         Log(r.id + " in " + std::string(PhaseName(r.phase)) + ": " + rec.error);
@@ -528,11 +533,13 @@ class Decider {
         continue;
       }
       const int attempt = rec.attempt + 1;
+      const GateSite site = s_.Site();
       PlanPlaces where{s_.rooms + "/" + id, s_.spool + "/running/" + id + "/run", s_.bindir,
-                       s_.config.kill_grace_s};
+                       s_.config.kill_grace_s, site.bwrap, s_.policy.deny_read, rec.writes};
+      where.hide.insert(where.hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
-      GateResult g = GateStage2(m, plan, s_.policy, s_.rooms);
+      GateResult g = GateStage2(m, plan, s_.policy, site);
       const std::string plan_sha = Sha256Hex(plan_text);
       // A hold a person already approved for exactly this mission and this plan is passed.
       if (g.verdict == Verdict::kHold && !rec.approved_plan_sha256.empty() &&
@@ -585,6 +592,12 @@ class Decider {
 };
 
 }  // namespace
+
+GateSite KernelSetup::Site() const {
+  GateSite site{rooms, home, {spool}, bwrap};
+  if (!anchor.empty()) site.hangar_dirs.push_back(anchor);
+  return site;
+}
 
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal) {
   return Decider(setup, state).Run(signal);

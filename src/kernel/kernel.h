@@ -79,6 +79,12 @@ struct KernelSetup {
   Policy policy = DefaultPolicy();  // what the gate judges by (man/hangar-policy.5)
   std::string policy_sha256 = PolicyDigest(DefaultPolicy());  // named in every gate entry
   TextRules text_rules = TextRules(DefaultPolicy());          // the policy's text rules, built once
+  std::string home = "/";  // "~" in a mission's writes: hangard's home (absolute)
+  std::string anchor;      // the anchor directory: hidden from drones, never written by them
+  std::string bwrap;       // the bubblewrap program hangard found; empty: not installed
+
+  // What the gate judges paths and plans by: the rooms, home, hangar's own directories, bwrap.
+  GateSite Site() const;
 };
 
 struct MissionRec {
@@ -95,6 +101,7 @@ struct MissionRec {
   std::string held_plan_sha256;      // held at stage 2: the plan the person is asked about
   std::string approved_sha256;       // a recorded approval: of the mission it approved
   std::string approved_plan_sha256;  // ... and of the plan, when it was held at stage 2
+  std::vector<std::string> writes;   // the mission's writes as the sandbox binds them (resolved)
 };
 
 struct State {
@@ -118,6 +125,7 @@ struct Dropped {
   std::string bytes;
   std::string read_error;
   TimeMs now = 0;
+  ResolvedWrites resolved;  // the mission's "writes" as the shell resolved them on disk
 };
 // A mission directory found at start (or after an inotify overflow) in a state directory.
 struct Recovered {
@@ -133,6 +141,7 @@ struct Recovered {
   std::string held_plan_sha256;      // hold: gate2.json "plan_sha256" when held at stage 2
   std::string approved_sha256;       // approve.json "mission_sha256", when approved
   std::string approved_plan_sha256;  // approve.json "plan_sha256"
+  ResolvedWrites resolved;           // live phases: the mission's "writes", resolved again now
 };
 struct ControlDropped {
   std::string name;

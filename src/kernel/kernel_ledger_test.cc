@@ -14,6 +14,7 @@ KernelSetup LedgerSetup(int slots = 1) {
   s.spool = "/s";
   s.rooms = "/s/rooms";
   s.bindir = "/b";
+  s.bwrap = "/usr/bin/bwrap";
   s.config.file = "/s/hangar.conf";
   s.config.slots = slots;
   Profile p;
@@ -64,7 +65,7 @@ TEST(KernelLedger, RecordsComeBeforeTheActsTheyBackAndFilesNameTheirSeq) {
   KernelSetup s = LedgerSetup();
   State st;
   st.ledger_seq = 41;  // the ledger already holds 41 entries
-  auto acts = Decide(s, &st, Dropped{"a", Mission("M1"), "", 1000});
+  auto acts = Decide(s, &st, Dropped{"a", Mission("M1"), "", 1000, {}});
   ASSERT_GE(acts.size(), 4u);
   auto recs = Only<Record>(acts);
   ASSERT_EQ(recs.size(), 2u);
@@ -107,7 +108,7 @@ TEST(KernelLedger, RecordsComeBeforeTheActsTheyBackAndFilesNameTheirSeq) {
 TEST(KernelLedger, RejectionsAndRefusedControlsAreRecordedToo) {
   KernelSetup s = LedgerSetup();
   State st;
-  auto acts = Decide(s, &st, Dropped{"bad.json", "{not json", "", 1000});
+  auto acts = Decide(s, &st, Dropped{"bad.json", "{not json", "", 1000, {}});
   auto recs = Only<Record>(acts);
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0].kind, "mission.rejected");
@@ -130,7 +131,7 @@ TEST(KernelLedger, FailedClosedLaunchesNothingGrantsNothingUntilAReanchor) {
   EXPECT_TRUE(Only<Record>(Decide(s, &st, LedgerFailed{"again", 1001})).empty());
   EXPECT_EQ(st.fail_closed, "hash-mismatch at seq 3");
 
-  acts = Decide(s, &st, Dropped{"a", Mission("M1"), "", 2000});
+  acts = Decide(s, &st, Dropped{"a", Mission("M1"), "", 2000, {}});
   EXPECT_EQ(Only<Intake>(acts).size(), 1u);  // taken in: nothing dropped is lost
   EXPECT_TRUE(Only<Launch>(acts).empty());
   EXPECT_EQ(st.missions["M1"].phase, Phase::kQueued);

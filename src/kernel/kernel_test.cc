@@ -11,6 +11,7 @@ KernelSetup TestSetup(int slots = 1) {
   s.spool = "/s";
   s.rooms = "/s/rooms";
   s.bindir = "/b";
+  s.bwrap = "/usr/bin/bwrap";
   s.config.file = "/s/hangar.conf";
   s.config.slots = slots;
   Profile p;
@@ -29,7 +30,7 @@ std::string MissionText(const std::string& id_field, const std::string& extra = 
 }
 
 Dropped Drop(const std::string& name, const std::string& bytes, TimeMs now = 1000) {
-  return Dropped{name, bytes, "", now};
+  return Dropped{name, bytes, "", now, {}};
 }
 
 template <typename T>
@@ -100,7 +101,7 @@ TEST(Kernel, InvalidMissionIsRejectedWithFieldAndReason) {
 TEST(Kernel, UnreadableDropIsRejectedUnderItsName) {
   KernelSetup s = TestSetup();
   State st;
-  auto acts = Decide(s, &st, Dropped{"fifo1", "", "not a regular file", 5});
+  auto acts = Decide(s, &st, Dropped{"fifo1", "", "not a regular file", 5, {}});
   auto in = Only<Intake>(acts);
   ASSERT_EQ(in.size(), 1u);
   EXPECT_EQ(in[0].id, "fifo1");

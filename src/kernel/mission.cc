@@ -174,6 +174,19 @@ Mission Parse(element root) {
       m.acts = StringList(value, k);
     } else if (k == "ops") {
       m.ops = StringList(value, k);
+    } else if (k == "writes") {
+      m.writes = StringList(value, k);
+      if (m.writes.size() > kMaxMissionWrites) Throw(k, "more than 64 paths");
+      for (size_t i = 0; i < m.writes.size(); i++) {
+        const std::string& w = m.writes[i];
+        const std::string f = k + "[" + std::to_string(i) + "]";
+        if (w.empty() || w.size() > 4096) Throw(f, "expected a path of 1 to 4096 bytes");
+        if (w.find('\0') != std::string::npos) Throw(f, "a path holds no NUL byte");
+        if (w[0] == '~' && w.size() > 1 && w[1] != '/')
+          Throw(f, "\"~user\" is not looked up; write the absolute path");
+        if (w[0] != '/' && w[0] != '~')
+          Throw(f, "expected an absolute path, \"~\" or \"~/...\" (the room needs no entry)");
+      }
     } else if (k == "done_when") {
       if (value.type() != element_type::ARRAY) Throw(k, "expected a list of checks");
       size_t i = 0;

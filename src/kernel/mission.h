@@ -15,6 +15,7 @@ namespace hangar {
 
 inline constexpr size_t kMaxMissionBytes = 1 << 20;  // 1 MiB
 inline constexpr double kMaxMinutes = 1440;
+inline constexpr size_t kMaxMissionWrites = 64;
 
 struct DoneCheck {
   enum class Kind { kFile, kRun };
@@ -30,6 +31,10 @@ struct Mission {
   std::string id;  // empty when the file gave none; the kernel assigns one at intake
   std::string requester, drone, future, now;
   std::vector<std::string> constraints, acts, ops;
+  // Paths outside the room the drone asks to write (existing files or directories, bound
+  // read-write into its sandbox): absolute, or "~" / "~/..." (hangard's home). Judged by the gate
+  // against protected paths after normalisation and symlink resolution.
+  std::vector<std::string> writes;
   std::vector<DoneCheck> done_when;
   std::string network = "none";
   double max_minutes = 0;

@@ -34,11 +34,11 @@ bool PathInside(std::string_view path, std::string_view dir) {
          (p.size() == d.size() || p[d.size()] == '/');
 }
 
-Result<std::string> NormalizeUserPath(std::string_view path, std::string_view home) {
+Result<std::string> ExpandHome(std::string_view path, std::string_view home) {
   if (path.empty()) return Status::Invalid("expected a path, not an empty string");
   if (path.find('\0') != std::string_view::npos)
     return Status::Invalid("a path may not hold a NUL byte");
-  if (path[0] == '/') return NormalizeAbsolute(path);
+  if (path[0] == '/') return std::string(path);
   if (path[0] != '~')
     return Status::Invalid("expected an absolute path or one starting with ~/, not \"" +
                            std::string(path) + "\"");
@@ -50,7 +50,13 @@ Result<std::string> NormalizeUserPath(std::string_view path, std::string_view ho
   std::string full(home);
   full += '/';
   full += path.substr(1);
-  return NormalizeAbsolute(full);
+  return full;
+}
+
+Result<std::string> NormalizeUserPath(std::string_view path, std::string_view home) {
+  Result<std::string> full = ExpandHome(path, home);
+  if (!full.ok()) return full;
+  return NormalizeAbsolute(*full);
 }
 
 }  // namespace hangar

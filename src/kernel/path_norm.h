@@ -27,4 +27,8 @@ bool PathInside(std::string_view path, std::string_view dir);
 // message says which, without a file or field (the caller adds them).
 Result<std::string> NormalizeUserPath(std::string_view path, std::string_view home);
 
+// The same checks, and "~" taken from home, but the path is not normalised: "." and ".." stay for
+// the shell to walk after symlinks (shell/path_resolve.h) — "/a/link/.." is not always "/a".
+Result<std::string> ExpandHome(std::string_view path, std::string_view home);
+
 }  // namespace hangar

@@ -1,5 +1,9 @@
 #include "kernel/plan.h"
 
+#include <set>
+
+#include "kernel/path_norm.h"
+
 namespace hangar {
 
 std::string ExpandTemplate(const std::string& s, const std::map<std::string, std::string>& vars) {
@@ -46,9 +50,27 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.prompt_in_room = p.prompt == PromptVia::kFile || p.prompt == PromptVia::kBoth;
   plan.last_message = p.last_message.empty() ? "" : ExpandTemplate(p.last_message, vars);
   plan.network = m.network;
+  plan.sandbox.engine = p.sandbox;
+  if (p.sandbox == "bwrap") {
+    plan.sandbox.bwrap = where.bwrap;
+    std::set<std::string> hide;
+    for (const std::string& h : where.hide) hide.insert(NormalizeAbsolute(h));
+    plan.sandbox.hide.assign(hide.begin(), hide.end());
+  }
+  plan.sandbox.write.push_back(where.room);
+  for (const std::string& w : where.writes) plan.sandbox.write.push_back(w);
   plan.deadline_ms = m.deadline_ms();
   plan.grace_ms = int64_t(where.kill_grace_s) * 1000;
   return plan;
+}
+
+json::Value Sandbox::ToJson() const {
+  json::Object o;
+  o["engine"] = engine;
+  o["bwrap"] = bwrap;
+  o["hide"] = json::Array(hide.begin(), hide.end());
+  o["write"] = json::Array(write.begin(), write.end());
+  return o;
 }
 
 json::Value Plan::ToJson() const {
@@ -67,6 +89,7 @@ json::Value Plan::ToJson() const {
   o["prompt_in_room"] = prompt_in_room;
   o["last_message"] = last_message;
   o["network"] = network;
+  o["sandbox"] = sandbox.ToJson();
   o["deadline_ms"] = deadline_ms;
   o["grace_ms"] = grace_ms;
   return o;
@@ -114,6 +137,30 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
     if (!x.is_string()) return bad("env." + k, "expected a string");
     p.env[k] = x.as_string();
   }
+  const json::Value* sb = v.find("sandbox");
+  if (!sb || !sb->is_object()) return bad("sandbox", "expected an object");
+  for (const auto& [k, x] : sb->as_object()) {
+    const std::string f = "sandbox." + k;
+    if (k == "engine" || k == "bwrap") {
+      if (!x.is_string()) return bad(f, "expected a string");
+      (k == "engine" ? p.sandbox.engine : p.sandbox.bwrap) = x.as_string();
+    } else if (k == "hide" || k == "write") {
+      if (!x.is_array()) return bad(f, "expected a list of absolute paths");
+      for (const json::Value& e : x.as_array()) {
+        if (!e.is_string() || e.as_string().empty() || e.as_string()[0] != '/')
+          return bad(f, "expected a list of absolute paths");
+        (k == "hide" ? p.sandbox.hide : p.sandbox.write).push_back(e.as_string());
+      }
+    } else {
+      return bad(f, "unknown field");
+    }
+  }
+  if (p.sandbox.engine != "bwrap" && p.sandbox.engine != "none")
+    return bad("sandbox.engine", "expected \"bwrap\" or \"none\"");
+  if (p.sandbox.engine == "bwrap" && p.sandbox.bwrap.empty())
+    return bad("sandbox.bwrap", "the bubblewrap program is not named");
+  if (p.sandbox.write.empty() || p.sandbox.write[0] != p.room)
+    return bad("sandbox.write", "expected the room first");
   if (p.deadline_ms <= 0) return bad("deadline_ms", "a plan without a deadline is never run");
   return p;
 }

@@ -13,6 +13,18 @@
 
 namespace hangar {
 
+// The drone's sandbox, as the launcher will build it (launch/sandbox_argv.h turns it into the
+// bubblewrap command line). Stage 2 judges it: every deny-read path hidden, no write inside a
+// protected path, the network cut when the mission's network is "none".
+struct Sandbox {
+  std::string engine = "bwrap";    // "bwrap" or "none"
+  std::string bwrap;               // engine bwrap: the program (absolute); empty: not installed
+  std::vector<std::string> hide;   // hidden from the drone (absolute, normalised, sorted)
+  std::vector<std::string> write;  // bound read-write: the room first, then the mission's writes
+                                   // with their symlinks resolved when the mission was taken in
+  json::Value ToJson() const;
+};
+
 struct Plan {
   std::string id;
   int attempt = 1;
@@ -25,6 +37,7 @@ struct Plan {
   bool prompt_in_room = false;  // the prompt is also written to ROOM/MISSION.md
   std::string last_message;     // where the drone writes its last message; may be empty
   std::string network = "none";
+  Sandbox sandbox;
   int64_t deadline_ms = 0;  // enforced by the supervisor: SIGTERM to the group, then
   int64_t grace_ms = 0;     // SIGKILL after grace_ms
 
@@ -35,6 +48,9 @@ struct Plan {
 struct PlanPlaces {
   std::string room, run, bindir;
   int kill_grace_s = 5;
+  std::string bwrap;                     // the bubblewrap program; empty: not installed
+  std::vector<std::string> hide;         // deny-read paths and hangar's own directories
+  std::vector<std::string> writes;       // the mission's writes, resolved, in the mission's order
 };
 
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt);

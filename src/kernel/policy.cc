@@ -95,6 +95,17 @@ bool Policy::EnvDenied(std::string_view profile, std::string_view name) const {
   return it == env_allow.end() || !it->second.count(std::string(name));
 }
 
+RuleVerdict Policy::EnvVerdict(std::string_view profile, std::string_view name) const {
+  if (EnvDenied(profile, name)) return {Verdict::kDeny, "env.deny"};
+  for (const std::string& g : env_hold)
+    if (EnvGlobMatch(g, name)) {
+      auto it = env_allow.find(std::string(profile));
+      if (it != env_allow.end() && it->second.count(std::string(name))) break;
+      return {Verdict::kHold, "env.hold"};
+    }
+  return {Verdict::kAllow, ""};
+}
+
 const std::string* Policy::ProtectedDirOf(std::string_view path) const {
   for (const std::string& dir : protected_paths)
     if (PathInside(path, dir)) return &dir;
@@ -119,6 +130,7 @@ std::vector<std::string> Policy::RuleIds() const {
   if (!protected_paths.empty()) ids.push_back("paths.protected");
   if (!deny_read.empty()) ids.push_back("paths.deny_read");
   if (!env_deny.empty()) ids.push_back("env.deny");
+  if (!env_hold.empty()) ids.push_back("env.hold");
   for (const TextRule& r : text_rules) ids.push_back("text." + r.id);
   return ids;
 }
@@ -165,6 +177,7 @@ json::Value Policy::ToJson() const {
   o["protected_paths"] = List(protected_paths);
   o["deny_read"] = List(deny_read);
   o["env_deny"] = List(env_deny);
+  o["env_hold"] = List(env_hold);
   json::Object allow;
   for (const auto& [profile, names] : env_allow) allow[profile] = List(names);
   o["env_allow"] = std::move(allow);

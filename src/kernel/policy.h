@@ -7,7 +7,7 @@
 //    "network": {"allow": ["none"], "hold": ["host"]},
 //    "ops": {"allow": [OP...], "deny": [...], "grant": [...], "unknown": "deny"},
 //    "protected_paths": [ABS...], "deny_read": [ABS...],
-//    "env_deny": [GLOB...], "env_allow": {PROFILE: [NAME...]},
+//    "env_deny": [GLOB...], "env_hold": [GLOB...], "env_allow": {PROFILE: [NAME...]},
 //    "text_rules": [{"id": ID, "verbs": {"en": [...], "ja": [...]}, "verdict": "hold",
 //                    "why": TEXT}]}
 //
@@ -26,7 +26,12 @@
 //   ops.deny.OP  ops.grant.OP  ops.unknown          an op denied / needing a grant / unlisted
 //   paths.protected                                 a write inside a protected path
 //   paths.deny_read                                 a deny-read path not hidden from the drone
-//   env.deny                                        a variable matching env_deny reaches a drone
+//   env.deny  env.hold                              a variable matching env_deny / env_hold would
+//                                                   reach a drone (stage 2; hold: a person
+//                                                   approves that exact plan)
+//   paths.invalid                                   a write the gate cannot place (its symlinks
+//                                                   could not be resolved)
+//   plan.sandbox.*                                  the plan's sandbox cannot enforce the policy
 //   text.ID                                         text rule ID fires on the mission's text
 #pragma once
 
@@ -89,6 +94,7 @@ struct Policy {
   std::vector<std::string> protected_paths;  // absolute, normalised (kernel/path_norm.h), sorted
   std::vector<std::string> deny_read;        // the same
   std::vector<std::string> env_deny;         // globs of [A-Za-z0-9_] and '*', sorted
+  std::vector<std::string> env_hold;         // the same; never a glob of env_deny
   std::map<std::string, std::set<std::string>> env_allow;  // profile -> exact names
   std::vector<TextRule> text_rules;                        // sorted by id
 
@@ -103,6 +109,9 @@ struct Policy {
   // Whether variable `name` must not reach a drone of `profile`: it matches an env_deny glob and
   // the profile's env_allow does not name it (rule "env.deny").
   bool EnvDenied(std::string_view profile, std::string_view name) const;
+  // Variable `name` in the plan of a drone of `profile`: env.deny (EnvDenied), else env.hold when
+  // it matches an env_hold glob and the profile's env_allow does not name it, else allow.
+  RuleVerdict EnvVerdict(std::string_view profile, std::string_view name) const;
   // The protected path that holds `path` (normalised lexically first), or nullptr (rule
   // "paths.protected").
   const std::string* ProtectedDirOf(std::string_view path) const;

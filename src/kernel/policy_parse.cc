@@ -341,7 +341,7 @@ double MaxMinutes(element e) {
 
 const char* const kFields =
     "a policy has hangar_policy, acts, drones, max_minutes, network, ops, protected_paths, "
-    "deny_read, env_deny, env_allow, text_rules";
+    "deny_read, env_deny, env_hold, env_allow, text_rules";
 
 Policy Parse(element root) {
   if (root.type() != element_type::OBJECT) Throw("", "expected a JSON object");
@@ -379,6 +379,8 @@ Policy Parse(element root) {
       p.deny_read = Paths(v, f);
     } else if (k == "env_deny") {
       p.env_deny = EnvGlobs(v, f);
+    } else if (k == "env_hold") {
+      p.env_hold = EnvGlobs(v, f);
     } else if (k == "env_allow") {
       env_allow = ParseEnvAllow(v, &p);
     } else if (k == "text_rules") {
@@ -389,6 +391,9 @@ Policy Parse(element root) {
     return true;
   });
   // Checks across sections, once every section is known.
+  for (size_t i = 0; i < p.env_hold.size(); ++i)
+    if (std::binary_search(p.env_deny.begin(), p.env_deny.end(), p.env_hold[i]))
+      Throw("env_hold", Quote(p.env_hold[i]) + " is also in env_deny");
   for (const auto& [profile, names] : env_allow) {
     const std::string f = "env_allow." + profile;
     if (p.drones && !p.drones->count(profile))
@@ -396,9 +401,10 @@ Policy Parse(element root) {
     for (size_t i = 0; i < names.size(); ++i) {
       bool denied = false;
       for (const std::string& g : p.env_deny) denied = denied || EnvGlobMatch(g, names[i]);
+      for (const std::string& g : p.env_hold) denied = denied || EnvGlobMatch(g, names[i]);
       if (!denied)
-        Throw(Index(f, i),
-              Quote(names[i]) + " matches no env_deny glob: there is nothing to allow");
+        Throw(Index(f, i), Quote(names[i]) +
+                               " matches no env_deny or env_hold glob: there is nothing to allow");
     }
   }
   return p;

@@ -29,7 +29,7 @@ TEST(PolicyErrors, WholeDocument) {
   EXPECT_EQ(Err(With(R"("hangar_policy": 1)")), "p.json: hangar_policy: field given twice");
   EXPECT_EQ(Err(With(R"("act": {})")),
             "p.json: act: unknown field (a policy has hangar_policy, acts, drones, max_minutes, "
-            "network, ops, protected_paths, deny_read, env_deny, env_allow, text_rules)");
+            "network, ops, protected_paths, deny_read, env_deny, env_hold, env_allow, text_rules)");
   EXPECT_EQ(Err(std::string(kMaxPolicyBytes + 1, ' ')),
             "p.json: larger than 1 MiB (1048577 bytes)");
   EXPECT_EQ(Err("{\"hangar_policy\":1,\"drones\":[\"\xff\"]}").substr(0, 25),
@@ -143,11 +143,11 @@ TEST(PolicyErrors, EnvGlobsAndAllowances) {
             "p.json: env_allow: expected an object of profiles");
   // A name no glob denies needs no allowing: most likely a typo.
   EXPECT_EQ(Err(With(R"("env_allow": {"codex": ["OPENAI_API_KEY", "OPENAI_APIKEY"]})")),
-            "p.json: env_allow.codex[1]: \"OPENAI_APIKEY\" matches no env_deny glob: there is "
+            "p.json: env_allow.codex[1]: \"OPENAI_APIKEY\" matches no env_deny or env_hold glob: there is "
             "nothing to allow");
   // Checked against the env_deny of the file, wherever it stands.
   EXPECT_EQ(Err(With(R"("env_allow": {"codex": ["OPENAI_API_KEY"]}, "env_deny": ["AWS_*"])")),
-            "p.json: env_allow.codex[0]: \"OPENAI_API_KEY\" matches no env_deny glob: there is "
+            "p.json: env_allow.codex[0]: \"OPENAI_API_KEY\" matches no env_deny or env_hold glob: there is "
             "nothing to allow");
   EXPECT_EQ(Err(With(R"("drones": ["script"], "env_allow": {"codex": ["OPENAI_API_KEY"]})")),
             "p.json: env_allow.codex: profile \"codex\" is not in drones");

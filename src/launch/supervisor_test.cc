@@ -128,6 +128,8 @@ class ShimTest : public ::testing::Test {
     p.stdin_path = run_ + "/prompt.md";
     p.deadline_ms = deadline_ms;
     p.grace_ms = grace_ms;
+    p.sandbox.engine = "none";  // the supervisor alone; the sandbox has its own tests
+    p.sandbox.write = {room_};
     return p;
   }
 
@@ -307,7 +309,7 @@ TEST_F(ShimTest, SecondShimOnTheSameRunIsRefused) {
 
 TEST_F(ShimTest, MissingRoomIsAStartFailure) {
   Plan p = MakePlan({"true"});
-  p.room = dir_ + "/no-room";
+  p.room = p.sandbox.write[0] = dir_ + "/no-room";
   Status s = Start(p);
   EXPECT_EQ(s.code(), Code::kIo);
   EXPECT_NE(s.message().find("cannot open room " + p.room), std::string::npos) << s.message();

@@ -29,6 +29,12 @@ inline constexpr const char* kRooms = "/var/spool/hangar/rooms";
 inline constexpr const char* kRuns = "/var/spool/hangar/run";
 inline constexpr const char* kBindir = "/usr/lib/hangar";
 
+// The machine every case is judged on: the spool holds the rooms; the anchor beside it.
+inline GateSite TestSite() {
+  return GateSite{kRooms, "/home/dev", {"/var/spool/hangar", "/var/lib/hangar-anchor"},
+                  "/usr/bin/bwrap"};
+}
+
 struct Case {
   std::string file;  // base name
   int stage = 0;
@@ -137,6 +143,7 @@ inline void Override(const json::Value& o, Plan* plan) {
                            : k == "launcher" ? plan->launcher
                                              : plan->id;
       field = v.as_string();
+      if (k == "room") plan->sandbox.write.at(0) = plan->room;  // the launcher binds its room
     } else if (k == "argv") {
       plan->argv = StringList(v, "plan.argv");
     } else {
@@ -182,17 +189,25 @@ inline void RunCase(const std::string& text, const Policy& policy, const TextRul
   GateResult g;
   if (c->stage == 1) {
     if (pj) throw std::runtime_error("plan: only for stage 2");
-    g = GateStage1(m, policy, rules);
+    g = GateStage1(m, policy, rules, TestSite());
   } else {
     if (m.id.empty()) throw std::runtime_error("mission.id: a stage-2 case needs one");
     std::map<std::string, Profile> profiles = TestProfiles();
     auto it = profiles.find(m.drone);
     if (it == profiles.end())
       throw std::runtime_error("mission.drone: no profile \"" + m.drone + "\" in the test config");
-    PlanPlaces where{std::string(kRooms) + "/" + m.id, std::string(kRuns) + "/" + m.id, kBindir, 5};
+    const GateSite site = TestSite();
+    PlanPlaces where;
+    where.room = std::string(kRooms) + "/" + m.id;
+    where.run = std::string(kRuns) + "/" + m.id;
+    where.bindir = kBindir;
+    where.bwrap = site.bwrap;
+    where.hide = policy.deny_read;
+    where.hide.insert(where.hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
+    where.writes = WritablePaths(m, site, {});
     Plan plan = BuildPlan(m, it->second, where, 1);
     if (pj) Override(*pj, &plan);
-    g = GateStage2(m, plan, policy, kRooms);
+    g = GateStage2(m, plan, policy, site);
   }
   c->got_verdict = VerdictName(g.verdict);
   c->got_rules = g.rules;
