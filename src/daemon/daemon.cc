@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "launch/direct_launcher.h"
 #include "shell/observer.h"
+#include "shell/path_resolve.h"
 #include "shell/scan.h"
 #include "shell/transitions.h"
 
@@ -156,6 +157,7 @@ Status Daemon::Start() {
   if (!rec.ok()) return rec.status();
   for (const std::string& line : log) Say(line);
   for (Recovered& r : rec.value()) {
+    r.resolved = ResolveWrites(r.mission_bytes, setup_.home);
     if (r.phase == Phase::kRunning && !r.exit && r.supervisor_alive) WatchRun(r.id);
     Status s = Dispatch(std::move(r));
     if (!s.ok()) return s;
@@ -214,7 +216,9 @@ Status Daemon::TakePending(size_t max) {
 Status Daemon::TakeName(const std::string& name) {
   if (name.empty() || name[0] == '.' || !env_->Exists(layout_.IncomingNew() + "/" + name))
     return Status::Ok();
-  return Dispatch(ReadDrop(env_, layout_, name, env_->Now()));
+  Dropped d = ReadDrop(env_, layout_, name, env_->Now());
+  d.resolved = ResolveWrites(d.bytes, setup_.home);
+  return Dispatch(std::move(d));
 }
 
 Status Daemon::TakeControl(const std::string& name) {

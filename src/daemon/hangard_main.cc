@@ -9,6 +9,7 @@
 
 #include "daemon/daemon.h"
 #include "daemon/sd_notify.h"
+#include "launch/drone_exec.h"
 #include "kernel/config.h"
 #include "kernel/policy.h"
 #include "shell/env.h"
@@ -30,6 +31,15 @@ std::string Absolute(const std::string& p) {
   char cwd[4096];
   if (!getcwd(cwd, sizeof cwd)) return p;
   return std::string(cwd) + "/" + p;
+}
+
+// bubblewrap on hangard's PATH (else the usual places): the sandbox every "bwrap" profile needs.
+// Empty when it is not installed: stage 2 then denies those launches, never runs them unsandboxed.
+std::string FindBwrap() {
+  const char* path = getenv("PATH");
+  std::string dirs = path && *path ? path : "";
+  dirs += (dirs.empty() ? "" : ":") + std::string("/usr/bin:/bin");
+  return hangar::FindProgram("bwrap", dirs, "/").value_or("");
 }
 
 int Fail(int code, const std::string& msg) {
@@ -99,6 +109,16 @@ int main(int argc, char** argv) {
   setup.spool = layout.spool;
   setup.rooms = layout.rooms;
   setup.bindir = SelfDir();
+  setup.anchor = anchor;
+  if (const char* home = getenv("HOME"); home && home[0] == '/') setup.home = home;
+  setup.bwrap = FindBwrap();
+  for (const auto& [name, profile] : setup.config.profiles)
+    if (profile.sandbox == "bwrap" && setup.bwrap.empty())
+      std::fprintf(stderr,
+                   "hangard: warning: profile %s runs drones in bubblewrap, which is not installed "
+                   "(Debian package bubblewrap): its missions are denied at launch, never run "
+                   "unsandboxed\n",
+                   name.c_str());
   ManifestLimits limits{setup.config.manifest_max_entries, setup.config.manifest_max_hash_bytes};
 
   Daemon d(env, setup, layout, limits, setup.bindir + "/hangar-shim", config_path, anchor);

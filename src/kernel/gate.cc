@@ -82,6 +82,14 @@ std::string Forbidden(const std::string& path, const Policy& policy, const GateS
   return "";
 }
 
+// A write that would lay a deny-read path open: inside one, or over one. "" when none.
+std::string Hidden(const std::string& path, const Policy& policy) {
+  for (const std::string& d : policy.deny_read)
+    if (PathInside(path, d) || PathInside(d, path))
+      return std::string(PathInside(path, d) ? "inside" : "over") + " deny-read path " + d;
+  return "";
+}
+
 void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
                  const ResolvedWrites& resolved, GateResult* g) {
   for (const std::string& w : m.writes) {
@@ -91,18 +99,26 @@ void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
       g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + lexical.status().message());
       continue;
     }
-    std::string why = Forbidden(*lexical, policy, site);
     auto r = resolved.find(w);
-    if (why.empty() && r != resolved.end()) {
-      if (!r->second.error.empty()) {
-        g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + r->second.error);
-        continue;
-      }
-      const std::string real = NormalizeAbsolute(r->second.path);
-      why = Forbidden(real, policy, site);
-      if (!why.empty()) why = "resolves to " + real + ", " + why;
+    if (r != resolved.end() && !r->second.error.empty()) {
+      g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + r->second.error);
+      continue;
     }
-    if (!why.empty()) g->Fire(Verdict::kDeny, "paths.protected", quoted + " is " + why);
+    std::vector<std::pair<std::string, std::string>> readings{{*lexical, quoted + " is "}};
+    if (r != resolved.end()) {
+      const std::string real = NormalizeAbsolute(r->second.path);
+      if (real != *lexical) readings.push_back({real, quoted + " resolves to " + real + ", "});
+    }
+    for (const auto& [path, say] : readings) {
+      if (std::string why = Forbidden(path, policy, site); !why.empty()) {
+        g->Fire(Verdict::kDeny, "paths.protected", say + why);
+        break;
+      }
+      if (std::string why = Hidden(path, policy); !why.empty()) {
+        g->Fire(Verdict::kDeny, "paths.deny_read", say + why);
+        break;
+      }
+    }
   }
 }
 
@@ -113,9 +129,9 @@ std::vector<std::string> WritablePaths(const Mission& m, const GateSite& site,
   std::vector<std::string> out;
   for (const std::string& w : m.writes) {
     auto r = resolved.find(w);
-    if (r != resolved.end() && r->second.error.empty()) {
-      out.push_back(NormalizeAbsolute(r->second.path));
-      continue;
+    if (r != resolved.end()) {
+      if (r->second.error.empty()) out.push_back(NormalizeAbsolute(r->second.path));
+      continue;  // unresolvable: never bound (the gate denies the mission)
     }
     Result<std::string> lexical = NormalizeUserPath(w, site.home);
     if (lexical.ok()) out.push_back(*lexical);
@@ -158,7 +174,8 @@ GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& t
 
 namespace {
 
-void JudgeSandbox(const Plan& plan, const Policy& policy, const GateSite& site, GateResult* g) {
+void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, const GateSite& site,
+                  const ResolvedWrites& resolved, GateResult* g) {
   auto deny = [g](const char* rule, std::string why) {
     g->Fire(Verdict::kDeny, rule, std::move(why));
   };
@@ -175,8 +192,23 @@ void JudgeSandbox(const Plan& plan, const Policy& policy, const GateSite& site, 
   if (!bwrap && plan.network == "none")
     deny("plan.network.uncut",
          "the mission's network is \"none\", and a drone without a sandbox keeps the network");
+  if (!plan.last_message.empty() && !PathInside(plan.last_message, plan.run) &&
+      !PathInside(plan.last_message, plan.room))
+    deny("plan.last_message.outside", "the drone's last message " + plan.last_message +
+                                          " is neither in its run directory nor in its room");
   if (sb.write.empty() || sb.write[0] != plan.room)
     deny("plan.sandbox.room", "the sandbox does not bind the plan's room first");
+  // Writable: the room and exactly the mission's writes as the shell resolved them.
+  for (const std::string& w : m.writes)
+    if (auto r = resolved.find(w); r != resolved.end() && !r->second.error.empty())
+      deny("paths.invalid", "writes \"" + w + "\": " + r->second.error);
+  std::vector<std::string> want = WritablePaths(m, site, resolved);
+  std::vector<std::string> got;
+  for (const std::string& w : sb.write)
+    if (w != plan.room) got.push_back(w);
+  if (got != want)
+    deny("plan.sandbox.write",
+         "the sandbox binds writable other paths than the room and the mission's writes");
   // Hidden: the policy's deny-read paths and hangar's own directories; a write may not lay one
   // open again (the room inside a hidden directory is bound over it, and only the room).
   std::vector<std::string> must_hide = policy.deny_read;
@@ -190,21 +222,20 @@ void JudgeSandbox(const Plan& plan, const Policy& policy, const GateSite& site, 
                                   std::string(bwrap ? "" : " (it has none)"));
       continue;
     }
-    for (size_t i = 1; i < sb.write.size(); i++)
-      if (PathInside(d, sb.write[i]) || PathInside(sb.write[i], d))
-        deny("paths.deny_read", "the sandbox binds " + sb.write[i] + " writable, laying open " + d);
+    for (const std::string& w : got)
+      if (PathInside(d, w) || PathInside(w, d))
+        deny("paths.deny_read", "the sandbox binds " + w + " writable, laying open " + d);
   }
-  for (size_t i = 1; i < sb.write.size(); i++) {
-    std::string why = Forbidden(NormalizeAbsolute(sb.write[i]), policy, site);
-    if (!why.empty())
-      deny("paths.protected", "the sandbox binds " + sb.write[i] + " writable, " + why);
+  for (const std::string& w : got) {
+    std::string why = Forbidden(NormalizeAbsolute(w), policy, site);
+    if (!why.empty()) deny("paths.protected", "the sandbox binds " + w + " writable, " + why);
   }
 }
 
 }  // namespace
 
 GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
-                      const GateSite& site) {
+                      const GateSite& site, const ResolvedWrites& resolved) {
   const std::string& rooms = site.rooms;
   GateResult g;
   auto deny = [&](const char* rule, std::string why) {
@@ -233,7 +264,7 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
                (v.verdict == Verdict::kDeny ? "keeps it from drones of profile " + m.drone
                                             : "lets it through only with a person's approval"));
   }
-  JudgeSandbox(plan, policy, site, &g);
+  JudgeSandbox(m, plan, policy, site, resolved, &g);
   return g;
 }
 

@@ -8,7 +8,8 @@
 // network (network.MODE), each op (ops.deny.OP, ops.unknown; an op that needs a grant passes here
 // and is checked against the ledger when it is asked for), each path of "writes" (paths.protected:
 // inside a protected path or hangar's own directories, judged both as written, normalised, and as
-// the shell resolved its symlinks; paths.invalid: the shell could not resolve it).
+// the shell resolved its symlinks; paths.deny_read: inside or over a deny-read path, which the
+// sandbox hides; paths.invalid: the shell could not resolve it).
 // Text rules (text.ID) judge acts, not topics (kernel/act_text.h) in the mission's free text:
 // future, now and each constraint. A text rule can only raise a verdict to hold.
 // Stage 2 judges the plan the launcher will run: deadline present, equal to max_minutes and
@@ -17,7 +18,9 @@
 // lets through only with a person's approval of this exact plan (env.hold); its sandbox: engine
 // known and installed (plan.sandbox.*), every deny-read path and hangar's own directories hidden
 // and none of them re-exposed by a write (paths.deny_read), no write inside a protected path
-// (paths.protected), the network cut when the mission says "none" (plan.network.uncut).
+// (paths.protected), the network cut when the mission says "none" (plan.network.uncut), writable
+// exactly the room and the mission's writes (plan.sandbox.write), the last-message file in the
+// run directory or the room (plan.last_message.outside).
 #pragma once
 
 #include <map>
@@ -87,11 +90,13 @@ class TextRules {
 GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& text = {},
                       const GateSite& site = {}, const ResolvedWrites& resolved = {});
 // Launchers that can enforce a deadline: "direct".
+// resolved: the mission's writes as the shell resolved them (the sandbox binds exactly those).
 GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
-                      const GateSite& site);
+                      const GateSite& site, const ResolvedWrites& resolved = {});
 
 // The paths a mission may write besides its room, as the sandbox binds them: each entry of
-// m.writes resolved (or, when the shell gave none, normalised as written), in the mission's order.
+// m.writes resolved (or, when the shell gave none, normalised as written), in the mission's order;
+// one the shell could not resolve is left out (the gate denies such a mission: paths.invalid).
 std::vector<std::string> WritablePaths(const Mission& m, const GateSite& site,
                                        const ResolvedWrites& resolved);
 

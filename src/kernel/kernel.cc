@@ -183,7 +183,7 @@ class Decider {
     MissionRec rec = Rec(to, d.now);
     if (to != Phase::kDenied) rec.mission = m;
     rec.sha256 = Sha256Hex(d.bytes);
-    rec.writes = std::move(writable);
+    rec.resolved = d.resolved;
     const std::string id = m.id;
     st_->missions[id] = std::move(rec);
     if (to == Phase::kQueued) st_->queue.push_back(id);
@@ -203,7 +203,7 @@ class Decider {
       if (auto* m = std::get_if<Mission>(&parsed)) {
         rec.mission = *m;
         rec.mission->id = r.id;
-        rec.writes = WritablePaths(*m, s_.Site(), r.resolved);
+        rec.resolved = r.resolved;
       } else {
         rec.error = "mission.json unreadable at recovery: " + std::get<ParseError>(parsed).Text();
         Log(r.id + " in " + std::string(PhaseName(r.phase)) + ": " + rec.error);
@@ -535,11 +535,12 @@ class Decider {
       const int attempt = rec.attempt + 1;
       const GateSite site = s_.Site();
       PlanPlaces where{s_.rooms + "/" + id, s_.spool + "/running/" + id + "/run", s_.bindir,
-                       s_.config.kill_grace_s, site.bwrap, s_.policy.deny_read, rec.writes};
+                       s_.config.kill_grace_s, site.bwrap, s_.policy.deny_read,
+                       WritablePaths(m, site, rec.resolved)};
       where.hide.insert(where.hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
-      GateResult g = GateStage2(m, plan, s_.policy, site);
+      GateResult g = GateStage2(m, plan, s_.policy, site, rec.resolved);
       const std::string plan_sha = Sha256Hex(plan_text);
       // A hold a person already approved for exactly this mission and this plan is passed.
       if (g.verdict == Verdict::kHold && !rec.approved_plan_sha256.empty() &&

@@ -101,7 +101,7 @@ struct MissionRec {
   std::string held_plan_sha256;      // held at stage 2: the plan the person is asked about
   std::string approved_sha256;       // a recorded approval: of the mission it approved
   std::string approved_plan_sha256;  // ... and of the plan, when it was held at stage 2
-  std::vector<std::string> writes;   // the mission's writes as the sandbox binds them (resolved)
+  ResolvedWrites resolved;           // the mission's writes as the shell resolved them
 };
 
 struct State {

@@ -21,8 +21,9 @@ namespace hangar {
   for (int s = 1; s < NSIG; s++) {
     if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
   }
-  // Its own group, so the deadline reaches every process the drone starts.
-  if (setpgid(0, 0) != 0) fail(Step::kGroup);
+  // Its own session and group: the deadline reaches every process the drone starts, and no
+  // terminal of ours is its controlling terminal (no TIOCSTI into the admin's shell).
+  if (setsid() < 0) fail(Step::kGroup);
   // Should the supervisor die, nobody would enforce the deadline: the drone dies with it.
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(Step::kDeathSignal);
   if (getppid() != spec.supervisor) {  // it died before prctl took effect

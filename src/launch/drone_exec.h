@@ -29,7 +29,8 @@ struct DroneSpec {
   pid_t supervisor = 0;
 };
 
-// Runs in the forked child: default signal dispositions, its own process group, PR_SET_PDEATHSIG,
+// Runs in the forked child: default signal dispositions, its own session (and so its own process
+// group, and no controlling terminal), PR_SET_PDEATHSIG,
 // stdio, cwd = the room, an empty signal mask, then execve. Writes a StepFailure to REPORT on
 // error.
 [[noreturn]] void ExecDrone(const DroneSpec& spec, int report);

@@ -22,6 +22,7 @@
 #include "base/json.h"
 #include "base/sha256.h"
 #include "launch/drone_exec.h"
+#include "launch/sandbox_command.h"
 #include "launch/stop_policy.h"
 #include "shell/env.h"
 #include "shell/proc.h"
@@ -210,6 +211,13 @@ Status Supervisor::Prepare() {
   if (out_ < 0) return Status::Errno("create " + run + "/stdout", errno);
   err_ = openat(run_fd_, "stderr", flags, 0644);
   if (err_ < 0) return Status::Errno("create " + run + "/stderr", errno);
+  // The file the drone leaves its last message in is there before it starts, so that a sandbox
+  // can bind exactly that file writable (and nothing else of the run directory).
+  if (!plan_.last_message.empty()) {
+    int fd = open(plan_.last_message.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::Errno("create " + plan_.last_message, errno);
+    close(fd);
+  }
   return Status::Ok();
 }
 
@@ -241,9 +249,11 @@ Result<pid_t> Supervisor::SpawnDrone() {
   std::optional<std::string> exe =
       FindProgram(name, path == plan_.env.end() ? "" : path->second, plan_.room);
   if (!exe) return Status::NotFound("cannot execute " + name + ": " + std::strerror(ENOENT));
+  Result<DroneCommand> cmd = SandboxCommand(plan_, *exe);
+  if (!cmd.ok()) return cmd.status();
   DroneSpec spec;
-  spec.exe = *exe;
-  spec.argv_text = plan_.argv;
+  spec.exe = cmd->exe;
+  spec.argv_text = cmd->argv;
   for (const auto& [k, v] : plan_.env) spec.env_text.push_back(k + "=" + v);
   for (std::string& a : spec.argv_text) spec.argv.push_back(a.data());
   spec.argv.push_back(nullptr);
@@ -275,7 +285,7 @@ Result<pid_t> Supervisor::SpawnDrone() {
   waitpid(pid, nullptr, 0);
   switch (f.step) {
     case Step::kGroup:
-      return Status::Errno("give the drone its own process group", f.error);
+      return Status::Errno("give the drone its own session", f.error);
     case Step::kDeathSignal:
       return Status::Errno("tie the drone to its supervisor", f.error);
     case Step::kStdio:
@@ -333,6 +343,15 @@ void Supervisor::Watch(pid_t drone) {
 }
 
 void Supervisor::Act(StopPolicy::Act act, pid_t group) {
+  // In a sandbox the group's leader is bwrap, which a SIGTERM ends at once, and the sandbox with
+  // it (--die-with-parent): the grace is given to the drone's own processes, bwrap is left alone.
+  if (act == StopPolicy::Act::kTerm && plan_.sandbox.engine == "bwrap") {
+    std::vector<pid_t> members = ProcessGroupMembers(group);
+    bool others = false;
+    for (pid_t pid : members)
+      if (pid != group) others = kill(pid, SIGTERM) == 0 || others;
+    if (others) return;
+  }
   if (act == StopPolicy::Act::kTerm) kill(-group, SIGTERM);
   if (act == StopPolicy::Act::kKill) kill(-group, SIGKILL);
 }

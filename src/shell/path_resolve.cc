@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "kernel/mission.h"
 #include "kernel/path_norm.h"
 
 namespace hangar {
@@ -102,8 +103,29 @@ Result<std::string> ResolveExistingPath(std::string_view path, const std::string
     PushComponents(target, &todo);
   }
   std::string rest;
-  for (auto it = todo.rbegin(); it != todo.rend(); ++it) rest += "/" + *it;
+  bool climbs = false;
+  for (auto it = todo.rbegin(); it != todo.rend(); ++it) {
+    rest += "/" + *it;
+    climbs = climbs || *it == "..";
+  }
+  // "/srv/missing/../work/link/x": a ".." after the missing part climbs back into what exists,
+  // where a link may wait. The lexical result has no ".." left: walk it once more.
+  if (climbs) return ResolveExistingPath(NormalizeAbsolute(Join(done) + rest), root);
   return NormalizeAbsolute(Join(done) + rest);
+}
+
+ResolvedWrites ResolveWrites(std::string_view mission_bytes, const std::string& home) {
+  ResolvedWrites out;
+  // Parsed whole, never searched for "writes": a key may be spelt with \u escapes.
+  MissionOrError parsed = ParseMission(mission_bytes);
+  const Mission* m = std::get_if<Mission>(&parsed);
+  if (!m) return out;
+  for (const std::string& w : m->writes) {
+    Result<std::string> full = ExpandHome(w, home);
+    Result<std::string> real = full.ok() ? ResolveExistingPath(*full) : full;
+    out[w] = real.ok() ? ResolvedPath{*real, ""} : ResolvedPath{"", real.status().message()};
+  }
+  return out;
 }
 
 }  // namespace hangar

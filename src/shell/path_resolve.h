@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "kernel/gate.h"
 
 namespace hangar {
 
@@ -17,7 +18,8 @@ namespace hangar {
 // is replaced by its target (absolute: from the root again; relative: from the directory reached so
 // far), at most 40 links in all. At the first component that does not exist (ENOENT) or whose
 // parent is not a directory (ENOTDIR) the walk stops and the rest of the path is appended and
-// normalised lexically. The result is absolute and normalised (NormalizeAbsolute).
+// normalised lexically; when that rest holds "..", the result climbs back into what exists and is
+// walked once more. The result is absolute and normalised (NormalizeAbsolute).
 //
 // root: "" for the real filesystem; otherwise a directory taken as "/" for every disk call and for
 // absolute link targets, like a chroot (tests, the gate corpus). The result is then the path inside
@@ -28,5 +30,10 @@ namespace hangar {
 // error naming the path, the call, the disk path and the errno text for any other lstat(2) or
 // readlink(2) failure (EACCES, ...). Reads the disk only; safe from any thread.
 Result<std::string> ResolveExistingPath(std::string_view path, const std::string& root = "");
+
+// Each entry of the "writes" of a mission's bytes, "~" taken from home, resolved on the disk (or
+// why it could not be): what the gate judges at intake and the sandbox binds. Empty when the bytes
+// are no valid mission (the kernel rejects it) or ask to write nowhere outside the room.
+ResolvedWrites ResolveWrites(std::string_view mission_bytes, const std::string& home);
 
 }  // namespace hangar

@@ -170,6 +170,13 @@ m.update({"requester": "blackbox", "drone": drone, "future": "\n".join(lines),
           "now": "a black-box test", "max_minutes": float(mx) if "." in mx else int(mx)})
 if dw:
     m["done_when"] = json.loads(dw)
+# "count FILE" makes the fake drone append to FILE, outside its room: the mission asks to write it
+# (the sandbox binds only what exists: the file is made here).
+counts = sorted({l.split(" ", 1)[1] for l in lines if l.startswith("count ")})
+if counts:
+    m["writes"] = counts
+    for c in counts:
+        open(c, "a").close()
 print(json.dumps(m))
 EOF
 }
