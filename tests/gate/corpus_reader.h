@@ -1,11 +1,17 @@
 // The labelled gate corpus (tests/gate/corpus/, see its README): loads the reference policy and
-// every case NNN-name.json beside it (not pending/), builds the mission and, for stage 2, the plan,
-// and runs the gate. Header-only and outside src/: shared by the unit test
-// (src/kernel/gate_corpus_test.cc) and the report tool (tests/gate/gate_report.cc), not part of
-// the product.
+// every case NNN-name.json beside it (not pending/), builds the mission, resolves its writes on the
+// case's scratch disk ("dirs", "links") and, for stage 2, the plan, and runs the gate. Header-only
+// and outside src/: shared by the unit test (src/kernel/gate_corpus_test.cc) and the report tool
+// (tests/gate/gate_report.cc), not part of the product.
 #pragma once
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,9 +24,11 @@
 #include "kernel/config.h"
 #include "kernel/gate.h"
 #include "kernel/mission.h"
+#include "kernel/path_norm.h"
 #include "kernel/plan.h"
 #include "kernel/policy.h"
 #include "kernel/verdict.h"
+#include "shell/path_resolve.h"
 
 namespace hangar::corpus {
 
@@ -31,8 +39,8 @@ inline constexpr const char* kBindir = "/usr/lib/hangar";
 
 // The machine every case is judged on: the spool holds the rooms; the anchor beside it.
 inline GateSite TestSite() {
-  return GateSite{kRooms, "/home/dev", {"/var/spool/hangar", "/var/lib/hangar-anchor"},
-                  "/usr/bin/bwrap"};
+  return GateSite{
+      kRooms, "/home/dev", {"/var/spool/hangar", "/var/lib/hangar-anchor"}, "/usr/bin/bwrap"};
 }
 
 struct Case {
@@ -118,8 +126,25 @@ inline std::vector<std::string> StringList(const json::Value& v, const std::stri
   return out;
 }
 
+// Applies the case's "plan.sandbox" overrides: each key given (engine, bwrap, hide, write)
+// replaces that field of plan.sandbox, verbatim.
+inline void OverrideSandbox(const json::Value& o, Sandbox* sb) {
+  if (!o.is_object()) throw std::runtime_error("plan.sandbox: expected an object");
+  for (const auto& [k, v] : o.as_object()) {
+    if (k == "engine" || k == "bwrap") {
+      if (!v.is_string()) throw std::runtime_error("plan.sandbox." + k + ": expected a string");
+      (k == "engine" ? sb->engine : sb->bwrap) = v.as_string();
+    } else if (k == "hide" || k == "write") {
+      (k == "hide" ? sb->hide : sb->write) = StringList(v, "plan.sandbox." + k);
+    } else {
+      throw std::runtime_error("plan.sandbox." + k + ": unknown override");
+    }
+  }
+}
+
 // Applies the case's "plan" overrides: env (merged; null removes a variable), deadline_ms, room,
-// network, launcher, id, argv.
+// network, launcher, id, argv, sandbox (applied after room: a "write" given replaces the room
+// binding too).
 inline void Override(const json::Value& o, Plan* plan) {
   if (!o.is_object()) throw std::runtime_error("plan: expected an object");
   for (const auto& [k, v] : o.as_object()) {
@@ -146,10 +171,113 @@ inline void Override(const json::Value& o, Plan* plan) {
       if (k == "room") plan->sandbox.write.at(0) = plan->room;  // the launcher binds its room
     } else if (k == "argv") {
       plan->argv = StringList(v, "plan.argv");
-    } else {
+    } else if (k != "sandbox") {
       throw std::runtime_error("plan." + k + ": unknown override");
     }
   }
+  if (const json::Value* sb = o.find("sandbox")) OverrideSandbox(*sb, &plan->sandbox);
+}
+
+// The case's disk: a scratch directory (mkdtemp under /tmp) taken as "/" when the mission's writes
+// are resolved (ResolveExistingPath's root), holding the case's "dirs" and "links" and nothing
+// else. Removed with everything in it when it goes out of scope (symbolic links are removed, never
+// followed).
+class ScratchRoot {
+ public:
+  ScratchRoot() {
+    char tmpl[] = "/tmp/hangar-corpus-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+    root_ = tmpl;
+  }
+  ~ScratchRoot() {
+    std::error_code ec;
+    std::filesystem::remove_all(root_, ec);
+  }
+  ScratchRoot(const ScratchRoot&) = delete;
+  ScratchRoot& operator=(const ScratchRoot&) = delete;
+
+  const std::string& root() const { return root_; }
+
+  // Creates the real directory `dir` (absolute, inside the scratch root) and its parents. Every
+  // existing component must be a real directory, never a link: nothing is created through a link
+  // (an absolute one would lead out of the scratch root).
+  void MakeDirs(const std::string& field, const std::string& dir) const {
+    std::string disk = root_;
+    size_t pos = 1;
+    while (pos < dir.size()) {
+      size_t slash = dir.find('/', pos);
+      if (slash == std::string::npos) slash = dir.size();
+      disk += "/" + dir.substr(pos, slash - pos);
+      struct stat st {};
+      if (lstat(disk.c_str(), &st) != 0) {
+        if (errno != ENOENT || mkdir(disk.c_str(), 0755) != 0)
+          throw std::runtime_error(field + ": " + dir + ": " + std::strerror(errno));
+      } else if (!S_ISDIR(st.st_mode)) {
+        throw std::runtime_error(field + ": " + dir + ": " + dir.substr(0, slash) +
+                                 " is a link in the case's tree, not a directory");
+      }
+      pos = slash + 1;
+    }
+  }
+
+  // Creates the symbolic link `path` (absolute, inside the scratch root) to `target` (verbatim),
+  // with its parent directories.
+  void MakeLink(const std::string& path, const std::string& target) const {
+    const std::string field = "links." + path;
+    MakeDirs(field, path.substr(0, path.rfind('/')));
+    if (symlink(target.c_str(), (root_ + path).c_str()) != 0)
+      throw std::runtime_error(field + ": symlink: " + std::strerror(errno));
+  }
+
+ private:
+  std::string root_;
+};
+
+// A path of "dirs" or a key of "links": absolute, normalised, not the root itself.
+inline const std::string& TreePath(const std::string& field, const std::string& path) {
+  if (path.empty() || path[0] != '/' || path == "/" || NormalizeAbsolute(path) != path ||
+      path.find('\0') != std::string::npos)
+    throw std::runtime_error(field + ": \"" + path +
+                             "\": expected an absolute, normalised path other than /");
+  return path;
+}
+
+// The mission's writes as the shell resolves them (kernel/kernel.h, Dropped::resolved), on the
+// case's disk: "~" expanded with the test site's home (ExpandHome), then ResolveExistingPath with
+// the scratch root as "/". A case without "dirs" and "links" is resolved on an empty scratch root:
+// nothing exists, so each path is only normalised.
+inline ResolvedWrites ResolveWrites(const json::Value& d, const Mission& m) {
+  ResolvedWrites out;
+  const json::Value* dirs = d.find("dirs");
+  const json::Value* links = d.find("links");
+  if (m.writes.empty()) {
+    if (dirs || links)
+      throw std::runtime_error("dirs, links: the mission has no writes to resolve");
+    return out;
+  }
+  ScratchRoot scratch;
+  if (dirs)
+    for (const std::string& dir : StringList(*dirs, "dirs"))
+      scratch.MakeDirs("dirs", TreePath("dirs", dir));
+  if (links) {
+    if (!links->is_object()) throw std::runtime_error("links: expected an object");
+    for (const auto& [path, target] : links->as_object()) {
+      if (!target.is_string() || target.as_string().empty())
+        throw std::runtime_error("links." + path + ": expected the link's target, a string");
+      scratch.MakeLink(TreePath("links", path), target.as_string());
+    }
+  }
+  const std::string home = TestSite().home;
+  for (const std::string& w : m.writes) {
+    Result<std::string> full = ExpandHome(w, home);
+    if (!full.ok()) {
+      out[w] = ResolvedPath{"", full.status().message()};
+      continue;
+    }
+    Result<std::string> real = ResolveExistingPath(*full, scratch.root());
+    out[w] = real.ok() ? ResolvedPath{*real, ""} : ResolvedPath{"", real.status().message()};
+  }
+  return out;
 }
 
 inline void RunCase(const std::string& text, const Policy& policy, const TextRules& rules,
@@ -159,7 +287,8 @@ inline void RunCase(const std::string& text, const Policy& policy, const TextRul
   const json::Value& d = *doc;
   if (!d.is_object()) throw std::runtime_error("expected an object");
   for (const auto& [k, v] : d.as_object())
-    if (k != "stage" && k != "lang" && k != "mission" && k != "plan" && k != "expect" && k != "why")
+    if (k != "stage" && k != "lang" && k != "mission" && k != "plan" && k != "expect" &&
+        k != "why" && k != "links" && k != "dirs")
       throw std::runtime_error(k + ": unknown field");
   const json::Value* stage = d.find("stage");
   if (!stage || !stage->is_int() || (stage->as_int() != 1 && stage->as_int() != 2))
@@ -185,11 +314,12 @@ inline void RunCase(const std::string& text, const Policy& policy, const TextRul
     throw std::runtime_error("mission: " + e->Text());
   const Mission& m = std::get<Mission>(parsed);
 
+  const ResolvedWrites resolved = ResolveWrites(d, m);
   const json::Value* pj = d.find("plan");
   GateResult g;
   if (c->stage == 1) {
     if (pj) throw std::runtime_error("plan: only for stage 2");
-    g = GateStage1(m, policy, rules, TestSite());
+    g = GateStage1(m, policy, rules, TestSite(), resolved);
   } else {
     if (m.id.empty()) throw std::runtime_error("mission.id: a stage-2 case needs one");
     std::map<std::string, Profile> profiles = TestProfiles();
@@ -204,7 +334,7 @@ inline void RunCase(const std::string& text, const Policy& policy, const TextRul
     where.bwrap = site.bwrap;
     where.hide = policy.deny_read;
     where.hide.insert(where.hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
-    where.writes = WritablePaths(m, site, {});
+    where.writes = WritablePaths(m, site, resolved);
     Plan plan = BuildPlan(m, it->second, where, 1);
     if (pj) Override(*pj, &plan);
     g = GateStage2(m, plan, policy, site);
