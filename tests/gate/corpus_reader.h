@@ -337,7 +337,7 @@ inline void RunCase(const std::string& text, const Policy& policy, const TextRul
     where.writes = WritablePaths(m, site, resolved);
     Plan plan = BuildPlan(m, it->second, where, 1);
     if (pj) Override(*pj, &plan);
-    g = GateStage2(m, plan, policy, site);
+    g = GateStage2(m, plan, policy, site, resolved);
   }
   c->got_verdict = VerdictName(g.verdict);
   c->got_rules = g.rules;
