@@ -235,7 +235,8 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
 }  // namespace
 
 GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
-                      const GateSite& site, const ResolvedWrites& resolved) {
+                      const GateSite& site, const ResolvedWrites& resolved,
+                      const Profile* profile) {
   const std::string& rooms = site.rooms;
   GateResult g;
   auto deny = [&](const char* rule, std::string why) {
@@ -250,7 +251,15 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
   if (plan.launcher != "direct")
     deny("plan.launcher.unknown",
          "launcher \"" + plan.launcher + "\" cannot enforce a deadline here");
-  if (plan.argv.empty()) deny("plan.argv.empty", "the plan has no program to run");
+  if (plan.argv.empty()) {
+    deny("plan.argv.empty", "the plan has no program to run");
+  } else if (profile && !profile->argv.empty()) {
+    const std::string want = ExpandTemplate(
+        profile->argv[0], TemplateVars(plan.id, plan.room, plan.run, site.bindir));
+    if (plan.argv[0] != want)
+      deny("plan.program", "the plan runs " + plan.argv[0] + ", not " + want +
+                               ", the program of profile " + profile->name);
+  }
   if (plan.id != m.id) deny("plan.id.mismatch", "the plan is for another mission");
   if (!PathInside(plan.room, rooms) || NormalizeAbsolute(plan.room) == NormalizeAbsolute(rooms))
     deny("plan.room.outside", "the plan's room " + plan.room + " is not inside " + rooms);

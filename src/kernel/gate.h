@@ -12,7 +12,8 @@
 // sandbox hides; paths.invalid: the shell could not resolve it).
 // Text rules (text.ID) judge acts, not topics (kernel/act_text.h) in the mission's free text:
 // future, now and each constraint. A text rule can only raise a verdict to hold.
-// Stage 2 judges the plan the launcher will run: deadline present, equal to max_minutes and
+// Stage 2 judges the plan the launcher will run: the program its profile names (plan.program);
+// deadline present, equal to max_minutes and
 // enforceable by the launcher; the plan is this mission's; its room inside the rooms directory;
 // its network the mission's; no environment variable the policy keeps from drones (env.deny) or
 // lets through only with a person's approval of this exact plan (env.hold); its sandbox: engine
@@ -43,6 +44,7 @@ struct GateSite {
   std::string home = "/";                // what "~" in a mission's writes means (absolute)
   std::vector<std::string> hangar_dirs;  // the spool and the anchor: never written, always hidden
   std::string bwrap;                     // the bubblewrap program; empty: not installed
+  std::string bindir;                    // {bindir} in profiles: where hangar's binaries live
 };
 
 // One path of a mission's "writes" as the shell found it on disk: "~" expanded, symlinks in its
@@ -91,8 +93,11 @@ GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& t
                       const GateSite& site = {}, const ResolvedWrites& resolved = {});
 // Launchers that can enforce a deadline: "direct".
 // resolved: the mission's writes as the shell resolved them (the sandbox binds exactly those).
+// profile: the mission's drone profile, whose program the plan must run (plan.program); nullptr
+// when the gate is asked about a plan alone.
 GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
-                      const GateSite& site, const ResolvedWrites& resolved = {});
+                      const GateSite& site, const ResolvedWrites& resolved = {},
+                      const Profile* profile = nullptr);
 
 // The paths a mission may write besides its room, as the sandbox binds them: each entry of
 // m.writes resolved (or, when the shell gave none, normalised as written), in the mission's order;

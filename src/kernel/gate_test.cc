@@ -40,7 +40,7 @@ Plan PlanFor(const Mission& m) {
 }
 
 GateSite Site() {
-  return GateSite{"/s/rooms", "/home/u", {"/s", "/anchor"}, "/usr/bin/bwrap"};
+  return GateSite{"/s/rooms", "/home/u", {"/s", "/anchor"}, "/usr/bin/bwrap", "/b"};
 }
 
 const char* kPolicy = R"({"hangar_policy":1,
@@ -219,6 +219,21 @@ TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
   x = plan;
   x.sandbox.write = {"/s/rooms/OTHER"};
   EXPECT_EQ(rules(x)[0], "plan.sandbox.room");
+}
+
+TEST(Gate, Stage2RunsOnlyTheProgramTheProfileNames) {
+  Policy p = P(kPolicy);
+  Mission m = M();
+  Profile script;
+  script.name = "script";
+  script.argv = {"{bindir}/drone", "{room}"};
+  Plan plan = PlanFor(m);
+  plan.argv = {"/b/drone", "/s/rooms/M1"};
+  EXPECT_EQ(GateStage2(m, plan, p, Site(), {}, &script).rules, std::vector<std::string>{});
+  plan.argv[0] = "/bin/sh";
+  GateResult g = GateStage2(m, plan, p, Site(), {}, &script);
+  EXPECT_EQ(g.rules, std::vector<std::string>{"plan.program"});
+  EXPECT_EQ(g.reason, "the plan runs /bin/sh, not /b/drone, the program of profile script");
 }
 
 TEST(Gate, Stage2HoldsAVariableThePolicyLetsThroughOnlyWithAPerson) {

@@ -540,7 +540,7 @@ class Decider {
       where.hide.insert(where.hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
-      GateResult g = GateStage2(m, plan, s_.policy, site, rec.resolved);
+      GateResult g = GateStage2(m, plan, s_.policy, site, rec.resolved, &p->second);
       const std::string plan_sha = Sha256Hex(plan_text);
       // A hold a person already approved for exactly this mission and this plan is passed.
       if (g.verdict == Verdict::kHold && !rec.approved_plan_sha256.empty() &&
@@ -595,7 +595,7 @@ class Decider {
 }  // namespace
 
 GateSite KernelSetup::Site() const {
-  GateSite site{rooms, home, {spool}, bwrap};
+  GateSite site{rooms, home, {spool}, bwrap, bindir};
   if (!anchor.empty()) site.hangar_dirs.push_back(anchor);
   return site;
 }

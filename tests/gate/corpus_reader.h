@@ -39,8 +39,8 @@ inline constexpr const char* kBindir = "/usr/lib/hangar";
 
 // The machine every case is judged on: the spool holds the rooms; the anchor beside it.
 inline GateSite TestSite() {
-  return GateSite{
-      kRooms, "/home/dev", {"/var/spool/hangar", "/var/lib/hangar-anchor"}, "/usr/bin/bwrap"};
+  return GateSite{kRooms, "/home/dev", {"/var/spool/hangar", "/var/lib/hangar-anchor"},
+                  "/usr/bin/bwrap", kBindir};
 }
 
 struct Case {
@@ -337,7 +337,7 @@ inline void RunCase(const std::string& text, const Policy& policy, const TextRul
     where.writes = WritablePaths(m, site, resolved);
     Plan plan = BuildPlan(m, it->second, where, 1);
     if (pj) Override(*pj, &plan);
-    g = GateStage2(m, plan, policy, site, resolved);
+    g = GateStage2(m, plan, policy, site, resolved, &it->second);
   }
   c->got_verdict = VerdictName(g.verdict);
   c->got_rules = g.rules;
