@@ -211,21 +211,25 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
          "the sandbox binds writable other paths than the room and the mission's writes");
   // Hidden: the policy's deny-read paths and hangar's own directories; a write may not lay one
   // open again (the room inside a hidden directory is bound over it, and only the room).
-  std::vector<std::string> must_hide = policy.deny_read;
-  must_hide.insert(must_hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
-  for (const std::string& d : must_hide) {
+  // Policy paths are normalised when the policy loads; the plan's are normalised here, once.
+  std::vector<std::string> hide, open;
+  for (const std::string& h : sb.hide) hide.push_back(NormalizeAbsolute(h));
+  for (const std::string& w : got) open.push_back(NormalizeAbsolute(w));
+  auto judge_hidden = [&](const std::string& d) {
     bool hidden = false;
     if (bwrap)
-      for (const std::string& h : sb.hide) hidden = hidden || PathInside(d, h);
+      for (const std::string& h : hide) hidden = hidden || NormalizedInside(d, h);
     if (!hidden) {
       deny("paths.deny_read", d + " is not hidden by the plan's sandbox" +
                                   std::string(bwrap ? "" : " (it has none)"));
-      continue;
+      return;
     }
-    for (const std::string& w : got)
-      if (PathInside(d, w) || PathInside(w, d))
-        deny("paths.deny_read", "the sandbox binds " + w + " writable, laying open " + d);
-  }
+    for (size_t i = 0; i < open.size(); i++)
+      if (NormalizedInside(d, open[i]) || NormalizedInside(open[i], d))
+        deny("paths.deny_read", "the sandbox binds " + got[i] + " writable, laying open " + d);
+  };
+  for (const std::string& d : policy.deny_read) judge_hidden(d);
+  for (const std::string& d : site.hangar_dirs) judge_hidden(NormalizeAbsolute(d));
   for (const std::string& w : got) {
     std::string why = Forbidden(NormalizeAbsolute(w), policy, site);
     if (!why.empty()) deny("paths.protected", "the sandbox binds " + w + " writable, " + why);

@@ -28,7 +28,10 @@ std::string NormalizeAbsolute(std::string_view path) {
 }
 
 bool PathInside(std::string_view path, std::string_view dir) {
-  const std::string p = NormalizeAbsolute(path), d = NormalizeAbsolute(dir);
+  return NormalizedInside(NormalizeAbsolute(path), NormalizeAbsolute(dir));
+}
+
+bool NormalizedInside(std::string_view p, std::string_view d) {
   if (d == "/") return true;
   return p.size() >= d.size() && p.compare(0, d.size(), d) == 0 &&
          (p.size() == d.size() || p[d.size()] == '/');

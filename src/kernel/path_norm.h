@@ -20,6 +20,8 @@ std::string NormalizeAbsolute(std::string_view path);
 // True when path is dir or lies under it, segment by segment, after normalising both: "/etc"
 // holds "/etc" and "/etc/x" but not "/etcetera"; "/" holds every path.
 bool PathInside(std::string_view path, std::string_view dir);
+// The same for two paths already normalised (NormalizeAbsolute's results): no allocation.
+bool NormalizedInside(std::string_view path, std::string_view dir);
 
 // A path as a person or a mission writes it: "~" and "~/..." are taken from home (which must be
 // absolute), then the result is normalised. Invalid for "~user/..." (another user's home is not
