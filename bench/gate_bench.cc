@@ -120,8 +120,11 @@ int main(int argc, char** argv) {
     p.sandbox.hide.push_back("/var/spool/hangar");
     p.sandbox.write = {p.room, "/srv/build/" + p.id};
   }
-  const hangar::GateSite site{"/var/spool/hangar/rooms", "/home/hangar", {"/var/spool/hangar"},
-                              "/usr/bin/bwrap", "/usr/lib/hangar"};
+  const hangar::GateSite site{"/var/spool/hangar/rooms",
+                              "/home/hangar",
+                              {"/var/spool/hangar"},
+                              "/usr/bin/bwrap",
+                              "/usr/lib/hangar"};
   size_t sink = 0;
   // Warm up, then measure.
   for (int i = 0; i < 10000; i++) sink += GateStage1(missions[i % 64], policy, text).rules.size();
@@ -130,8 +133,7 @@ int main(int argc, char** argv) {
   });
   double s2 = PerSecond(n, [&](int i) {
     size_t k = size_t(i) % plans.size();
-    sink +=
-        hangar::GateStage2(missions[k], plans[k], policy, site).rules.size();
+    sink += hangar::GateStage2(missions[k], plans[k], policy, site).rules.size();
   });
   const double target = 100000;
   std::printf("gate bench: policy of %zu rules, %d decisions per stage\n", rules, n);

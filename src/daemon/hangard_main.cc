@@ -9,9 +9,9 @@
 
 #include "daemon/daemon.h"
 #include "daemon/sd_notify.h"
-#include "launch/drone_exec.h"
 #include "kernel/config.h"
 #include "kernel/policy.h"
+#include "launch/drone_exec.h"
 #include "shell/env.h"
 
 namespace {

@@ -220,8 +220,8 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
     if (bwrap)
       for (const std::string& h : hide) hidden = hidden || NormalizedInside(d, h);
     if (!hidden) {
-      deny("paths.deny_read", d + " is not hidden by the plan's sandbox" +
-                                  std::string(bwrap ? "" : " (it has none)"));
+      deny("paths.deny_read",
+           d + " is not hidden by the plan's sandbox" + std::string(bwrap ? "" : " (it has none)"));
       return;
     }
     for (size_t i = 0; i < open.size(); i++)
@@ -258,8 +258,8 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
   if (plan.argv.empty()) {
     deny("plan.argv.empty", "the plan has no program to run");
   } else if (profile && !profile->argv.empty()) {
-    const std::string want = ExpandTemplate(
-        profile->argv[0], TemplateVars(plan.id, plan.room, plan.run, site.bindir));
+    const std::string want =
+        ExpandTemplate(profile->argv[0], TemplateVars(plan.id, plan.room, plan.run, site.bindir));
     if (plan.argv[0] != want)
       deny("plan.program", "the plan runs " + plan.argv[0] + ", not " + want +
                                ", the program of profile " + profile->name);

@@ -114,11 +114,9 @@ TEST(Gate, Stage2ChecksRoomNetworkAndDeadlineOfTheExactPlan) {
   Mission m = M();
   Plan plan = PlanFor(m);
   plan.room = plan.sandbox.write[0] = "/s/rooms/../etc";
-  EXPECT_EQ(GateStage2(m, plan, p, Site()).rules,
-            (std::vector<std::string>{"plan.room.outside"}));
+  EXPECT_EQ(GateStage2(m, plan, p, Site()).rules, (std::vector<std::string>{"plan.room.outside"}));
   plan.room = plan.sandbox.write[0] = "/s/rooms";
-  EXPECT_EQ(GateStage2(m, plan, p, Site()).rules,
-            (std::vector<std::string>{"plan.room.outside"}));
+  EXPECT_EQ(GateStage2(m, plan, p, Site()).rules, (std::vector<std::string>{"plan.room.outside"}));
   plan = PlanFor(m);
   plan.network = "host";
   EXPECT_EQ(GateStage2(m, plan, p, Site()).rules,
@@ -141,9 +139,9 @@ TEST(Gate, Stage1JudgesWritesNormalisedAndResolved) {
     return GateStage1(m, p, {}, Site(), resolved);
   };
   EXPECT_EQ(judge({"/srv/out", "~/notes"}).verdict, Verdict::kAllow);
-  for (const char* w : {"/srv/work/../../etc/cron.d/x", "//etc//ssh/", "~/.ssh/config",
-                        "/etc", "/", "/home", "/s/queued/X/mission.json", "/anchor/live.key",
-                        "/s/rooms/OTHER", "/s"}) {
+  for (const char* w :
+       {"/srv/work/../../etc/cron.d/x", "//etc//ssh/", "~/.ssh/config", "/etc", "/", "/home",
+        "/s/queued/X/mission.json", "/anchor/live.key", "/s/rooms/OTHER", "/s"}) {
     GateResult g = judge({w});
     EXPECT_EQ(g.verdict, Verdict::kDeny) << w;
     EXPECT_EQ(g.rules, (std::vector<std::string>{"paths.protected"})) << w;
@@ -151,7 +149,8 @@ TEST(Gate, Stage1JudgesWritesNormalisedAndResolved) {
   EXPECT_EQ(judge({"/srv/work/../../etc/cron.d/x"}).reason,
             "writes \"/srv/work/../../etc/cron.d/x\" is inside protected path /etc");
   // A symlink in the existing part: judged where it leads.
-  GateResult g = judge({"/srv/work/cfg/cron.d/x"}, {{"/srv/work/cfg/cron.d/x", {"/etc/cron.d/x", ""}}});
+  GateResult g =
+      judge({"/srv/work/cfg/cron.d/x"}, {{"/srv/work/cfg/cron.d/x", {"/etc/cron.d/x", ""}}});
   EXPECT_EQ(g.rules, (std::vector<std::string>{"paths.protected"}));
   EXPECT_EQ(g.reason,
             "writes \"/srv/work/cfg/cron.d/x\" resolves to /etc/cron.d/x, inside protected path "

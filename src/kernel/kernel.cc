@@ -534,8 +534,12 @@ class Decider {
       }
       const int attempt = rec.attempt + 1;
       const GateSite site = s_.Site();
-      PlanPlaces where{s_.rooms + "/" + id, s_.spool + "/running/" + id + "/run", s_.bindir,
-                       s_.config.kill_grace_s, site.bwrap, s_.policy.deny_read,
+      PlanPlaces where{s_.rooms + "/" + id,
+                       s_.spool + "/running/" + id + "/run",
+                       s_.bindir,
+                       s_.config.kill_grace_s,
+                       site.bwrap,
+                       s_.policy.deny_read,
                        WritablePaths(m, site, rec.resolved)};
       where.hide.insert(where.hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
       Plan plan = BuildPlan(m, p->second, where, attempt);

@@ -48,9 +48,9 @@ struct Plan {
 struct PlanPlaces {
   std::string room, run, bindir;
   int kill_grace_s = 5;
-  std::string bwrap;                     // the bubblewrap program; empty: not installed
-  std::vector<std::string> hide;         // deny-read paths and hangar's own directories
-  std::vector<std::string> writes;       // the mission's writes, resolved, in the mission's order
+  std::string bwrap;                // the bubblewrap program; empty: not installed
+  std::vector<std::string> hide;    // deny-read paths and hangar's own directories
+  std::vector<std::string> writes;  // the mission's writes, resolved, in the mission's order
 };
 
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt);

@@ -403,8 +403,8 @@ Policy Parse(element root) {
       for (const std::string& g : p.env_deny) denied = denied || EnvGlobMatch(g, names[i]);
       for (const std::string& g : p.env_hold) denied = denied || EnvGlobMatch(g, names[i]);
       if (!denied)
-        Throw(Index(f, i), Quote(names[i]) +
-                               " matches no env_deny or env_hold glob: there is nothing to allow");
+        Throw(Index(f, i),
+              Quote(names[i]) + " matches no env_deny or env_hold glob: there is nothing to allow");
     }
   }
   return p;

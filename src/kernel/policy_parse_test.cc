@@ -143,11 +143,13 @@ TEST(PolicyErrors, EnvGlobsAndAllowances) {
             "p.json: env_allow: expected an object of profiles");
   // A name no glob denies needs no allowing: most likely a typo.
   EXPECT_EQ(Err(With(R"("env_allow": {"codex": ["OPENAI_API_KEY", "OPENAI_APIKEY"]})")),
-            "p.json: env_allow.codex[1]: \"OPENAI_APIKEY\" matches no env_deny or env_hold glob: there is "
+            "p.json: env_allow.codex[1]: \"OPENAI_APIKEY\" matches no env_deny or env_hold glob: "
+            "there is "
             "nothing to allow");
   // Checked against the env_deny of the file, wherever it stands.
   EXPECT_EQ(Err(With(R"("env_allow": {"codex": ["OPENAI_API_KEY"]}, "env_deny": ["AWS_*"])")),
-            "p.json: env_allow.codex[0]: \"OPENAI_API_KEY\" matches no env_deny or env_hold glob: there is "
+            "p.json: env_allow.codex[0]: \"OPENAI_API_KEY\" matches no env_deny or env_hold glob: "
+            "there is "
             "nothing to allow");
   EXPECT_EQ(Err(With(R"("drones": ["script"], "env_allow": {"codex": ["OPENAI_API_KEY"]})")),
             "p.json: env_allow.codex: profile \"codex\" is not in drones");

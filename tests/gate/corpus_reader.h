@@ -39,8 +39,11 @@ inline constexpr const char* kBindir = "/usr/lib/hangar";
 
 // The machine every case is judged on: the spool holds the rooms; the anchor beside it.
 inline GateSite TestSite() {
-  return GateSite{kRooms, "/home/dev", {"/var/spool/hangar", "/var/lib/hangar-anchor"},
-                  "/usr/bin/bwrap", kBindir};
+  return GateSite{kRooms,
+                  "/home/dev",
+                  {"/var/spool/hangar", "/var/lib/hangar-anchor"},
+                  "/usr/bin/bwrap",
+                  kBindir};
 }
 
 struct Case {
