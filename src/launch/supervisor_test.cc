@@ -361,5 +361,161 @@ TEST_F(ShimTest, LoadShimPlanRefusesAnotherLauncher) {
   EXPECT_NE(got.status().message().find("changed after the gate"), std::string::npos);
 }
 
+// ---- the sandbox: bin/hangar-shim with the real bubblewrap ----
+
+constexpr char kBwrap[] = "/usr/bin/bwrap";  // installed by scripts/install-deps
+
+class ShimTestBwrap : public ShimTest {
+ protected:
+  void SetUp() override {
+    ShimTest::SetUp();
+    if (!fs::exists(kBwrap)) GTEST_SKIP() << kBwrap << " is not installed";
+  }
+
+  Plan MakeSandboxedPlan(std::vector<std::string> argv, int64_t deadline_ms = 60000,
+                         int64_t grace_ms = 1000) {
+    Plan p = MakePlan(std::move(argv), deadline_ms, grace_ms);
+    p.sandbox.engine = "bwrap";
+    p.sandbox.bwrap = kBwrap;
+    return p;
+  }
+
+  // The interfaces a /proc/net/dev lists, one a line: what `NetDevices` prints in the drone.
+  static std::string NetDevices(const std::string& proc_net_dev) {
+    std::istringstream in(proc_net_dev);
+    std::string line, out;
+    for (int i = 0; std::getline(in, line); i++) {
+      if (i < 2 || line.find(':') == std::string::npos) continue;  // two header lines
+      std::string name = line.substr(0, line.find(':'));
+      name.erase(0, name.find_first_not_of(' '));
+      out += name + "\n";
+    }
+    return out;
+  }
+  static constexpr char kNetDevices[] = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
+};
+
+TEST_F(ShimTestBwrap, DroneWritesInItsRoomAndNowhereElse) {
+  ASSERT_TRUE(
+      Start(MakeSandboxedPlan({"sh", "-c", "echo x > ok; echo y > " + dir_ + "/outside"})).ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_EQ(e.error, "");
+  EXPECT_NE(e.rc, 0);  // the second write failed
+  EXPECT_EQ(Slurp(room_ + "/ok"), "x\n");
+  EXPECT_FALSE(fs::exists(dir_ + "/outside"));
+  EXPECT_NE(Slurp(run_ + "/stderr").find("Read-only file system"), std::string::npos)
+      << Slurp(run_ + "/stderr");
+}
+
+TEST_F(ShimTestBwrap, LastMessageIsTheOnlyWritableFileOfTheRunDirectory) {
+  Plan p = MakeSandboxedPlan(
+      {"sh", "-c", "echo done > " + run_ + "/last-message.txt; echo y > " + run_ + "/other"});
+  p.last_message = run_ + "/last-message.txt";
+  ASSERT_TRUE(Start(p).ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_NE(e.rc, 0);
+  EXPECT_EQ(Slurp(run_ + "/last-message.txt"), "done\n");
+  EXPECT_FALSE(fs::exists(run_ + "/other"));
+}
+
+TEST_F(ShimTestBwrap, HiddenDirectoryIsEmptyAndHiddenFileReadsNothing) {
+  fs::create_directory(dir_ + "/secrets");
+  std::ofstream(dir_ + "/secrets/secret") << "the key\n";
+  std::ofstream(dir_ + "/notes.txt") << "the notes\n";
+  Plan p =
+      MakeSandboxedPlan({"sh", "-c",
+                         "echo entries: $(ls -A " + dir_ + "/secrets | wc -l); cat " + dir_ +
+                             "/secrets/secret; " + "echo file: $(cat " + dir_ + "/notes.txt)"});
+  p.sandbox.hide = {dir_ + "/notes.txt", dir_ + "/secrets"};
+  ASSERT_TRUE(Start(p).ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_EQ(e.rc, 0);
+  EXPECT_EQ(Slurp(run_ + "/stdout"), "entries: 0\nfile:\n");
+  EXPECT_NE(Slurp(run_ + "/stderr").find("No such file"), std::string::npos)
+      << Slurp(run_ + "/stderr");
+  // Hidden from the drone, untouched on the disk.
+  EXPECT_EQ(Slurp(dir_ + "/secrets/secret"), "the key\n");
+  EXPECT_EQ(Slurp(dir_ + "/notes.txt"), "the notes\n");
+}
+
+TEST_F(ShimTestBwrap, RoomInsideAHiddenDirectoryStaysVisible) {
+  // As the spool: the whole test directory (room, run, plan.json) is hidden, the room bound back.
+  std::ofstream(room_ + "/input") << "in the room\n";
+  Plan p = MakeSandboxedPlan({"sh", "-c", "cat input; ls -A " + dir_ + "; echo x > ok"});
+  p.sandbox.hide = {dir_};
+  ASSERT_TRUE(Start(p).ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_EQ(e.rc, 0);
+  EXPECT_EQ(Slurp(run_ + "/stdout"), "in the room\nroom\n");
+  EXPECT_EQ(Slurp(room_ + "/ok"), "x\n");
+}
+
+TEST_F(ShimTestBwrap, NetworkNoneLeavesOnlyLoopback) {
+  // /proc/net/dev follows the drone's network namespace (bwrap mounts a new /proc);
+  // /sys/class/net would show the machine's, as / is bound from outside.
+  Plan p = MakeSandboxedPlan({"sh", "-c", kNetDevices});
+  p.network = "none";
+  ASSERT_TRUE(Start(p).ok());
+  EXPECT_EQ(AwaitExit().rc, 0);
+  EXPECT_EQ(Slurp(run_ + "/stdout"), "lo\n");
+}
+
+TEST_F(ShimTestBwrap, NetworkHostKeepsTheMachinesInterfaces) {
+  Plan p = MakeSandboxedPlan({"sh", "-c", kNetDevices});
+  p.network = "host";
+  ASSERT_TRUE(Start(p).ok());
+  EXPECT_EQ(AwaitExit().rc, 0);
+  EXPECT_EQ(Slurp(run_ + "/stdout"), NetDevices(Slurp("/proc/self/net/dev")));
+}
+
+TEST_F(ShimTestBwrap, DeadlineTermReachesTheDroneInsideTheSandbox) {
+  // bwrap leads the group; a TERM to it would end the sandbox at once (--die-with-parent) and the
+  // drone would never see its grace. The drone must get the TERM and finish on its own: its trap
+  // takes a second, well inside the grace, so it only writes the file when the grace is given.
+  ASSERT_TRUE(Start(MakeSandboxedPlan({"sh", "-c",
+                                       "trap 'sleep 1; echo got TERM > term.txt; exit 7' TERM; "
+                                       "sleep 30 & wait"},
+                                      1500, 5000))
+                  .ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_TRUE(e.timed_out);
+  EXPECT_FALSE(e.cancelled);
+  EXPECT_EQ(Slurp(room_ + "/term.txt"), "got TERM\n");
+  EXPECT_EQ(e.rc, 7);  // bwrap passes the drone's own exit status on
+  EXPECT_EQ(e.signal, std::nullopt);
+  EXPECT_GE(e.ended - e.started, 1500);
+}
+
+TEST_F(ShimTestBwrap, DroneIgnoringTermIsKilledAfterGrace) {
+  ASSERT_TRUE(Start(MakeSandboxedPlan({"sh", "-c", "trap '' TERM; touch ready; sleep 30; true"},
+                                      3000, 1000))
+                  .ok());
+  // The sandboxed sleep, as the machine sees it: a member of the drone's group.
+  json::Value shim = ShimJson();
+  ASSERT_TRUE(shim.find("drone_pid"));
+  const pid_t drone = pid_t(shim.find("drone_pid")->as_int());
+  std::vector<pid_t> sleepers;
+  const auto until = steady_clock::now() + std::chrono::seconds(30);
+  while (sleepers.empty() && steady_clock::now() < until && !fs::exists(run_ + "/exit.json")) {
+    for (pid_t pid : ProcessGroupMembers(drone))
+      if (SleepAlive(pid)) sleepers.push_back(pid);
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_FALSE(sleepers.empty()) << "no sleep in the drone's group";
+
+  ExitInfo e = AwaitExit();
+  EXPECT_TRUE(e.timed_out);
+  EXPECT_EQ(e.signal, SIGKILL);
+  EXPECT_EQ(e.rc, std::nullopt);
+  EXPECT_GE(e.ended - e.started, 3000 + 1000);
+  EXPECT_TRUE(fs::exists(room_ + "/ready"));
+  for (pid_t pid : sleepers) EXPECT_FALSE(SleepAlive(pid)) << pid;
+  // The supervisor ends and lets go of its lock.
+  const auto gone_by = steady_clock::now() + std::chrono::seconds(30);
+  while (SupervisorAlive(run_) && steady_clock::now() < gone_by)
+    std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_FALSE(SupervisorAlive(run_));
+}
+
 }  // namespace
 }  // namespace hangar

@@ -1,0 +1,157 @@
+#include "launch/sandbox_command.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/scratch_dir_testutil.h"
+#include "gtest/gtest.h"
+
+namespace hangar {
+namespace {
+
+namespace fs = std::filesystem;
+using Argv = std::vector<std::string>;
+
+// A scratch tree on the real disk (SandboxCommand asks the disk, not a chroot):
+//   room/  run/  secrets/key  notes.txt  target/  hidden-link -> target  work/
+class SandboxCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(scratch_.path().empty());
+    dir_ = fs::canonical(scratch_.path());
+    for (const char* d : {"/room", "/run", "/secrets", "/target", "/work"})
+      fs::create_directory(dir_ + d);
+    std::ofstream(dir_ + "/secrets/key") << "k";
+    std::ofstream(dir_ + "/notes.txt") << "n";
+    fs::create_directory_symlink(dir_ + "/target", dir_ + "/hidden-link");
+  }
+
+  Plan MakePlan() {
+    Plan p;
+    p.id = "M";
+    p.argv = {"drone", "--flag", "two words"};
+    p.room = dir_ + "/room";
+    p.run = dir_ + "/run";
+    p.network = "none";
+    p.sandbox.engine = "bwrap";
+    p.sandbox.bwrap = "/usr/bin/bwrap";
+    p.sandbox.write = {p.room};
+    return p;
+  }
+
+  // What every bwrap command starts with.
+  static Argv Head() {
+    return {"/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"};
+  }
+
+  // What every bwrap command ends with, after --unshare-net when there is one.
+  Argv Tail() { return {"--chdir", dir_ + "/room", "--", "/usr/bin/drone", "--flag", "two words"}; }
+
+  static Argv Cat(std::initializer_list<Argv> parts) {
+    Argv out;
+    for (const Argv& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+  }
+
+  ScratchDir scratch_{"sandbox"};
+  std::string dir_;
+};
+
+TEST_F(SandboxCommandTest, EngineNoneRunsTheProgramAsThePlanSays) {
+  Plan p = MakePlan();
+  p.sandbox.engine = "none";
+  p.sandbox.hide = {dir_ + "/secrets"};
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->exe, "/usr/bin/drone");
+  EXPECT_EQ(cmd->argv, p.argv);  // argv[0] as the plan wrote it, not the path found
+}
+
+TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
+  Plan p = MakePlan();
+  p.sandbox.hide = {dir_ + "/gone/away", dir_ + "/hidden-link", dir_ + "/notes.txt",
+                    dir_ + "/secrets"};
+  p.sandbox.write = {p.room, dir_ + "/work"};
+  p.last_message = dir_ + "/run/last-message.txt";
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->exe, "/usr/bin/bwrap");
+  EXPECT_EQ(cmd->argv,
+            Cat({Head(),
+                 {
+                     // gone/away does not exist: nothing to hide, left out
+                     "--tmpfs",       dir_ + "/target",  // the link's target, not the link
+                     "--ro-bind",     "/dev/null",       dir_ + "/notes.txt",  //
+                     "--tmpfs",       dir_ + "/secrets",                       //
+                     "--bind",        dir_ + "/room",    dir_ + "/room",       //
+                     "--bind",        dir_ + "/work",    dir_ + "/work",       //
+                     "--bind",        p.last_message,    p.last_message,       //
+                     "--unshare-pid", "--unshare-ipc",   "--die-with-parent",
+                     "--unshare-net",  //
+                 },
+                 Tail()}));
+}
+
+TEST_F(SandboxCommandTest, LastMessageInTheRoomAndHostNetworkAddNothing) {
+  Plan p = MakePlan();
+  p.last_message = dir_ + "/room/last-message.txt";  // the room's bind covers it
+  p.network = "host";
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->argv, Cat({Head(),
+                            {"--bind", dir_ + "/room", dir_ + "/room", "--unshare-pid",
+                             "--unshare-ipc", "--die-with-parent"},
+                            Tail()}));
+}
+
+TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
+  Plan p = MakePlan();
+  fs::create_directory(dir_ + "/more");
+  p.sandbox.write = {p.room, dir_ + "/work", dir_ + "/more"};
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->argv,
+            Cat({Head(),
+                 {"--bind", dir_ + "/room", dir_ + "/room", "--bind", dir_ + "/work",
+                  dir_ + "/work", "--bind", dir_ + "/more", dir_ + "/more", "--unshare-pid",
+                  "--unshare-ipc", "--die-with-parent", "--unshare-net"},
+                 Tail()}));
+}
+
+TEST_F(SandboxCommandTest, MissingWriteIsRefused) {
+  Plan p = MakePlan();
+  p.sandbox.write = {p.room, dir_ + "/no-such-dir"};
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  ASSERT_FALSE(cmd.ok());
+  EXPECT_EQ(cmd.status().code(), Code::kNotFound);
+  EXPECT_EQ(cmd.status().message(), "cannot bind " + dir_ +
+                                        "/no-such-dir writable into the sandbox: No such file or "
+                                        "directory");
+}
+
+TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
+  // The gate judged dir_/work; since then it became a link to a directory elsewhere.
+  Plan p = MakePlan();
+  fs::remove(dir_ + "/work");
+  fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/work");
+  p.sandbox.write = {p.room, dir_ + "/work"};
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  ASSERT_FALSE(cmd.ok());
+  EXPECT_EQ(cmd.status().code(), Code::kInvalid);
+  EXPECT_NE(
+      cmd.status().message().find("write " + dir_ + "/work now resolves to " + dir_ + "/secrets"),
+      std::string::npos)
+      << cmd.status().message();
+}
+
+TEST_F(SandboxCommandTest, UnknownEngineIsRefused) {
+  Plan p = MakePlan();
+  p.sandbox.engine = "firejail";
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  ASSERT_FALSE(cmd.ok());
+  EXPECT_EQ(cmd.status().code(), Code::kInvalid);
+  EXPECT_EQ(cmd.status().message(), "sandbox engine \"firejail\" is unknown");
+}
+
+}  // namespace
+}  // namespace hangar
