@@ -66,7 +66,8 @@ json::Value NotifyJson(Env* env, const SpoolView& view, const Layout& l) {
   return waiting;
 }
 
-// What hangard.json says under `key` ("ledger", "policy"): null when no hangard wrote it yet.
+// What hangard.json says under `key` ("ledger", "policy", "sandbox"): null when no hangard wrote
+// it yet.
 json::Value PresenceObject(const json::Value& presence, const char* key) {
   if (presence.is_object())
     if (const json::Value* v = presence.find(key); v && v->is_object()) return *v;
@@ -78,6 +79,21 @@ std::string PolicyLine(const json::Value& p) {
   const std::string file = StringField(p, "file");
   return (file.empty() ? std::string("built-in default") : file) + ", sha256 " +
          StringField(p, "sha256").substr(0, 16) + "…";
+}
+
+std::string SandboxLine(const json::Value& s) {
+  if (!s.is_object()) return "unknown (hangard has not said)";
+  const json::Value* profiles = s.find("profiles");
+  std::string names;
+  if (profiles && profiles->is_array())
+    for (const json::Value& p : profiles->as_array())
+      if (p.is_string()) names += (names.empty() ? "" : ", ") + p.as_string();
+  const std::string bwrap = StringField(s, "bwrap");
+  if (bwrap.empty())
+    return names.empty() ? "none (no profile asks for bubblewrap)"
+                         : "MISSING: bubblewrap is not installed; missions of " + names +
+                               " are denied at launch (apt-get install bubblewrap)";
+  return bwrap + (names.empty() ? "" : " for " + names);
 }
 
 std::string LedgerLine(const json::Value& l) {
@@ -126,6 +142,7 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
   out << "kernel    " << KernelLine(*doc.find("kernel")) << "\n"
       << "ledger    " << LedgerLine(*doc.find("ledger")) << "\n"
       << "policy    " << PolicyLine(*doc.find("policy")) << "\n"
+      << "sandbox   " << SandboxLine(*doc.find("sandbox")) << "\n"
       << FormatTable(rows);
   std::vector<Row> waiting;
   for (const json::Value& n : notify) {
@@ -147,6 +164,7 @@ int RunStatus(const Context& ctx) {
   doc["kernel"] = KernelJson(presence, ctx.layout);
   doc["ledger"] = PresenceObject(presence, "ledger");
   doc["policy"] = PresenceObject(presence, "policy");
+  doc["sandbox"] = PresenceObject(presence, "sandbox");
   json::Object counts;
   for (const auto& [state, n] : view.Counts()) counts[state] = n;
   doc["counts"] = counts;

@@ -71,6 +71,13 @@ Status Daemon::WritePresence(const char* status) {
       json::Object{{"file", setup_.config.policy.empty() ? json::Value(nullptr)
                                                          : json::Value(setup_.config.policy)},
                    {"sha256", setup_.policy_sha256}};
+  json::Array bwrap_profiles;
+  for (const auto& [name, profile] : setup_.config.profiles)
+    if (profile.sandbox == "bwrap") bwrap_profiles.emplace_back(name);
+  json::Object sandbox;
+  sandbox["bwrap"] = setup_.bwrap.empty() ? json::Value(nullptr) : json::Value(setup_.bwrap);
+  sandbox["profiles"] = std::move(bwrap_profiles);
+  o["sandbox"] = std::move(sandbox);
   o["status"] = status;
   o["time"] = FormatTime(env_->Now());
   json::Object l{{"name", ledger_.name()},
