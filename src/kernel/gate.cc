@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "kernel/gate_paths.h"
 #include "kernel/path_norm.h"
 
 namespace hangar {
@@ -67,78 +68,6 @@ void TextRules::Judge(const Mission& m, GateResult* g) const {
     }
 }
 
-namespace {
-
-// Where a drone must never write: inside (or over) a protected path, hangar's own directories or
-// the rooms of other missions: why, or "" when `path` is none of these.
-std::string Forbidden(const std::string& path, const Policy& policy, const GateSite& site) {
-  if (const std::string* dir = policy.ProtectedDirOf(path)) return "inside protected path " + *dir;
-  for (const std::string& dir : policy.protected_paths)
-    if (PathInside(dir, path)) return "over protected path " + dir;
-  for (const std::string& dir : site.hangar_dirs)
-    if (PathInside(path, dir) || PathInside(dir, path)) return "in hangar's own directory " + dir;
-  if (!site.rooms.empty() && (PathInside(path, site.rooms) || PathInside(site.rooms, path)))
-    return "in the rooms directory " + site.rooms + " (another mission's room)";
-  return "";
-}
-
-// A write that would lay a deny-read path open: inside one, or over one. "" when none.
-std::string Hidden(const std::string& path, const Policy& policy) {
-  for (const std::string& d : policy.deny_read)
-    if (PathInside(path, d) || PathInside(d, path))
-      return std::string(PathInside(path, d) ? "inside" : "over") + " deny-read path " + d;
-  return "";
-}
-
-void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
-                 const ResolvedWrites& resolved, GateResult* g) {
-  for (const std::string& w : m.writes) {
-    const std::string quoted = "writes \"" + w + "\"";
-    Result<std::string> lexical = NormalizeUserPath(w, site.home);
-    if (!lexical.ok()) {
-      g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + lexical.status().message());
-      continue;
-    }
-    auto r = resolved.find(w);
-    if (r != resolved.end() && !r->second.error.empty()) {
-      g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + r->second.error);
-      continue;
-    }
-    std::vector<std::pair<std::string, std::string>> readings{{*lexical, quoted + " is "}};
-    if (r != resolved.end()) {
-      const std::string real = NormalizeAbsolute(r->second.path);
-      if (real != *lexical) readings.push_back({real, quoted + " resolves to " + real + ", "});
-    }
-    for (const auto& [path, say] : readings) {
-      if (std::string why = Forbidden(path, policy, site); !why.empty()) {
-        g->Fire(Verdict::kDeny, "paths.protected", say + why);
-        break;
-      }
-      if (std::string why = Hidden(path, policy); !why.empty()) {
-        g->Fire(Verdict::kDeny, "paths.deny_read", say + why);
-        break;
-      }
-    }
-  }
-}
-
-}  // namespace
-
-std::vector<std::string> WritablePaths(const Mission& m, const GateSite& site,
-                                       const ResolvedWrites& resolved) {
-  std::vector<std::string> out;
-  for (const std::string& w : m.writes) {
-    auto r = resolved.find(w);
-    if (r != resolved.end()) {
-      if (r->second.error.empty()) out.push_back(NormalizeAbsolute(r->second.path));
-      continue;  // unresolvable: never bound (the gate denies the mission)
-    }
-    Result<std::string> lexical = NormalizeUserPath(w, site.home);
-    if (lexical.ok()) out.push_back(*lexical);
-  }
-  return out;
-}
-
 GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& text,
                       const GateSite& site, const ResolvedWrites& resolved) {
   GateResult g;
@@ -171,72 +100,6 @@ GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& t
   text.Judge(m, &g);
   return g;
 }
-
-namespace {
-
-void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, const GateSite& site,
-                  const ResolvedWrites& resolved, GateResult* g) {
-  auto deny = [g](const char* rule, std::string why) {
-    g->Fire(Verdict::kDeny, rule, std::move(why));
-  };
-  const Sandbox& sb = plan.sandbox;
-  const bool bwrap = sb.engine == "bwrap";
-  if (!bwrap && sb.engine != "none")
-    deny("plan.sandbox.engine", "the plan's sandbox engine \"" + sb.engine + "\" is unknown");
-  if (bwrap && (site.bwrap.empty() || sb.bwrap != site.bwrap))
-    deny("plan.sandbox.unavailable",
-         site.bwrap.empty() ? "the drone's profile needs bubblewrap (bwrap), which is not "
-                              "installed; it is never launched unsandboxed"
-                            : "the plan runs " + sb.bwrap + ", not the bubblewrap hangard found (" +
-                                  site.bwrap + ")");
-  if (!bwrap && plan.network == "none")
-    deny("plan.network.uncut",
-         "the mission's network is \"none\", and a drone without a sandbox keeps the network");
-  if (!plan.last_message.empty() && !PathInside(plan.last_message, plan.run) &&
-      !PathInside(plan.last_message, plan.room))
-    deny("plan.last_message.outside", "the drone's last message " + plan.last_message +
-                                          " is neither in its run directory nor in its room");
-  if (sb.write.empty() || sb.write[0] != plan.room)
-    deny("plan.sandbox.room", "the sandbox does not bind the plan's room first");
-  // Writable: the room and exactly the mission's writes as the shell resolved them.
-  for (const std::string& w : m.writes)
-    if (auto r = resolved.find(w); r != resolved.end() && !r->second.error.empty())
-      deny("paths.invalid", "writes \"" + w + "\": " + r->second.error);
-  std::vector<std::string> want = WritablePaths(m, site, resolved);
-  std::vector<std::string> got;
-  for (const std::string& w : sb.write)
-    if (w != plan.room) got.push_back(w);
-  if (got != want)
-    deny("plan.sandbox.write",
-         "the sandbox binds writable other paths than the room and the mission's writes");
-  // Hidden: the policy's deny-read paths and hangar's own directories; a write may not lay one
-  // open again (the room inside a hidden directory is bound over it, and only the room).
-  // Policy paths are normalised when the policy loads; the plan's are normalised here, once.
-  std::vector<std::string> hide, open;
-  for (const std::string& h : sb.hide) hide.push_back(NormalizeAbsolute(h));
-  for (const std::string& w : got) open.push_back(NormalizeAbsolute(w));
-  auto judge_hidden = [&](const std::string& d) {
-    bool hidden = false;
-    if (bwrap)
-      for (const std::string& h : hide) hidden = hidden || NormalizedInside(d, h);
-    if (!hidden) {
-      deny("paths.deny_read",
-           d + " is not hidden by the plan's sandbox" + std::string(bwrap ? "" : " (it has none)"));
-      return;
-    }
-    for (size_t i = 0; i < open.size(); i++)
-      if (NormalizedInside(d, open[i]) || NormalizedInside(open[i], d))
-        deny("paths.deny_read", "the sandbox binds " + got[i] + " writable, laying open " + d);
-  };
-  for (const std::string& d : policy.deny_read) judge_hidden(d);
-  for (const std::string& d : site.hangar_dirs) judge_hidden(NormalizeAbsolute(d));
-  for (const std::string& w : got) {
-    std::string why = Forbidden(NormalizeAbsolute(w), policy, site);
-    if (!why.empty()) deny("paths.protected", "the sandbox binds " + w + " writable, " + why);
-  }
-}
-
-}  // namespace
 
 GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
                       const GateSite& site, const ResolvedWrites& resolved,

@@ -1,0 +1,19 @@
+// The gate's judging of paths (man/hangar-policy.5, PATHS and SANDBOX): a mission's writes at
+// stage 1, the plan's sandbox spec at stage 2. Internal to the gate (gate.cc); pure.
+#pragma once
+
+#include "kernel/gate.h"
+
+namespace hangar {
+
+// Stage 1: each of m.writes, as written (normalised) and as the shell resolved it: paths.protected,
+// paths.deny_read, paths.invalid.
+void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
+                 const ResolvedWrites& resolved, GateResult* g);
+
+// Stage 2: the plan's sandbox: plan.sandbox.*, plan.network.uncut, plan.last_message.outside,
+// paths.invalid, paths.deny_read, paths.protected.
+void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, const GateSite& site,
+                  const ResolvedWrites& resolved, GateResult* g);
+
+}  // namespace hangar
