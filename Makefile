@@ -15,7 +15,7 @@ LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
 
-.PHONY: all deps test unit blackbox demo bench bench-ledger bench-gate gate-report clean format
+.PHONY: all deps test unit blackbox demo bench bench-peers bench-ledger bench-gate gate-report clean format
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -53,6 +53,11 @@ bin/hangar-bench-gate: $(BUILD)/bench/gate_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
+# The floor: the least a durable spooler does per job; no hangar library (scripts/bench-peers).
+bin/hangar-bench-floor: $(BUILD)/bench/floor.o
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ -pthread
+
 # The gate corpus report (tests/gate/corpus/): a test tool, not part of the library nor of `all`.
 bin/hangar-gate-report: $(BUILD)/tests/gate/gate_report.o $(BUILD)/libhangar.a
 	@mkdir -p bin
@@ -80,8 +85,12 @@ demo: all
 
 bench: all
 	@scripts/bench-throughput
+	@scripts/bench-peers
 	@scripts/bench-ledger
 	@scripts/bench-gate
+
+bench-peers: all
+	@scripts/bench-peers
 
 bench-gate:
 	@scripts/bench-gate

@@ -1,0 +1,63 @@
+# shellcheck shell=bash disable=SC2034  # sets variables its caller reads
+# scripts/bench-lib.sh — sourced by scripts/bench-throughput and scripts/bench-peers: a scratch
+# spool with hangard on it, and N trivial missions (profile "true") through it.
+# The caller sets ROOT and calls hangar_stop from its EXIT trap. Sets BIN, S (the spool), HPID.
+BIN=$ROOT/bin
+for b in hangard hangar hangar-shim; do
+  [[ -x "$BIN/$b" ]] || { echo "bench: $BIN/$b is missing (run make)" >&2; exit 1; }
+done
+command -v python3 >/dev/null || { echo "bench: python3 is missing (scripts/install-deps)" >&2; exit 1; }
+S='' HPID=''
+
+hangar_stop() {
+  [[ -n "$HPID" ]] && { kill -TERM "$HPID" 2>/dev/null || true; wait "$HPID" 2>/dev/null || true; }
+  HPID=''
+  [[ -n "$S" ]] && rm -rf "$S" "$S.log" "$S.anchor"
+  S=''
+}
+
+# hangar_start SLOTS: a fresh scratch spool and hangard on it.
+hangar_start() {
+  S=$(mktemp -d "${TMPDIR:-/tmp}/hangar-bench.XXXX")
+  cp -a "$ROOT/spool/." "$S/"
+  mkdir -p "$S.anchor"
+  sed -i -E "s/\"slots\": *[0-9]+/\"slots\": $1/" "$S/hangar.conf"
+  "$BIN/hangard" --spool "$S" --anchor "$S.anchor" </dev/null 2>"$S.log" &
+  HPID=$!
+  for _ in $(seq 200); do
+    grep -q '"status": *"running"' "$S/hangard.json" 2>/dev/null && return 0
+    kill -0 "$HPID" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "bench: hangard did not start: $(cat "$S.log")" >&2
+  exit 1
+}
+
+hangar_mission() {
+  printf '{"hangar":1,"id":"%s","requester":"bench","drone":"true","future":"nothing","now":"bench","max_minutes":1}\n' "$1"
+}
+
+now_ns() { date +%s%N; }
+
+# hangar_returned: how many missions of the spool have their return.json.
+hangar_returned() { find "$S/returned" -mindepth 2 -maxdepth 2 -name return.json | wc -l; }
+
+# hangar_throughput SLOTS N [LIMIT_S]: N missions written in incoming/tmp/, then renamed into
+# incoming/new/ at once; sets ELAPSED_NS from the first rename to the last return.json seen (polled
+# every 50 ms). Fails after LIMIT_S seconds (600). Stops hangard and removes the spool.
+hangar_throughput() {
+  local slots=$1 n=$2 limit=${3:-600} i t0 got
+  hangar_start "$slots"
+  for ((i = 1; i <= n; i++)); do hangar_mission "$(printf 'b%05d' "$i")" >"$S/incoming/tmp/b$i"; done
+  t0=$(now_ns)
+  for ((i = 1; i <= n; i++)); do mv -T "$S/incoming/tmp/b$i" "$S/incoming/new/b$i"; done
+  local deadline=$((SECONDS + limit))
+  while :; do
+    got=$(hangar_returned)
+    ((got >= n)) && break
+    ((SECONDS < deadline)) || { echo "bench: only $got of $n returned in $limit s (slots $slots)" >&2; exit 1; }
+    sleep 0.05
+  done
+  ELAPSED_NS=$(($(now_ns) - t0))
+  hangar_stop
+}
