@@ -25,7 +25,7 @@
 //   after a cue   to, must, should, will, can, could, would, may, might, shall, let's, 'll, 'd,
 //                 better, go, come, please, me/us/him/them: "you should post", "need to push",
 //                 "let me post"; not "how to post" (a topic) nor "failed/tried/used to post"
-//   subject       I/we/you/they + post, he/she/it/who/that + posts, "can you post" (a request);
+//   subject       I/we/you/they + post, he/she/it + posts, "can you post" (a request);
 //                 not after do/does/did ("why did we post", "do you post daily?")
 //   object        a form followed by the/a/it/them/our/...: "the bot posts the summary"
 //   progressive   "we are posting", "start posting", "by posting", "before pushing"
@@ -49,6 +49,9 @@
 //                 A comma keeps the scope in a list closed by or/nor ("never post, tweet or
 //                 publish") and in an aside right after the negator ("do not, under any
 //                 circumstances, post"); "No, post it" is an answer, not a negator.
+//   relative      in a relative clause after a word: that/which/who + posts, or + a modal +
+//                 post ("a bot that posts to X", "a script that would post", "the job which
+//                 sends the mails"): what a thing does is a topic, not an ask
 //   refused       right after avoid, stop, quit, cease, forget, fail, skip, refrain, hesitate,
 //                 neglect, omit (to/from/about between): "avoid posting", "refrain from
 //                 pushing". After a negator they cancel it: "don't forget to post" asks, as do

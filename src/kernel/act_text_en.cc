@@ -162,6 +162,11 @@ class EnglishScan {
   // The word before i in its clause, adverbs skipped; kNone at the clause start.
   size_t Prev(size_t i) const;
   bool ListGoesOn(size_t comma) const;
+  // "that", "which" or "who" after a word of its clause: the start of a relative clause.
+  bool IsRelative(size_t i) const {
+    const std::string_view w = Word(i);
+    return (w == "that" || w == "which" || w == "who") && Prev(i) != kNone;
+  }
   std::optional<std::string> RefusedBy(size_t i) const;
   std::optional<std::string> ForbiddenAfter(size_t i, bool gerund) const;
   void FindMarkers();
@@ -345,6 +350,8 @@ Judgement EnglishScan::JudgeBase(size_t i) const {
     if (Class(q) & kToReport) return {false, "en.report:" + std::string(Word(q)) + " to"};
     return {true, "en.after:to"};
   }
+  // "a script that would post": a relative clause describes a thing; it asks for no act.
+  if ((pc & kModal) && IsRelative(Prev(p))) return {false, "en.relative:" + pw};
   if (pc & (kCue | kObjPronoun)) return {true, "en.after:" + pw};
   if (pc & kTool) {
     size_t q = Prev(p);
@@ -358,6 +365,8 @@ Judgement EnglishScan::JudgeBase(size_t i) const {
 
 Judgement EnglishScan::JudgeThird(size_t i) const {
   size_t p = Prev(i);
+  // "a bot that posts to X", "the job which sends the mail": what a thing does, not an ask.
+  if (IsRelative(p)) return {false, "en.relative:" + std::string(Word(p))};
   if (p != kNone && (Class(p) & kSubject3)) return {true, "en.subject:" + std::string(Word(p))};
   if (p != kNone && (Class(p) & kNounCue)) return {false, "en.noun:" + std::string(Word(p))};
   if ((Class(i + 1) & kObjectNext) || Word(i + 1) == "to") return {true, "en.object-follows"};
