@@ -15,7 +15,7 @@ LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
 
-.PHONY: all deps test unit blackbox demo bench bench-peers bench-ledger bench-gate gate-report clean format
+.PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate gate-report clean format
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -83,11 +83,22 @@ blackbox: all
 demo: all
 	@scripts/demo
 
+# make bench: every figure, within 20 minutes on 2 cores; results in bench/*.json.
 bench: all
-	@scripts/bench-throughput
 	@scripts/bench-peers
+	@BENCH_N=0 scripts/bench-throughput
 	@scripts/bench-ledger
 	@scripts/bench-gate
+
+# make bench-quick: the same figures from small runs, within 2 minutes; results in build/bench-quick/
+# (the committed bench/*.json keep the full runs).
+QUICK := $(BUILD)/bench-quick
+bench-quick: all
+	@mkdir -p $(QUICK)
+	@BENCH_N=50 BENCH_REPS=1 BENCH_PEERS_JSON=$(QUICK)/results-peers.json scripts/bench-peers
+	@BENCH_N=0 BENCH_LAT_N=20 BENCH_LAT_RATE=20 scripts/bench-throughput
+	@BENCH_LEDGER_N=50000 BENCH_LEDGER_RUNS=1 BENCH_LEDGER_JSON=$(QUICK)/ledger-results.json scripts/bench-ledger
+	@BENCH_GATE_N=100000 BENCH_GATE_JSON=$(QUICK)/gate-results.json scripts/bench-gate
 
 bench-peers: all
 	@scripts/bench-peers
