@@ -1,4 +1,5 @@
-// hangar ls: one line per mission (ID STATE AGE DRONE OUTCOME), sorted by id.
+// hangar ls: one line per mission (ID STATE AGE DRONE OUTCOME), sorted by id; for a held or
+// denied mission OUTCOME gives the gate's rule ids instead.
 #include <algorithm>
 
 #include "cli/commands.h"
@@ -22,6 +23,9 @@ json::Value RowJson(const MissionRow& r) {
   o["requester"] = OrNull(r.requester);
   o["outcome"] = OrNull(r.outcome);
   o["time"] = r.time ? json::Value(FormatTime(*r.time)) : json::Value();
+  o["rules"] = r.ref.state == "hold" || r.ref.state == "denied"
+                   ? json::Value(json::Array(r.rules.begin(), r.rules.end()))
+                   : json::Value();
   return o;
 }
 
@@ -50,9 +54,12 @@ int RunList(const Context& ctx, const std::string& state) {
   }
   const TimeMs now = ctx.env->Now();
   std::vector<Row> table = {{"ID", "STATE", "AGE", "DRONE", "OUTCOME"}};
-  for (const MissionRow& r : rows)
+  for (const MissionRow& r : rows) {
+    std::string outcome = r.outcome;
+    for (const std::string& rule : r.rules) outcome += (outcome.empty() ? "" : ",") + rule;
     table.push_back({r.ref.id, r.ref.state, r.time ? FormatAge(now - *r.time) : "-", Dash(r.drone),
-                     Dash(r.outcome)});
+                     Dash(outcome)});
+  }
   ctx.out << FormatTable(table);
   return kExitOk;
 }

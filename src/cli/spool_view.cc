@@ -111,7 +111,7 @@ Result<json::Value> SpoolView::ReadJson(const std::string& path, size_t max_byte
 }
 
 MissionRow SpoolView::Describe(const MissionRef& ref) const {
-  MissionRow row{ref, "", "", "", std::nullopt};
+  MissionRow row{ref, "", "", "", std::nullopt, {}};
   std::string mission_file = ref.path;
   if (ref.phase) {
     mission_file = ref.path + (*ref.phase == Phase::kRejected ? "/mission.raw" : "/mission.json");
@@ -120,6 +120,14 @@ MissionRow SpoolView::Describe(const MissionRef& ref) const {
     if (*ref.phase == Phase::kReturned)
       if (auto ret = ReadJson(ref.path + "/return.json", kMaxReturnFile); ret.ok())
         row.outcome = StringField(*ret, "outcome");
+    if (*ref.phase == Phase::kHold || *ref.phase == Phase::kDenied) {
+      Result<json::Value> gate = ReadJson(ref.path + "/gate2.json");
+      if (!gate.ok()) gate = ReadJson(ref.path + "/gate1.json");
+      const json::Value* rules = gate.ok() ? gate->find("rules") : nullptr;
+      if (rules && rules->is_array())
+        for (const json::Value& r : rules->as_array())
+          if (r.is_string()) row.rules.push_back(r.as_string());
+    }
   }
   if (auto m = ReadJson(mission_file); m.ok()) {
     row.drone = StringField(*m, "drone");

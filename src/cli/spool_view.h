@@ -34,6 +34,9 @@ struct MissionRow {
   MissionRef ref;
   std::string drone, requester, outcome;
   std::optional<TimeMs> time;  // intake.json "time", else the directory's (or drop's) mtime
+  // hold and denied: the ids of the rules behind the gate's verdict (gate2.json's, else
+  // gate1.json's); empty otherwise.
+  std::vector<std::string> rules;
 };
 
 // Every state name `ls` accepts, in lifecycle order: incoming, hold, queued, running, returned,
