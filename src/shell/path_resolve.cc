@@ -119,10 +119,14 @@ ResolvedWrites ResolveWrites(std::string_view mission_bytes, const std::string& 
   // Parsed whole, never searched for "writes": a key may be spelt with \u escapes.
   MissionOrError parsed = ParseMission(mission_bytes);
   const Mission* m = std::get_if<Mission>(&parsed);
-  if (!m) return out;
-  for (const std::string& w : m->writes) {
+  return m ? ResolveWrites(*m, home) : ResolvedWrites{};
+}
+
+ResolvedWrites ResolveWrites(const Mission& m, const std::string& home, const std::string& root) {
+  ResolvedWrites out;
+  for (const std::string& w : m.writes) {
     Result<std::string> full = ExpandHome(w, home);
-    Result<std::string> real = full.ok() ? ResolveExistingPath(*full) : full;
+    Result<std::string> real = full.ok() ? ResolveExistingPath(*full, root) : full;
     out[w] = real.ok() ? ResolvedPath{*real, ""} : ResolvedPath{"", real.status().message()};
   }
   return out;

@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "kernel/gate.h"
+#include "kernel/mission.h"
 
 namespace hangar {
 
@@ -35,5 +36,8 @@ Result<std::string> ResolveExistingPath(std::string_view path, const std::string
 // why it could not be): what the gate judges at intake and the sandbox binds. Empty when the bytes
 // are no valid mission (the kernel rejects it) or ask to write nowhere outside the room.
 ResolvedWrites ResolveWrites(std::string_view mission_bytes, const std::string& home);
+// The same for a parsed mission; root as for ResolveExistingPath (the gate corpus's scratch disk).
+ResolvedWrites ResolveWrites(const Mission& m, const std::string& home,
+                             const std::string& root = "");
 
 }  // namespace hangar

@@ -245,18 +245,17 @@ inline const std::string& TreePath(const std::string& field, const std::string& 
   return path;
 }
 
-// The mission's writes as the shell resolves them (kernel/kernel.h, Dropped::resolved), on the
-// case's disk: "~" expanded with the test site's home (ExpandHome), then ResolveExistingPath with
-// the scratch root as "/". A case without "dirs" and "links" is resolved on an empty scratch root:
+// The mission's writes as the shell resolves them (shell/path_resolve.h, ResolveWrites: the
+// function hangard uses), on the case's disk: "~" expanded with the test site's home, the scratch
+// root taken as "/". A case without "dirs" and "links" is resolved on an empty scratch root:
 // nothing exists, so each path is only normalised.
-inline ResolvedWrites ResolveWrites(const json::Value& d, const Mission& m) {
-  ResolvedWrites out;
+inline ResolvedWrites ResolveCaseWrites(const json::Value& d, const Mission& m) {
   const json::Value* dirs = d.find("dirs");
   const json::Value* links = d.find("links");
   if (m.writes.empty()) {
     if (dirs || links)
       throw std::runtime_error("dirs, links: the mission has no writes to resolve");
-    return out;
+    return {};
   }
   ScratchRoot scratch;
   if (dirs)
@@ -270,17 +269,7 @@ inline ResolvedWrites ResolveWrites(const json::Value& d, const Mission& m) {
       scratch.MakeLink(TreePath("links", path), target.as_string());
     }
   }
-  const std::string home = TestSite().home;
-  for (const std::string& w : m.writes) {
-    Result<std::string> full = ExpandHome(w, home);
-    if (!full.ok()) {
-      out[w] = ResolvedPath{"", full.status().message()};
-      continue;
-    }
-    Result<std::string> real = ResolveExistingPath(*full, scratch.root());
-    out[w] = real.ok() ? ResolvedPath{*real, ""} : ResolvedPath{"", real.status().message()};
-  }
-  return out;
+  return hangar::ResolveWrites(m, TestSite().home, scratch.root());
 }
 
 inline void RunCase(const std::string& text, const Policy& policy, const TextRules& rules,
@@ -317,7 +306,7 @@ inline void RunCase(const std::string& text, const Policy& policy, const TextRul
     throw std::runtime_error("mission: " + e->Text());
   const Mission& m = std::get<Mission>(parsed);
 
-  const ResolvedWrites resolved = ResolveWrites(d, m);
+  const ResolvedWrites resolved = ResolveCaseWrites(d, m);
   const json::Value* pj = d.find("plan");
   GateResult g;
   if (c->stage == 1) {
