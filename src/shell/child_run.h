@@ -1,0 +1,49 @@
+// Running a helper program as the kernel's own hand (a done-check, an op's handler): in a new
+// process group, with exactly the environment given, stdio on the fds given, no inherited fd above
+// 2, default signal dispositions, and a time limit after which the whole group is killed.
+//
+// What the caller must know: exit statuses are collected with waitid/waitpid on the child's pid;
+// SIGCHLD must not be set to SIG_IGN and no other thread may wait for any child (waitpid(-1)), or
+// the status is lost (then ChildEnd::error says so). Safe to call from several threads at once.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shell/manifest.h"
+
+namespace hangar {
+
+// The program to execute for NAME: itself when it holds a '/', else the first executable regular
+// file NAME in an absolute directory of ENV's PATH; "" when there is none.
+std::string FindProgram(const std::string& name, const std::map<std::string, std::string>& env);
+
+// Moves FD above 2, so that the child's dup2 onto 0..2 cannot overwrite it before it is used.
+UniqueFd AboveStdio(int fd);
+
+// The child's working directory and stdio (all above 2: see AboveStdio).
+struct ChildFds {
+  int cwd, in, out;  // stdout and stderr both go to `out`
+};
+
+struct ChildEnd {
+  std::optional<int> rc, signal;
+  bool timed_out = false;
+  std::string error;  // it could not be started, or its status was lost
+  int64_t duration_ms = 0;
+};
+
+// Runs PROGRAM (absolute, or relative to the child's cwd) with ARGV (argv[0] included) and ENV as
+// the whole environment, waits for it up to TIMEOUT, then kills its process group (SIGKILL) —
+// also when it ended by itself, so nothing it started outlives it unless it left the group on
+// purpose — and reaps it.
+ChildEnd RunChild(const std::string& program, const std::vector<std::string>& argv,
+                  const std::map<std::string, std::string>& env, const ChildFds& fds,
+                  std::chrono::milliseconds timeout);
+
+}  // namespace hangar
