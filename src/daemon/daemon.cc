@@ -14,8 +14,11 @@
 #include <cstring>
 
 #include "base/json.h"
+#include "kernel/window.h"
 #include "launch/direct_launcher.h"
 #include "shell/observer.h"
+#include "shell/op_files.h"
+#include "shell/op_handler.h"
 #include "shell/path_resolve.h"
 #include "shell/scan.h"
 #include "shell/transitions.h"
@@ -134,6 +137,8 @@ Status Daemon::Start() {
   // hangard was down) are recorded too, and nothing launches on a ledger that does not verify.
   if (Status l = ledger_.Start(env_->Now()); !l.ok()) return l;
   state_.ledger_seq = ledger_.head_seq();
+  if (Status g = ledger_.FoldGrants(&state_.grants); !g.ok() && ledger_.failure().empty())
+    return Status::Invalid("cannot fold the ledger's grants: " + g.message());
   {
     const Config& c = setup_.config;
     char host[256] = "";
@@ -197,6 +202,7 @@ Status Daemon::ScanAll() {
   std::vector<std::string> ids;
   for (const auto& [id, wd] : run_wd_) ids.push_back(id);
   for (const std::string& id : ids) {
+    ScanOps(id);
     Status s = CheckExit(id);
     if (!s.ok()) return s;
   }
@@ -276,6 +282,38 @@ void Daemon::WatchRun(const std::string& id) {
   }
   run_watch_[wd] = id;
   run_wd_[id] = wd;
+  WatchOps(id);
+}
+
+void Daemon::WatchOps(const std::string& id) {
+  if (ops_wd_.count(id)) return;
+  // A request is taken once it is complete: renamed into place, or closed after writing.
+  const std::string ops = layout_.Room(id) + "/ops";
+  int wd = inotify_add_watch(inotify_fd_, ops.c_str(),
+                             IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR | IN_DONT_FOLLOW);
+  ops_wd_[id] = wd;
+  if (wd >= 0) ops_watch_[wd] = id;
+  ScanOps(id);
+}
+
+// Requests already in ROOM/ops (at a restart, after an overflow, or if the watch was lost because
+// the drone replaced the directory): the tick calls this for every running mission.
+void Daemon::ScanOps(const std::string& id) {
+  for (std::string& name : ListOpRequests(layout_.Room(id)))
+    if (!ops_taken_.count({id, name})) pending_ops_.emplace_back(id, std::move(name));
+}
+
+Status Daemon::TakeOps() {
+  while (!pending_ops_.empty()) {
+    auto [id, name] = std::move(pending_ops_.front());
+    pending_ops_.pop_front();
+    if (!run_wd_.count(id) || !ops_taken_.insert({id, name}).second) continue;
+    const std::string mission_ops = layout_.MissionDir(Phase::kRunning, id) + "/ops";
+    if (env_->Exists(mission_ops + "/" + name + ".result.json")) continue;  // answered before
+    Status s = Dispatch(ReadOpRequest(env_, layout_.Room(id), mission_ops, id, name, env_->Now()));
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 void Daemon::UnwatchRun(const std::string& id) {
@@ -288,6 +326,14 @@ void Daemon::UnwatchRun(const std::string& id) {
   run_wd_.erase(it);
   exit_recheck_.erase(id);
   kill_pending_.erase(id);
+  if (auto o = ops_wd_.find(id); o != ops_wd_.end()) {
+    if (o->second >= 0) {
+      inotify_rm_watch(inotify_fd_, o->second);
+      ops_watch_.erase(o->second);
+    }
+    ops_wd_.erase(o);
+  }
+  std::erase_if(ops_taken_, [&](const auto& p) { return p.first == id; });
 }
 
 Status Daemon::Dispatch(Signal first) {
@@ -351,6 +397,8 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     return s;
   }
   if (auto* x = std::get_if<Launch>(&a)) return PerformLaunch(*x, follow);
+  if (auto* x = std::get_if<RunOp>(&a)) return PerformRunOp(*x, follow);
+  if (auto* x = std::get_if<AnswerOp>(&a)) return PerformAnswerOp(*x);
   if (auto* x = std::get_if<Observe>(&a)) {
     Observe ob = *x;
     ManifestLimits lim = limits_;
@@ -414,6 +462,64 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   return Status::Ok();
 }
 
+Status Daemon::PerformRunOp(const RunOp& r, std::deque<Signal>* follow) {
+  const std::string ops = layout_.MissionDir(Phase::kRunning, r.id) + "/ops";
+  Status s = env_->MakeDir(ops);
+  if (!s.ok() && s.code() != Code::kExists) return s;
+  for (const auto& [name, text] : r.files)
+    if (s = env_->WriteFileAtomic(ops, name, text); !s.ok()) return s;
+  json::Object key{{"hangar", 1}, {"id", r.id},   {"request", r.name},
+                   {"op", r.op},  {"key", r.key}, {"time", FormatTime(env_->Now())}};
+  s = TakeOpKey(env_, ops, r.key, json::WritePretty(key));
+  if (!s.ok()) {
+    // Nothing ran: the kernel answers the request with the reason. A key taken meanwhile is
+    // another request's, and stays (the answer releases only a key that names this request).
+    OpFinished f;
+    f.id = r.id;
+    f.name = r.name;
+    f.op = r.op;
+    f.key = r.key;
+    f.error = "cannot take op key ops/keys/" + r.key + ".json: " + s.message();
+    f.output = nullptr;
+    f.now = env_->Now();
+    follow->push_back(std::move(f));
+    return Status::Ok();
+  }
+  Env* env = env_;
+  pool_->Submit([r, ops, env]() -> Signal { return RunOpHandler(r, ops, env->Now()); });
+  return Status::Ok();
+}
+
+Status Daemon::PerformAnswerOp(const AnswerOp& a) {
+  const std::string ops = layout_.MissionDir(Phase::kRunning, a.id) + "/ops";
+  Status s = env_->MakeDir(ops);
+  if (!s.ok() && s.code() != Code::kExists) return s;
+  // The answer itself last: a request whose NAME.result.json exists is never taken again.
+  for (const auto& [name, text] : a.files)
+    if (name != a.name + ".result.json" && !(s = env_->WriteFileAtomic(ops, name, text)).ok())
+      return s;
+  const std::string key_file = ops + "/keys/" + a.key + ".json";
+  if ((a.keep || a.release) && !a.key.empty()) {
+    Result<std::string> text = env_->ReadFile(key_file, 1 << 20);
+    Result<json::Value> k = text.ok() ? json::Parse(*text) : Result<json::Value>(text.status());
+    const json::Value* req = k.ok() && k->is_object() ? k->find("request") : nullptr;
+    if (req && req->is_string() && req->as_string() == a.name) {
+      if (a.release) {
+        s = env_->Remove(key_file);
+      } else {
+        json::Value kept = std::move(k).value();
+        kept["result"] = json::Parse(a.result).value();
+        s = env_->WriteFileAtomic(ops + "/keys", a.key + ".json", json::WritePretty(kept));
+      }
+      if (!s.ok()) return s;
+    }
+  }
+  if (s = env_->WriteFileAtomic(ops, a.name + ".result.json", a.result); !s.ok()) return s;
+  if (Status r = WriteRoomResult(layout_.Room(a.id), a.name, a.result); !r.ok())
+    Say(a.id + ": the answer to ops/" + a.name + ".json stays in the spool only: " + r.message());
+  return Status::Ok();
+}
+
 Status Daemon::CheckSupervisors() {
   std::vector<std::string> ids;
   for (const auto& [id, wd] : run_wd_) ids.push_back(id);
@@ -421,6 +527,7 @@ Status Daemon::CheckSupervisors() {
     const std::string run = layout_.RunDir(id);
     if (SupervisorAlive(run)) {
       if (kill_pending_.count(id) && SignalSupervisor(run, SIGTERM).ok()) kill_pending_.erase(id);
+      ScanOps(id);
       continue;
     }
     Result<ExitInfo> e = ReadExit(env_, run);  // after the lock test: see scan.h
@@ -461,6 +568,9 @@ Status Daemon::ReadInotify(bool* overflow) {
       } else if (auto it = run_watch_.find(ev->wd);
                  it != run_watch_.end() && (name == "exit.json" || name == "lock")) {
         exits.push_back(it->second);
+      } else if (auto o = ops_watch_.find(ev->wd); o != ops_watch_.end()) {
+        if (std::string req = OpRequestName(name); !req.empty())
+          pending_ops_.emplace_back(o->second, std::move(req));
       }
     }
   }
@@ -511,6 +621,7 @@ Status Daemon::Run() {
         if (!s.ok()) return s;
       }
     }
+    if (Status s = TakeOps(); !s.ok()) return s;
     if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
     if (Status s = RecheckExits(); !s.ok()) return s;
     const TimeMs now = env_->Now();

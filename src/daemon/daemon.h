@@ -1,5 +1,6 @@
 // Daemon: hangard's imperative shell around the pure kernel. One thread runs the event loop:
-// inotify on incoming/new, control/new and each running mission's run/ directory; a signalfd for
+// inotify on incoming/new, control/new, each running mission's run/ directory and its room's ops/
+// directory (the window); a signalfd for
 // SIGTERM/SIGINT; the worker pool's eventfd for finished observations; a one-second tick that
 // checks supervisors' locks and retries notify deliveries. Every signal goes through Decide and
 // every action is performed here, in order. An I/O failure of the spool stops the daemon (exit 74):
@@ -49,6 +50,12 @@ class Daemon {
   Status RecheckExits();
   void WatchRun(const std::string& id);
   void UnwatchRun(const std::string& id);
+  // The window: requests in ROOM/ops of running missions, taken one at a time.
+  void WatchOps(const std::string& id);
+  void ScanOps(const std::string& id);
+  Status TakeOps();
+  Status PerformRunOp(const RunOp& r, std::deque<Signal>* follow);
+  Status PerformAnswerOp(const AnswerOp& a);
   Status WritePresence(const char* status);
   void Say(const std::string& line);
   void Checkpoint();  // a signed checkpoint when one is due
@@ -74,7 +81,12 @@ class Daemon {
   // exit.json seen while the supervisor still held its lock: looked at again a few times shortly
   // (the lock goes a moment after the file appears), then left to the supervisor check.
   std::map<std::string, int> exit_recheck_;
-  std::set<std::string> kill_pending_;  // cancels whose signal did not reach the supervisor yet
+  std::set<std::string> kill_pending_;    // cancels whose signal did not reach the supervisor yet
+  std::map<int, std::string> ops_watch_;  // inotify wd of ROOM/ops -> mission id
+  std::map<std::string, int> ops_wd_;     // mission id -> that wd (-1: the tick looks instead)
+  // Requests (id, NAME) seen and not yet read, and those already handed to the kernel.
+  std::deque<std::pair<std::string, std::string>> pending_ops_;
+  std::set<std::pair<std::string, std::string>> ops_taken_;
   TimeMs started_ = 0, last_supervisor_check_ = 0, last_notify_retry_ = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ledger/checkpoint.h"
+#include "ledger/scan.h"
 #include "ledger/verify.h"
 
 namespace hangar {
@@ -62,6 +63,21 @@ Status LedgerKeeper::Start(TimeMs now) {
   failure_ = std::string("ledger verification failed (") + ledger::FailureName(v->failure) +
              (v->seq ? " at seq " + N(v->seq) : "") + "): " + v->reason;
   return Status::Ok();
+}
+
+Status LedgerKeeper::FoldGrants(ledger::GrantBook* book) const {
+  ledger::ScanOptions options;
+  options.threads = 1;
+  return ledger::ScanLedger(store_, options, [&](const ledger::EntryView& v, bool) {
+    if (v.kind != "grant" && v.kind != "revoke") return Status::Ok();
+    Result<json::Value> body = json::Parse(v.body);
+    if (!body.ok()) return body.status();
+    ledger::Entry e;
+    e.seq = v.seq;
+    e.kind = std::string(v.kind);
+    e.body = std::move(body).value();
+    return book->Apply(e);
+  });
 }
 
 Status LedgerKeeper::CatchUp(int64_t from, int64_t to, TimeMs now) {

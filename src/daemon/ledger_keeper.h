@@ -23,6 +23,7 @@
 #include "base/status.h"
 #include "kernel/kernel.h"
 #include "ledger/anchor.h"
+#include "ledger/grants.h"
 #include "ledger/signing_key.h"
 #include "ledger/store.h"
 #include "shell/env.h"
@@ -55,6 +56,10 @@ class LedgerKeeper {
   // Before a protected act: the head on disk is still the head this keeper wrote, with no partial
   // line after it, and equals the anchor's last line for this ledger. Invalid with the reason.
   Status CheckHead() const;
+
+  // Folds every grant and revocation of the ledger into *book (ledger/grants.h), for the window.
+  // Invalid when an entry cannot be read or a grant's body is malformed.
+  Status FoldGrants(ledger::GrantBook* book) const;
 
   // Signed checkpoints (man/hangar-ledger.5): loads the Ed25519 key at key_path, creating it
   // (0600, with key_path.pub) on first use. Call after Start. origin names this ledger's home in

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/simdjson_util.h"
+#include "kernel/control.h"
 #include "kernel/mission.h"
 
 namespace hangar {
@@ -45,20 +46,59 @@ std::string Resolve(const std::string& base, const std::string& p) {
   return p[0] == '/' ? p : base + "/" + p;
 }
 
+std::vector<std::string> Strings(element v, const std::string& k, bool non_empty) {
+  if (v.type() != element_type::ARRAY) Throw(k, "expected a list of strings");
+  std::vector<std::string> out;
+  size_t i = 0;
+  for (element a : AsArray(v)) out.push_back(Str(a, k + "[" + std::to_string(i++) + "]"));
+  if (non_empty && out.empty()) Throw(k, "expected a non-empty list");
+  return out;
+}
+
+std::map<std::string, std::string> Env(element v, const std::string& k) {
+  if (v.type() != element_type::OBJECT) Throw(k, "expected an object of strings");
+  std::map<std::string, std::string> env;
+  for (auto [ek, ev] : AsObject(v)) {
+    std::string name(ek);
+    if (name.empty() || name.find('=') != std::string::npos)
+      Throw(k, "bad variable name \"" + name + "\"");
+    if (ev.type() != element_type::STRING) Throw(k + "." + name, "expected a string");
+    env[name] = std::string(ev.get_string().value_unsafe());
+  }
+  return env;
+}
+
 Profile ParseProfile(const std::string& name, element e) {
   const std::string f = "profiles." + name;
   if (e.type() != element_type::OBJECT) Throw(f, "expected an object");
   Profile p;
   p.name = name;
   bool has_argv = false;
+  std::string program;
+  std::vector<std::string> args, tools;
+  std::set<std::string> seen;
   for (auto [key, v] : AsObject(e)) {
     std::string k = f + "." + std::string(key);
+    if (!seen.insert(std::string(key)).second) Throw(k, "field given twice");
     if (key == "argv") {
       has_argv = true;
-      if (v.type() != element_type::ARRAY) Throw(k, "expected a list of strings");
-      size_t i = 0;
-      for (element a : AsArray(v)) p.argv.push_back(Str(a, k + "[" + std::to_string(i++) + "]"));
-      if (p.argv.empty()) Throw(k, "expected a non-empty list");
+      p.argv = Strings(v, k, true);
+    } else if (key == "harness") {
+      std::string h = Str(v, k);
+      if (h == "command")
+        p.harness = Harness::kCommand;
+      else if (h == "codex")
+        p.harness = Harness::kCodex;
+      else if (h == "claude")
+        p.harness = Harness::kClaude;
+      else
+        Throw(k, "expected \"command\", \"codex\" or \"claude\"");
+    } else if (key == "program") {
+      program = Str(v, k);
+    } else if (key == "args") {
+      args = Strings(v, k, false);
+    } else if (key == "allowed_tools") {
+      tools = Strings(v, k, false);
     } else if (key == "prompt") {
       std::string s = Str(v, k);
       if (s == "stdin")
@@ -75,20 +115,57 @@ Profile ParseProfile(const std::string& name, element e) {
       p.sandbox = Str(v, k);
       if (p.sandbox != "bwrap" && p.sandbox != "none") Throw(k, "expected \"bwrap\" or \"none\"");
     } else if (key == "env") {
-      if (v.type() != element_type::OBJECT) Throw(k, "expected an object of strings");
-      for (auto [ek, ev] : AsObject(v)) {
-        std::string name(ek);
-        if (name.empty() || name.find('=') != std::string::npos)
-          Throw(k, "bad variable name \"" + name + "\"");
-        if (ev.type() != element_type::STRING) Throw(k + "." + name, "expected a string");
-        p.env[name] = std::string(ev.get_string().value_unsafe());
-      }
+      p.env = Env(v, k);
     } else {
-      Throw(k, "unknown field (a profile has argv, prompt, last_message, env, sandbox)");
+      Throw(k,
+            "unknown field (a profile has harness, argv, program, args, allowed_tools, prompt, "
+            "last_message, env, sandbox)");
+    }
+  }
+  const bool preset = p.harness != Harness::kCommand;
+  if (!preset && (!program.empty() || !args.empty()))
+    Throw(f + "." + (program.empty() ? "args" : "program"),
+          "only a codex or claude profile builds its argv from program and args");
+  if (!tools.empty() && p.harness != Harness::kClaude)
+    Throw(f + ".allowed_tools", "only a claude profile has allowed_tools");
+  if (has_argv && (!program.empty() || !args.empty()))
+    Throw(f + ".argv", "give argv, or program and args, not both");
+  if (!has_argv && !preset) Throw(f + ".argv", "missing required field");
+  if (!has_argv && program.empty()) Throw(f + ".program", "missing required field (or give argv)");
+  if (!has_argv) p.argv = BuildHarnessArgv(p.harness, program, args, p.sandbox == "bwrap", tools);
+  if (p.harness == Harness::kCodex) {
+    p.stdout_file = "events.jsonl";
+    if (p.last_message.empty()) p.last_message = "{run}/last-message.txt";
+  }
+  if (p.harness == Harness::kClaude) p.stdout_file = "stream.jsonl";
+  if (p.harness != Harness::kCommand && !seen.count("prompt")) p.prompt = PromptVia::kStdin;
+  return p;
+}
+
+OpHandler ParseOp(const std::string& name, element e) {
+  const std::string f = "ops." + name;
+  if (!ValidOpName(name)) Throw(f, "expected an op name ([a-z][a-z0-9._-]*, at most 64 bytes)");
+  if (e.type() != element_type::OBJECT) Throw(f, "expected an object");
+  OpHandler h;
+  h.name = name;
+  bool has_argv = false;
+  for (auto [key, v] : AsObject(e)) {
+    std::string k = f + "." + std::string(key);
+    if (key == "argv") {
+      has_argv = true;
+      h.argv = Strings(v, k, true);
+      if (!h.argv[0].starts_with("/")) Throw(k + "[0]", "expected an absolute path");
+    } else if (key == "env") {
+      h.env = Env(v, k);
+    } else if (key == "timeout_s") {
+      h.timeout_s = int(Int(v, k, 1, 3600));
+    } else {
+      Throw(k, "unknown field (an op has argv, env, timeout_s)");
     }
   }
   if (!has_argv) Throw(f + ".argv", "missing required field");
-  return p;
+  if (!h.env.count("PATH")) h.env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  return h;
 }
 
 Config Parse(element root, const std::string& file) {
@@ -151,6 +228,12 @@ Config Parse(element root, const std::string& file) {
         std::string name(pk);
         c.profiles[name] = ParseProfile(name, pv);
       }
+    } else if (k == "ops") {
+      if (v.type() != element_type::OBJECT) Throw(k, "expected an object of op handlers");
+      for (auto [ok, ov] : AsObject(v)) {
+        std::string name(ok);
+        c.ops[name] = ParseOp(name, ov);
+      }
     } else {
       Throw(k, "unknown field");
     }
@@ -162,6 +245,46 @@ Config Parse(element root, const std::string& file) {
 }
 
 }  // namespace
+
+const char* HarnessName(Harness h) {
+  switch (h) {
+    case Harness::kCodex:
+      return "codex";
+    case Harness::kClaude:
+      return "claude";
+    case Harness::kCommand:
+      break;
+  }
+  return "command";
+}
+
+std::vector<std::string> BuildHarnessArgv(Harness h, const std::string& program,
+                                          const std::vector<std::string>& args, bool sandboxed,
+                                          const std::vector<std::string>& allowed_tools) {
+  std::vector<std::string> argv{program};
+  if (h == Harness::kCodex) {
+    argv.insert(argv.end(), {"exec", "--skip-git-repo-check", "--ephemeral", "--json", "-C",
+                             "{room}", "-o", "{run}/last-message.txt"});
+    if (sandboxed)
+      argv.push_back("--dangerously-bypass-approvals-and-sandbox");
+    else
+      argv.insert(argv.end(), {"-s", "workspace-write"});
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back("-");  // the prompt on stdin
+  } else if (h == Harness::kClaude) {
+    argv.insert(argv.end(), {"-p", "--output-format", "stream-json", "--verbose",
+                             "--permission-mode", "dontAsk"});
+    if (!allowed_tools.empty()) {
+      std::string joined;
+      for (const std::string& t : allowed_tools) joined += (joined.empty() ? "" : ",") + t;
+      argv.insert(argv.end(), {"--allowedTools", joined});
+    }
+    argv.insert(argv.end(), args.begin(), args.end());
+  } else {
+    argv.insert(argv.end(), args.begin(), args.end());
+  }
+  return argv;
+}
 
 Result<Config> ParseConfig(std::string_view text, const std::string& file) {
   simdjson::dom::parser parser;

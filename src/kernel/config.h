@@ -17,9 +17,19 @@ namespace hangar {
 // How the rendered prompt reaches the drone.
 enum class PromptVia { kStdin, kFile, kBoth };
 
+// Which agent harness a profile runs, and so how hangar reads its output.
+//   command  any argv the admin configures; stdout is kept as run/stdout.
+//   codex    Codex CLI (`codex exec --json`): argv built from program and args unless given;
+//            stdout kept as run/events.jsonl and summarised in the return as harness-reported.
+//   claude   Claude Code (`claude -p --output-format stream-json`): stdout kept as
+//            run/stream.jsonl; its final result's is_error makes the outcome failed even at rc 0.
+enum class Harness { kCommand, kCodex, kClaude };
+const char* HarnessName(Harness h);
+
 struct Profile {
   std::string name;
   // argv template; placeholders {room} {run} {id} {bindir} {prompt} are expanded in the plan.
+  // For codex and claude without an "argv", built from "program" and "args" (see BuildHarnessArgv).
   std::vector<std::string> argv;
   PromptVia prompt = PromptVia::kStdin;
   // Where the drone writes its last message (template); empty = none.
@@ -31,7 +41,26 @@ struct Profile {
   // mission's network is "host") or "none" (no sandbox: the gate then denies any launch whose
   // policy has deny-read paths or whose network is "none", as nothing would enforce them).
   std::string sandbox = "bwrap";
+  // Where the drone's stdout is kept in the run directory ("stdout", "events.jsonl", ...).
+  std::string stdout_file = "stdout";
+  Harness harness = Harness::kCommand;
 };
+
+// An op's handler (man/hangar-ops.5): the program the window runs for an allowed request, with
+// the request's args as JSON on stdin, in the mission's ops directory, for at most timeout_s.
+struct OpHandler {
+  std::string name;
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;  // the handler's whole environment (PATH added)
+  int timeout_s = 30;
+};
+
+// The argv of a codex or claude profile built from its program and extra args, with the flags the
+// harness needs to run unattended and report in JSON; `sandboxed` says hangar's bubblewrap is the
+// sandbox (codex then runs without its own, which would nest inside ours). Pure.
+std::vector<std::string> BuildHarnessArgv(Harness h, const std::string& program,
+                                          const std::vector<std::string>& args, bool sandboxed,
+                                          const std::vector<std::string>& allowed_tools);
 
 struct Config {
   std::string file;   // where it was read from (for messages)
@@ -43,6 +72,7 @@ struct Config {
   int64_t manifest_max_entries = 100000;
   int64_t manifest_max_hash_bytes = int64_t(4) << 30;
   std::map<std::string, Profile> profiles;
+  std::map<std::string, OpHandler> ops;  // op name -> its handler; an op without one never runs
   // The ledger's name (SPOOL/ledger/NAME, ANCHOR/NAME.anchor) and the anchor directory: absolute,
   // or empty when the file does not say (then hangard's --anchor must).
   // The gate's policy file (man/hangar-policy.5), absolute; empty: the built-in default policy.

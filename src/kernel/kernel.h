@@ -40,6 +40,13 @@
 //             |                                 |           |   launches resume
 //   any       | Control bad / unknown id        | same      | Record(control.refused),
 //             |                                 |           |   ConsumeControl(bad, why)
+//   running   | OpRequested, refused            | running   | Record(op.refused), AnswerOp
+//   running   | OpRequested, allowed            | running   | Record(op.allowed), RunOp
+//   running   | OpRequested, key done before    | running   | Record(op.repeated), AnswerOp
+//             |                                 |           |   (the stored result; nothing runs)
+//   running   | OpFinished                      | running   | Record(op.result | op.unrun),
+//             |                                 |           |   AnswerOp; Observe when the drone
+//             |                                 |           |   ended and no other op runs
 //
 // The ledger: every decision is a Record action placed before the action it backs, and every
 // mission file that states a decision (intake.json, gate2.json, return.json, approve.json,
@@ -54,6 +61,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -67,6 +75,7 @@
 #include "kernel/phase.h"
 #include "kernel/plan.h"
 #include "kernel/policy.h"
+#include "ledger/grants.h"
 
 namespace hangar {
 
@@ -102,6 +111,10 @@ struct MissionRec {
   std::string approved_sha256;       // a recorded approval: of the mission it approved
   std::string approved_plan_sha256;  // ... and of the plan, when it was held at stage 2
   ResolvedWrites resolved;           // the mission's writes as the shell resolved them
+  // The window: keys of ops whose handler runs now, and the request names answered or running.
+  // The drone's end is observed only once no handler runs for it (observe_waits says one ended).
+  std::set<std::string> ops_running, ops_seen;
+  bool observe_waits = false;
 };
 
 struct State {
@@ -112,8 +125,9 @@ struct State {
   // False while hangard recovers at start: nothing launches before every mission is known and
   // every control request that waited (a cancel) is read. Ready sets it.
   bool ready = true;
-  int64_t ledger_seq = 0;   // the ledger's head seq: the next Record takes ledger_seq + 1
-  std::string fail_closed;  // why launches and grants are refused; empty when they are not
+  int64_t ledger_seq = 0;    // the ledger's head seq: the next Record takes ledger_seq + 1
+  std::string fail_closed;   // why launches and grants are refused; empty when they are not
+  ledger::GrantBook grants;  // folded from the ledger at start, then from the kernel's own records
 };
 
 // ---- signals: what the shell saw ----
@@ -183,6 +197,34 @@ struct Observed {
   TimeMs now = 0;
 };
 
+// A request file in a running mission's ROOM/ops (man/hangar-ops.5), read by the shell without
+// following a symlink: bytes empty with read_error set when it could not be read. The shell also
+// says what it found of the request's key in the mission's ops/keys (when the request parsed) and
+// the declaration as it stood when the request was read.
+enum class OpKeyState { kFree, kTaken, kDone };
+struct OpRequested {
+  std::string id, name;  // name: NAME of ops/NAME.json
+  std::string bytes, read_error;
+  json::Value declaration;             // shell/declaration.h's record
+  OpKeyState key = OpKeyState::kFree;  // kTaken: taken, no result (ran, or was running, before)
+  std::string stored_result;           // kDone: the result recorded under that key
+  TimeMs now = 0;
+};
+// An op's handler ended (RunOp answered). started false: it could not be started, error says why,
+// and its key was released (nothing ran, so the same request may come again).
+struct OpFinished {
+  std::string id, name, op, key;
+  bool started = false;
+  std::optional<int> rc, signal;
+  bool timed_out = false;
+  std::string error;
+  json::Value output;       // {"file","size","sha256"} of the handler's output, or null
+  std::string output_text;  // its first bytes (at most kOpOutputShown), as data
+  bool output_cut = false;  // the output was longer than output_text
+  TimeMs now = 0;
+};
+inline constexpr size_t kOpOutputShown = 64 * 1024;
+
 // The ledger failed verification (at start, or the head check before a launch), or its anchor
 // could not be written: fail closed.
 struct LedgerFailed {
@@ -191,7 +233,7 @@ struct LedgerFailed {
 };
 
 using Signal = std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited,
-                            SupervisorGone, Observed, Ready, LedgerFailed>;
+                            SupervisorGone, Observed, Ready, LedgerFailed, OpRequested, OpFinished>;
 
 // ---- actions: what the shell must do, in order ----
 
@@ -257,7 +299,27 @@ struct Record {
   bool new_epoch = false;
 };
 
-using Action = std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log, Record>;
+// Run an allowed op: write `files` into running/ID/ops, take the op key ops/keys/KEY.json
+// (O_EXCL), run the handler with args on stdin, in running/ID/ops, for at most its timeout.
+// Answer with OpFinished.
+struct RunOp {
+  std::string id, name, op, key;
+  OpHandler handler;
+  std::map<std::string, std::string> env;  // the handler's whole environment
+  std::map<std::string, std::string> files;
+};
+// Answer a request: write `files` into running/ID/ops (NAME.result.json among them), then the
+// result into the room as ROOM/ops/NAME.result.json (never replacing or following anything there).
+// keep: store the result in the key file ops/keys/KEY.json; release: remove the key file.
+struct AnswerOp {
+  std::string id, name, key;
+  std::string result;
+  std::map<std::string, std::string> files;
+  bool keep = false, release = false;
+};
+
+using Action =
+    std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log, Record, RunOp, AnswerOp>;
 
 // The kernel. Decide consumes one signal and returns the actions, in the order they must run.
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal);

@@ -49,6 +49,7 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   if (p.prompt == PromptVia::kStdin || p.prompt == PromptVia::kBoth) plan.stdin_path = prompt;
   plan.prompt_in_room = p.prompt == PromptVia::kFile || p.prompt == PromptVia::kBoth;
   plan.last_message = p.last_message.empty() ? "" : ExpandTemplate(p.last_message, vars);
+  plan.stdout_file = p.stdout_file;
   plan.network = m.network;
   plan.sandbox.engine = p.sandbox;
   if (p.sandbox == "bwrap") {
@@ -88,6 +89,7 @@ json::Value Plan::ToJson() const {
   o["stdin"] = stdin_path;
   o["prompt_in_room"] = prompt_in_room;
   o["last_message"] = last_message;
+  o["stdout_file"] = stdout_file;
   o["network"] = network;
   o["sandbox"] = sandbox.ToJson();
   o["deadline_ms"] = deadline_ms;
@@ -106,7 +108,8 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
   for (auto [k, out] :
        {std::pair{"id", &p.id}, std::pair{"launcher", &p.launcher}, std::pair{"room", &p.room},
         std::pair{"run", &p.run}, std::pair{"stdin", &p.stdin_path},
-        std::pair{"last_message", &p.last_message}, std::pair{"network", &p.network}}) {
+        std::pair{"last_message", &p.last_message}, std::pair{"network", &p.network},
+        std::pair{"stdout_file", &p.stdout_file}}) {
     const json::Value* x = v.find(k);
     if (!x || !x->is_string()) return bad(k, "expected a string");
     *out = x->as_string();
@@ -162,6 +165,9 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
   if (p.sandbox.write.empty() || p.sandbox.write[0] != p.room)
     return bad("sandbox.write", "expected the room first");
   if (p.deadline_ms <= 0) return bad("deadline_ms", "a plan without a deadline is never run");
+  if (p.stdout_file.empty() || p.stdout_file.find('/') != std::string::npos ||
+      p.stdout_file[0] == '.')
+    return bad("stdout_file", "expected a plain file name");
   return p;
 }
 

@@ -36,6 +36,7 @@ struct Plan {
   std::string stdin_path;       // empty: /dev/null
   bool prompt_in_room = false;  // the prompt is also written to ROOM/MISSION.md
   std::string last_message;     // where the drone writes its last message; may be empty
+  std::string stdout_file = "stdout";  // the drone's stdout, in the run directory
   std::string network = "none";
   Sandbox sandbox;
   int64_t deadline_ms = 0;  // enforced by the supervisor: SIGTERM to the group, then

@@ -207,8 +207,8 @@ Status Supervisor::Prepare() {
   in_ = open(in.c_str(), O_RDONLY | O_CLOEXEC);
   if (in_ < 0) return Status::Errno("open stdin " + in, errno);
   const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW;
-  out_ = openat(run_fd_, "stdout", flags, 0644);
-  if (out_ < 0) return Status::Errno("create " + run + "/stdout", errno);
+  out_ = openat(run_fd_, plan_.stdout_file.c_str(), flags, 0644);
+  if (out_ < 0) return Status::Errno("create " + run + "/" + plan_.stdout_file, errno);
   err_ = openat(run_fd_, "stderr", flags, 0644);
   if (err_ < 0) return Status::Errno("create " + run + "/stderr", errno);
   // The file the drone leaves its last message in is there before it starts, so that a sandbox

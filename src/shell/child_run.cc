@@ -150,10 +150,12 @@ ChildEnd RunChild(const std::string& program, const std::vector<std::string>& ar
   const auto start = Clock::now();
   Spawned s = Spawn(program, argv, env, fds);
   ChildEnd e;
-  if (s.error.empty())
+  if (s.error.empty()) {
     e = Await(s.pid, start + timeout);
-  else
+    e.started = true;
+  } else {
     e.error = s.error;
+  }
   e.duration_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
   return e;

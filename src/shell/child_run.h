@@ -34,7 +34,8 @@ struct ChildFds {
 struct ChildEnd {
   std::optional<int> rc, signal;
   bool timed_out = false;
-  std::string error;  // it could not be started, or its status was lost
+  bool started = false;  // false: it could not be started (error says why)
+  std::string error;     // it could not be started, or its status was lost
   int64_t duration_ms = 0;
 };
 

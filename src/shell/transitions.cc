@@ -109,6 +109,8 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   if (s.ok()) s = env->WriteFileAtomic(queued, "gate2.json", launch.gate2_text);
   if (!s.ok()) return fail(s);
   s = env->MakeDir(launch.plan.room);
+  // The window's inbox is there before the drone starts (man/hangar-ops.5).
+  if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(launch.plan.room + "/ops");
   if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(queued + "/run");
   if (s.ok() || s.code() == Code::kExists)
     s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);

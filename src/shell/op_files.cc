@@ -1,0 +1,158 @@
+#include "shell/op_files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+
+#include "kernel/window.h"
+#include "shell/declaration.h"
+#include "shell/manifest.h"
+
+namespace hangar {
+
+namespace {
+
+// ROOM/ops, reached without following a symlink in either component.
+Result<UniqueFd> OpenOps(const std::string& room) {
+  Result<UniqueFd> r = OpenRoom(room);
+  if (!r.ok()) return r.status();
+  UniqueFd ops(openat(r->get(), "ops", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (ops.get() < 0) return Status::Errno("open " + room + "/ops", errno);
+  return ops;
+}
+
+}  // namespace
+
+OpRequested ReadOpRequest(Env* env, const std::string& room, const std::string& mission_ops,
+                          const std::string& id, const std::string& name, TimeMs now) {
+  OpRequested q;
+  q.id = id;
+  q.name = name;
+  q.now = now;
+  q.declaration = ReadDeclaration(room);
+  const std::string shown = "ops/" + name + ".json";
+  Result<UniqueFd> ops = OpenOps(room);
+  if (!ops.ok()) {
+    q.read_error = ops.status().message();
+    return q;
+  }
+  UniqueFd fd(
+      openat(ops->get(), (name + ".json").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (fd.get() < 0) {
+    q.read_error = errno == ELOOP ? shown + ": a symbolic link, not followed"
+                                  : Status::Errno("open " + shown, errno).message();
+    return q;
+  }
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    q.read_error = shown + ": " + NotRegularReason(st.st_mode);
+    return q;
+  }
+  if (st.st_size > off_t(kMaxOpRequestBytes)) {
+    q.read_error = shown + ": " + std::to_string(st.st_size) + " bytes, more than " +
+                   std::to_string(kMaxOpRequestBytes);
+    return q;
+  }
+  std::string bytes(kMaxOpRequestBytes + 1, '\0');
+  size_t got = 0;
+  while (got < bytes.size()) {
+    ssize_t n = read(fd.get(), bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      q.read_error = Status::Errno("read " + shown, errno).message();
+      return q;
+    }
+    if (n == 0) break;
+    got += size_t(n);
+  }
+  if (got > kMaxOpRequestBytes) {
+    q.read_error = shown + ": more than " + std::to_string(kMaxOpRequestBytes) + " bytes";
+    return q;
+  }
+  bytes.resize(got);
+  q.bytes = std::move(bytes);
+  // The key's state, for a request that names one (the kernel judges the rest).
+  OpRequestOrError parsed = ParseOpRequest(q.bytes);
+  if (auto* r = std::get_if<OpRequest>(&parsed)) {
+    const std::string key = mission_ops + "/keys/" + r->key + ".json";
+    if (env->Exists(key)) {
+      q.key = OpKeyState::kTaken;
+      Result<std::string> text = env->ReadFile(key, 4 << 20);
+      if (text.ok()) {
+        Result<json::Value> v = json::Parse(*text);
+        const json::Value* res = v.ok() && v->is_object() ? v->find("result") : nullptr;
+        if (res && res->is_object()) {
+          q.key = OpKeyState::kDone;
+          q.stored_result = json::Write(*res);
+        }
+      }
+    }
+  }
+  return q;
+}
+
+std::vector<std::string> ListOpRequests(const std::string& room) {
+  std::vector<std::string> out;
+  Result<UniqueFd> ops = OpenOps(room);
+  if (!ops.ok()) return out;
+  int fd = dup(ops->get());
+  DIR* d = fd < 0 ? nullptr : fdopendir(fd);
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return out;
+  }
+  while (struct dirent* e = readdir(d)) {
+    std::string n = OpRequestName(e->d_name);
+    if (!n.empty()) out.push_back(std::move(n));
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status MakeOpsDir(const std::string& room) {
+  Result<UniqueFd> r = OpenRoom(room);
+  if (!r.ok()) return r.status();
+  if (mkdirat(r->get(), "ops", 0755) != 0 && errno != EEXIST)
+    return Status::Errno("create " + room + "/ops", errno);
+  return Status::Ok();
+}
+
+Status TakeOpKey(Env* env, const std::string& mission_ops, const std::string& key,
+                 const std::string& text) {
+  Status s = env->MakeDir(mission_ops + "/keys");
+  if (!s.ok() && s.code() != Code::kExists) return s;
+  return env->CreateExclusive(mission_ops + "/keys", key + ".json", text);
+}
+
+Status WriteRoomResult(const std::string& room, const std::string& name, const std::string& text) {
+  const std::string final_name = name + ".result.json";
+  const std::string shown = room + "/ops/" + final_name;
+  Result<UniqueFd> ops = OpenOps(room);
+  if (!ops.ok()) return ops.status();
+  const std::string tmp = "." + final_name + ".hangar-tmp";
+  unlinkat(ops->get(), tmp.c_str(), 0);  // ours from an earlier try, or a drone's: never followed
+  UniqueFd fd(
+      openat(ops->get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return Status::Errno("create " + room + "/ops/" + tmp, errno);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::Errno("write " + room + "/ops/" + tmp, errno);
+    done += size_t(n);
+  }
+  if (renameat2(ops->get(), tmp.c_str(), ops->get(), final_name.c_str(), RENAME_NOREPLACE) != 0) {
+    Status s = Status::Errno("rename into " + shown, errno);
+    unlinkat(ops->get(), tmp.c_str(), 0);
+    return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace hangar
