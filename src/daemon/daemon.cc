@@ -342,10 +342,11 @@ Status Daemon::Dispatch(Signal first) {
   while (!pending.empty()) {
     Signal sig = std::move(pending.front());
     pending.pop_front();
-    // Launches and grants are protected acts: the ledger's head must still match its anchor
+    // Launches, grants and ops are protected acts: the ledger's head must still match its anchor
     // before the kernel may decide one (a control request may be a grant).
     if (state_.fail_closed.empty() &&
-        (MayLaunch(setup_, state_) || std::holds_alternative<ControlDropped>(sig)) &&
+        (MayLaunch(setup_, state_) || std::holds_alternative<ControlDropped>(sig) ||
+         std::holds_alternative<OpRequested>(sig)) &&
         !std::holds_alternative<LedgerFailed>(sig)) {
       if (Status h = ledger_.CheckHead(); !h.ok()) {
         Status s = Decided(LedgerFailed{h.message(), env_->Now()}, &pending);

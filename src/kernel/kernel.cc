@@ -636,12 +636,17 @@ class Decider {
     ob.id = id;
     ob.room = s_.rooms + "/" + id;
     ob.run = s_.spool + "/running/" + id + "/run";
+    ob.mission_ops = s_.spool + "/running/" + id + "/ops";
     if (rec.mission) {
       ob.checks = rec.mission->done_when;
       auto p = s_.config.profiles.find(rec.mission->drone);
       if (p != s_.config.profiles.end() && !p->second.last_message.empty())
         ob.last_message =
             ExpandTemplate(p->second.last_message, TemplateVars(id, ob.room, ob.run, s_.bindir));
+      if (p != s_.config.profiles.end()) {
+        ob.harness = p->second.harness;
+        ob.stdout_file = p->second.stdout_file;
+      }
     }
     ob.check_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
                     {"HOME", ob.room},

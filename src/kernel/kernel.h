@@ -190,6 +190,12 @@ struct Observation {
   json::Value checks;       // done-check results
   bool checks_passed = true;
   json::Value files;  // stdout, stderr, last message: {file,size,sha256}
+  // The window's record: {"answered": [{request, op, key, status, rule}...], "unanswered":
+  // [{request, op|null}...], "omitted": N} (man/hangar-return.5).
+  json::Value ops;
+  // What the harness itself reported (codex events, claude's result), kept apart from what the
+  // kernel observed: null for a command profile.
+  json::Value harness;
 };
 struct Observed {
   std::string id;
@@ -259,6 +265,9 @@ struct Launch {
 struct Observe {
   std::string id;
   std::string room, run;
+  std::string mission_ops;              // running/ID/ops: the window's answers
+  Harness harness = Harness::kCommand;  // how to read the drone's stdout
+  std::string stdout_file = "stdout";   // in run
   std::vector<DoneCheck> checks;
   std::map<std::string, std::string> check_env;
   std::string last_message;

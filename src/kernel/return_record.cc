@@ -1,5 +1,7 @@
 #include "kernel/return_record.h"
 
+#include "kernel/evidence.h"
+
 namespace hangar {
 
 namespace {
@@ -33,7 +35,19 @@ json::Object Base(const std::string& id, const MissionRec& rec, TimeMs now) {
   return o;
 }
 
-std::string Reason(const MissionRec& rec, const std::string& outcome, bool checks_passed) {
+// The harness's own report said it failed (Claude Code's result "is_error": true).
+bool HarnessError(const Observation* obs) {
+  if (!obs || !obs->harness.is_object()) return false;
+  const json::Value* h = obs->harness.find("harness");
+  const json::Value* r = obs->harness.find("report");
+  if (!h || !h->is_string() || h->as_string() != "claude") return false;
+  if (!r || !r->is_object()) return true;  // not read: no result to trust
+  const json::Value* e = r->find("is_error");
+  return !e || !e->is_bool() || e->as_bool();
+}
+
+std::string Reason(const MissionRec& rec, const std::string& outcome, bool checks_passed,
+                   bool harness_error) {
   if (!rec.error.empty()) return rec.error;
   if (outcome == "lost") return "the supervisor ended without recording the drone's exit";
   if (!rec.exit) return "";
@@ -43,13 +57,14 @@ std::string Reason(const MissionRec& rec, const std::string& outcome, bool check
   if (outcome == "timed_out") return "the deadline fired";
   if (e.signal) return "the drone was killed by signal " + std::to_string(*e.signal);
   if (e.rc && *e.rc != 0) return "the drone exited " + std::to_string(*e.rc);
+  if (harness_error) return "the drone exited 0, but Claude Code's result says is_error";
   if (!checks_passed) return "a done-check failed";
   return "the drone exited 0 and every done-check passed";
 }
 
 }  // namespace
 
-std::string DecideOutcome(const MissionRec& rec, bool checks_passed) {
+std::string DecideOutcome(const MissionRec& rec, bool checks_passed, bool harness_error) {
   if (rec.lost) return "lost";
   if (!rec.exit || !rec.error.empty()) return "failed";  // not launched, or not judgeable
   const ExitInfo& e = *rec.exit;
@@ -58,7 +73,7 @@ std::string DecideOutcome(const MissionRec& rec, bool checks_passed) {
   if (e.cancelled) return "cancelled";
   if (e.timed_out) return "timed_out";
   if (e.signal) return "killed";
-  if (e.rc && *e.rc == 0 && e.error.empty() && checks_passed) return "done";
+  if (e.rc && *e.rc == 0 && e.error.empty() && checks_passed && !harness_error) return "done";
   return "failed";
 }
 
@@ -66,9 +81,10 @@ json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Obse
                         TimeMs now) {
   const bool passed = obs ? obs->checks_passed : false;
   json::Object o = Base(id, rec, now);
-  const std::string outcome = DecideOutcome(rec, passed);
+  const bool harness_error = HarnessError(obs);
+  const std::string outcome = DecideOutcome(rec, passed, harness_error);
   o["outcome"] = outcome;
-  o["reason"] = Reason(rec, outcome, passed);
+  o["reason"] = Reason(rec, outcome, passed, harness_error);
   if (rec.exit) {
     json::Object x;
     x["rc"] = OptInt(rec.exit->rc);
@@ -88,11 +104,13 @@ json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Obse
     o["declaration"] = obs->declaration;
     o["files"] = obs->files;
     o["room"] = obs->room;
+    o["ops"] = obs->ops;
+    o["harness_reported"] = obs->harness;
+    o["verdict"] = JudgeEvidence(obs->declaration, obs->ops);
   } else {
-    o["done_checks"] = nullptr;
-    o["declaration"] = nullptr;
-    o["files"] = nullptr;
-    o["room"] = nullptr;
+    for (const char* k :
+         {"done_checks", "declaration", "files", "room", "ops", "harness_reported", "verdict"})
+      o[k] = nullptr;
   }
   return o;
 }

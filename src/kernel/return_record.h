@@ -10,8 +10,9 @@
 
 namespace hangar {
 
-// done, failed, timed_out, killed, cancelled, lost.
-std::string DecideOutcome(const MissionRec& rec, bool checks_passed);
+// done, failed, timed_out, killed, cancelled, lost. harness_error: the harness itself reported an
+// error (Claude Code's is_error), which wins over an exit status of 0.
+std::string DecideOutcome(const MissionRec& rec, bool checks_passed, bool harness_error = false);
 
 // A return for a mission whose drone ran (or whose launch was attempted).
 json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs,

@@ -6,9 +6,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
+#include "shell/claude_result.h"
 #include "shell/declaration.h"
 #include "shell/done_checks.h"
+#include "shell/harness_events.h"
+#include "shell/op_files.h"
 
 namespace hangar {
 
@@ -36,6 +40,22 @@ json::Value FileDigest(const std::string& path, const std::string& name) {
   return o;
 }
 
+json::Value HarnessReport(Harness h, const std::string& path) {
+  if (h == Harness::kCommand) return nullptr;
+  json::Object o{{"harness", HarnessName(h)}, {"file", "run/" + path.substr(path.rfind('/') + 1)}};
+  std::ifstream in(path, std::ios::binary);
+  std::string text;
+  text.resize(kMaxHarnessStream + 1);
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(size_t(in.gcount()));
+  if (!in.eof() && text.size() > kMaxHarnessStream) {
+    o["error"] = "more than " + std::to_string(kMaxHarnessStream >> 20) + " MiB: not read";
+    return o;
+  }
+  o["report"] = h == Harness::kClaude ? ReadClaudeResult(text) : SummarizeCodexEvents(text);
+  return o;
+}
+
 Observation ObserveMission(const Observe& ob, const ManifestLimits& limits) {
   Observation obs;
   obs.room = RoomManifest(ob.room, limits);
@@ -44,7 +64,7 @@ Observation ObserveMission(const Observe& ob, const ManifestLimits& limits) {
   obs.checks = checks.results;
   obs.checks_passed = checks.all_passed;
   json::Object files;
-  files["stdout"] = FileDigest(ob.run + "/stdout", "run/stdout");
+  files["stdout"] = FileDigest(ob.run + "/" + ob.stdout_file, "run/" + ob.stdout_file);
   files["stderr"] = FileDigest(ob.run + "/stderr", "run/stderr");
   if (!ob.last_message.empty()) {
     // Inside the run directory, name it relative to the mission directory: that moves to returned/.
@@ -55,6 +75,8 @@ Observation ObserveMission(const Observe& ob, const ManifestLimits& limits) {
                    in_run ? "run/" + ob.last_message.substr(run_prefix.size()) : ob.last_message);
   }
   obs.files = files;
+  obs.ops = ReadOpsEvidence(ob.mission_ops, ob.room);
+  obs.harness = HarnessReport(ob.harness, ob.run + "/" + ob.stdout_file);
   return obs;
 }
 

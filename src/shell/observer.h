@@ -14,4 +14,10 @@ Observation ObserveMission(const Observe& ob, const ManifestLimits& limits);
 // {"file": NAME, "present": bool, "size": N, "sha256": hex} for PATH (never follows a symlink).
 json::Value FileDigest(const std::string& path, const std::string& name);
 
+inline constexpr size_t kMaxHarnessStream = size_t(64) << 20;  // 64 MiB of events read at most
+
+// What the harness itself reported, from its stream at PATH (codex events.jsonl, claude
+// stream.jsonl): {"harness","file","report"} (or "error"); null for a command profile.
+json::Value HarnessReport(Harness h, const std::string& path);
+
 }  // namespace hangar

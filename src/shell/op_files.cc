@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <set>
 
 #include "kernel/window.h"
 #include "shell/declaration.h"
@@ -26,6 +29,38 @@ Result<UniqueFd> OpenOps(const std::string& room) {
   return ops;
 }
 
+// ROOM/ops/NAME.json's bytes into *bytes; else why not.
+std::string ReadRequestBytes(const std::string& room, const std::string& name, std::string* bytes) {
+  const std::string shown = "ops/" + name + ".json";
+  Result<UniqueFd> ops = OpenOps(room);
+  if (!ops.ok()) return ops.status().message();
+  UniqueFd fd(
+      openat(ops->get(), (name + ".json").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (fd.get() < 0)
+    return errno == ELOOP ? shown + ": a symbolic link, not followed"
+                          : Status::Errno("open " + shown, errno).message();
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    return shown + ": " + NotRegularReason(st.st_mode);
+  if (st.st_size > off_t(kMaxOpRequestBytes))
+    return shown + ": " + std::to_string(st.st_size) + " bytes, more than " +
+           std::to_string(kMaxOpRequestBytes);
+  std::string b(kMaxOpRequestBytes + 1, '\0');
+  size_t got = 0;
+  while (got < b.size()) {
+    ssize_t n = read(fd.get(), b.data() + got, b.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::Errno("read " + shown, errno).message();
+    if (n == 0) break;
+    got += size_t(n);
+  }
+  if (got > kMaxOpRequestBytes)
+    return shown + ": more than " + std::to_string(kMaxOpRequestBytes) + " bytes";
+  b.resize(got);
+  *bytes = std::move(b);
+  return "";
+}
+
 }  // namespace
 
 OpRequested ReadOpRequest(Env* env, const std::string& room, const std::string& mission_ops,
@@ -35,47 +70,8 @@ OpRequested ReadOpRequest(Env* env, const std::string& room, const std::string& 
   q.name = name;
   q.now = now;
   q.declaration = ReadDeclaration(room);
-  const std::string shown = "ops/" + name + ".json";
-  Result<UniqueFd> ops = OpenOps(room);
-  if (!ops.ok()) {
-    q.read_error = ops.status().message();
-    return q;
-  }
-  UniqueFd fd(
-      openat(ops->get(), (name + ".json").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  struct stat st {};
-  if (fd.get() < 0) {
-    q.read_error = errno == ELOOP ? shown + ": a symbolic link, not followed"
-                                  : Status::Errno("open " + shown, errno).message();
-    return q;
-  }
-  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    q.read_error = shown + ": " + NotRegularReason(st.st_mode);
-    return q;
-  }
-  if (st.st_size > off_t(kMaxOpRequestBytes)) {
-    q.read_error = shown + ": " + std::to_string(st.st_size) + " bytes, more than " +
-                   std::to_string(kMaxOpRequestBytes);
-    return q;
-  }
-  std::string bytes(kMaxOpRequestBytes + 1, '\0');
-  size_t got = 0;
-  while (got < bytes.size()) {
-    ssize_t n = read(fd.get(), bytes.data() + got, bytes.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      q.read_error = Status::Errno("read " + shown, errno).message();
-      return q;
-    }
-    if (n == 0) break;
-    got += size_t(n);
-  }
-  if (got > kMaxOpRequestBytes) {
-    q.read_error = shown + ": more than " + std::to_string(kMaxOpRequestBytes) + " bytes";
-    return q;
-  }
-  bytes.resize(got);
-  q.bytes = std::move(bytes);
+  q.read_error = ReadRequestBytes(room, name, &q.bytes);
+  if (!q.read_error.empty()) return q;
   // The key's state, for a request that names one (the kernel judges the rest).
   OpRequestOrError parsed = ParseOpRequest(q.bytes);
   if (auto* r = std::get_if<OpRequest>(&parsed)) {
@@ -153,6 +149,57 @@ Status WriteRoomResult(const std::string& room, const std::string& name, const s
     return s;
   }
   return Status::Ok();
+}
+
+json::Value ReadOpsEvidence(const std::string& mission_ops, const std::string& room, size_t max) {
+  json::Array answered, unanswered;
+  int64_t omitted = 0;
+  std::set<std::string> names;
+  std::vector<std::string> results;
+  if (DIR* d = opendir(mission_ops.c_str())) {
+    while (struct dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 12 && n.ends_with(".result.json") && n[0] != '.')
+        results.push_back(n.substr(0, n.size() - 12));
+    }
+    closedir(d);
+  }
+  std::sort(results.begin(), results.end());
+  for (const std::string& n : results) {
+    names.insert(n);
+    if (answered.size() >= max) {
+      omitted++;
+      continue;
+    }
+    std::ifstream in(mission_ops + "/" + n + ".result.json", std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Result<json::Value> v = json::Parse(text);
+    if (!v.ok() || !v->is_object()) {
+      omitted++;
+      continue;
+    }
+    json::Object a{{"request", n}};
+    for (const char* k : {"op", "key", "status", "rule", "rc", "repeat"})
+      if (const json::Value* x = v->find(k)) a[k] = *x;
+    answered.emplace_back(std::move(a));
+  }
+  for (const std::string& n : ListOpRequests(room)) {
+    if (names.count(n)) continue;
+    if (unanswered.size() >= max) {
+      omitted++;
+      continue;
+    }
+    std::string bytes;
+    json::Object u{{"request", n}, {"op", nullptr}};
+    if (ReadRequestBytes(room, n, &bytes).empty()) {
+      OpRequestOrError parsed = ParseOpRequest(bytes);
+      if (auto* r = std::get_if<OpRequest>(&parsed)) u["op"] = r->op;
+    }
+    unanswered.emplace_back(std::move(u));
+  }
+  return json::Object{{"answered", std::move(answered)},
+                      {"unanswered", std::move(unanswered)},
+                      {"omitted", omitted}};
 }
 
 }  // namespace hangar

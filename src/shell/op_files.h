@@ -37,4 +37,11 @@ Status TakeOpKey(Env* env, const std::string& mission_ops, const std::string& ke
 // the answer either way.
 Status WriteRoomResult(const std::string& room, const std::string& name, const std::string& text);
 
+// The window's record of a mission for its return: every answer in MISSION_OPS (NAME.result.json,
+// written by hangard) as {"request","op","key","status","rule"}, and every request left in
+// ROOM/ops without one as {"request","op"} (op null when it does not parse). At most `max` of
+// each; "omitted" counts the rest. Never fails: what cannot be read is left out and counted.
+json::Value ReadOpsEvidence(const std::string& mission_ops, const std::string& room,
+                            size_t max = 1000);
+
 }  // namespace hangar
