@@ -263,8 +263,12 @@ std::vector<std::string> BuildHarnessArgv(Harness h, const std::string& program,
                                           const std::vector<std::string>& allowed_tools) {
   std::vector<std::string> argv{program};
   if (h == Harness::kCodex) {
-    argv.insert(argv.end(), {"exec", "--skip-git-repo-check", "--ephemeral", "--json", "-C",
-                             "{room}", "-o", "{run}/last-message.txt"});
+    // Unattended and reproducible: no user config or rules files, no plugin sync (it reaches
+    // github.com), no login shell (it would reset PATH), no analytics.
+    argv.insert(argv.end(),
+                {"exec", "--skip-git-repo-check", "--ephemeral", "--json", "--ignore-user-config",
+                 "--ignore-rules", "--disable", "plugins", "-c", "allow_login_shell=false", "-c",
+                 "analytics.enabled=false", "-C", "{room}", "-o", "{run}/last-message.txt"});
     if (sandboxed)
       argv.push_back("--dangerously-bypass-approvals-and-sandbox");
     else

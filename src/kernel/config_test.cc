@@ -25,10 +25,9 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
             "/c.conf: profiles.x.argv: expected a non-empty list");
   EXPECT_EQ(err(R"({"hangar":1,"slots":-1,"profiles":{"x":{"argv":["a"]}}})"),
             "/c.conf: slots: expected an integer from 0 to 4096");
-  EXPECT_EQ(
-      err(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"shell":true}}})"),
-      "/c.conf: profiles.x.shell: unknown field (a profile has argv, prompt, last_message, env, "
-      "sandbox)");
+  EXPECT_EQ(err(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"shell":true}}})"),
+            "/c.conf: profiles.x.shell: unknown field (a profile has harness, argv, program, args, "
+            "allowed_tools, prompt, last_message, env, sandbox)");
   EXPECT_EQ(err(R"({"hangar":1,"profiles":{}})"),
             "/c.conf: profiles: expected at least one drone profile");
   EXPECT_EQ(err("{"),

@@ -50,6 +50,10 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.prompt_in_room = p.prompt == PromptVia::kFile || p.prompt == PromptVia::kBoth;
   plan.last_message = p.last_message.empty() ? "" : ExpandTemplate(p.last_message, vars);
   plan.stdout_file = p.stdout_file;
+  if (p.harness == Harness::kCodex && !plan.env.count("CODEX_HOME")) {
+    plan.env["CODEX_HOME"] = where.room + "/.codex";
+    plan.room_dirs.push_back(".codex");
+  }
   plan.network = m.network;
   plan.sandbox.engine = p.sandbox;
   if (p.sandbox == "bwrap") {
@@ -90,6 +94,7 @@ json::Value Plan::ToJson() const {
   o["prompt_in_room"] = prompt_in_room;
   o["last_message"] = last_message;
   o["stdout_file"] = stdout_file;
+  if (!room_dirs.empty()) o["room_dirs"] = json::Array(room_dirs.begin(), room_dirs.end());
   o["network"] = network;
   o["sandbox"] = sandbox.ToJson();
   o["deadline_ms"] = deadline_ms;
@@ -108,8 +113,7 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
   for (auto [k, out] :
        {std::pair{"id", &p.id}, std::pair{"launcher", &p.launcher}, std::pair{"room", &p.room},
         std::pair{"run", &p.run}, std::pair{"stdin", &p.stdin_path},
-        std::pair{"last_message", &p.last_message}, std::pair{"network", &p.network},
-        std::pair{"stdout_file", &p.stdout_file}}) {
+        std::pair{"last_message", &p.last_message}, std::pair{"network", &p.network}}) {
     const json::Value* x = v.find(k);
     if (!x || !x->is_string()) return bad(k, "expected a string");
     *out = x->as_string();
@@ -119,6 +123,20 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
     const json::Value* x = v.find(k);
     if (!x || !x->is_int() || x->as_int() < 0) return bad(k, "expected a non-negative integer");
     *out = x->as_int();
+  }
+  // Absent in plans of hangar before the harness profiles: the drone's stdout was "stdout".
+  if (const json::Value* so = v.find("stdout_file")) {
+    if (!so->is_string()) return bad("stdout_file", "expected a string");
+    p.stdout_file = so->as_string();
+  }
+  if (const json::Value* rd = v.find("room_dirs")) {
+    if (!rd->is_array()) return bad("room_dirs", "expected a list of names");
+    for (const json::Value& d : rd->as_array()) {
+      if (!d.is_string() || d.as_string().empty() || d.as_string() == "." ||
+          d.as_string() == ".." || d.as_string().find('/') != std::string::npos)
+        return bad("room_dirs", "expected plain directory names");
+      p.room_dirs.push_back(d.as_string());
+    }
   }
   const json::Value* att = v.find("attempt");
   if (!att || !att->is_int() || att->as_int() < 1)

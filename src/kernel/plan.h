@@ -37,6 +37,9 @@ struct Plan {
   bool prompt_in_room = false;  // the prompt is also written to ROOM/MISSION.md
   std::string last_message;     // where the drone writes its last message; may be empty
   std::string stdout_file = "stdout";  // the drone's stdout, in the run directory
+  // Directories made in the room before the drone starts (plain names), e.g. codex's ".codex"
+  // (its CODEX_HOME must exist and be writable; inside the sandbox only the room is).
+  std::vector<std::string> room_dirs;
   std::string network = "none";
   Sandbox sandbox;
   int64_t deadline_ms = 0;  // enforced by the supervisor: SIGTERM to the group, then

@@ -111,6 +111,8 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   s = env->MakeDir(launch.plan.room);
   // The window's inbox is there before the drone starts (man/hangar-ops.5).
   if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(launch.plan.room + "/ops");
+  for (const std::string& d : launch.plan.room_dirs)
+    if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(launch.plan.room + "/" + d);
   if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(queued + "/run");
   if (s.ok() || s.code() == Code::kExists)
     s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);
