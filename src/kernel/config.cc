@@ -133,11 +133,26 @@ Profile ParseProfile(const std::string& name, element e) {
   if (!has_argv && !preset) Throw(f + ".argv", "missing required field");
   if (!has_argv && program.empty()) Throw(f + ".program", "missing required field (or give argv)");
   if (!has_argv) p.argv = BuildHarnessArgv(p.harness, program, args, p.sandbox == "bwrap", tools);
+  // A harness keeps its state under the room (the sandbox lets it write nowhere else), unless
+  // the profile's env says where; variables the profile sets are never replaced.
+  auto state_dir = [&](const char* var, const char* dir) {
+    if (p.env.count(var)) return;
+    p.env[var] = std::string("{room}/") + dir;
+    p.room_dirs.push_back(dir);
+  };
   if (p.harness == Harness::kCodex) {
     p.stdout_file = "events.jsonl";
     if (p.last_message.empty()) p.last_message = "{run}/last-message.txt";
+    state_dir("CODEX_HOME", ".codex");
   }
-  if (p.harness == Harness::kClaude) p.stdout_file = "stream.jsonl";
+  if (p.harness == Harness::kClaude) {
+    p.stdout_file = "stream.jsonl";
+    state_dir("CLAUDE_CONFIG_DIR", ".claude");
+    state_dir("CLAUDE_CODE_TMPDIR", ".claude-tmp");
+    // No update checks, telemetry or side requests: only the model API is reached.
+    p.env.emplace("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    p.env.emplace("DISABLE_AUTOUPDATER", "1");
+  }
   if (p.harness != Harness::kCommand && !seen.count("prompt")) p.prompt = PromptVia::kStdin;
   return p;
 }

@@ -44,6 +44,9 @@ struct Profile {
   // Where the drone's stdout is kept in the run directory ("stdout", "events.jsonl", ...).
   std::string stdout_file = "stdout";
   Harness harness = Harness::kCommand;
+  // Directories made in the room before the drone starts (plain names): a harness's state
+  // directory, which must exist and be writable (inside the sandbox only the room is).
+  std::vector<std::string> room_dirs;
 };
 
 // An op's handler (man/hangar-ops.5): the program the window runs for an allowed request, with

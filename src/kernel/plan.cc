@@ -50,10 +50,7 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.prompt_in_room = p.prompt == PromptVia::kFile || p.prompt == PromptVia::kBoth;
   plan.last_message = p.last_message.empty() ? "" : ExpandTemplate(p.last_message, vars);
   plan.stdout_file = p.stdout_file;
-  if (p.harness == Harness::kCodex && !plan.env.count("CODEX_HOME")) {
-    plan.env["CODEX_HOME"] = where.room + "/.codex";
-    plan.room_dirs.push_back(".codex");
-  }
+  plan.room_dirs = p.room_dirs;
   plan.network = m.network;
   plan.sandbox.engine = p.sandbox;
   if (p.sandbox == "bwrap") {

@@ -34,8 +34,14 @@ std::string RenderPrompt(const Mission& m) {
   p += "1. Before any other work, create DECLARATION.json in the room: a JSON object with the "
        "lists\n";
   p += "   \"will\", \"will_not\", \"ops\" and \"external_acts\", saying what you intend to do.\n";
-  p += "2. Ask for an external act only by creating a request file in the ops/ folder of the "
-       "room.\n";
+  p += "2. Ask for an external act only through the ops/ folder of the room: write\n";
+  p += "   ops/NAME.json as {\"op\": OP, \"args\": {...}, \"key\": KEY} (under a name starting "
+       "with\n";
+  p += "   a dot first, then renamed to NAME.json). hangar answers in ops/NAME.result.json. The "
+       "op\n";
+  p += "   must be in your DECLARATION.json and in the list below; an act runs at most once per "
+       "KEY.\n";
+  p += "   A NAME is answered once: to ask again (say after a refusal), use a new NAME.\n";
   p += "3. Keep working until every done-check below passes or the deadline is near; do not stop\n";
   p += "   after the first partial result. hangar runs the done-checks itself after you exit.\n";
   p +=

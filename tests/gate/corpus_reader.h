@@ -77,17 +77,18 @@ inline std::string JoinRules(const std::vector<std::string>& rules) {
 // The profiles of the fixed test config (the ones spool/policy.json's "drones" name).
 inline std::map<std::string, Profile> TestProfiles() {
   std::map<std::string, Profile> p;
-  p["script"] = Profile{"script",
-                        {"{bindir}/hangar-fake-drone", "{prompt}"},
-                        PromptVia::kStdin,
-                        "",
-                        {{"LANG", "C.UTF-8"}}};
-  p["true"] = Profile{"true", {"/bin/true"}, PromptVia::kStdin, "", {}};
-  p["codex"] = Profile{"codex",
-                       {"codex", "exec", "--cd", "{room}", "-"},
-                       PromptVia::kStdin,
-                       "{run}/last-message.md",
-                       {{"OPENAI_API_KEY", "sk-test"}, {"LANG", "C.UTF-8"}}};
+  auto make = [&](const std::string& name, std::vector<std::string> argv, std::string last,
+                  std::map<std::string, std::string> env) {
+    Profile& x = p[name];
+    x.name = name;
+    x.argv = std::move(argv);
+    x.last_message = std::move(last);
+    x.env = std::move(env);
+  };
+  make("script", {"{bindir}/hangar-fake-drone", "{prompt}"}, "", {{"LANG", "C.UTF-8"}});
+  make("true", {"/bin/true"}, "", {});
+  make("codex", {"codex", "exec", "--cd", "{room}", "-"}, "{run}/last-message.md",
+       {{"OPENAI_API_KEY", "sk-test"}, {"LANG", "C.UTF-8"}});
   return p;
 }
 

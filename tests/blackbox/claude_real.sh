@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Claude Code (@anthropic-ai/claude-code, pinned, installed test-locally by scripts/install-claude)
+# as a drone, offline, against tests/model-server/messages_server.py playing a script: a
+# well-behaved session (declaration, a file, one op through the window) returns done with its
+# stream-json result kept apart as harness_reported; a session whose model call fails ends with
+# the result's is_error, which makes the outcome failed.
+. "$(dirname "$0")/lib.sh"
+command -v bwrap >/dev/null || skip "bubblewrap not installed (scripts/install-deps installs it)"
+rc=0
+CLAUDE=$("$ROOT/scripts/install-claude" 2>"$ROOT/build/install-claude.log") || rc=$?
+((rc == 69)) && skip "$(tail -n 1 "$ROOT/build/install-claude.log")"
+((rc == 0)) || fail "scripts/install-claude failed ($rc): $(tail -n 3 "$ROOT/build/install-claude.log")"
+setup 2
+op='{"op":"post.message","args":{"text":"hi"},"key":"k1"}'
+python3 - "$T" "$op" <<'PY'
+import json, sys
+t, op = sys.argv[1:]
+decl = ('printf %s \'{"will":["write REPORT.md"],"will_not":[],"ops":["post.message"],'
+        '"external_acts":["post.message"]}\' > DECLARATION.json')
+ask = ("mkdir -p ops && printf %%s '%s' > ops/.a1.tmp && mv ops/.a1.tmp ops/a1.json && "
+       "for i in $(seq 200); do [ -f ops/a1.result.json ] && break; sleep 0.05; done; "
+       "cat ops/a1.result.json" % op)
+json.dump([{"bash": decl}, {"bash": "echo written > REPORT.md"}, {"bash": ask},
+           {"text": "REPORT.md written"}], open(t + "/good.script.json", "w"))
+# A tool the session does not offer: the server answers 400 and the session ends in error.
+json.dump([{"tool": "NoSuchTool", "input": {}}], open(t + "/broken.script.json", "w"))
+PY
+for name in good broken; do
+  python3 "$ROOT/tests/model-server/messages_server.py" --script "$T/$name.script.json" \
+    --log "$T/$name.server.log" --port-file "$T/$name.port" >"$T/$name.server.out" 2>&1 &
+  echo $! >>"$T/servers"
+done
+trap 'kill $(cat "$T/servers") 2>/dev/null || true; cleanup' EXIT
+for name in good broken; do
+  wait_until 10 test -s "$T/$name.port" || fail "the model server for $name did not start: $(cat "$T/$name.server.out")"
+done
+cat >"$T/policy.json" <<JSON
+{"hangar_policy": 1, "network": {"allow": ["none", "host"]},
+ "ops": {"allow": ["post.message"], "unknown": "deny"},
+ "env_allow": {"claude-good": ["ANTHROPIC_API_KEY"], "claude-broken": ["ANTHROPIC_API_KEY"]}}
+JSON
+python3 - "$S/hangar.conf" "$T" "$CLAUDE" <<'PY'
+import json, sys
+conf, t, claude = sys.argv[1:]
+c = json.load(open(conf))
+c["policy"] = t + "/policy.json"
+for name in ("good", "broken"):
+    port = open("%s/%s.port" % (t, name)).read().strip()
+    c["profiles"]["claude-" + name] = {
+        "harness": "claude", "program": claude, "allowed_tools": ["Bash", "Write", "Read"],
+        "env": {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
+                "ANTHROPIC_BASE_URL": "http://127.0.0.1:" + port, "ANTHROPIC_API_KEY": "dummy",
+                "CLAUDE_CODE_MAX_RETRIES": "1"}}
+c["ops"] = {"post.message": {"argv": ["/bin/sh", "-c", "cat >/dev/null; echo ran >>%s/runs" % t]}}
+json.dump(c, open(conf, "w"))
+PY
+start_hangard
+for name in good broken; do
+  python3 -c 'import json,sys; print(json.dumps({"hangar": 1, "id": "CL-" + sys.argv[1], "requester": "blackbox", "drone": "claude-" + sys.argv[1], "future": "REPORT.md exists", "now": "a test", "max_minutes": 2, "network": "host", "ops": ["post.message"], "done_when": [{"file": "REPORT.md"}]}))' "$name" |
+    drop "CL-$name.json"
+done
+wait_returned CL-good 120
+wait_returned CL-broken 120
+R() { echo "$S/returned/$1/return.json"; }
+jq_ok "$(R CL-good)" "d['outcome'] == 'done' and d['verdict']['verdict'] == 'allow' and d['ops']['answered'][0]['status'] == 'executed'" ||
+  fail "CL-good: $(jget "$(R CL-good)" "[d['outcome'], d['reason'], d['verdict'], d['ops']]")"
+jq_ok "$(R CL-good)" "d['harness_reported']['harness'] == 'claude' and d['harness_reported']['report']['is_error'] is False and [u['name'] for u in d['harness_reported']['report']['tool_uses']] == ['Bash', 'Bash', 'Bash']" ||
+  fail "CL-good harness report: $(jget "$(R CL-good)" "d['harness_reported']")"
+[[ $(wc -l <"$T/runs") == 1 ]] || fail "the op ran $(wc -l <"$T/runs") times"
+jq_ok "$(R CL-broken)" "d['outcome'] == 'failed' and d['harness_reported']['report']['is_error'] is True" ||
+  fail "CL-broken: $(jget "$(R CL-broken)" "[d['outcome'], d['reason'], d['harness_reported']]")"
+pass
