@@ -71,6 +71,19 @@ void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
                                     : Text(Member(ret, "declaration", "valid")) == "true"
                                         ? "valid"
                                         : "invalid"});
+  // The window's answers, a line each: "a1 post.message executed", "a3 deploy refused [rule]".
+  if (const json::Value* answered = Member(ret, "ops", "answered");
+      answered && answered->is_array() && !answered->as_array().empty()) {
+    std::string lines;
+    for (const json::Value& a : answered->as_array()) {
+      const std::string rule = StringField(a, "rule");
+      lines += (lines.empty() ? "" : "\n") + StringField(a, "request") + " " + Text(a.find("op")) +
+               " " + StringField(a, "status") + (rule.empty() ? "" : " [" + rule + "]");
+    }
+    rows->push_back({"ops", lines});
+  }
+  if (const json::Value* v = Member(ret, "verdict", "text"); v && v->is_string())
+    rows->push_back({"verdict", v->as_string()});
 }
 
 std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
