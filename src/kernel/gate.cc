@@ -127,6 +127,13 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
       deny("plan.program", "the plan runs " + plan.argv[0] + ", not " + want +
                                ", the program of profile " + profile->name);
   }
+  // An agent harness talks to its model over the network: cut off, it could only wait for its
+  // deadline (codex retries for ever). Refused up front, with the reason, instead.
+  if (profile && profile->harness != Harness::kCommand && plan.network == "none")
+    deny("plan.network.harness", std::string("a ") + HarnessName(profile->harness) +
+                                     " drone reaches its model over the network; with network "
+                                     "\"none\" it could only wait for its deadline (ask for "
+                                     "network \"host\")");
   if (plan.id != m.id) deny("plan.id.mismatch", "the plan is for another mission");
   if (!PathInside(plan.room, rooms) || NormalizeAbsolute(plan.room) == NormalizeAbsolute(rooms))
     deny("plan.room.outside", "the plan's room " + plan.room + " is not inside " + rooms);

@@ -235,6 +235,24 @@ TEST(Gate, Stage2RunsOnlyTheProgramTheProfileNames) {
   EXPECT_EQ(g.reason, "the plan runs /bin/sh, not /b/drone, the program of profile script");
 }
 
+TEST(Gate, Stage2RefusesAnAgentHarnessCutOffFromItsModel) {
+  Policy p = P(kPolicy);
+  Mission m = M();
+  Profile codex;
+  codex.name = "codex";
+  codex.harness = Harness::kCodex;
+  codex.argv = {"/b/codex", "exec"};
+  Plan plan = PlanFor(m);
+  plan.argv = {"/b/codex", "exec"};
+  ASSERT_EQ(plan.network, "none");
+  GateResult g = GateStage2(m, plan, p, Site(), {}, &codex);
+  EXPECT_EQ(g.rules, std::vector<std::string>{"plan.network.harness"});
+  EXPECT_NE(g.reason.find("network \"host\""), std::string::npos) << g.reason;
+  Profile command = codex;
+  command.harness = Harness::kCommand;  // a script may well work offline
+  EXPECT_EQ(GateStage2(m, plan, p, Site(), {}, &command).rules, std::vector<std::string>{});
+}
+
 TEST(Gate, Stage2HoldsAVariableThePolicyLetsThroughOnlyWithAPerson) {
   Policy p = P(kPathPolicy);
   Mission m = M();

@@ -753,6 +753,8 @@ class Decider {
 GateSite KernelSetup::Site() const {
   GateSite site{rooms, home, {spool}, bwrap, bindir};
   if (!anchor.empty()) site.hangar_dirs.push_back(anchor);
+  // The checkpoint signing key, when it lives elsewhere than the anchor directory.
+  if (!config.checkpoint_key.empty()) site.hangar_dirs.push_back(config.checkpoint_key);
   return site;
 }
 
