@@ -80,7 +80,7 @@ void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
       lines += (lines.empty() ? "" : "\n") + StringField(a, "request") + " " + Text(a.find("op")) +
                " " + StringField(a, "status") + (rule.empty() ? "" : " [" + rule + "]");
     }
-    rows->push_back({"ops", lines});
+    rows->push_back({"window", lines});
   }
   if (const json::Value* v = Member(ret, "verdict", "text"); v && v->is_string())
     rows->push_back({"verdict", v->as_string()});

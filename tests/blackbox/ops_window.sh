@@ -91,7 +91,7 @@ assert count("op.result", id="G1", request="b2") == 1
 PY
 hangar show W1 >"$T/show.txt" || fail "hangar show W1 failed"
 grep -Eq '^verdict +allow: declaration matches evidence$' "$T/show.txt" &&
-  grep -Eq '^ops +a1 post.message executed$' "$T/show.txt" &&
+  grep -Eq '^window +a1 post.message executed$' "$T/show.txt" &&
   grep -Eq '^ +a3 deploy refused \[ops.grant.deploy\]$' "$T/show.txt" ||
   fail "hangar show W1 does not show the window's answers and the verdict: $(cat "$T/show.txt")"
 hangar ledger verify >/dev/null || fail "the ledger does not verify"
