@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace hangar {
 namespace {
 
@@ -58,6 +60,151 @@ TEST(Config, LedgerAnchorAndCheckpointSettings) {
             "64)");
   EXPECT_EQ(err(R"({"hangar":1,"checkpoint":{"often":1},"profiles":{"x":{"argv":["a"]}}})"),
             "/c.conf: checkpoint.often: unknown field (checkpoint has every, seconds, key)");
+}
+
+// ---- harness profiles: argv built from program and args ----
+
+std::string ConfigErr(const std::string& profiles_or_ops) {
+  return ParseConfig(R"({"hangar":1,)" + profiles_or_ops + "}", "/c.conf").status().message();
+}
+
+Profile OnlyProfile(const std::string& profile) {
+  Result<Config> c = ParseConfig(R"({"hangar":1,"profiles":{"x":)" + profile + "}}", "/c.conf");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? c->profiles.at("x") : Profile{};
+}
+
+TEST(Config, ACodexProfileFromProgramAndArgsRunsUnattendedInsideOurSandbox) {
+  Profile p =
+      OnlyProfile(R"({"harness":"codex","program":"/opt/codex/bin/codex","args":["-m","gpt-5"]})");
+  EXPECT_EQ(p.harness, Harness::kCodex);
+  EXPECT_EQ(p.argv, (std::vector<std::string>{"/opt/codex/bin/codex",
+                                              "exec",
+                                              "--skip-git-repo-check",
+                                              "--ephemeral",
+                                              "--json",
+                                              "--ignore-user-config",
+                                              "--ignore-rules",
+                                              "--disable",
+                                              "plugins",
+                                              "-c",
+                                              "allow_login_shell=false",
+                                              "-c",
+                                              "analytics.enabled=false",
+                                              "-C",
+                                              "{room}",
+                                              "-o",
+                                              "{run}/last-message.txt",
+                                              "--dangerously-bypass-approvals-and-sandbox",
+                                              "-m",
+                                              "gpt-5",
+                                              "-"}));
+  EXPECT_EQ(p.argv, BuildHarnessArgv(Harness::kCodex, "/opt/codex/bin/codex", {"-m", "gpt-5"},
+                                     /*sandboxed=*/true, {}));
+  EXPECT_EQ(p.stdout_file, "events.jsonl");
+  EXPECT_EQ(p.last_message, "{run}/last-message.txt");
+  EXPECT_EQ(p.prompt, PromptVia::kStdin);
+}
+
+TEST(Config, ACodexProfileWithoutOurSandboxKeepsItsOwn) {
+  Profile p = OnlyProfile(R"({"harness":"codex","program":"codex","sandbox":"none"})");
+  const std::vector<std::string>& a = p.argv;
+  auto at = std::find(a.begin(), a.end(), "-s");
+  ASSERT_NE(at, a.end());
+  ASSERT_NE(at + 1, a.end());
+  EXPECT_EQ(*(at + 1), "workspace-write");
+  EXPECT_EQ(std::find(a.begin(), a.end(), "--dangerously-bypass-approvals-and-sandbox"), a.end());
+  EXPECT_EQ(a.back(), "-");  // the prompt on stdin, after the admin's args
+  std::vector<std::string> sandboxed =
+      BuildHarnessArgv(Harness::kCodex, "codex", {}, /*sandboxed=*/true, {});
+  EXPECT_EQ(std::find(sandboxed.begin(), sandboxed.end(), "-s"), sandboxed.end());
+}
+
+TEST(Config, ACodexProfileWithItsOwnArgvKeepsItButReadsCodexOutput) {
+  Profile p = OnlyProfile(R"({"harness":"codex","argv":["/bin/codex","exec","-"]})");
+  EXPECT_EQ(p.argv, (std::vector<std::string>{"/bin/codex", "exec", "-"}));
+  EXPECT_EQ(p.stdout_file, "events.jsonl");
+  EXPECT_EQ(p.last_message, "{run}/last-message.txt");
+  EXPECT_EQ(OnlyProfile(R"({"argv":["/bin/d"]})").stdout_file, "stdout");
+}
+
+TEST(Config, AClaudeProfileJoinsItsAllowedTools) {
+  Profile p = OnlyProfile(
+      R"x({"harness":"claude","program":"claude","allowed_tools":["Read","Edit","Bash(git:*)"],)x"
+      R"("args":["--model","opus"]})");
+  EXPECT_EQ(p.harness, Harness::kClaude);
+  EXPECT_EQ(p.argv,
+            (std::vector<std::string>{"claude", "-p", "--output-format", "stream-json", "--verbose",
+                                      "--permission-mode", "dontAsk", "--allowedTools",
+                                      "Read,Edit,Bash(git:*)", "--model", "opus"}));
+  EXPECT_EQ(p.stdout_file, "stream.jsonl");
+  Profile none = OnlyProfile(R"({"harness":"claude","program":"claude"})");
+  EXPECT_EQ(std::find(none.argv.begin(), none.argv.end(), "--allowedTools"), none.argv.end());
+}
+
+TEST(Config, HarnessProfileErrorsNameTheField) {
+  EXPECT_EQ(ConfigErr(R"("profiles":{"x":{"harness":"codex","argv":["a"],"program":"codex"}})"),
+            "/c.conf: profiles.x.argv: give argv, or program and args, not both");
+  EXPECT_EQ(ConfigErr(R"("profiles":{"x":{"harness":"claude","argv":["a"],"args":["-v"]}})"),
+            "/c.conf: profiles.x.argv: give argv, or program and args, not both");
+  EXPECT_EQ(ConfigErr(R"("profiles":{"x":{"program":"/bin/d"}})"),
+            "/c.conf: profiles.x.program: only a codex or claude profile builds its argv from "
+            "program and args");
+  EXPECT_EQ(ConfigErr(R"("profiles":{"x":{"harness":"command","argv":["a"],"args":["b"]}})"),
+            "/c.conf: profiles.x.args: only a codex or claude profile builds its argv from program "
+            "and args");
+  EXPECT_EQ(
+      ConfigErr(R"("profiles":{"x":{"harness":"codex","program":"c","allowed_tools":["R"]}})"),
+      "/c.conf: profiles.x.allowed_tools: only a claude profile has allowed_tools");
+  EXPECT_EQ(ConfigErr(R"("profiles":{"x":{"harness":"gemini","program":"g"}})"),
+            "/c.conf: profiles.x.harness: expected \"command\", \"codex\" or \"claude\"");
+  EXPECT_EQ(ConfigErr(R"("profiles":{"x":{"harness":"codex"}})"),
+            "/c.conf: profiles.x.program: missing required field (or give argv)");
+}
+
+// ---- op handlers ----
+
+TEST(Config, OpHandlersAreParsedWithAPathAdded) {
+  Result<Config> c = ParseConfig(
+      R"({"hangar":1,"profiles":{"x":{"argv":["a"]}},"ops":{)"
+      R"("post.message":{"argv":["/usr/lib/hangar/post","--to","chat"],"env":{"TOKEN_FILE":"/t"},)"
+      R"("timeout_s":10},"git.push":{"argv":["/usr/bin/git-push"],"env":{"PATH":"/opt/bin"}}}})",
+      "/c.conf");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->ops.size(), 2u);
+  const OpHandler& post = c->ops.at("post.message");
+  EXPECT_EQ(post.name, "post.message");
+  EXPECT_EQ(post.argv, (std::vector<std::string>{"/usr/lib/hangar/post", "--to", "chat"}));
+  EXPECT_EQ(post.timeout_s, 10);
+  EXPECT_EQ(post.env, (std::map<std::string, std::string>{{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+                                                          {"TOKEN_FILE", "/t"}}));
+  const OpHandler& push = c->ops.at("git.push");
+  EXPECT_EQ(push.timeout_s, 30);
+  EXPECT_EQ(push.env, (std::map<std::string, std::string>{{"PATH", "/opt/bin"}}));
+}
+
+TEST(Config, OpHandlerErrorsNameTheField) {
+  const std::string p = R"("profiles":{"x":{"argv":["a"]}},)";
+  EXPECT_EQ(ConfigErr(p + R"("ops":{"post":{"argv":["post.sh"]}})"),
+            "/c.conf: ops.post.argv[0]: expected an absolute path");
+  EXPECT_EQ(ConfigErr(p + R"("ops":{"Post Message":{"argv":["/p"]}})"),
+            "/c.conf: ops.Post Message: expected an op name ([a-z][a-z0-9._-]*, at most 64 bytes)");
+  EXPECT_EQ(ConfigErr(p + R"("ops":{"post":{"argv":["/p"],"timeout_s":0}})"),
+            "/c.conf: ops.post.timeout_s: expected an integer from 1 to 3600");
+  EXPECT_EQ(ConfigErr(p + R"("ops":{"post":{"argv":["/p"],"timeout_s":3601}})"),
+            "/c.conf: ops.post.timeout_s: expected an integer from 1 to 3600");
+  EXPECT_EQ(ConfigErr(p + R"("ops":{"post":{"argv":["/p"],"shell":true}})"),
+            "/c.conf: ops.post.shell: unknown field (an op has argv, env, timeout_s)");
+  EXPECT_EQ(ConfigErr(p + R"("ops":{"post":{"env":{}}})"),
+            "/c.conf: ops.post.argv: missing required field");
+  EXPECT_EQ(ConfigErr(p + R"("ops":{"post":{"argv":[]}})"),
+            "/c.conf: ops.post.argv: expected a non-empty list");
+  Result<Config> edge =
+      ParseConfig(R"({"hangar":1,"profiles":{"x":{"argv":["a"]}},"ops":{"p":{"argv":["/p"],)"
+                  R"("timeout_s":3600}}})",
+                  "/c.conf");
+  ASSERT_TRUE(edge.ok()) << edge.status().message();
+  EXPECT_EQ(edge->ops.at("p").timeout_s, 3600);
 }
 
 }  // namespace

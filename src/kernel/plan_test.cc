@@ -1,0 +1,103 @@
+// plan.json as the shim reads it back: what the kernel wrote is what runs.
+#include "kernel/plan.h"
+
+#include <gtest/gtest.h>
+
+namespace hangar {
+namespace {
+
+Plan CodexLikePlan() {
+  Plan p;
+  p.id = "M1";
+  p.attempt = 2;
+  p.argv = {"/opt/codex", "exec", "-"};
+  p.env = {{"PATH", "/bin"}, {"CODEX_HOME", "/s/rooms/M1/.codex"}};
+  p.room = "/s/rooms/M1";
+  p.run = "/s/running/M1/run";
+  p.stdin_path = "/s/running/M1/run/prompt.md";
+  p.last_message = "/s/running/M1/run/last-message.txt";
+  p.stdout_file = "events.jsonl";
+  p.room_dirs = {".codex", "cache"};
+  p.sandbox.bwrap = "/usr/bin/bwrap";
+  p.sandbox.write = {"/s/rooms/M1"};
+  p.deadline_ms = 60000;
+  p.grace_ms = 5000;
+  return p;
+}
+
+Status FromJsonStatus(const json::Value& v) {
+  return Plan::FromJson(v).status();
+}
+
+TEST(Plan, StdoutFileAndRoomDirsRoundTrip) {
+  const Plan p = CodexLikePlan();
+  Result<Plan> back = Plan::FromJson(p.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->stdout_file, "events.jsonl");
+  EXPECT_EQ(back->room_dirs, (std::vector<std::string>{".codex", "cache"}));
+  EXPECT_EQ(back->argv, p.argv);
+  EXPECT_EQ(back->env, p.env);
+  EXPECT_EQ(json::Write(back->ToJson()), json::Write(p.ToJson()));
+}
+
+TEST(Plan, RoomDirsMustBePlainNames) {
+  for (const char* bad : {"a/b", "..", ".", "", "/abs", "../up"}) {
+    json::Value v = CodexLikePlan().ToJson();
+    v["room_dirs"] = json::Array{".codex", bad};
+    Status s = FromJsonStatus(v);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_EQ(s.message(), "plan.json: room_dirs: expected plain directory names") << bad;
+  }
+  json::Value v = CodexLikePlan().ToJson();
+  v["room_dirs"] = ".codex";
+  EXPECT_FALSE(FromJsonStatus(v).ok());
+  v["room_dirs"] = json::Array{1};
+  EXPECT_FALSE(FromJsonStatus(v).ok());
+}
+
+TEST(Plan, APlanWithoutStdoutFileReadsAsStdout) {
+  // Plans written before the harness profiles have no stdout_file.
+  json::Value v = CodexLikePlan().ToJson();
+  v.as_object().erase("stdout_file");
+  v.as_object().erase("room_dirs");
+  Result<Plan> p = Plan::FromJson(v);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->stdout_file, "stdout");
+  EXPECT_TRUE(p->room_dirs.empty());
+}
+
+TEST(Plan, StdoutFileMustBeAPlainFileName) {
+  for (const char* bad : {"", "../stdout", "a/b", ".hidden"}) {
+    json::Value v = CodexLikePlan().ToJson();
+    v["stdout_file"] = bad;
+    EXPECT_EQ(FromJsonStatus(v).message(), "plan.json: stdout_file: expected a plain file name")
+        << bad;
+  }
+}
+
+TEST(Plan, ACodexProfileGetsItsHomeMadeInTheRoom) {
+  Mission m;
+  m.id = "M1";
+  m.max_minutes = 1;
+  Profile codex;
+  codex.harness = Harness::kCodex;
+  codex.argv = {"codex"};
+  codex.stdout_file = "events.jsonl";
+  PlanPlaces where;
+  where.room = "/s/rooms/M1";
+  where.run = "/s/running/M1/run";
+  where.bwrap = "/usr/bin/bwrap";
+  Plan p = BuildPlan(m, codex, where, 1);
+  EXPECT_EQ(p.stdout_file, "events.jsonl");
+  EXPECT_EQ(p.room_dirs, (std::vector<std::string>{".codex"}));
+  EXPECT_EQ(p.env.at("CODEX_HOME"), "/s/rooms/M1/.codex");
+  Profile command;
+  command.argv = {"/bin/d"};
+  Plan q = BuildPlan(m, command, where, 1);
+  EXPECT_EQ(q.stdout_file, "stdout");
+  EXPECT_TRUE(q.room_dirs.empty());
+  EXPECT_FALSE(q.env.count("CODEX_HOME"));
+}
+
+}  // namespace
+}  // namespace hangar
