@@ -30,6 +30,7 @@ namespace {
 constexpr TimeMs kSupervisorCheckMs = 2000;
 constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are looked at again
 constexpr int kExitRechecks = 50;   // times 10 ms: how long a seen exit.json waits for the lock
+constexpr time_t kOpSettleS = 2;    // a request a scan finds is taken once this long unchanged
 
 int PoolSize(int slots) {
   return slots < 2 ? 2 : slots > 16 ? 16 : slots;
@@ -299,8 +300,16 @@ void Daemon::WatchOps(const std::string& id) {
 // Requests already in ROOM/ops (at a restart, after an overflow, or if the watch was lost because
 // the drone replaced the directory): the tick calls this for every running mission.
 void Daemon::ScanOps(const std::string& id) {
-  for (std::string& name : ListOpRequests(layout_.Room(id)))
-    if (!ops_taken_.count({id, name})) pending_ops_.emplace_back(id, std::move(name));
+  const std::string ops = layout_.Room(id) + "/ops/";
+  const time_t now = time(nullptr);
+  for (std::string& name : ListOpRequests(layout_.Room(id))) {
+    if (ops_taken_.count({id, name})) continue;
+    // A file written in place may still be open: a scan takes it once it has been left alone
+    // for a moment (closing or renaming it wakes the watch at once).
+    struct stat st {};
+    if (lstat((ops + name + ".json").c_str(), &st) == 0 && st.st_mtime + kOpSettleS > now) continue;
+    pending_ops_.emplace_back(id, std::move(name));
+  }
 }
 
 Status Daemon::TakeOps() {

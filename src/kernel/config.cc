@@ -132,7 +132,10 @@ Profile ParseProfile(const std::string& name, element e) {
     Throw(f + ".argv", "give argv, or program and args, not both");
   if (!has_argv && !preset) Throw(f + ".argv", "missing required field");
   if (!has_argv && program.empty()) Throw(f + ".program", "missing required field (or give argv)");
-  if (!has_argv) p.argv = BuildHarnessArgv(p.harness, program, args, p.sandbox == "bwrap", tools);
+  if (p.harness == Harness::kCodex && p.last_message.empty()) p.last_message = kCodexLastMessage;
+  if (!has_argv)
+    p.argv =
+        BuildHarnessArgv(p.harness, program, args, p.sandbox == "bwrap", tools, p.last_message);
   // A harness keeps its state under the room (the sandbox lets it write nowhere else), unless
   // the profile's env says where; variables the profile sets are never replaced.
   auto state_dir = [&](const char* var, const char* dir) {
@@ -142,7 +145,6 @@ Profile ParseProfile(const std::string& name, element e) {
   };
   if (p.harness == Harness::kCodex) {
     p.stdout_file = "events.jsonl";
-    if (p.last_message.empty()) p.last_message = "{run}/last-message.txt";
     state_dir("CODEX_HOME", ".codex");
   }
   if (p.harness == Harness::kClaude) {
@@ -275,7 +277,8 @@ const char* HarnessName(Harness h) {
 
 std::vector<std::string> BuildHarnessArgv(Harness h, const std::string& program,
                                           const std::vector<std::string>& args, bool sandboxed,
-                                          const std::vector<std::string>& allowed_tools) {
+                                          const std::vector<std::string>& allowed_tools,
+                                          const std::string& last_message) {
   std::vector<std::string> argv{program};
   if (h == Harness::kCodex) {
     // Unattended and reproducible: no user config or rules files, no plugin sync (it reaches
@@ -283,7 +286,7 @@ std::vector<std::string> BuildHarnessArgv(Harness h, const std::string& program,
     argv.insert(argv.end(),
                 {"exec", "--skip-git-repo-check", "--ephemeral", "--json", "--ignore-user-config",
                  "--ignore-rules", "--disable", "plugins", "-c", "allow_login_shell=false", "-c",
-                 "analytics.enabled=false", "-C", "{room}", "-o", "{run}/last-message.txt"});
+                 "analytics.enabled=false", "-C", "{room}", "-o", last_message});
     if (sandboxed)
       argv.push_back("--dangerously-bypass-approvals-and-sandbox");
     else

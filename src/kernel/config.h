@@ -58,12 +58,16 @@ struct OpHandler {
   int timeout_s = 30;
 };
 
+inline constexpr const char* kCodexLastMessage = "{run}/last-message.txt";
+
 // The argv of a codex or claude profile built from its program and extra args, with the flags the
 // harness needs to run unattended and report in JSON; `sandboxed` says hangar's bubblewrap is the
 // sandbox (codex then runs without its own, which would nest inside ours). Pure.
+// last_message: where codex writes its last message (-o), a template like "{run}/last-message.txt".
 std::vector<std::string> BuildHarnessArgv(Harness h, const std::string& program,
                                           const std::vector<std::string>& args, bool sandboxed,
-                                          const std::vector<std::string>& allowed_tools);
+                                          const std::vector<std::string>& allowed_tools,
+                                          const std::string& last_message = kCodexLastMessage);
 
 struct Config {
   std::string file;   // where it was read from (for messages)

@@ -79,21 +79,25 @@ TEST(Plan, ACodexProfileGetsItsHomeMadeInTheRoom) {
   Mission m;
   m.id = "M1";
   m.max_minutes = 1;
-  Profile codex;
-  codex.harness = Harness::kCodex;
-  codex.argv = {"codex"};
-  codex.stdout_file = "events.jsonl";
+  Result<Config> c = ParseConfig(
+      R"({"hangar":1,"profiles":{"codex":{"harness":"codex","program":"/b/codex"},
+          "own":{"harness":"codex","program":"/b/codex","env":{"CODEX_HOME":"/srv/codex"}},
+          "d":{"argv":["/bin/d"]}}})",
+      "/c.conf");
+  ASSERT_TRUE(c.ok()) << c.status().message();
   PlanPlaces where;
   where.room = "/s/rooms/M1";
   where.run = "/s/running/M1/run";
   where.bwrap = "/usr/bin/bwrap";
-  Plan p = BuildPlan(m, codex, where, 1);
+  Plan p = BuildPlan(m, c->profiles.at("codex"), where, 1);
   EXPECT_EQ(p.stdout_file, "events.jsonl");
   EXPECT_EQ(p.room_dirs, (std::vector<std::string>{".codex"}));
   EXPECT_EQ(p.env.at("CODEX_HOME"), "/s/rooms/M1/.codex");
-  Profile command;
-  command.argv = {"/bin/d"};
-  Plan q = BuildPlan(m, command, where, 1);
+  // A profile that says where codex keeps its state: nothing is made in the room.
+  Plan own = BuildPlan(m, c->profiles.at("own"), where, 1);
+  EXPECT_TRUE(own.room_dirs.empty());
+  EXPECT_EQ(own.env.at("CODEX_HOME"), "/srv/codex");
+  Plan q = BuildPlan(m, c->profiles.at("d"), where, 1);
   EXPECT_EQ(q.stdout_file, "stdout");
   EXPECT_TRUE(q.room_dirs.empty());
   EXPECT_FALSE(q.env.count("CODEX_HOME"));
