@@ -514,13 +514,9 @@ Status Daemon::PerformAnswerOp(const AnswerOp& a) {
     Result<json::Value> k = text.ok() ? json::Parse(*text) : Result<json::Value>(text.status());
     const json::Value* req = k.ok() && k->is_object() ? k->find("request") : nullptr;
     if (req && req->is_string() && req->as_string() == a.name) {
-      if (a.release) {
-        s = env_->Remove(key_file);
-      } else {
-        json::Value kept = std::move(k).value();
-        kept["result"] = json::Parse(a.result).value();
-        s = env_->WriteFileAtomic(ops + "/keys", a.key + ".json", json::WritePretty(kept));
-      }
+      // The key itself is never rewritten: its act's result goes beside it.
+      s = a.release ? env_->Remove(key_file)
+                    : env_->WriteFileAtomic(ops + "/keys", a.key + ".result.json", a.result);
       if (!s.ok()) return s;
     }
   }

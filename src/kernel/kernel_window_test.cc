@@ -307,7 +307,7 @@ TEST_F(KernelWindowTest, AnOpThatCouldNotStartIsAnsweredReleasingItsKey) {
 TEST_F(KernelWindowTest, AKeyDoneBeforeGivesItsStoredResultAgainWithoutRunning) {
   Decide(Req("M1", "p1", Request("post.message", "k1")));
   const std::string first = AnswerIn(Decide(Ran("M1", "p1", "post.message", "k1", 3))).result;
-  // What the shell reads back from ops/keys/k1.json's "result": the stored answer, canonical.
+  // What the shell reads back from ops/keys/k1.result.json: the stored answer, canonical.
   const std::string stored = json::Write(Json(first));
   OpRequested again = Req("M1", "p2", Request("post.message", "k1"), OpKeyState::kDone, kT + 5000);
   again.stored_result = stored;

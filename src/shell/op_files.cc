@@ -75,17 +75,14 @@ OpRequested ReadOpRequest(Env* env, const std::string& room, const std::string& 
   // The key's state, for a request that names one (the kernel judges the rest).
   OpRequestOrError parsed = ParseOpRequest(q.bytes);
   if (auto* r = std::get_if<OpRequest>(&parsed)) {
-    const std::string key = mission_ops + "/keys/" + r->key + ".json";
-    if (env->Exists(key)) {
+    const std::string key = mission_ops + "/keys/" + r->key;
+    if (env->Exists(key + ".json")) {
       q.key = OpKeyState::kTaken;
-      Result<std::string> text = env->ReadFile(key, 4 << 20);
-      if (text.ok()) {
-        Result<json::Value> v = json::Parse(*text);
-        const json::Value* res = v.ok() && v->is_object() ? v->find("result") : nullptr;
-        if (res && res->is_object()) {
-          q.key = OpKeyState::kDone;
-          q.stored_result = json::Write(*res);
-        }
+      Result<std::string> text = env->ReadFile(key + ".result.json", 4 << 20);
+      Result<json::Value> v = text.ok() ? json::Parse(*text) : Result<json::Value>(text.status());
+      if (v.ok() && v->is_object()) {
+        q.key = OpKeyState::kDone;
+        q.stored_result = json::Write(*v);
       }
     }
   }

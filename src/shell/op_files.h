@@ -2,7 +2,8 @@
 // untrusted input: ROOM/ops/NAME.json, opened under the room's fd without following a symlink
 // anywhere, at most kMaxOpRequestBytes. In the mission directory, written only by hangard:
 // running/ID/ops/NAME.request.json (the bytes as read), NAME.args.json, NAME.out, NAME.result.json,
-// and keys/KEY.json (taken O_EXCL before a handler runs; holds the result once there is one).
+// keys/KEY.json (taken O_EXCL before a handler runs, never rewritten) and keys/KEY.result.json
+// (the result of the act run under KEY, written once when there is one).
 // Safe to call from several threads at once.
 #pragma once
 

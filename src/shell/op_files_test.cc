@@ -95,15 +95,15 @@ TEST_F(OpFilesTest, AKeyFileWithoutAResultIsTaken) {
   OpRequested q = Read("p1");
   EXPECT_EQ(q.key, OpKeyState::kTaken);
   EXPECT_EQ(q.stored_result, "");
-  // Another key's file says nothing of this one.
-  Key("k2", R"({"result":{"status":"executed"}})");
+  // Another key's result says nothing of this one.
+  Key("k2", R"({"request":"p0"})");
+  Key("k2.result", R"({"status":"executed"})");
   EXPECT_EQ(Read("p1").key, OpKeyState::kTaken);
 }
 
-TEST_F(OpFilesTest, AKeyFileWithAResultIsDoneAndGivesTheResultCanonically) {
-  Key("k1",
-      "{\n  \"request\": \"p0\",\n  \"result\": {\"status\": \"executed\", \"rc\": 0, "
-      "\"request\": \"p0\"}\n}\n");
+TEST_F(OpFilesTest, AKeyWithAResultBesideItIsDoneAndGivesTheResultCanonically) {
+  Key("k1", R"({"request":"p0"})");
+  Key("k1.result", "{\n  \"status\": \"executed\", \"rc\": 0,\n  \"request\": \"p0\"\n}\n");
   Request("p1", kGood);
   OpRequested q = Read("p1");
   EXPECT_EQ(q.key, OpKeyState::kDone);
@@ -111,7 +111,8 @@ TEST_F(OpFilesTest, AKeyFileWithAResultIsDoneAndGivesTheResultCanonically) {
 }
 
 TEST_F(OpFilesTest, AKeyIsNotLookedUpForARequestThatDoesNotParse) {
-  Key("k1", R"({"result":{"status":"executed"}})");
+  Key("k1", R"({"request":"p0"})");
+  Key("k1.result", R"({"status":"executed"})");
   Request("p1", R"({"op":"post.message","args":{},"key":"k1","extra":1})");
   OpRequested q = Read("p1");
   EXPECT_EQ(q.read_error, "");

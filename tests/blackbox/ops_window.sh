@@ -68,11 +68,12 @@ jq_ok "$S/returned/U1/return.json" "d['verdict']['verdict'] == 'reassess' and an
   fail "U1 verdict: $(jget "$S/returned/U1/return.json" "d['verdict']")"
 jq_ok "$S/returned/D1/return.json" "d['verdict']['verdict'] == 'allow' and d['verdict']['notes'] == []" || fail "D1 verdict: $(jget "$S/returned/D1/return.json" "d['verdict']")"
 # The mission directory keeps the request as read, the args, the output, the key with its result.
-for f in a1.request.json a1.args.json a1.out a1.result.json keys/k1.json; do
+for f in a1.request.json a1.args.json a1.out a1.result.json keys/k1.json keys/k1.result.json; do
   [[ -f "$S/returned/W1/ops/$f" ]] || fail "returned/W1/ops/$f missing"
 done
-jq_ok "$S/returned/W1/ops/keys/k1.json" "d['request'] == 'a1' and d['result']['status'] == 'executed'" ||
-  fail "the key does not hold its result: $(cat "$S/returned/W1/ops/keys/k1.json")"
+jq_ok "$S/returned/W1/ops/keys/k1.json" "d['request'] == 'a1' and 'result' not in d" &&
+  jq_ok "$S/returned/W1/ops/keys/k1.result.json" "d['request'] == 'a1' and d['status'] == 'executed'" ||
+  fail "the key and its result: $(cat "$S/returned/W1/ops/keys/k1.json" "$S/returned/W1/ops/keys/k1.result.json")"
 [[ ! -e "$S/returned/W1/ops/keys/k2.json" ]] || fail "a refused request took a key"
 
 hangar ledger show --json >"$T/ledger.json" || fail "hangar ledger show failed"
