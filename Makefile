@@ -15,7 +15,8 @@ LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
 
-.PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate gate-report clean format
+.PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
+	bench-scale bench-manifest bench-backlog gate-report clean format
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -53,6 +54,10 @@ bin/hangar-bench-gate: $(BUILD)/bench/gate_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
+bin/hangar-bench-manifest: $(BUILD)/bench/manifest_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
 # The floor: the least a durable spooler does per job; no hangar library (scripts/bench-peers).
 bin/hangar-bench-floor: $(BUILD)/bench/floor.o
 	@mkdir -p bin
@@ -87,6 +92,9 @@ demo: all
 bench: all
 	@scripts/bench-peers
 	@BENCH_N=0 scripts/bench-throughput
+	@scripts/bench-backlog
+	@scripts/bench-scale
+	@scripts/bench-manifest
 	@scripts/bench-ledger
 	@scripts/bench-gate
 
@@ -99,6 +107,10 @@ bench-quick: all
 	@BENCH_N=0 BENCH_LAT_N=20 BENCH_LAT_RATE=20 scripts/bench-throughput
 	@BENCH_LEDGER_N=50000 BENCH_LEDGER_RUNS=1 BENCH_LEDGER_JSON=$(QUICK)/ledger-results.json scripts/bench-ledger
 	@BENCH_GATE_N=100000 BENCH_GATE_JSON=$(QUICK)/gate-results.json scripts/bench-gate
+	@BENCH_BACKLOG_N=100 BENCH_BACKLOG_JSON=$(QUICK)/backlog-results.json scripts/bench-backlog
+	@BENCH_SCALE_N=2000 BENCH_SCALE_JSON=$(QUICK)/scale-results.json scripts/bench-scale
+	@BENCH_MANIFEST_FILES=500 BENCH_MANIFEST_BYTES=52428800 \
+	  BENCH_MANIFEST_JSON=$(QUICK)/manifest-results.json scripts/bench-manifest
 
 bench-peers: all
 	@scripts/bench-peers
@@ -108,6 +120,15 @@ bench-gate:
 
 bench-ledger:
 	@scripts/bench-ledger
+
+bench-scale: all
+	@scripts/bench-scale
+
+bench-backlog: all
+	@scripts/bench-backlog
+
+bench-manifest:
+	@scripts/bench-manifest
 
 gate-report: bin/hangar-gate-report
 	@bin/hangar-gate-report tests/gate/corpus

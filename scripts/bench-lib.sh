@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2034  # sets variables its caller reads
-# scripts/bench-lib.sh — sourced by scripts/bench-throughput and scripts/bench-peers: a scratch
-# spool with hangard on it, and N trivial missions (profile "true") through it.
+# scripts/bench-lib.sh — sourced by scripts/bench-throughput, bench-peers, bench-backlog and
+# bench-scale: a scratch spool with hangard on it, and N trivial missions (profile "true") through
+# it.
 # The caller sets ROOT and calls hangar_stop from its EXIT trap. Sets BIN, S (the spool), HPID.
 BIN=$ROOT/bin
 for b in hangard hangar hangar-shim; do
@@ -16,12 +17,16 @@ hangar_stop() {
   S=''
 }
 
-# hangar_start SLOTS: a fresh scratch spool and hangard on it.
-hangar_start() {
+# hangar_spool SLOTS: a fresh scratch spool (S) with SLOTS slots; hangard not started yet.
+hangar_spool() {
   S=$(mktemp -d "${TMPDIR:-/tmp}/hangar-bench.XXXX")
   cp -a "$ROOT/spool/." "$S/"
   mkdir -p "$S.anchor"
   sed -i -E "s/\"slots\": *[0-9]+/\"slots\": $1/" "$S/hangar.conf"
+}
+
+# hangar_run: hangard on S; returns once its hangard.json says running (fails after 10 s).
+hangar_run() {
   "$BIN/hangard" --spool "$S" --anchor "$S.anchor" </dev/null 2>"$S.log" &
   HPID=$!
   for _ in $(seq 200); do
@@ -33,11 +38,27 @@ hangar_start() {
   exit 1
 }
 
+# hangar_start SLOTS: a fresh scratch spool and hangard on it.
+hangar_start() {
+  hangar_spool "$1"
+  hangar_run
+}
+
 hangar_mission() {
   printf '{"hangar":1,"id":"%s","requester":"bench","drone":"true","future":"nothing","now":"bench","max_minutes":1}\n' "$1"
 }
 
 now_ns() { date +%s%N; }
+
+# Timing without forks, so that a poll takes nothing from hangard while it is measured: the clock
+# in microseconds is ${EPOCHREALTIME/./}; secs US prints US microseconds as seconds (call it once
+# measured); nap SECONDS sleeps (a read that times out on a fifo nobody writes, already unlinked).
+secs() { printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)); }
+NAP_FIFO=$(mktemp -u "${TMPDIR:-/tmp}/hangar-bench-nap.XXXX")
+mkfifo "$NAP_FIFO"
+exec {NAP_FD}<>"$NAP_FIFO"
+rm -f "$NAP_FIFO"
+nap() { read -r -t "$1" -u "$NAP_FD" _ || true; }
 
 # hangar_returned: how many missions of the spool have their return.json.
 hangar_returned() { find "$S/returned" -mindepth 2 -maxdepth 2 -name return.json | wc -l; }
