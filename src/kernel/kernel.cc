@@ -231,8 +231,9 @@ class Decider {
       rec.approved_sha256.clear();
       rec.approved_plan_sha256.clear();
     }
-    st_->missions[r.id] = rec;
-    if (rec.phase == Phase::kQueued && rec.mission) st_->queue.push_back(r.id);
+    const bool queue = rec.phase == Phase::kQueued && rec.mission;
+    st_->missions[r.id] = std::move(rec);
+    if (queue) st_->queue.push_back(r.id);
     if (r.phase == Phase::kRunning) {
       st_->running++;
       if (r.exit) {

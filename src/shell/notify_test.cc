@@ -61,6 +61,9 @@ class RecordingEnv : public Env {
   Result<std::vector<std::string>> ListDir(const std::string& path) override {
     return RealEnv()->ListDir(path);
   }
+  Result<std::vector<DirEntry>> ListEntries(const std::string& path) override {
+    return RealEnv()->ListEntries(path);
+  }
   bool Exists(const std::string& path) override { return RealEnv()->Exists(path); }
 
  private:

@@ -203,25 +203,33 @@ class Real : public Env {
       return Status::Invalid("cannot read " + path + ": larger than " + std::to_string(max_bytes) +
                              " bytes (" + std::to_string(st.st_size) + " bytes)");
     }
+    // Read straight into the result, asking one byte more than fstat said: getting exactly the
+    // stated size back is the end of the file, without the extra read(2) that returns 0 (a start-up
+    // rescan reads a few files per mission). Anything else (a file that grew or shrank meanwhile, a
+    // short read) goes on to the usual read-until-0.
     std::string out;
-    char buf[65536];
+    size_t got = 0;
+    size_t want = size_t(st.st_size) + 1;
     for (;;) {
-      ssize_t n = read(fd, buf, sizeof buf);
+      if (out.size() < got + want) out.resize(got + want);
+      ssize_t n = read(fd, out.data() + got, want);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
         int e = errno;
         close(fd);
         return Status::Errno("read " + path, e);
       }
-      if (n == 0) break;
-      out.append(buf, size_t(n));
-      if (out.size() > max_bytes) {  // grew while we read
+      got += size_t(n);
+      if (got > max_bytes) {  // grew while we read
         close(fd);
         return Status::Invalid("cannot read " + path + ": larger than " +
                                std::to_string(max_bytes) + " bytes");
       }
+      if (n == 0 || (got == size_t(st.st_size) && size_t(n) < want)) break;
+      want = 65536;
     }
     close(fd);
+    out.resize(got);
     return out;
   }
 
@@ -236,6 +244,26 @@ class Real : public Env {
     closedir(d);
     std::sort(names.begin(), names.end());
     return names;
+  }
+
+  Result<std::vector<DirEntry>> ListEntries(const std::string& path) override {
+    DIR* d = opendir(path.c_str());
+    if (!d) return Status::Errno("list " + path, errno);
+    std::vector<DirEntry> entries;
+    while (struct dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n == "." || n == "..") continue;
+      bool dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_UNKNOWN) {  // a filesystem that does not fill d_type
+        struct stat st {};
+        dir = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+      }
+      entries.push_back({std::move(n), dir});
+    }
+    closedir(d);
+    std::sort(entries.begin(), entries.end(),
+              [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    return entries;
   }
 
   bool Exists(const std::string& path) override {

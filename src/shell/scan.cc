@@ -87,13 +87,16 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs
   std::vector<Recovered> out;
   for (Phase p : {Phase::kReturned, Phase::kDenied, Phase::kRejected, Phase::kRunning, Phase::kHold,
                   Phase::kQueued}) {
-    Result<std::vector<std::string>> ids = Waiting(env, l.StateDir(p));
-    if (!ids.ok()) return ids.status();
+    Result<std::vector<Env::DirEntry>> entries = env->ListEntries(l.StateDir(p));
+    if (!entries.ok()) return entries.status();
     std::vector<Recovered> batch;
-    for (const std::string& id : *ids) {
+    batch.reserve(entries->size());
+    for (const Env::DirEntry& e : *entries) {
+      const std::string& id = e.name;
+      if (id[0] == '.') continue;  // somebody's unfinished file (see Waiting)
       // Only hangard makes mission directories; anything else here (a stray file, a name that is
       // no id) is left alone and said, never taken for a mission.
-      if (!ValidId(id) || (!Terminal(p) && !env->ListDir(l.MissionDir(p, id)).ok())) {
+      if (!ValidId(id) || (!Terminal(p) && !e.dir)) {
         log->push_back(std::string(PhaseName(p)) + "/" + id +
                        " is no mission directory; left alone");
         continue;
@@ -137,6 +140,7 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs
       std::stable_sort(batch.begin(), batch.end(), [](const Recovered& a, const Recovered& b) {
         return a.accepted < b.accepted;
       });
+    out.reserve(out.size() + batch.size());
     for (Recovered& r : batch) out.push_back(std::move(r));
   }
   return out;

@@ -1,0 +1,111 @@
+// Recovery's scan of the state directories: what it takes for a mission and what it leaves alone.
+#include "shell/scan.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "base/scratch_dir_testutil.h"
+
+namespace hangar {
+namespace {
+
+class RecoverMissionsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dir_.path().empty());
+    l_ = Layout::Make(dir_.path(), "");
+    for (Phase p : kAllPhases) ASSERT_EQ(mkdir(l_.StateDir(p).c_str(), 0755), 0);
+  }
+  // A mission directory in PHASE as intake leaves it, taken in at TIME.
+  void Mission(Phase p, const std::string& id, const std::string& time) {
+    const std::string d = l_.MissionDir(p, id);
+    ASSERT_EQ(mkdir(d.c_str(), 0755), 0);
+    Write(d + "/mission.json", R"({"hangar":1,"id":")" + id +
+                                   R"("})"
+                                   "\n");
+    Write(d + "/intake.json", R"({"time":")" + time +
+                                  R"(","sha256":"ab"})"
+                                  "\n");
+  }
+  static void Write(const std::string& path, const std::string& text) {
+    std::ofstream(path) << text;
+  }
+  std::vector<Recovered> Recover(std::vector<std::string>* log) {
+    Result<std::vector<Recovered>> r = RecoverMissions(
+        RealEnv(), l_, 1000, [](const std::string&) { return false; }, log);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r.value() : std::vector<Recovered>{};
+  }
+
+  ScratchDir dir_{"scan"};
+  Layout l_;
+};
+
+TEST_F(RecoverMissionsTest, QueuedComeInIntakeOrderWithTheirBytes) {
+  Mission(Phase::kQueued, "b", "2026-11-30T00:00:01.000Z");
+  Mission(Phase::kQueued, "a", "2026-11-30T00:00:02.000Z");
+  std::vector<std::string> log;
+  std::vector<Recovered> r = Recover(&log);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].id, "b");
+  EXPECT_EQ(r[1].id, "a");
+  EXPECT_EQ(r[0].mission_bytes, "{\"hangar\":1,\"id\":\"b\"}\n");
+  EXPECT_EQ(r[0].intake_sha256, "ab");
+  EXPECT_TRUE(log.empty());
+}
+
+TEST_F(RecoverMissionsTest, StrayFilesAndLinksAreLeftAloneAndSaid) {
+  Mission(Phase::kQueued, "real", "2026-11-30T00:00:01.000Z");
+  Write(l_.StateDir(Phase::kQueued) + "/notes.txt", "hello\n");
+  // A symlink to a mission-like directory elsewhere is not a mission directory of this spool.
+  ScratchDir elsewhere("scan-elsewhere");
+  ASSERT_EQ(symlink(elsewhere.path().c_str(), (l_.StateDir(Phase::kQueued) + "/linked").c_str()),
+            0);
+  Write(l_.StateDir(Phase::kQueued) + "/.unfinished", "");
+  std::vector<std::string> log;
+  std::vector<Recovered> r = Recover(&log);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].id, "real");
+  EXPECT_EQ(log,
+            (std::vector<std::string>{"queued/linked is no mission directory; left alone",
+                                      "queued/notes.txt is no mission directory; left alone"}));
+}
+
+TEST(RealEnvReadFile, ReadsWholeFilesOfAnySizeAndRefusesLargerThanAsked) {
+  ScratchDir dir("readfile");
+  for (size_t n : {size_t(0), size_t(1), size_t(65535), size_t(65536), size_t(200001)}) {
+    const std::string path = dir.path() + "/f" + std::to_string(n);
+    std::string text(n, 'x');
+    for (size_t i = 0; i < n; i += 7) text[i] = char('a' + i % 26);
+    std::ofstream(path) << text;
+    Result<std::string> got = RealEnv()->ReadFile(path, 1 << 20);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(got.value(), text) << n;
+    if (n > 0) {
+      Result<std::string> small = RealEnv()->ReadFile(path, n - 1);
+      EXPECT_FALSE(small.ok()) << n;
+    }
+  }
+}
+
+TEST(RealEnvListEntries, TellsDirectoriesFromFilesAndLinks) {
+  ScratchDir dir("entries");
+  ASSERT_EQ(mkdir((dir.path() + "/d").c_str(), 0755), 0);
+  std::ofstream(dir.path() + "/f") << "x";
+  ASSERT_EQ(symlink("d", (dir.path() + "/l").c_str()), 0);
+  Result<std::vector<Env::DirEntry>> e = RealEnv()->ListEntries(dir.path());
+  ASSERT_TRUE(e.ok());
+  ASSERT_EQ(e->size(), 3u);
+  EXPECT_EQ((*e)[0].name, "d");
+  EXPECT_TRUE((*e)[0].dir);
+  EXPECT_EQ((*e)[1].name, "f");
+  EXPECT_FALSE((*e)[1].dir);
+  EXPECT_EQ((*e)[2].name, "l");
+  EXPECT_FALSE((*e)[2].dir);
+}
+
+}  // namespace
+}  // namespace hangar
