@@ -165,12 +165,11 @@ Status Daemon::Start() {
 
   std::vector<std::string> log;
   Result<std::vector<Recovered>> rec = RecoverMissions(
-      env_, layout_, env_->Now(), [](const std::string& run) { return SupervisorAlive(run); },
-      &log);
+      env_, layout_, setup_.home, env_->Now(),
+      [](const std::string& run) { return SupervisorAlive(run); }, &log);
   if (!rec.ok()) return rec.status();
   for (const std::string& line : log) Say(line);
   for (Recovered& r : rec.value()) {
-    r.resolved = ResolveWrites(r.mission_bytes, setup_.home);
     if (r.phase == Phase::kRunning && !r.exit && r.supervisor_alive) WatchRun(r.id);
     Status s = Dispatch(std::move(r));
     if (!s.ok()) return s;

@@ -1,4 +1,5 @@
 // hangard: the hangar kernel daemon. See man/hangard.8.
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,6 +52,10 @@ int Fail(int code, const std::string& msg) {
 
 int main(int argc, char** argv) {
   using namespace hangar;
+  // One malloc arena: hangard's memory is its kernel state (about a KiB per mission known), and
+  // every extra arena a worker thread opens (recovery reads a deep queue on several) keeps tens of
+  // MiB that are never handed back. Its threads spend their time in system calls, not in malloc.
+  mallopt(M_ARENA_MAX, 1);
   CLI::App app{"hangard: the hangar kernel daemon (runs in the foreground)"};
   std::string spool, config_path, anchor;
   app.add_option("--spool", spool, "spool directory (else the config's \"spool\")");

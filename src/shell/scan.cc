@@ -1,8 +1,10 @@
 #include "shell/scan.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "base/json.h"
+#include "shell/path_resolve.h"
 
 namespace hangar {
 
@@ -81,7 +83,79 @@ Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir) {
   return e;
 }
 
-Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs now,
+namespace {
+
+// What recovery knows of one mission directory beyond its name: its files, read again.
+void ReadRecovered(Env* env, const Layout& l, const std::string& home,
+                   const std::function<bool(const std::string&)>& alive, Recovered* r,
+                   std::vector<std::string>* log) {
+  const Phase p = r->phase;
+  const std::string dir = l.MissionDir(p, r->id);
+  if (!Terminal(p)) {
+    Result<std::string> bytes = env->ReadFile(dir + "/mission.json", kMaxMissionBytes);
+    if (bytes.ok()) r->mission_bytes = std::move(bytes).value();
+    r->resolved = ResolveWrites(r->mission_bytes, home);
+    std::optional<json::Value> intake = ReadJson(env, dir + "/intake.json");
+    r->accepted = TimeField(intake, "time");
+    r->intake_sha256 = StringField(intake, "sha256");
+    std::optional<json::Value> approve = ReadJson(env, dir + "/approve.json");
+    r->approved_sha256 = StringField(approve, "mission_sha256");
+    r->approved_plan_sha256 = StringField(approve, "plan_sha256");
+    if (p == Phase::kHold)
+      r->held_plan_sha256 = StringField(ReadJson(env, dir + "/gate2.json"), "plan_sha256");
+  }
+  if (p == Phase::kRunning) {
+    std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json");
+    const json::Value* att = launch ? launch->find("attempt") : nullptr;
+    r->attempt = att && att->is_int() ? int(att->as_int()) : 1;
+    const std::string run = dir + "/run";
+    r->supervisor_alive = alive(run);
+    // exit.json counts only once its supervisor has let go of the lock: the supervisor writes
+    // it as its last act, and a drone that could write into run/ must not end itself early.
+    if (!r->supervisor_alive) {
+      Result<ExitInfo> e = ReadExit(env, run);
+      if (e.ok())
+        r->exit = e.value();
+      else if (e.status().code() != Code::kNotFound)
+        log->push_back(r->id + ": " + e.status().message());
+    }
+  }
+}
+
+// ReadRecovered over a whole state directory. Reading a deep queue is a few system calls per
+// mission and nothing else, so it is split over the machine's cores (at most 4 threads, each with
+// its own contiguous share; Env may be used from any thread). The result and the log come out in
+// the same order as one thread would give them.
+void ReadAll(Env* env, const Layout& l, const std::string& home,
+             const std::function<bool(const std::string&)>& alive, std::vector<Recovered>* batch,
+             std::vector<std::string>* log) {
+  constexpr size_t kPerThreadAtLeast = 512;
+  size_t threads = std::min<size_t>(
+      {std::max(1u, std::thread::hardware_concurrency()), 4, batch->size() / kPerThreadAtLeast});
+  if (batch->empty() || batch->front().phase == Phase::kRunning) threads = 1;  // alive() is ours
+  if (threads <= 1) {
+    for (Recovered& r : *batch) ReadRecovered(env, l, home, alive, &r, log);
+    return;
+  }
+  std::vector<std::vector<std::string>> logs(threads);
+  std::vector<std::thread> workers;
+  const size_t share = (batch->size() + threads - 1) / threads;
+  for (size_t t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      const size_t end = std::min(batch->size(), (t + 1) * share);
+      for (size_t i = t * share; i < end; ++i)
+        ReadRecovered(env, l, home, alive, &(*batch)[i], &logs[t]);
+    });
+  for (std::thread& w : workers) w.join();
+  for (std::vector<std::string>& lines : logs)
+    log->insert(log->end(), std::make_move_iterator(lines.begin()),
+                std::make_move_iterator(lines.end()));
+}
+
+}  // namespace
+
+Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const std::string& home,
+                                               TimeMs now,
                                                const std::function<bool(const std::string&)>& alive,
                                                std::vector<std::string>* log) {
   std::vector<Recovered> out;
@@ -101,41 +175,12 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs
                        " is no mission directory; left alone");
         continue;
       }
-      Recovered r;
+      Recovered& r = batch.emplace_back();
       r.id = id;
       r.phase = p;
       r.now = now;
-      const std::string dir = l.MissionDir(p, id);
-      if (!Terminal(p)) {
-        Result<std::string> bytes = env->ReadFile(dir + "/mission.json", kMaxMissionBytes);
-        if (bytes.ok()) r.mission_bytes = std::move(bytes).value();
-        std::optional<json::Value> intake = ReadJson(env, dir + "/intake.json");
-        r.accepted = TimeField(intake, "time");
-        r.intake_sha256 = StringField(intake, "sha256");
-        std::optional<json::Value> approve = ReadJson(env, dir + "/approve.json");
-        r.approved_sha256 = StringField(approve, "mission_sha256");
-        r.approved_plan_sha256 = StringField(approve, "plan_sha256");
-        if (p == Phase::kHold)
-          r.held_plan_sha256 = StringField(ReadJson(env, dir + "/gate2.json"), "plan_sha256");
-      }
-      if (p == Phase::kRunning) {
-        std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json");
-        const json::Value* att = launch ? launch->find("attempt") : nullptr;
-        r.attempt = att && att->is_int() ? int(att->as_int()) : 1;
-        const std::string run = dir + "/run";
-        r.supervisor_alive = alive(run);
-        // exit.json counts only once its supervisor has let go of the lock: the supervisor writes
-        // it as its last act, and a drone that could write into run/ must not end itself early.
-        if (!r.supervisor_alive) {
-          Result<ExitInfo> e = ReadExit(env, run);
-          if (e.ok())
-            r.exit = e.value();
-          else if (e.status().code() != Code::kNotFound)
-            log->push_back(id + ": " + e.status().message());
-        }
-      }
-      batch.push_back(std::move(r));
     }
+    ReadAll(env, l, home, alive, &batch, log);
     if (p == Phase::kQueued)
       std::stable_sort(batch.begin(), batch.end(), [](const Recovered& a, const Recovered& b) {
         return a.accepted < b.accepted;

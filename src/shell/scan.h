@@ -26,8 +26,10 @@ Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir);
 
 // Every mission directory of the spool as a Recovered signal: terminal states first, then running,
 // hold, queued (queued in intake order), so the kernel counts busy slots before it launches.
-// alive(run_dir) tells whether a supervisor holds that run directory's lock.
-Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, TimeMs now,
+// alive(run_dir) tells whether a supervisor holds that run directory's lock. A live mission's
+// "writes" are resolved again against home (ResolveWrites).
+Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const std::string& home,
+                                               TimeMs now,
                                                const std::function<bool(const std::string&)>& alive,
                                                std::vector<std::string>* log);
 

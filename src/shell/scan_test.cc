@@ -35,7 +35,7 @@ class RecoverMissionsTest : public ::testing::Test {
   }
   std::vector<Recovered> Recover(std::vector<std::string>* log) {
     Result<std::vector<Recovered>> r = RecoverMissions(
-        RealEnv(), l_, 1000, [](const std::string&) { return false; }, log);
+        RealEnv(), l_, "/nonexistent-home", 1000, [](const std::string&) { return false; }, log);
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? r.value() : std::vector<Recovered>{};
   }
