@@ -16,7 +16,7 @@ TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
 
 .PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
-	bench-scale bench-manifest bench-backlog gate-report clean format
+	bench-scale bench-manifest bench-backlog bench-latency gate-report clean format
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -63,6 +63,11 @@ bin/hangar-bench-floor: $(BUILD)/bench/floor.o
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ -pthread
 
+# The latency drone: prints the clocks at exec (scripts/bench-latency); no hangar library.
+bin/hangar-bench-stamp: $(BUILD)/bench/exec_stamp.o
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@
+
 # The gate corpus report (tests/gate/corpus/): a test tool, not part of the library nor of `all`.
 bin/hangar-gate-report: $(BUILD)/tests/gate/gate_report.o $(BUILD)/libhangar.a
 	@mkdir -p bin
@@ -91,12 +96,13 @@ demo: all
 # make bench: every figure, within 20 minutes on 2 cores; results in bench/*.json.
 bench: all
 	@scripts/bench-peers
-	@BENCH_N=0 scripts/bench-throughput
+	@scripts/bench-latency
 	@scripts/bench-backlog
 	@scripts/bench-scale
 	@scripts/bench-manifest
 	@scripts/bench-ledger
 	@scripts/bench-gate
+	@scripts/bench-summary
 
 # make bench-quick: the same figures from small runs, within 2 minutes; results in build/bench-quick/
 # (the committed bench/*.json keep the full runs).
@@ -104,13 +110,15 @@ QUICK := $(BUILD)/bench-quick
 bench-quick: all
 	@mkdir -p $(QUICK)
 	@BENCH_N=50 BENCH_REPS=1 BENCH_PEERS_JSON=$(QUICK)/results-peers.json scripts/bench-peers
-	@BENCH_N=0 BENCH_LAT_N=20 BENCH_LAT_RATE=20 scripts/bench-throughput
+	@BENCH_LAT_N=100 BENCH_LAT_IDLE_N=20 BENCH_LAT_JSON=$(QUICK)/latency-results.json \
+	  scripts/bench-latency
 	@BENCH_LEDGER_N=50000 BENCH_LEDGER_RUNS=1 BENCH_LEDGER_JSON=$(QUICK)/ledger-results.json scripts/bench-ledger
 	@BENCH_GATE_N=100000 BENCH_GATE_JSON=$(QUICK)/gate-results.json scripts/bench-gate
 	@BENCH_BACKLOG_N=100 BENCH_BACKLOG_JSON=$(QUICK)/backlog-results.json scripts/bench-backlog
 	@BENCH_SCALE_N=2000 BENCH_SCALE_JSON=$(QUICK)/scale-results.json scripts/bench-scale
 	@BENCH_MANIFEST_FILES=500 BENCH_MANIFEST_BYTES=52428800 \
 	  BENCH_MANIFEST_JSON=$(QUICK)/manifest-results.json scripts/bench-manifest
+	@BENCH_DIR=$(QUICK) scripts/bench-summary
 
 bench-peers: all
 	@scripts/bench-peers
@@ -126,6 +134,9 @@ bench-scale: all
 
 bench-backlog: all
 	@scripts/bench-backlog
+
+bench-latency: all
+	@scripts/bench-latency
 
 bench-manifest:
 	@scripts/bench-manifest

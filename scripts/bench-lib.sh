@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034  # sets variables its caller reads
-# scripts/bench-lib.sh — sourced by scripts/bench-throughput, bench-peers, bench-backlog and
+# scripts/bench-lib.sh — sourced by scripts/bench-peers, bench-latency, bench-backlog and
 # bench-scale: a scratch spool with hangard on it, and N trivial missions (profile "true") through
 # it.
 # The caller sets ROOT and calls hangar_stop from its EXIT trap. Sets BIN, S (the spool), HPID.
