@@ -25,6 +25,13 @@ class Env {
   // dir fsynced. Replaces an existing file.
   virtual Status WriteFileAtomic(const std::string& dir, const std::string& name,
                                  std::string_view data) = 0;
+  // The same without the fsyncs: dir/name appears complete or not at all, but a power loss may
+  // take it back. Only for records of live processes (a supervisor's shim.json), which a power
+  // loss ends anyway; the default is the durable write.
+  virtual Status WriteFileVisible(const std::string& dir, const std::string& name,
+                                  std::string_view data) {
+    return WriteFileAtomic(dir, name, data);
+  }
   // Creates dir/name with O_CREAT|O_EXCL, writes data, fsyncs it and dir. Exists if it was there.
   virtual Status CreateExclusive(const std::string& dir, const std::string& name,
                                  std::string_view data) = 0;

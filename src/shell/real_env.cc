@@ -30,7 +30,7 @@ Status FsyncPath(const std::string& path) {
   return Status::Ok();
 }
 
-Status WriteAll(int fd, std::string_view data, const std::string& path) {
+Status WriteAll(int fd, std::string_view data, const std::string& path, bool sync = true) {
   size_t off = 0;
   while (off < data.size()) {
     ssize_t n = write(fd, data.data() + off, data.size() - off);
@@ -40,7 +40,7 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
     }
     off += size_t(n);
   }
-  if (fsync(fd) != 0) return Status::Errno("fsync " + path, errno);
+  if (sync && fsync(fd) != 0) return Status::Errno("fsync " + path, errno);
   return Status::Ok();
 }
 
@@ -53,6 +53,16 @@ class Real : public Env {
 
   Status WriteFileAtomic(const std::string& dir, const std::string& name,
                          std::string_view data) override {
+    return WriteFile(dir, name, data, true);
+  }
+
+  Status WriteFileVisible(const std::string& dir, const std::string& name,
+                          std::string_view data) override {
+    return WriteFile(dir, name, data, false);
+  }
+
+  Status WriteFile(const std::string& dir, const std::string& name, std::string_view data,
+                   bool sync) {
     const std::string tmp = dir + "/." + name + ".tmp." + std::to_string(getpid());
     const std::string dst = dir + "/" + name;
     // Whatever sits at the temporary name (a leftover, or a FIFO planted to block us) goes first:
@@ -60,7 +70,7 @@ class Real : public Env {
     unlink(tmp.c_str());
     int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return Status::Errno("create " + tmp, errno);
-    Status s = WriteAll(fd, data, tmp);
+    Status s = WriteAll(fd, data, tmp, sync);
     close(fd);
     if (s.ok() && rename(tmp.c_str(), dst.c_str()) != 0)
       s = Status::Errno("rename " + tmp + " to " + dst, errno);
@@ -68,7 +78,7 @@ class Real : public Env {
       unlink(tmp.c_str());
       return s;
     }
-    return FsyncPath(dir);
+    return sync ? FsyncPath(dir) : Status::Ok();
   }
 
   Status CreateExclusive(const std::string& dir, const std::string& name,
