@@ -1,9 +1,9 @@
 #include "shell/scan.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "base/json.h"
+#include "base/parallel.h"
 #include "shell/path_resolve.h"
 
 namespace hangar {
@@ -123,30 +123,20 @@ void ReadRecovered(Env* env, const Layout& l, const std::string& home,
 }
 
 // ReadRecovered over a whole state directory. Reading a deep queue is a few system calls per
-// mission and nothing else, so it is split over the machine's cores (at most 4 threads, each with
-// its own contiguous share; Env may be used from any thread). The result and the log come out in
-// the same order as one thread would give them.
+// mission and nothing else, so it is split over the cores (Env may be used from any thread); the
+// result and the log come out in the order one thread would give them. Running missions stay on
+// this thread: alive() is the caller's.
 void ReadAll(Env* env, const Layout& l, const std::string& home,
              const std::function<bool(const std::string&)>& alive, std::vector<Recovered>* batch,
              std::vector<std::string>* log) {
-  constexpr size_t kPerThreadAtLeast = 512;
-  size_t threads = std::min<size_t>(
-      {std::max(1u, std::thread::hardware_concurrency()), 4, batch->size() / kPerThreadAtLeast});
-  if (batch->empty() || batch->front().phase == Phase::kRunning) threads = 1;  // alive() is ours
-  if (threads <= 1) {
-    for (Recovered& r : *batch) ReadRecovered(env, l, home, alive, &r, log);
-    return;
-  }
-  std::vector<std::vector<std::string>> logs(threads);
-  std::vector<std::thread> workers;
-  const size_t share = (batch->size() + threads - 1) / threads;
-  for (size_t t = 0; t < threads; ++t)
-    workers.emplace_back([&, t] {
-      const size_t end = std::min(batch->size(), (t + 1) * share);
-      for (size_t i = t * share; i < end; ++i)
-        ReadRecovered(env, l, home, alive, &(*batch)[i], &logs[t]);
-    });
-  for (std::thread& w : workers) w.join();
+  constexpr size_t kEachAtLeast = 512;
+  const bool running = !batch->empty() && batch->front().phase == Phase::kRunning;
+  const size_t each = running ? batch->size() + 1 : kEachAtLeast;
+  std::vector<std::vector<std::string>> logs(Parts(batch->size(), each));
+  SplitAcross(batch->size(), each, [&](size_t begin, size_t end, size_t part) {
+    for (size_t i = begin; i < end; ++i)
+      ReadRecovered(env, l, home, alive, &(*batch)[i], &logs[part]);
+  });
   for (std::vector<std::string>& lines : logs)
     log->insert(log->end(), std::make_move_iterator(lines.begin()),
                 std::make_move_iterator(lines.end()));

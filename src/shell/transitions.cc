@@ -1,6 +1,7 @@
 #include "shell/transitions.h"
 
 #include "base/json.h"
+#include "base/parallel.h"
 #include "base/sha256.h"
 
 namespace hangar {
@@ -77,8 +78,16 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
   for (Phase p : {Phase::kHold, Phase::kQueued, Phase::kRunning}) {
     Result<std::vector<std::string>> ids = env->ListDir(l.StateDir(p));
     if (!ids.ok()) return ids.status();
-    for (const std::string& id : *ids) {
-      if (id[0] == '.' || !env->Exists(l.MissionDir(p, id) + "/return.json")) continue;
+    // One lstat per mission: on several threads for a deep queue (base/parallel.h).
+    std::vector<char> returned(ids->size());
+    SplitAcross(ids->size(), 2048, [&](size_t begin, size_t end, size_t) {
+      for (size_t i = begin; i < end; ++i)
+        returned[i] =
+            (*ids)[i][0] != '.' && env->Exists(l.MissionDir(p, (*ids)[i]) + "/return.json");
+    });
+    for (size_t i = 0; i < ids->size(); ++i) {
+      const std::string& id = (*ids)[i];
+      if (!returned[i]) continue;
       Status s = env->RenameNoReplace(l.MissionDir(p, id), l.MissionDir(Phase::kReturned, id));
       if (!s.ok()) return s;
       done.push_back("finished moving " + id + " from " + std::string(PhaseName(p)) +
