@@ -139,6 +139,22 @@ Value FromElement(simdjson::dom::element e) {
   return Value();
 }
 
+// Parses text into root with the thread's reused parser: a fresh one allocates its buffers on every
+// call, which is most of the cost of a small document. A large document gets own, so a thread does
+// not keep its buffers for life. root lives as long as the parser that made it.
+simdjson::error_code ParseDom(std::string_view text, simdjson::dom::parser& own,
+                              simdjson::dom::element* root) {
+  constexpr size_t kReuseBelow = size_t(1) << 20;
+  thread_local simdjson::dom::parser reused;
+  simdjson::dom::parser& parser = text.size() < kReuseBelow ? reused : own;
+  // parse() copies text into the parser's padded buffer (reused too).
+  return parser.parse(text.data(), text.size()).get(*root);
+}
+
+Status NotJson(simdjson::error_code err) {
+  return Status::Invalid(std::string("not valid JSON: ") + simdjson::error_message(err));
+}
+
 }  // namespace
 
 std::string Write(const Value& v) {
@@ -159,19 +175,33 @@ bool ValidUtf8(std::string_view s) {
 }
 
 Result<Value> Parse(std::string_view text) {
-  // One parser per thread, reused: a fresh one allocates its buffers on every call, which is most
-  // of the cost of a small document. The DOM is converted before returning, so nothing refers to
-  // the parser afterwards. A large document gets a parser of its own, so a thread does not keep
-  // its buffers for life.
-  constexpr size_t kReuseBelow = size_t(1) << 20;
-  thread_local simdjson::dom::parser reused;
   simdjson::dom::parser own;
-  simdjson::dom::parser& parser = text.size() < kReuseBelow ? reused : own;
   simdjson::dom::element root;
-  // parse() copies text into the parser's padded buffer (reused too).
-  auto err = parser.parse(text.data(), text.size()).get(root);
-  if (err) return Status::Invalid(std::string("not valid JSON: ") + simdjson::error_message(err));
-  return FromElement(root);
+  if (auto err = ParseDom(text, own, &root)) return NotJson(err);
+  return FromElement(root);  // converted before returning: nothing refers to the parser afterwards
+}
+
+Result<std::vector<std::optional<std::string>>> StringMembers(
+    std::string_view text, std::initializer_list<std::string_view> names) {
+  simdjson::dom::parser own;
+  simdjson::dom::element root;
+  if (auto err = ParseDom(text, own, &root)) return NotJson(err);
+  std::vector<std::optional<std::string>> out(names.size());
+  if (root.type() != simdjson::dom::element_type::OBJECT) return out;
+  for (auto field : AsObject(root)) {
+    size_t i = 0;
+    for (std::string_view name : names) {
+      if (field.key == name) {
+        std::string_view s;
+        if (field.value.get(s) == simdjson::SUCCESS)
+          out[i] = std::string(s);
+        else
+          out[i].reset();
+      }
+      i++;
+    }
+  }
+  return out;
 }
 
 }  // namespace hangar::json

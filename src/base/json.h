@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -69,6 +71,12 @@ std::string Write(const Value& v);
 std::string WritePretty(const Value& v);
 // Parses one JSON document with simdjson. On error: Invalid("... at byte N: reason").
 Result<Value> Parse(std::string_view text);
+// The string members named of the object text holds, in the order named, as Parse(text) and
+// find(name) would give them (a name given twice: its last value), without building a Value: for
+// readers of many small files that want a few strings of each. nullopt for a member that is absent
+// or no string, or when the document is no object; Invalid as Parse when text is no JSON.
+Result<std::vector<std::optional<std::string>>> StringMembers(
+    std::string_view text, std::initializer_list<std::string_view> names);
 // Appends s to out as a JSON string literal (with quotes).
 void AppendQuoted(std::string* out, std::string_view s);
 // True when s is valid UTF-8.

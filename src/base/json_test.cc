@@ -24,6 +24,23 @@ TEST(Json, ParseRoundTrips) {
   EXPECT_FALSE(json::Parse("{").ok());
 }
 
+TEST(Json, StringMembersAgreeWithParseAndFind) {
+  auto members = [](std::string_view text) { return json::StringMembers(text, {"a", "b", "c"}); };
+  auto m = members(R"({"a":"x","b":1,"z":"y","a":"last"})");
+  ASSERT_TRUE(m.ok());
+  // A member given twice: its last value, as Parse keeps it. Not a string, or absent: nullopt.
+  EXPECT_EQ(*m, (std::vector<std::optional<std::string>>{"last", std::nullopt, std::nullopt}));
+  m = members(R"({"a":"x","a":null,"c":"\u00e9\n"})");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(*m, (std::vector<std::optional<std::string>>{std::nullopt, std::nullopt, "é\n"}));
+  m = members(R"(["a","b"])");  // no object: nothing named
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(*m, (std::vector<std::optional<std::string>>(3)));
+  EXPECT_EQ(members("{").status().code(), Code::kInvalid);
+  EXPECT_EQ(members("{\"a\":\"\xff\"}").status().code(), Code::kInvalid);  // not UTF-8, as Parse
+  EXPECT_FALSE(json::Parse("{\"a\":\"\xff\"}").ok());
+}
+
 TEST(Sha256, KnownVector) {
   EXPECT_EQ(Sha256Hex("hello\n"),
             "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");

@@ -53,14 +53,16 @@ int RunList(const Context& ctx, const std::string& state) {
     return kExitOk;
   }
   const TimeMs now = ctx.env->Now();
-  std::vector<Row> table = {{"ID", "STATE", "AGE", "DRONE", "OUTCOME"}};
-  for (const MissionRow& r : rows) {
+  const Row header = {"ID", "STATE", "AGE", "DRONE", "OUTCOME"};
+  ctx.out << FormatTable(rows.size() + 1, [&](size_t i, Row& cells) -> const Row& {
+    if (i == 0) return header;
+    const MissionRow& r = rows[i - 1];
     std::string outcome = r.outcome;
     for (const std::string& rule : r.rules) outcome += (outcome.empty() ? "" : ",") + rule;
-    table.push_back({r.ref.id, r.ref.state, r.time ? FormatAge(now - *r.time) : "-", Dash(r.drone),
-                     Dash(outcome)});
-  }
-  ctx.out << FormatTable(table);
+    cells = {r.ref.id, r.ref.state, r.time ? FormatAge(now - *r.time) : "-", Dash(r.drone),
+             Dash(outcome)};
+    return cells;
+  });
   return kExitOk;
 }
 

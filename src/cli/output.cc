@@ -12,22 +12,28 @@ std::string FormatAge(int64_t ms) {
   return std::to_string(s / 86400) + "d";
 }
 
-std::string FormatTable(const std::vector<Row>& rows) {
+std::string FormatTable(size_t n, const std::function<const Row&(size_t, Row&)>& row) {
+  Row scratch;
   std::vector<size_t> width;
-  for (const Row& r : rows) {
+  for (size_t i = 0; i < n; ++i) {
+    const Row& r = row(i, scratch);
     if (width.size() < r.size()) width.resize(r.size(), 0);
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
   }
   std::string out;
-  for (const Row& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
+  for (size_t i = 0; i < n; ++i) {
+    const Row& r = row(i, scratch);
+    for (size_t c = 0; c < r.size(); ++c) {
+      out += r[c];
+      if (c + 1 < r.size()) out.append(width[c] - r[c].size() + 2, ' ');
     }
-    out += line + "\n";
+    out += '\n';
   }
   return out;
+}
+
+std::string FormatTable(const std::vector<Row>& rows) {
+  return FormatTable(rows.size(), [&](size_t i, Row&) -> const Row& { return rows[i]; });
 }
 
 void PrintJson(std::ostream& out, const json::Value& v) {

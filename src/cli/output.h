@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ std::string FormatAge(int64_t ms);
 // Columns padded to their widest cell and separated by two spaces; the last column is not padded.
 // Every line ends with "\n".
 std::string FormatTable(const std::vector<Row>& rows);
+// The same over n rows made on demand: row(i, scratch) gives row i, a row it holds or scratch
+// filled in, and is asked twice per row (to measure, then to write), so a listing of 100,000
+// missions is not held a second time as a table.
+std::string FormatTable(size_t n, const std::function<const Row&(size_t, Row&)>& row);
 
 // The document indented for reading, ending with a newline; jq and json.load read it as is.
 void PrintJson(std::ostream& out, const json::Value& v);

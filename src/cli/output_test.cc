@@ -25,6 +25,18 @@ TEST(FormatTable, AlignsColumnsAndLeavesTheLastUnpadded) {
   EXPECT_EQ(FormatTable({}), "");
 }
 
+TEST(FormatTable, RowsMadeOnDemandGiveTheSameTable) {
+  const std::vector<Row> rows = {{"ID", "STATE"}, {"long-id", "queued"}, {"a", "hold", "x"}};
+  EXPECT_EQ(FormatTable(rows.size(),
+                        [&](size_t i, Row& scratch) -> const Row& {
+                          if (i == 0) return rows[0];
+                          scratch = rows[i];
+                          return scratch;
+                        }),
+            FormatTable(rows));
+  EXPECT_EQ(FormatTable(rows), "ID       STATE\nlong-id  queued\na        hold    x\n");
+}
+
 TEST(Fail, PrintsTheOneShapeAndReturnsTheCode) {
   std::ostringstream err;
   EXPECT_EQ(FailTo(err, 66, "show x", "no such mission in /s"), 66);

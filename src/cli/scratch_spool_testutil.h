@@ -38,13 +38,16 @@ class ScratchSpool {
   }
 
   // A mission directory as intake leaves it: mission.json (mission.raw in rejected/) and
-  // intake.json with the given time.
+  // intake.json with the given time, naming the drone and requester (not in rejected/).
   void AddMission(Phase p, const std::string& id, TimeMs time,
                   const std::string& drone = "fake") const {
     const std::string dir = layout_.MissionDir(p, id);
     Write(dir + (p == Phase::kRejected ? "/mission.raw" : "/mission.json"), MissionText(drone));
-    Write(dir + "/intake.json", "{\"hangar\":1,\"id\":\"" + id + "\",\"name\":\"" + id +
-                                    "\",\"sha256\":\"0\",\"time\":\"" + FormatTime(time) + "\"}\n");
+    const std::string named =
+        p == Phase::kRejected ? "" : "\"drone\":\"" + drone + "\",\"requester\":\"alice\",";
+    Write(dir + "/intake.json", "{\"hangar\":1,\"id\":\"" + id + "\",\"name\":\"" + id + "\"," +
+                                    named + "\"sha256\":\"0\",\"time\":\"" + FormatTime(time) +
+                                    "\"}\n");
   }
 
   void AddReturned(const std::string& id, TimeMs time, const std::string& outcome) const {

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <system_error>
+#include <thread>
 
 #include "kernel/mission.h"
 
@@ -41,10 +43,9 @@ Status SpoolView::CheckReadable() const {
 std::vector<std::string> SpoolView::Entries(const std::string& dir) const {
   auto names = env_->ListDir(dir);
   if (!names.ok()) return {};
-  std::vector<std::string> out;
-  for (std::string& n : names.value())
-    if (!n.starts_with(".")) out.push_back(std::move(n));
-  return out;
+  std::vector<std::string>& out = names.value();
+  std::erase_if(out, [](const std::string& n) { return n.starts_with("."); });
+  return std::move(out);
 }
 
 std::vector<MissionRef> SpoolView::IncomingRefs() const {
@@ -87,11 +88,17 @@ std::vector<MissionRef> SpoolView::Refs(const std::string& state) const {
   if (state.empty() || state == kIncoming) refs = IncomingRefs();
   for (Phase p : kAllPhases) {
     if (!state.empty() && state != PhaseName(p)) continue;
-    for (const std::string& id : Entries(layout_.StateDir(p)))
-      refs.push_back({id, std::string(PhaseName(p)), p, layout_.MissionDir(p, id)});
+    const std::string dir = layout_.StateDir(p);
+    std::vector<std::string> ids = Entries(dir);
+    refs.reserve(refs.size() + ids.size());
+    for (std::string& id : ids) {
+      std::string path = dir + "/" + id;  // layout_.MissionDir(p, id)
+      refs.push_back({std::move(id), std::string(PhaseName(p)), p, std::move(path)});
+    }
   }
-  std::stable_sort(refs.begin(), refs.end(),
-                   [](const MissionRef& a, const MissionRef& b) { return a.id < b.id; });
+  auto by_id = [](const MissionRef& a, const MissionRef& b) { return a.id < b.id; };
+  if (!std::is_sorted(refs.begin(), refs.end(), by_id))  // one state: sorted already
+    std::stable_sort(refs.begin(), refs.end(), by_id);
   return refs;
 }
 
@@ -110,37 +117,117 @@ Result<json::Value> SpoolView::ReadJson(const std::string& path, size_t max_byte
   return v;
 }
 
+namespace {
+
+// The string members names of the JSON text in bytes (json::StringMembers); nullopt when the file
+// could not be read or is no JSON.
+std::optional<std::vector<std::optional<std::string>>> Members(
+    const Result<std::string>& bytes, std::initializer_list<std::string_view> names) {
+  if (!bytes.ok()) return std::nullopt;
+  auto m = json::StringMembers(*bytes, names);
+  if (!m.ok()) return std::nullopt;
+  return std::move(m).value();
+}
+
+}  // namespace
+
 MissionRow SpoolView::Describe(const MissionRef& ref) const {
-  MissionRow row{ref, "", "", "", std::nullopt, {}};
-  std::string mission_file = ref.path;
-  if (ref.phase) {
-    mission_file = ref.path + (*ref.phase == Phase::kRejected ? "/mission.raw" : "/mission.json");
-    if (auto intake = ReadJson(ref.path + "/intake.json"); intake.ok())
-      row.time = ParseTime(StringField(*intake, "time"));
-    if (*ref.phase == Phase::kReturned)
-      if (auto ret = ReadJson(ref.path + "/return.json", kMaxReturnFile); ret.ok())
-        row.outcome = StringField(*ret, "outcome");
-    if (*ref.phase == Phase::kHold || *ref.phase == Phase::kDenied) {
-      Result<json::Value> gate = ReadJson(ref.path + "/gate2.json");
-      if (!gate.ok()) gate = ReadJson(ref.path + "/gate1.json");
-      const json::Value* rules = gate.ok() ? gate->find("rules") : nullptr;
+  return Describe(ref, nullptr);
+}
+
+MissionRow SpoolView::Describe(MissionRef ref, Env::Dir* state_dir) const {
+  MissionRow row{std::move(ref), "", "", "", std::nullopt, {}};
+  const MissionRef& r = row.ref;
+  // A file of the mission directory: below its state directory, held open, when given.
+  auto read = [&](const std::string& name, size_t max_bytes) {
+    return state_dir ? state_dir->ReadFile(r.id + "/" + name, max_bytes)
+                     : env_->ReadFile(r.path + "/" + name, max_bytes);
+  };
+  std::string mission_file;  // relative to the mission directory; "" for a drop: r.path itself
+  bool named = false;        // drone and requester known from intake.json
+  if (r.phase) {
+    mission_file = *r.phase == Phase::kRejected ? "mission.raw" : "mission.json";
+    // intake.json names the drone and requester (hangar-spool(5)): one file per mission serves.
+    // An older spool's does not, nor a rejected mission's: then the mission file says.
+    if (auto intake = Members(read("intake.json", kMaxSmallFile), {"time", "drone", "requester"})) {
+      std::optional<std::string>&time = (*intake)[0], &drone = (*intake)[1],
+      &requester = (*intake)[2];
+      row.time = ParseTime(time.value_or(""));
+      if (drone && requester) {
+        row.drone = std::move(*drone);
+        row.requester = std::move(*requester);
+        named = true;
+      }
+    }
+    if (*r.phase == Phase::kReturned)
+      if (auto ret = Members(read("return.json", kMaxReturnFile), {"outcome"}))
+        row.outcome = (*ret)[0].value_or("");
+    if (*r.phase == Phase::kHold || *r.phase == Phase::kDenied) {
+      auto gate = [&](const std::string& name) -> Result<json::Value> {
+        Result<std::string> bytes = read(name, kMaxSmallFile);
+        if (!bytes.ok()) return bytes.status();
+        return json::Parse(*bytes);
+      };
+      Result<json::Value> g = gate("gate2.json");
+      if (!g.ok()) g = gate("gate1.json");
+      const json::Value* rules = g.ok() && g->is_object() ? g->find("rules") : nullptr;
       if (rules && rules->is_array())
-        for (const json::Value& r : rules->as_array())
-          if (r.is_string()) row.rules.push_back(r.as_string());
+        for (const json::Value& rule : rules->as_array())
+          if (rule.is_string()) row.rules.push_back(rule.as_string());
     }
   }
-  if (auto m = ReadJson(mission_file); m.ok()) {
-    row.drone = StringField(*m, "drone");
-    row.requester = StringField(*m, "requester");
+  if (!named) {
+    auto m = Members(mission_file.empty() ? env_->ReadFile(r.path, kMaxSmallFile)
+                                          : read(mission_file, kMaxSmallFile),
+                     {"drone", "requester"});
+    if (m) {
+      row.drone = (*m)[0].value_or("");
+      row.requester = (*m)[1].value_or("");
+    }
   }
-  if (!row.time) row.time = Mtime(ref.path);
+  if (!row.time) row.time = Mtime(r.path);
   return row;
 }
 
-std::vector<MissionRow> SpoolView::List(const std::string& state) const {
-  std::vector<MissionRow> rows;
-  for (const MissionRef& r : Refs(state)) rows.push_back(Describe(r));
+std::vector<MissionRow> SpoolView::DescribeAll(std::vector<MissionRef> refs) const {
+  std::vector<MissionRow> rows(refs.size());
+  // rows[begin, end), holding each state directory open once for all its missions in the range.
+  auto describe = [&](size_t begin, size_t end) {
+    std::map<Phase, std::unique_ptr<Env::Dir>> dirs;
+    for (size_t i = begin; i < end; i++) {
+      Env::Dir* dir = nullptr;
+      if (const std::optional<Phase> p = refs[i].phase) {
+        auto it = dirs.find(*p);
+        if (it == dirs.end()) {
+          Result<std::unique_ptr<Env::Dir>> d = env_->OpenDir(layout_.StateDir(*p));
+          it = dirs.emplace(*p, d.ok() ? std::move(d).value() : nullptr).first;
+        }
+        dir = it->second.get();  // none when it cannot be opened: then by path, as Describe(ref)
+      }
+      rows[i] = Describe(std::move(refs[i]), dir);
+    }
+  };
+  // Each file costs a few system calls, dear on a VM, and the threads share nothing but env_ (which
+  // keeps no state): a large listing is cut into contiguous ranges, one thread each, in order.
+  const size_t n = refs.size();
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t parts = n < kParallelFrom ? 1 : std::min(cores, kMaxReaders);
+  std::vector<std::thread> threads;
+  std::vector<size_t> inline_parts = {0};  // done by this thread
+  for (size_t t = 1; t < parts; t++) {
+    try {
+      threads.emplace_back(describe, n * t / parts, n * (t + 1) / parts);
+    } catch (const std::system_error&) {  // no thread to be had: this one does the part
+      inline_parts.push_back(t);
+    }
+  }
+  for (size_t t : inline_parts) describe(n * t / parts, n * (t + 1) / parts);
+  for (std::thread& t : threads) t.join();
   return rows;
+}
+
+std::vector<MissionRow> SpoolView::List(const std::string& state) const {
+  return DescribeAll(Refs(state));
 }
 
 std::map<std::string, int> SpoolView::Counts() const {
@@ -154,8 +241,7 @@ std::map<std::string, int> SpoolView::Counts() const {
 
 std::optional<MissionRow> SpoolView::Oldest(Phase p) const {
   std::optional<MissionRow> best;
-  for (const MissionRef& r : Refs(std::string(PhaseName(p)))) {
-    MissionRow row = Describe(r);
+  for (MissionRow& row : DescribeAll(Refs(std::string(PhaseName(p))))) {
     if (!row.time) continue;
     if (!best || *row.time < *best->time)
       best = std::move(row);  // Refs is sorted: ties keep the smaller id

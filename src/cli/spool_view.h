@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ class SpoolView {
 
   // The missions of one state ("" = all), sorted by id. A missing state directory is empty.
   std::vector<MissionRef> Refs(const std::string& state) const;
+  // What the mission's files say: intake.json (its time; drone and requester when it names them),
+  // else mission.json (mission.raw in rejected/, the drop itself in incoming); return.json's
+  // outcome; gate2.json's (else gate1.json's) rules in hold/ and denied/.
   MissionRow Describe(const MissionRef& ref) const;
   std::vector<MissionRow> List(const std::string& state) const;
 
@@ -72,10 +76,19 @@ class SpoolView {
 
   static constexpr size_t kMaxSmallFile = 1 << 20;
   static constexpr size_t kMaxReturnFile = size_t(256) << 20;  // return.json carries the manifest
+  // A listing of this many missions or more is read by a few threads: kMaxReaders at most, one per
+  // core.
+  static constexpr size_t kParallelFrom = 1000;
+  static constexpr size_t kMaxReaders = 4;
 
  private:
   std::vector<std::string> Entries(const std::string& dir) const;  // without dot-names
   std::vector<MissionRef> IncomingRefs() const;
+  // Describe, reading below state_dir (ref's state directory, held open) when given, else by path.
+  MissionRow Describe(MissionRef ref, Env::Dir* state_dir) const;
+  // Describe of each of refs, in their order: each state directory held open once per thread, and
+  // a large listing read by a few threads (kParallelFrom).
+  std::vector<MissionRow> DescribeAll(std::vector<MissionRef> refs) const;
   std::optional<TimeMs> Mtime(const std::string& path) const;
 
   Env* env_;

@@ -81,6 +81,77 @@ TEST_F(SpoolViewTest, ListsSortedByIdWithWhatTheFilesSay) {
   EXPECT_TRUE(view.List("running").empty());
 }
 
+TEST_F(SpoolViewTest, TakesDroneAndRequesterFromIntakeJsonWhenItNamesThem) {
+  s.AddMission(Phase::kQueued, "q1", kT0, "codex");
+  std::filesystem::remove(s.spool() + "/queued/q1/mission.json");  // not needed: intake.json says
+  std::vector<MissionRow> rows = view.List("queued");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].drone, "codex");
+  EXPECT_EQ(rows[0].requester, "alice");
+  EXPECT_EQ(rows[0].time, kT0);
+}
+
+TEST_F(SpoolViewTest, AnIntakeJsonWithoutDroneOrRequesterFallsBackToTheMissionFile) {
+  // A spool written before intake.json named them; a rejected mission (never parsed); a drone
+  // without a requester.
+  auto intake = [&](const std::string& dir, const std::string& extra, TimeMs t) {
+    s.Write(dir + "/intake.json", "{" + extra + "\"time\":\"" + FormatTime(t) + "\"}\n");
+  };
+  s.Write("queued/old/mission.json", ScratchSpool::MissionText("codex"));
+  intake("queued/old", "\"hangar\":1,", kT0);
+  s.AddMission(Phase::kRejected, "bad", kT0 + 1000, "claude");
+  s.Write("hold/half/mission.json", ScratchSpool::MissionText("fake"));
+  intake("hold/half", "\"drone\":\"other\",", kT0 + 2000);
+  std::vector<MissionRow> rows = view.List("");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].ref.id, "bad");
+  EXPECT_EQ(rows[0].drone, "claude");  // from mission.raw
+  EXPECT_EQ(rows[0].time, kT0 + 1000);
+  EXPECT_EQ(rows[1].ref.id, "half");
+  EXPECT_EQ(rows[1].drone, "fake");  // both from mission.json
+  EXPECT_EQ(rows[1].requester, "alice");
+  EXPECT_EQ(rows[1].time, kT0 + 2000);
+  EXPECT_EQ(rows[2].ref.id, "old");
+  EXPECT_EQ(rows[2].drone, "codex");
+  EXPECT_EQ(rows[2].requester, "alice");
+  EXPECT_EQ(rows[2].time, kT0);
+}
+
+TEST_F(SpoolViewTest, ReadsFilesAsJsonDoesForDuplicateAndOddMembers) {
+  // A repeated member counts as its last value, as json::Parse keeps it; a non-string is absent.
+  s.Write("rejected/dup/mission.raw", "{\"drone\":\"first\",\"drone\":\"last\",\"requester\":7}");
+  s.Write("rejected/dup/intake.json", "[]");
+  s.AddReturned("ret", kT0, "done");
+  s.Write("returned/ret/return.json", "{\"outcome\":\"done\",\"outcome\":null}");
+  std::vector<MissionRow> rows = view.List("");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].drone, "last");
+  EXPECT_EQ(rows[0].requester, "");
+  EXPECT_TRUE(rows[0].time);  // no intake time: the directory's mtime
+  EXPECT_EQ(rows[1].outcome, "");
+}
+
+TEST_F(SpoolViewTest, ALargeListingKeepsItsOrderAndEveryRow) {
+  // Enough missions to be read by several threads, in several states.
+  const int n = int(SpoolView::kParallelFrom) + 200;
+  for (int i = 0; i < n; i++) {
+    char id[16];
+    snprintf(id, sizeof id, "m%05d", i);
+    s.AddMission(i % 3 ? Phase::kQueued : Phase::kHold, id, kT0 + i, i % 2 ? "codex" : "claude");
+  }
+  std::vector<MissionRow> rows = view.List("");
+  ASSERT_EQ(rows.size(), size_t(n));
+  for (int i = 0; i < n; i++) {
+    char id[16];
+    snprintf(id, sizeof id, "m%05d", i);
+    EXPECT_EQ(rows[i].ref.id, id);
+    EXPECT_EQ(rows[i].ref.state, i % 3 ? "queued" : "hold");
+    EXPECT_EQ(rows[i].drone, i % 2 ? "codex" : "claude");
+    EXPECT_EQ(rows[i].time, kT0 + i);
+  }
+  EXPECT_EQ(view.Oldest(Phase::kQueued)->ref.id, "m00001");
+}
+
 TEST_F(SpoolViewTest, AMissingStateDirectoryIsEmpty) {
   std::filesystem::remove_all(s.spool() + "/denied");
   EXPECT_TRUE(view.List("denied").empty());

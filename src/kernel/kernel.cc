@@ -70,7 +70,9 @@ class Decider {
 
   static std::string Text(const json::Value& v) { return json::WritePretty(v); }
 
-  json::Value IntakeRecord(const std::string& id, const Dropped& d) {
+  // m: the mission as taken in, when it parsed; its drone and requester go into the record, so a
+  // reader listing thousands of missions (hangar ls) needs no second file of each.
+  json::Value IntakeRecord(const std::string& id, const Dropped& d, const Mission* m = nullptr) {
     json::Object o;
     o["hangar"] = 1;
     o["id"] = id;
@@ -78,6 +80,10 @@ class Decider {
     o["sha256"] = d.read_error.empty() ? json::Value(Sha256Hex(d.bytes)) : json::Value(nullptr);
     o["bytes"] = d.read_error.empty() ? json::Value(int64_t(d.bytes.size())) : json::Value(nullptr);
     o["time"] = FormatTime(d.now);
+    if (m) {
+      o["drone"] = m->drone;
+      o["requester"] = m->requester;
+    }
     return o;
   }
 
@@ -154,7 +160,7 @@ class Decider {
     Phase to = g.verdict == Verdict::kAllow  ? Phase::kQueued
                : g.verdict == Verdict::kHold ? Phase::kHold
                                              : Phase::kDenied;
-    json::Value intake = IntakeRecord(m.id, d);
+    json::Value intake = IntakeRecord(m.id, d, &m);
     json::Object body = GateBody(m.id, 1, g);
     body["sha256"] = intake["sha256"];
     body["requester"] = m.requester;

@@ -55,7 +55,9 @@ TEST(Kernel, ValidDropIsQueuedThenLaunchedWithDeadlineAndKeyAttempt) {
   ASSERT_EQ(in.size(), 1u);
   EXPECT_EQ(in[0].id, "M1");
   EXPECT_EQ(in[0].to, Phase::kQueued);
-  EXPECT_TRUE(in[0].files.count("intake.json"));
+  json::Value intake = Json(in[0].files["intake.json"]);
+  EXPECT_EQ(intake.find("drone")->as_string(), "script");  // as taken in, for hangar ls
+  EXPECT_EQ(intake.find("requester")->as_string(), "t");
   EXPECT_EQ(Json(in[0].files["gate1.json"]).find("verdict")->as_string(), "allow");
   auto l = Only<Launch>(acts);
   ASSERT_EQ(l.size(), 1u);
@@ -96,6 +98,10 @@ TEST(Kernel, InvalidMissionIsRejectedWithFieldAndReason) {
   EXPECT_EQ(why.find("field")->as_string(), "bogus");
   EXPECT_EQ(why.find("reason")->as_string(), "unknown field");
   EXPECT_TRUE(Only<Launch>(acts).empty());
+  // Not a mission: its intake record names no drone or requester (readers go to mission.raw).
+  json::Value intake = Json(in[0].files["intake.json"]);
+  EXPECT_FALSE(intake.find("drone"));
+  EXPECT_FALSE(intake.find("requester"));
 }
 
 TEST(Kernel, UnreadableDropIsRejectedUnderItsName) {

@@ -6,6 +6,7 @@
 // any thread; RealEnv keeps no state. Paths are absolute or relative to the process cwd.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,21 @@ class Env {
   };
   virtual Result<std::vector<DirEntry>> ListEntries(const std::string& path) = 0;
   virtual bool Exists(const std::string& path) = 0;  // lstat succeeds
+
+  // A directory held open for reading files below it, so that reading a file of each of many
+  // missions does not walk the directory's own path every time (RealEnv: an O_DIRECTORY descriptor
+  // and openat(2)). It reads what is there when asked: nothing is kept. Use from one thread at a
+  // time.
+  class Dir {
+   public:
+    virtual ~Dir() = default;
+    // ReadFile of rel (a relative path such as "ID/intake.json") below the directory; errors name
+    // the whole path.
+    virtual Result<std::string> ReadFile(const std::string& rel, size_t max_bytes) = 0;
+  };
+  // The directory at path (symlinks followed, as ListDir does); NotFound when absent. The default
+  // reads through ReadFile by joined paths, for Envs that have nothing better.
+  virtual Result<std::unique_ptr<Dir>> OpenDir(const std::string& path);
 };
 
 // The real thing: POSIX calls on the local filesystem.

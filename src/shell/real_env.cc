@@ -44,6 +44,87 @@ Status WriteAll(int fd, std::string_view data, const std::string& path, bool syn
   return Status::Ok();
 }
 
+// How every file is opened for reading: never through a final symlink, never blocking on a FIFO.
+constexpr int kReadFlags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+
+// Env::ReadFile of the file open on fd (or of the open(2) that failed: fd < 0 and errno), closing
+// fd. The file is named dir/rel in errors (rel alone when dir is empty).
+Result<std::string> ReadOpened(int fd, std::string_view dir, const std::string& rel,
+                               size_t max_bytes) {
+  auto path = [&] { return dir.empty() ? rel : std::string(dir) + "/" + rel; };
+  if (fd < 0) {
+    int e = errno;
+    if (e == ELOOP)
+      return Status::Invalid("cannot read " + path() + ": a symbolic link, not a regular file");
+    return Status::Errno("read " + path(), e);
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return Status::Errno("stat " + path(), e);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a device";
+    return Status::Invalid("cannot read " + path() + ": " + what + ", not a regular file");
+  }
+  const size_t size = size_t(st.st_size);
+  if (size > max_bytes) {
+    close(fd);
+    return Status::Invalid("cannot read " + path() + ": larger than " + std::to_string(max_bytes) +
+                           " bytes (" + std::to_string(size) + " bytes)");
+  }
+  // Read straight into the result, asking one byte more than fstat said: the stated size back in a
+  // short read is the end of a regular file, without a further read(2) that returns 0 (ls reads a
+  // file of every mission). Anything else (a file that grew or shrank meanwhile, a short read
+  // before the stated size, a size of 0 as some pseudo-files give) reads on until read(2) says 0.
+  std::string out;
+  size_t got = 0;
+  size_t want = size + 1;
+  for (;;) {
+    if (out.size() < got + want) out.resize(got + want);
+    ssize_t n = read(fd, out.data() + got, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      close(fd);
+      return Status::Errno("read " + path(), e);
+    }
+    got += size_t(n);
+    if (got > max_bytes) {  // grew while we read
+      close(fd);
+      return Status::Invalid("cannot read " + path() + ": larger than " +
+                             std::to_string(max_bytes) + " bytes");
+    }
+    if (n == 0 || (got == size && size_t(n) < want)) break;
+    want = 65536;
+  }
+  close(fd);
+  out.resize(got);
+  return out;
+}
+
+// Env::Dir on an O_DIRECTORY descriptor: openat(2) below it.
+class RealDir : public Env::Dir {
+ public:
+  RealDir(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~RealDir() override { close(fd_); }
+  RealDir(const RealDir&) = delete;
+  RealDir& operator=(const RealDir&) = delete;
+
+  Result<std::string> ReadFile(const std::string& rel, size_t max_bytes) override {
+    return ReadOpened(openat(fd_, rel.c_str(), kReadFlags), path_, rel, max_bytes);
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
 class Real : public Env {
  public:
   TimeMs Now() override {
@@ -188,59 +269,7 @@ class Real : public Env {
   }
 
   Result<std::string> ReadFile(const std::string& path, size_t max_bytes) override {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0) {
-      if (errno == ELOOP)
-        return Status::Invalid("cannot read " + path + ": a symbolic link, not a regular file");
-      return Status::Errno("read " + path, errno);
-    }
-    struct stat st {};
-    if (fstat(fd, &st) != 0) {
-      int e = errno;
-      close(fd);
-      return Status::Errno("stat " + path, e);
-    }
-    if (!S_ISREG(st.st_mode)) {
-      close(fd);
-      const char* what = S_ISDIR(st.st_mode)    ? "a directory"
-                         : S_ISFIFO(st.st_mode) ? "a FIFO"
-                         : S_ISSOCK(st.st_mode) ? "a socket"
-                                                : "a device";
-      return Status::Invalid("cannot read " + path + ": " + what + ", not a regular file");
-    }
-    if (size_t(st.st_size) > max_bytes) {
-      close(fd);
-      return Status::Invalid("cannot read " + path + ": larger than " + std::to_string(max_bytes) +
-                             " bytes (" + std::to_string(st.st_size) + " bytes)");
-    }
-    // Read straight into the result, asking one byte more than fstat said: getting exactly the
-    // stated size back is the end of the file, without the extra read(2) that returns 0 (a start-up
-    // rescan reads a few files per mission). Anything else (a file that grew or shrank meanwhile, a
-    // short read) goes on to the usual read-until-0.
-    std::string out;
-    size_t got = 0;
-    size_t want = size_t(st.st_size) + 1;
-    for (;;) {
-      if (out.size() < got + want) out.resize(got + want);
-      ssize_t n = read(fd, out.data() + got, want);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        int e = errno;
-        close(fd);
-        return Status::Errno("read " + path, e);
-      }
-      got += size_t(n);
-      if (got > max_bytes) {  // grew while we read
-        close(fd);
-        return Status::Invalid("cannot read " + path + ": larger than " +
-                               std::to_string(max_bytes) + " bytes");
-      }
-      if (n == 0 || (got == size_t(st.st_size) && size_t(n) < want)) break;
-      want = 65536;
-    }
-    close(fd);
-    out.resize(got);
-    return out;
+    return ReadOpened(open(path.c_str(), kReadFlags), "", path, max_bytes);
   }
 
   Result<std::vector<std::string>> ListDir(const std::string& path) override {
@@ -274,6 +303,12 @@ class Real : public Env {
     std::sort(entries.begin(), entries.end(),
               [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
     return entries;
+  }
+
+  Result<std::unique_ptr<Dir>> OpenDir(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return Status::Errno("open directory " + path, errno);
+    return std::unique_ptr<Dir>(std::make_unique<RealDir>(fd, path));
   }
 
   bool Exists(const std::string& path) override {

@@ -1,6 +1,8 @@
 #include "shell/scan.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 
 #include "base/json.h"
 #include "base/parallel.h"
@@ -25,16 +27,18 @@ std::optional<json::Value> ReadJson(Env* env, const std::string& path) {
   return v.value();
 }
 
-TimeMs TimeField(const std::optional<json::Value>& v, const char* key) {
-  if (!v) return 0;
-  const json::Value* t = v->find(key);
-  std::optional<TimeMs> ms = t && t->is_string() ? ParseTime(t->as_string()) : std::nullopt;
-  return ms.value_or(0);
-}
-
-std::string StringField(const std::optional<json::Value>& v, const char* key) {
-  const json::Value* s = v ? v->find(key) : nullptr;
-  return s && s->is_string() ? s->as_string() : std::string();
+// The named string members of the JSON object in the file rel below dir, "" for each that is
+// absent or no string, or when the file cannot be read or is no object.
+std::vector<std::string> StringMembersOf(Env::Dir* dir, const std::string& rel,
+                                         std::initializer_list<std::string_view> names) {
+  std::vector<std::string> out(names.size());
+  Result<std::string> text = dir->ReadFile(rel, kMaxMissionBytes);
+  if (!text.ok()) return out;
+  Result<std::vector<std::optional<std::string>>> got = json::StringMembers(*text, names);
+  if (!got.ok()) return out;
+  for (size_t i = 0; i < out.size(); ++i)
+    if ((*got)[i]) out[i] = std::move(*(*got)[i]);
+  return out;
 }
 
 }  // namespace
@@ -85,24 +89,28 @@ Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir) {
 
 namespace {
 
-// What recovery knows of one mission directory beyond its name: its files, read again.
-void ReadRecovered(Env* env, const Layout& l, const std::string& home,
+// What recovery knows of one mission directory beyond its name: its files, read again through
+// state, the mission's state directory held open.
+void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string& home,
                    const std::function<bool(const std::string&)>& alive, Recovered* r,
                    std::vector<std::string>* log) {
   const Phase p = r->phase;
   const std::string dir = l.MissionDir(p, r->id);
   if (!Terminal(p)) {
-    Result<std::string> bytes = env->ReadFile(dir + "/mission.json", kMaxMissionBytes);
+    Result<std::string> bytes = state->ReadFile(r->id + "/mission.json", kMaxMissionBytes);
     if (bytes.ok()) r->mission_bytes = std::move(bytes).value();
     r->resolved = ResolveWrites(r->mission_bytes, home);
-    std::optional<json::Value> intake = ReadJson(env, dir + "/intake.json");
-    r->accepted = TimeField(intake, "time");
-    r->intake_sha256 = StringField(intake, "sha256");
-    std::optional<json::Value> approve = ReadJson(env, dir + "/approve.json");
-    r->approved_sha256 = StringField(approve, "mission_sha256");
-    r->approved_plan_sha256 = StringField(approve, "plan_sha256");
+    std::vector<std::string> intake =
+        StringMembersOf(state, r->id + "/intake.json", {"time", "sha256"});
+    r->accepted = ParseTime(intake[0]).value_or(0);
+    r->intake_sha256 = std::move(intake[1]);
+    std::vector<std::string> approve =
+        StringMembersOf(state, r->id + "/approve.json", {"mission_sha256", "plan_sha256"});
+    r->approved_sha256 = std::move(approve[0]);
+    r->approved_plan_sha256 = std::move(approve[1]);
     if (p == Phase::kHold)
-      r->held_plan_sha256 = StringField(ReadJson(env, dir + "/gate2.json"), "plan_sha256");
+      r->held_plan_sha256 =
+          std::move(StringMembersOf(state, r->id + "/gate2.json", {"plan_sha256"})[0]);
   }
   if (p == Phase::kRunning) {
     std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json");
@@ -126,20 +134,32 @@ void ReadRecovered(Env* env, const Layout& l, const std::string& home,
 // mission and nothing else, so it is split over the cores (Env may be used from any thread); the
 // result and the log come out in the order one thread would give them. Running missions stay on
 // this thread: alive() is the caller's.
-void ReadAll(Env* env, const Layout& l, const std::string& home,
-             const std::function<bool(const std::string&)>& alive, std::vector<Recovered>* batch,
-             std::vector<std::string>* log) {
+Status ReadAll(Env* env, const Layout& l, const std::string& home,
+               const std::function<bool(const std::string&)>& alive, std::vector<Recovered>* batch,
+               std::vector<std::string>* log) {
   constexpr size_t kEachAtLeast = 512;
   const bool running = !batch->empty() && batch->front().phase == Phase::kRunning;
   const size_t each = running ? batch->size() + 1 : kEachAtLeast;
   std::vector<std::vector<std::string>> logs(Parts(batch->size(), each));
+  Status failed = Status::Ok();
+  std::mutex mu;
   SplitAcross(batch->size(), each, [&](size_t begin, size_t end, size_t part) {
+    if (begin == end) return;
+    // A Dir is for one thread: each part holds the state directory open for itself.
+    Result<std::unique_ptr<Env::Dir>> state = env->OpenDir(l.StateDir((*batch)[begin].phase));
+    if (!state.ok()) {
+      std::lock_guard<std::mutex> lock(mu);
+      failed = state.status();
+      return;
+    }
     for (size_t i = begin; i < end; ++i)
-      ReadRecovered(env, l, home, alive, &(*batch)[i], &logs[part]);
+      ReadRecovered(env, state->get(), l, home, alive, &(*batch)[i], &logs[part]);
   });
+  if (!failed.ok()) return failed;
   for (std::vector<std::string>& lines : logs)
     log->insert(log->end(), std::make_move_iterator(lines.begin()),
                 std::make_move_iterator(lines.end()));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -170,7 +190,7 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const 
       r.phase = p;
       r.now = now;
     }
-    ReadAll(env, l, home, alive, &batch, log);
+    if (Status s = ReadAll(env, l, home, alive, &batch, log); !s.ok()) return s;
     if (p == Phase::kQueued)
       std::stable_sort(batch.begin(), batch.end(), [](const Recovered& a, const Recovered& b) {
         return a.accepted < b.accepted;

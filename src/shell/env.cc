@@ -1,0 +1,29 @@
+#include "shell/env.h"
+
+#include <cerrno>
+
+namespace hangar {
+
+namespace {
+
+// Env::Dir by joined paths: each read walks the directory's path again.
+class PathDir : public Env::Dir {
+ public:
+  PathDir(Env* env, std::string path) : env_(env), path_(std::move(path)) {}
+  Result<std::string> ReadFile(const std::string& rel, size_t max_bytes) override {
+    return env_->ReadFile(path_ + "/" + rel, max_bytes);
+  }
+
+ private:
+  Env* env_;
+  std::string path_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Env::Dir>> Env::OpenDir(const std::string& path) {
+  if (!Exists(path)) return Status::Errno("open directory " + path, ENOENT);
+  return std::unique_ptr<Dir>(std::make_unique<PathDir>(this, path));
+}
+
+}  // namespace hangar

@@ -1,0 +1,71 @@
+// RealEnv's reads on a scratch directory: ReadFile, and Env::Dir both as RealEnv holds it open and
+// as Env's default gives it to Envs that have nothing better.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/scratch_dir_testutil.h"
+#include "gtest/gtest.h"
+#include "shell/env.h"
+
+namespace hangar {
+namespace {
+
+class RealEnvReadTest : public ::testing::TestWithParam<bool> {
+ protected:
+  RealEnvReadTest() {
+    std::filesystem::create_directories(root_ + "/m");
+    Write("m/empty", "");
+    Write("m/four", "1234");
+    Write("m/big", std::string(100'000, 'x'));
+    std::filesystem::create_symlink("four", root_ + "/m/link");
+    mkfifo((root_ + "/m/fifo").c_str(), 0644);
+  }
+  void Write(const std::string& rel, const std::string& text) {
+    std::ofstream(root_ + "/" + rel, std::ios::binary) << text;
+  }
+  // RealEnv's own Dir, or Env's default (by joined paths, for Envs that have nothing better).
+  Result<std::unique_ptr<Env::Dir>> OpenDir(const std::string& path) {
+    return GetParam() ? RealEnv()->Env::OpenDir(path) : RealEnv()->OpenDir(path);
+  }
+
+  ScratchDir scratch_{"env"};
+  const std::string root_ = scratch_.path();
+};
+
+TEST_P(RealEnvReadTest, DirReadsFilesBelowItAsReadFileDoes) {
+  Result<std::unique_ptr<Env::Dir>> dir = OpenDir(root_);
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+  for (const char* rel : {"m/empty", "m/four", "m/big"}) {
+    Result<std::string> a = (*dir)->ReadFile(rel, 1 << 20);
+    Result<std::string> b = RealEnv()->ReadFile(root_ + "/" + rel, 1 << 20);
+    ASSERT_TRUE(a.ok() && b.ok()) << rel;
+    EXPECT_EQ(*a, *b) << rel;
+  }
+  EXPECT_EQ(*(*dir)->ReadFile("m/four", 4), "1234");
+  EXPECT_EQ((*dir)->ReadFile("m/big", 99'999).status().code(), Code::kInvalid);
+  EXPECT_EQ((*dir)->ReadFile("m/none", 10).status().code(), Code::kNotFound);
+  // Never through a final symlink, never blocking on a FIFO; the error names the whole path.
+  Status link = (*dir)->ReadFile("m/link", 10).status();
+  EXPECT_EQ(link.code(), Code::kInvalid);
+  EXPECT_NE(link.message().find(root_ + "/m/link"), std::string::npos) << link.message();
+  EXPECT_EQ((*dir)->ReadFile("m/fifo", 10).status().code(), Code::kInvalid);
+  EXPECT_EQ((*dir)->ReadFile("m", 10).status().code(), Code::kInvalid);  // a directory
+}
+
+TEST_P(RealEnvReadTest, OpenDirOfNothingIsNotFound) {
+  EXPECT_EQ(OpenDir(root_ + "/none").status().code(), Code::kNotFound);
+}
+
+INSTANTIATE_TEST_SUITE_P(HeldOpenOrByPath, RealEnvReadTest, ::testing::Bool());
+
+TEST(RealEnvReadFile, ReadsWhatIsThereWhenFstatSaysNothing) {
+  // A pseudo-file states size 0 yet has bytes: they are read to the end all the same.
+  Result<std::string> status = RealEnv()->ReadFile("/proc/self/status", 1 << 20);
+  ASSERT_TRUE(status.ok()) << status.status().message();
+  EXPECT_NE(status->find("Name:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hangar
