@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -18,15 +19,22 @@ inline size_t Parts(size_t n, size_t min_each) {
 }
 
 // Calls fn(begin, end, part) for each of the Parts(n, min_each) contiguous ranges covering
-// [0, n), each on a thread of its own (the first on the caller's); returns once all are done.
+// [0, n), each on a thread of its own (the first on the caller's; a part no thread can be had for
+// too); returns once all are done.
 inline void SplitAcross(size_t n, size_t min_each,
                         const std::function<void(size_t, size_t, size_t)>& fn) {
   const size_t parts = Parts(n, min_each);
-  const size_t share = (n + parts - 1) / std::max<size_t>(1, parts);
+  auto run = [&](size_t part) { fn(n * part / parts, n * (part + 1) / parts, part); };
   std::vector<std::thread> others;
-  for (size_t t = 1; t < parts; ++t)
-    others.emplace_back([&, t] { fn(std::min(n, t * share), std::min(n, (t + 1) * share), t); });
-  fn(0, std::min(n, share), 0);
+  std::vector<size_t> here = {0};
+  for (size_t t = 1; t < parts; ++t) {
+    try {
+      others.emplace_back(run, t);
+    } catch (const std::system_error&) {
+      here.push_back(t);
+    }
+  }
+  for (size_t t : here) run(t);
   for (std::thread& th : others) th.join();
 }
 

@@ -3,9 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <system_error>
-#include <thread>
 
+#include "base/parallel.h"
 #include "kernel/mission.h"
 
 namespace hangar::cli {
@@ -209,20 +208,8 @@ std::vector<MissionRow> SpoolView::DescribeAll(std::vector<MissionRef> refs) con
   };
   // Each file costs a few system calls, dear on a VM, and the threads share nothing but env_ (which
   // keeps no state): a large listing is cut into contiguous ranges, one thread each, in order.
-  const size_t n = refs.size();
-  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t parts = n < kParallelFrom ? 1 : std::min(cores, kMaxReaders);
-  std::vector<std::thread> threads;
-  std::vector<size_t> inline_parts = {0};  // done by this thread
-  for (size_t t = 1; t < parts; t++) {
-    try {
-      threads.emplace_back(describe, n * t / parts, n * (t + 1) / parts);
-    } catch (const std::system_error&) {  // no thread to be had: this one does the part
-      inline_parts.push_back(t);
-    }
-  }
-  for (size_t t : inline_parts) describe(n * t / parts, n * (t + 1) / parts);
-  for (std::thread& t : threads) t.join();
+  SplitAcross(refs.size(), kParallelFrom / 2,
+              [&](size_t begin, size_t end, size_t) { describe(begin, end); });
   return rows;
 }
 

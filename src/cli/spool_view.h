@@ -76,10 +76,9 @@ class SpoolView {
 
   static constexpr size_t kMaxSmallFile = 1 << 20;
   static constexpr size_t kMaxReturnFile = size_t(256) << 20;  // return.json carries the manifest
-  // A listing of this many missions or more is read by a few threads: kMaxReaders at most, one per
-  // core.
+  // A listing of this many missions or more is read by a few threads: one per core, at most 4
+  // (base/parallel.h).
   static constexpr size_t kParallelFrom = 1000;
-  static constexpr size_t kMaxReaders = 4;
 
  private:
   std::vector<std::string> Entries(const std::string& dir) const;  // without dot-names
