@@ -60,6 +60,17 @@ TEST(Sha256, ResetHashesTheNextMessageFromScratch) {
   EXPECT_EQ(h.FinishHex(), Sha256Hex("hello\n"));
 }
 
+// ParseTime reads back what FormatTime wrote, across centuries, leap days and the epoch.
+TEST(TimeFmt, ParseTimeInvertsFormatTime) {
+  for (TimeMs ms = -62135596800000; ms < 253402300799999; ms += TimeMs(86399999) * 97 + 12345) {
+    std::optional<TimeMs> back = ParseTime(FormatTime(ms));
+    ASSERT_TRUE(back) << FormatTime(ms);
+    ASSERT_EQ(*back, ms) << FormatTime(ms);
+  }
+  for (TimeMs ms : {TimeMs(0), TimeMs(-1), TimeMs(951782400000), TimeMs(1732907143123)})
+    EXPECT_EQ(ParseTime(FormatTime(ms)), ms) << ms;
+}
+
 // IsFormattedTime is the cheap form of "FormatTime(ParseTime(t)) == t": they must agree.
 TEST(TimeFmt, IsFormattedTimeAgreesWithTheRoundTrip) {
   auto round_trips = [](const std::string& t) {
