@@ -152,9 +152,10 @@ uint64_t FaultEnv::calls() const {
 Result<uint64_t> FaultEnv::Begin(const Call& call) {
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t n = ++calls_;
-  const bool crash_after = plan_.kind == FaultPlan::Kind::kCrashAfter;
-  if (crash_after && n > plan_.at) {
-    // The process is ending after call plan_.at: nothing numbered later may reach the disk.
+  const bool crash =
+      plan_.kind == FaultPlan::Kind::kCrashBefore || plan_.kind == FaultPlan::Kind::kCrashAfter;
+  if (crash && n > plan_.at) {
+    // The process is ending at call plan_.at: nothing numbered later may reach the disk.
     lock.unlock();
     for (;;) pause();
   }
@@ -168,32 +169,38 @@ Result<uint64_t> FaultEnv::Begin(const Call& call) {
     if (strikes) {
       line += "fault " + std::to_string(n) + " ";
       line += plan_.kind == FaultPlan::Kind::kFail ? std::string("fail ") + NameOfErrno(plan_.error)
-              : crash_after                        ? "crash-after"
-                                                   : "crash-before";
+              : plan_.kind == FaultPlan::Kind::kCrashAfter ? "crash-after"
+                                                           : "crash-before";
       line += "\n";
     }
     WriteAllTo(log_fd_, line);
   }
   if (!strikes) return n;
-  if (plan_.kind == FaultPlan::Kind::kCrashBefore) {
-    WriteAllTo(2, std::string(program_invocation_short_name) + ": fault injected: exit " +
-                      std::to_string(kFaultCrashStatus) + " before mutating call " +
-                      std::to_string(n) + " (" + call.name + " " + Printable(call.path) + ")\n");
-    _exit(kFaultCrashStatus);
-  }
-  if (crash_after) return n;  // Intercept ends the process once the call is performed
+  if (plan_.kind == FaultPlan::Kind::kCrashBefore) Crash(std::move(lock), "before", call);
+  if (plan_.kind == FaultPlan::Kind::kCrashAfter) return n;  // Intercept crashes after it
   return Status::Errno(call.what, plan_.error);
+}
+
+void FaultEnv::Crash(std::unique_lock<std::mutex> lock, const char* when, const Call& call) {
+  // Every call numbered before the crash point completes first (the later ones wait in Begin):
+  // the disk then holds exactly calls 1 .. at-1, and call `at` or not, whatever the threads did.
+  done_.wait(lock, [&] { return done_below_ == plan_.at - 1; });
+  WriteAllTo(2, std::string(program_invocation_short_name) + ": fault injected: exit " +
+                    std::to_string(kFaultCrashStatus) + " " + when + " mutating call " +
+                    std::to_string(plan_.at) + " (" + call.name + " " + Printable(call.path) +
+                    ")\n");
+  _exit(kFaultCrashStatus);
 }
 
 Status FaultEnv::Intercept(const Call& call, const std::function<Status()>& perform) {
   Result<uint64_t> n = Begin(call);
   if (!n.ok()) return n.status();
   Status s = perform();
-  if (plan_.kind != FaultPlan::Kind::kCrashAfter || *n != plan_.at) return s;
-  WriteAllTo(2, std::string(program_invocation_short_name) + ": fault injected: exit " +
-                    std::to_string(kFaultCrashStatus) + " after mutating call " +
-                    std::to_string(*n) + "\n");
-  _exit(kFaultCrashStatus);
+  std::unique_lock<std::mutex> lock(mu_);
+  if (*n < plan_.at && ++done_below_ == plan_.at - 1) done_.notify_all();
+  if (plan_.kind == FaultPlan::Kind::kCrashAfter && *n == plan_.at)
+    Crash(std::move(lock), "after", call);
+  return s;
 }
 
 Status FaultEnv::WriteFileAtomic(const std::string& dir, const std::string& name,

@@ -21,11 +21,14 @@
 // taken back, and what the process writes by direct system calls is neither counted nor dropped.
 // An external SIGKILL, which can land between the steps of one call, covers the first part.
 //
-// Thread safety: every method may be called from any thread. Once the crash point is passed, a
-// call numbered after it never starts (its thread waits for the exit); calls numbered before it
-// that still run in other threads are cut wherever they are, as by a real crash.
+// Thread safety: every method may be called from any thread. A crash is exact whatever the
+// threads do: once call N is numbered for crash-before=N or crash-after=N, a call numbered after it
+// never starts (its thread waits for the exit), and the process ends only when every call numbered
+// before N has completed; the disk then holds the effects of calls 1 .. N-1, and of N for
+// crash-after. (A real crash may also cut a call of another thread mid-way; see above.)
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -129,12 +132,17 @@ class FaultEnv : public Env {
   // Intercept's first half: the call's number, or the injected failure; never returns for
   // kCrashBefore at the call, nor for any call after a kCrashAfter point.
   Result<uint64_t> Begin(const Call& call);
+  // Waits until every call numbered before the crash point has completed, then ends the process
+  // with kFaultCrashStatus, saying so on stderr.
+  [[noreturn]] void Crash(std::unique_lock<std::mutex> lock, const char* when, const Call& call);
 
   Env* base_;
   const FaultPlan plan_;
   mutable std::mutex mu_;
-  uint64_t calls_ = 0;  // guarded by mu_
-  int log_fd_ = -1;     // guarded by mu_
+  uint64_t calls_ = 0;       // guarded by mu_
+  uint64_t done_below_ = 0;  // calls numbered before plan_.at that have completed; guarded by mu_
+  std::condition_variable done_;  // done_below_ reached plan_.at - 1
+  int log_fd_ = -1;               // guarded by mu_
 };
 
 // The Env a process runs on, from its environment's HANGAR_FAULT and HANGAR_FAULT_LOG (the values
