@@ -14,6 +14,7 @@
 #include "kernel/policy.h"
 #include "launch/drone_exec.h"
 #include "shell/env.h"
+#include "shell/fault_env.h"
 
 namespace {
 
@@ -76,6 +77,21 @@ int main(int argc, char** argv) {
   config_path = Absolute(config_path);
 
   Env* env = RealEnv();
+  // A testing aid (man/hangard.8, ENVIRONMENT): crash-safety tests make hangard fail or end at its
+  // Nth mutating call, or count its calls. Never set in production; said loudly when set.
+  Result<std::unique_ptr<FaultEnv>> fault =
+      FaultEnvFromVariables(RealEnv(), getenv("HANGAR_FAULT"), getenv("HANGAR_FAULT_LOG"));
+  if (!fault.ok())
+    return Fail(fault.status().code() == Code::kInvalid ? kExUsage : kExIoErr,
+                fault.status().message());
+  if (FaultEnv* f = fault->get()) {
+    env = f;
+    const char* fault_log = getenv("HANGAR_FAULT_LOG");
+    std::fprintf(stderr, "hangard: warning: faults are injected, for testing only: %s%s%s\n",
+                 DescribeFaultPlan(f->plan()).c_str(),
+                 fault_log ? "; mutating calls logged to " : "", fault_log ? fault_log : "");
+  }
+
   Result<std::string> text = env->ReadFile(config_path, 1 << 20);
   if (!text.ok()) return Fail(kExConfig, text.status().message());
   Result<Config> config = ParseConfig(*text, config_path);

@@ -1,0 +1,272 @@
+#include "shell/fault_env.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <functional>
+
+namespace hangar {
+
+namespace {
+
+struct ErrnoName {
+  const char* name;
+  int value;
+};
+constexpr ErrnoName kErrnos[] = {
+    {"ENOSPC", ENOSPC}, {"EIO", EIO},       {"EDQUOT", EDQUOT},
+    {"EROFS", EROFS},   {"EACCES", EACCES}, {"EPERM", EPERM},
+    {"EMFILE", EMFILE}, {"ENFILE", ENFILE}, {"ENOMEM", ENOMEM},
+};
+
+const char* NameOfErrno(int value) {
+  for (const ErrnoName& e : kErrnos)
+    if (e.value == value) return e.name;
+  return "E?";
+}
+
+// text with anything unprintable shown as '?', for a message on one line.
+std::string Printable(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
+Status Malformed(std::string_view text, const std::string& reason) {
+  return Status::Invalid("cannot use HANGAR_FAULT=\"" + Printable(text) + "\": " + reason);
+}
+
+// A path on one log line: a newline or backslash escaped.
+void AppendEscaped(std::string* line, const std::string& path) {
+  for (char c : path) {
+    if (c == '\n')
+      *line += "\\n";
+    else if (c == '\\')
+      *line += "\\\\";
+    else
+      *line += c;
+  }
+}
+
+void WriteAllTo(int fd, std::string_view text) {
+  while (!text.empty()) {
+    ssize_t n = write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // a log or stderr that cannot be written is no reason to stop the call
+    text.remove_prefix(size_t(n));
+  }
+}
+
+std::string TmpName(const std::string& dir, const std::string& name) {
+  return dir + "/." + name + ".tmp." + std::to_string(getpid());
+}
+
+}  // namespace
+
+Result<FaultPlan> ParseFaultPlan(std::string_view text) {
+  const std::string expected = "expected crash-before=N, crash-after=N or fail=N:ERRNO[:sticky]";
+  FaultPlan plan;
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos) return Malformed(text, expected);
+  std::string_view kind = text.substr(0, eq), rest = text.substr(eq + 1);
+  if (kind == "crash-before")
+    plan.kind = FaultPlan::Kind::kCrashBefore;
+  else if (kind == "crash-after")
+    plan.kind = FaultPlan::Kind::kCrashAfter;
+  else if (kind == "fail")
+    plan.kind = FaultPlan::Kind::kFail;
+  else
+    return Malformed(text, expected);
+
+  std::string_view number = rest.substr(0, rest.find(':'));
+  rest.remove_prefix(number.size());
+  const char* end = number.data() + number.size();
+  auto [ptr, ec] = std::from_chars(number.data(), end, plan.at);
+  if (number.empty() || ptr != end || ec != std::errc() || number[0] == '0')
+    return Malformed(text, "the call number \"" + Printable(number) +
+                               "\" is not a decimal number from 1 without leading zeros");
+  if (plan.kind != FaultPlan::Kind::kFail) {
+    if (!rest.empty())
+      return Malformed(text, "nothing may follow the call number of " + std::string(kind));
+    return plan;
+  }
+
+  if (rest.empty()) return Malformed(text, "fail needs an errno: fail=N:ERRNO[:sticky]");
+  rest.remove_prefix(1);  // ':'
+  std::string_view name = rest.substr(0, rest.find(':'));
+  rest.remove_prefix(name.size());
+  for (const ErrnoName& e : kErrnos)
+    if (name == e.name) plan.error = e.value;
+  if (plan.error == 0) {
+    std::string known;
+    for (const ErrnoName& e : kErrnos) known += (known.empty() ? "" : ", ") + std::string(e.name);
+    return Malformed(text, "unknown errno \"" + Printable(name) + "\" (one of " + known + ")");
+  }
+  if (rest == ":sticky")
+    plan.sticky = true;
+  else if (!rest.empty())
+    return Malformed(text, "only \":sticky\" may follow the errno");
+  return plan;
+}
+
+std::string DescribeFaultPlan(const FaultPlan& plan) {
+  const std::string n = std::to_string(plan.at);
+  switch (plan.kind) {
+    case FaultPlan::Kind::kNone:
+      return "no fault, mutating calls counted";
+    case FaultPlan::Kind::kFail:
+      return std::string(plan.sticky ? "every mutating call from " : "mutating call ") + n +
+             " fails with " + NameOfErrno(plan.error);
+    case FaultPlan::Kind::kCrashBefore:
+      return "exit " + std::to_string(kFaultCrashStatus) + " before mutating call " + n;
+    case FaultPlan::Kind::kCrashAfter:
+      return "exit " + std::to_string(kFaultCrashStatus) + " after mutating call " + n;
+  }
+  return "";
+}
+
+FaultEnv::FaultEnv(Env* base, FaultPlan plan) : base_(base), plan_(plan) {}
+
+FaultEnv::~FaultEnv() {
+  if (log_fd_ >= 0) close(log_fd_);
+}
+
+Status FaultEnv::OpenLog(const std::string& path) {
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return Status::Errno("open fault log " + path, errno);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (log_fd_ >= 0) close(log_fd_);
+  log_fd_ = fd;
+  return Status::Ok();
+}
+
+uint64_t FaultEnv::calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return calls_;
+}
+
+Result<uint64_t> FaultEnv::Begin(const Call& call) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t n = ++calls_;
+  const bool crash =
+      plan_.kind == FaultPlan::Kind::kCrashBefore || plan_.kind == FaultPlan::Kind::kCrashAfter;
+  if (crash && n > plan_.at) {
+    // The process is ending at call plan_.at: nothing numbered later may reach the disk.
+    lock.unlock();
+    for (;;) pause();
+  }
+  const bool strikes =
+      plan_.kind != FaultPlan::Kind::kNone && (n == plan_.at || (plan_.sticky && n > plan_.at));
+  if (log_fd_ >= 0) {
+    std::string line = std::to_string(n) + " " + call.name + " ";
+    AppendEscaped(&line, call.path);
+    if (!call.to.empty()) AppendEscaped(&(line += " "), call.to);
+    line += "\n";
+    if (strikes) {
+      line += "fault " + std::to_string(n) + " ";
+      line += plan_.kind == FaultPlan::Kind::kFail ? std::string("fail ") + NameOfErrno(plan_.error)
+              : plan_.kind == FaultPlan::Kind::kCrashAfter ? "crash-after"
+                                                           : "crash-before";
+      line += "\n";
+    }
+    WriteAllTo(log_fd_, line);
+  }
+  if (!strikes) return n;
+  if (plan_.kind == FaultPlan::Kind::kCrashBefore) Crash(std::move(lock), "before", call);
+  if (plan_.kind == FaultPlan::Kind::kCrashAfter) return n;  // Intercept crashes after it
+  return Status::Errno(call.what, plan_.error);
+}
+
+void FaultEnv::Crash(std::unique_lock<std::mutex> lock, const char* when, const Call& call) {
+  // Every call numbered before the crash point completes first (the later ones wait in Begin):
+  // the disk then holds exactly calls 1 .. at-1, and call `at` or not, whatever the threads did.
+  done_.wait(lock, [&] { return done_below_ == plan_.at - 1; });
+  WriteAllTo(2, std::string(program_invocation_short_name) + ": fault injected: exit " +
+                    std::to_string(kFaultCrashStatus) + " " + when + " mutating call " +
+                    std::to_string(plan_.at) + " (" + call.name + " " + Printable(call.path) +
+                    ")\n");
+  _exit(kFaultCrashStatus);
+}
+
+Status FaultEnv::Intercept(const Call& call, const std::function<Status()>& perform) {
+  Result<uint64_t> n = Begin(call);
+  if (!n.ok()) return n.status();
+  Status s = perform();
+  std::unique_lock<std::mutex> lock(mu_);
+  if (*n < plan_.at && ++done_below_ == plan_.at - 1) done_.notify_all();
+  if (plan_.kind == FaultPlan::Kind::kCrashAfter && *n == plan_.at)
+    Crash(std::move(lock), "after", call);
+  return s;
+}
+
+Status FaultEnv::WriteFileAtomic(const std::string& dir, const std::string& name,
+                                 std::string_view data) {
+  return Intercept({"write", "write " + TmpName(dir, name), dir + "/" + name},
+                   [&] { return base_->WriteFileAtomic(dir, name, data); });
+}
+
+Status FaultEnv::WriteFileVisible(const std::string& dir, const std::string& name,
+                                  std::string_view data) {
+  return Intercept({"write-visible", "write " + TmpName(dir, name), dir + "/" + name},
+                   [&] { return base_->WriteFileVisible(dir, name, data); });
+}
+
+Status FaultEnv::CreateExclusive(const std::string& dir, const std::string& name,
+                                 std::string_view data) {
+  return Intercept({"create", "create " + dir + "/" + name, dir + "/" + name},
+                   [&] { return base_->CreateExclusive(dir, name, data); });
+}
+
+Status FaultEnv::Rename(const std::string& from, const std::string& to) {
+  return Intercept({"rename", "rename " + from + " to " + to, from, to},
+                   [&] { return base_->Rename(from, to); });
+}
+
+Status FaultEnv::RenameNoReplace(const std::string& from, const std::string& to) {
+  return Intercept({"rename-noreplace", "rename " + from + " to " + to, from, to},
+                   [&] { return base_->RenameNoReplace(from, to); });
+}
+
+Status FaultEnv::MakeDir(const std::string& path) {
+  return Intercept({"mkdir", "create directory " + path, path},
+                   [&] { return base_->MakeDir(path); });
+}
+
+Status FaultEnv::Remove(const std::string& path) {
+  return Intercept({"remove", "remove " + path, path}, [&] { return base_->Remove(path); });
+}
+
+Status FaultEnv::AppendDurable(const std::string& path, std::string_view data) {
+  return Intercept({"append", "write " + path, path},
+                   [&] { return base_->AppendDurable(path, data); });
+}
+
+Status FaultEnv::Truncate(const std::string& path, uint64_t size) {
+  return Intercept({"truncate", "truncate " + path, path},
+                   [&] { return base_->Truncate(path, size); });
+}
+
+Result<std::unique_ptr<FaultEnv>> FaultEnvFromVariables(Env* base, const char* fault,
+                                                        const char* log) {
+  if (!fault && !log) return std::unique_ptr<FaultEnv>();
+  FaultPlan plan;
+  if (fault) {
+    Result<FaultPlan> parsed = ParseFaultPlan(fault);
+    if (!parsed.ok()) return parsed.status();
+    plan = *parsed;
+  }
+  auto env = std::make_unique<FaultEnv>(base, plan);
+  if (log) {
+    if (log[0] != '/')
+      return Status::Invalid("cannot use HANGAR_FAULT_LOG=\"" + Printable(log) +
+                             "\": not an absolute path");
+    if (Status s = env->OpenLog(log); !s.ok()) return s;
+  }
+  return env;
+}
+
+}  // namespace hangar

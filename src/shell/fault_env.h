@@ -1,0 +1,158 @@
+// FaultEnv: an Env around another Env that numbers every mutating call and can fail one, fail all
+// from one on, or end the process just before or just after one (as leveldb's
+// FaultInjectionTestEnv). Crash-safety tests drive it at call 1, 2, 3, ... of a workload, then
+// restart on the real Env and check what the spool says.
+//
+// What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
+// CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, AppendDurable, Truncate), each once,
+// whatever it returns; never a read (FileSize, ReadAt, ReadFile, ListDir, ListEntries, Exists,
+// OpenDir and its Dir) nor Now. Numbers start at 1 and are taken under one lock, across threads.
+// What is not counted: whatever the process changes without its Env (a direct system call), and
+// other processes (hangar-shim writes through its own RealEnv).
+//
+// Power loss. Every mutating call of RealEnv fsyncs its data and directories before it returns, so
+// a finished call is on disk, and the unit of loss is the call: a power loss "during" call N leaves
+// the disk as a crash just before N (nothing of N) or just after N (all of N), and
+// kCrashBefore/kCrashAfter are those two states. The simulation does not cover a state inside one
+// call: the dot-named temporary file of a WriteFileAtomic cut between its steps, a torn tail of an
+// AppendDurable, a key created by CreateExclusive but not yet filled. Nor does it cover an fsync
+// whose error the kernel swallowed, reordering between calls, or the page cache dropping data that
+// was never fsynced: WriteFileVisible is counted and performed as the base Env does it but never
+// taken back, and what the process writes by direct system calls is neither counted nor dropped.
+// An external SIGKILL, which can land between the steps of one call, covers the first part.
+//
+// Thread safety: every method may be called from any thread. A crash is exact whatever the
+// threads do: once call N is numbered for crash-before=N or crash-after=N, a call numbered after it
+// never starts (its thread waits for the exit), and the process ends only when every call numbered
+// before N has completed; the disk then holds the effects of calls 1 .. N-1, and of N for
+// crash-after. (A real crash may also cut a call of another thread mid-way; see above.)
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "shell/env.h"
+
+namespace hangar {
+
+// The exit status of a process FaultEnv ended on purpose (_exit: no destructor, no atexit handler,
+// no stdio flush).
+constexpr int kFaultCrashStatus = 86;
+
+// The one fault a FaultEnv injects.
+struct FaultPlan {
+  enum class Kind {
+    kNone,         // count (and log) only
+    kFail,         // call `at` returns Status::Errno(..., error) without being performed
+    kCrashBefore,  // the process ends when call `at` is made, before performing it
+    kCrashAfter,   // the process ends when call `at` has returned, whatever it returned
+  };
+  Kind kind = Kind::kNone;
+  uint64_t at = 0;      // 1-based number of the mutating call struck
+  int error = 0;        // kFail: the errno
+  bool sticky = false;  // kFail: every call from `at` on fails (a full disk stays full)
+};
+
+// HANGAR_FAULT's syntax: "crash-before=N", "crash-after=N", "fail=N:ERRNO" or
+// "fail=N:ERRNO:sticky", N a decimal number from 1 without leading zeros, ERRNO one of ENOSPC, EIO,
+// EDQUOT, EROFS, EACCES, EPERM, EMFILE, ENFILE, ENOMEM. Nothing else (no spaces, no empty string).
+// Invalid with the reason otherwise.
+Result<FaultPlan> ParseFaultPlan(std::string_view text);
+
+class FaultEnv : public Env {
+ public:
+  // base is not owned and must outlive this.
+  FaultEnv(Env* base, FaultPlan plan);
+  ~FaultEnv() override;
+  FaultEnv(const FaultEnv&) = delete;
+  FaultEnv& operator=(const FaultEnv&) = delete;
+
+  // Appends one line per mutating call to path from now on (created 0644 if absent, not
+  // truncated), written before the call is performed: "N CALL ARG...", CALL one of write,
+  // write-visible, create, rename, rename-noreplace, mkdir, remove, append, truncate, the ARGs its
+  // paths (two for a rename; a newline or backslash in a path is written \n or \\). An injected
+  // fault adds a line "fault N crash-before", "fault N crash-after" or "fault N fail ERRNO" after
+  // the call's own. Lines are not fsynced: the log survives a crash of the process, not of the
+  // machine. Io when the file cannot be opened.
+  Status OpenLog(const std::string& path);
+
+  // How many mutating calls were made so far.
+  uint64_t calls() const;
+  const FaultPlan& plan() const { return plan_; }
+
+  TimeMs Now() override { return base_->Now(); }
+  Status WriteFileAtomic(const std::string& dir, const std::string& name,
+                         std::string_view data) override;
+  Status WriteFileVisible(const std::string& dir, const std::string& name,
+                          std::string_view data) override;
+  Status CreateExclusive(const std::string& dir, const std::string& name,
+                         std::string_view data) override;
+  Status Rename(const std::string& from, const std::string& to) override;
+  Status RenameNoReplace(const std::string& from, const std::string& to) override;
+  Status MakeDir(const std::string& path) override;
+  Status Remove(const std::string& path) override;
+  Status AppendDurable(const std::string& path, std::string_view data) override;
+  Status Truncate(const std::string& path, uint64_t size) override;
+
+  Result<uint64_t> FileSize(const std::string& path) override { return base_->FileSize(path); }
+  Result<std::string> ReadAt(const std::string& path, uint64_t offset, size_t n) override {
+    return base_->ReadAt(path, offset, n);
+  }
+  Result<std::string> ReadFile(const std::string& path, size_t max_bytes) override {
+    return base_->ReadFile(path, max_bytes);
+  }
+  Result<std::vector<std::string>> ListDir(const std::string& path) override {
+    return base_->ListDir(path);
+  }
+  Result<std::vector<DirEntry>> ListEntries(const std::string& path) override {
+    return base_->ListEntries(path);
+  }
+  bool Exists(const std::string& path) override { return base_->Exists(path); }
+  Result<std::unique_ptr<Dir>> OpenDir(const std::string& path) override {
+    return base_->OpenDir(path);
+  }
+
+ private:
+  // One mutating call as the log and an injected failure name it.
+  struct Call {
+    const char* name;  // the log's CALL word
+    std::string what;  // the object as RealEnv's message names it: "rename A to B"
+    std::string path;
+    std::string to = "";  // a rename's destination
+  };
+  // Numbers the call and logs it, then performs it (perform) unless the plan strikes it: returns
+  // the injected failure instead, or ends the process before (kCrashBefore) or after
+  // (kCrashAfter) it.
+  Status Intercept(const Call& call, const std::function<Status()>& perform);
+  // Intercept's first half: the call's number, or the injected failure; never returns for
+  // kCrashBefore at the call, nor for any call after a kCrashAfter point.
+  Result<uint64_t> Begin(const Call& call);
+  // Waits until every call numbered before the crash point has completed, then ends the process
+  // with kFaultCrashStatus, saying so on stderr.
+  [[noreturn]] void Crash(std::unique_lock<std::mutex> lock, const char* when, const Call& call);
+
+  Env* base_;
+  const FaultPlan plan_;
+  mutable std::mutex mu_;
+  uint64_t calls_ = 0;       // guarded by mu_
+  uint64_t done_below_ = 0;  // calls numbered before plan_.at that have completed; guarded by mu_
+  std::condition_variable done_;  // done_below_ reached plan_.at - 1
+  int log_fd_ = -1;               // guarded by mu_
+};
+
+// The Env a process runs on, from its environment's HANGAR_FAULT and HANGAR_FAULT_LOG (the values
+// given, null when unset): nullptr when both are unset (run on base), else a FaultEnv around base
+// with that plan and log. Invalid naming the variable and the reason when HANGAR_FAULT is malformed
+// or HANGAR_FAULT_LOG is empty or relative; Io when the log cannot be opened.
+Result<std::unique_ptr<FaultEnv>> FaultEnvFromVariables(Env* base, const char* fault,
+                                                        const char* log);
+
+// A sentence for a person: what plan injects ("crash before mutating call 17").
+std::string DescribeFaultPlan(const FaultPlan& plan);
+
+}  // namespace hangar

@@ -1,0 +1,366 @@
+#include "shell/fault_env.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "base/scratch_dir_testutil.h"
+#include "gtest/gtest.h"
+
+namespace hangar {
+namespace {
+
+namespace fs = std::filesystem;
+
+FaultPlan Plan(FaultPlan::Kind kind, uint64_t at, int error = 0, bool sticky = false) {
+  FaultPlan p;
+  p.kind = kind;
+  p.at = at;
+  p.error = error;
+  p.sticky = sticky;
+  return p;
+}
+
+class FaultEnvTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_FALSE(dir_.path().empty()); }
+  std::string P(const std::string& rel) const { return dir_.path() + "/" + rel; }
+  std::string Read(const std::string& rel) const {
+    std::ifstream in(P(rel));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  // Every entry below the scratch directory, with a file's content: what "unchanged" compares.
+  // The fault log, when a test keeps one, is left out.
+  std::string Tree() const {
+    std::vector<std::string> lines;
+    for (const auto& e : fs::recursive_directory_iterator(dir_.path())) {
+      if (e.path().filename() == "fault.log") continue;
+      std::string rel = e.path().string().substr(dir_.path().size());
+      lines.push_back(rel + (e.is_directory() ? "/" : " " + Read(rel.substr(1))));
+    }
+    std::sort(lines.begin(), lines.end());
+    std::string out;
+    for (const auto& l : lines) out += l + "\n";
+    return out;
+  }
+  // Runs body in a forked child and returns its wait status (the child never returns to gtest).
+  int InChild(const std::function<void()>& body) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      body();
+      _exit(0);
+    }
+    int status = 0;
+    EXPECT_EQ(waitpid(pid, &status, 0), pid);
+    return status;
+  }
+
+  ScratchDir dir_{"fault-env"};
+};
+
+// Each kind of mutating call once, in this order; reads between them.
+void EveryCall(Env* env, const std::string& d) {
+  ASSERT_TRUE(env->MakeDir(d + "/a").ok());
+  ASSERT_TRUE(env->WriteFileAtomic(d + "/a", "w", "1").ok());
+  ASSERT_TRUE(env->ReadFile(d + "/a/w", 100).ok());
+  ASSERT_TRUE(env->WriteFileVisible(d + "/a", "v", "2").ok());
+  ASSERT_TRUE(env->CreateExclusive(d + "/a", "k", "3").ok());
+  ASSERT_TRUE(env->ListDir(d + "/a").ok());
+  ASSERT_TRUE(env->Rename(d + "/a/w", d + "/a/w2").ok());
+  ASSERT_TRUE(env->RenameNoReplace(d + "/a/v", d + "/a/v2").ok());
+  ASSERT_TRUE(env->AppendDurable(d + "/a/log", "x").ok());
+  ASSERT_TRUE(env->Truncate(d + "/a/log", 0).ok());
+  ASSERT_TRUE(env->FileSize(d + "/a/log").ok());
+  ASSERT_TRUE(env->Remove(d + "/a/k").ok());
+  (void)env->Exists(d + "/a");
+  (void)env->ListEntries(d + "/a");
+  (void)env->ReadAt(d + "/a/w2", 0, 1);
+  (void)env->OpenDir(d + "/a");
+  (void)env->Now();
+}
+
+TEST_F(FaultEnvTest, CountsEachMutatingCallOnceAndNoRead) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  EveryCall(&env, dir_.path());
+  EXPECT_EQ(env.calls(), 9u);
+  EXPECT_EQ(Read("a/w2"), "1");
+  EXPECT_EQ(Read("a/v2"), "2");
+  // A call that fails on its own still counts.
+  EXPECT_EQ(env.CreateExclusive(P("a"), "w2", "again").code(), Code::kExists);
+  EXPECT_EQ(env.calls(), 10u);
+}
+
+TEST_F(FaultEnvTest, CountsAcrossThreads) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)  // a file per thread: AppendDurable's creation is no place to race
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i)
+        ASSERT_TRUE(env.AppendDurable(P("t" + std::to_string(t)), "x").ok());
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(env.calls(), 200u);
+}
+
+TEST_F(FaultEnvTest, LogsOneLinePerMutatingCall) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(P("fault.log")).ok());
+  const std::string d = P("data");
+  ASSERT_TRUE(fs::create_directory(d));
+  EveryCall(&env, d);
+  ASSERT_TRUE(env.MakeDir(d + "/new\nline").ok());
+  EXPECT_EQ(Read("fault.log"), "1 mkdir " + d + "/a\n" +                        //
+                                   "2 write " + d + "/a/w\n" +                  //
+                                   "3 write-visible " + d + "/a/v\n" +          //
+                                   "4 create " + d + "/a/k\n" +                 //
+                                   "5 rename " + d + "/a/w " + d + "/a/w2\n" +  //
+                                   "6 rename-noreplace " + d + "/a/v " + d + "/a/v2\n" +
+                                   "7 append " + d + "/a/log\n" +    //
+                                   "8 truncate " + d + "/a/log\n" +  //
+                                   "9 remove " + d + "/a/k\n" +      //
+                                   "10 mkdir " + d + "/new\\nline\n");
+}
+
+TEST_F(FaultEnvTest, LogOfAnUnwritablePlaceIsAnError) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  Status s = env.OpenLog(P("no/such/dir/fault.log"));
+  EXPECT_EQ(s.code(), Code::kNotFound);
+  EXPECT_NE(s.message().find("cannot open fault log"), std::string::npos) << s.message();
+}
+
+TEST_F(FaultEnvTest, FailsTheNthCallWithItsErrnoAndChangesNothing) {
+  FaultEnv env(RealEnv(), Plan(FaultPlan::Kind::kFail, 3, ENOSPC));
+  ASSERT_TRUE(env.OpenLog(P("fault.log")).ok());
+  ASSERT_TRUE(env.MakeDir(P("a")).ok());
+  ASSERT_TRUE(env.WriteFileAtomic(P("a"), "w", "old").ok());
+  const std::string before = Tree();
+  Status s = env.WriteFileAtomic(P("a"), "w", "new");
+  EXPECT_EQ(s.code(), Code::kIo);
+  EXPECT_EQ(s.message(), "cannot write " + P("a/.w.tmp.") + std::to_string(getpid()) + ": " +
+                             std::strerror(ENOSPC));
+  EXPECT_EQ(Tree(), before);
+  // Not sticky: the next call is performed.
+  ASSERT_TRUE(env.Rename(P("a/w"), P("a/w2")).ok());
+  EXPECT_EQ(Read("a/w2"), "old");
+  EXPECT_EQ(env.calls(), 4u);
+  const std::string log = Read("fault.log");
+  EXPECT_NE(log.find("3 write " + P("a/w") + "\nfault 3 fail ENOSPC\n4 rename "), std::string::npos)
+      << log;
+}
+
+TEST_F(FaultEnvTest, InjectedStatusIsRealEnvsForThatErrno) {
+  // Each mutating call, failed at once, names its object as RealEnv's message does.
+  const std::string a = P("a"), b = P("b");
+  struct Case {
+    std::function<Status(Env*)> call;
+    std::string message;
+  };
+  const std::string eio = std::strerror(EIO);
+  std::vector<Case> cases = {
+      {[&](Env* e) { return e->MakeDir(a); }, "cannot create directory " + a + ": " + eio},
+      {[&](Env* e) { return e->CreateExclusive(a, "k", "x"); },
+       "cannot create " + a + "/k: " + eio},
+      {[&](Env* e) { return e->Rename(a, b); }, "cannot rename " + a + " to " + b + ": " + eio},
+      {[&](Env* e) { return e->RenameNoReplace(a, b); },
+       "cannot rename " + a + " to " + b + ": " + eio},
+      {[&](Env* e) { return e->Remove(a); }, "cannot remove " + a + ": " + eio},
+      {[&](Env* e) { return e->AppendDurable(a, "x"); }, "cannot write " + a + ": " + eio},
+      {[&](Env* e) { return e->Truncate(a, 0); }, "cannot truncate " + a + ": " + eio},
+  };
+  for (const Case& c : cases) {
+    FaultEnv env(RealEnv(), Plan(FaultPlan::Kind::kFail, 1, EIO));
+    Status s = c.call(&env);
+    EXPECT_EQ(s.code(), Code::kIo);
+    EXPECT_EQ(s.message(), c.message);
+  }
+  EXPECT_EQ(Tree(), "");
+}
+
+TEST_F(FaultEnvTest, StickyFailureFailsEveryLaterCall) {
+  FaultEnv env(RealEnv(), Plan(FaultPlan::Kind::kFail, 2, ENOSPC, true));
+  ASSERT_TRUE(env.MakeDir(P("a")).ok());
+  const std::string before = Tree();
+  EXPECT_EQ(env.WriteFileAtomic(P("a"), "w", "x").code(), Code::kIo);
+  EXPECT_EQ(env.MakeDir(P("b")).code(), Code::kIo);
+  EXPECT_EQ(env.AppendDurable(P("a/log"), "x").code(), Code::kIo);
+  EXPECT_EQ(env.Remove(P("a")).code(), Code::kIo);
+  EXPECT_EQ(Tree(), before);
+  EXPECT_TRUE(env.ReadFile(P("a"), 10).status().code() == Code::kInvalid);  // reads still work
+  EXPECT_EQ(env.calls(), 5u);
+}
+
+TEST_F(FaultEnvTest, CrashBeforeEndsTheProcessWithoutTheCall) {
+  int status = InChild([&] {
+    FaultEnv env(RealEnv(), Plan(FaultPlan::Kind::kCrashBefore, 3));
+    if (!env.OpenLog(P("fault.log")).ok()) _exit(1);
+    if (!env.WriteFileAtomic(dir_.path(), "one", "1").ok()) _exit(2);
+    if (!env.WriteFileAtomic(dir_.path(), "two", "2").ok()) _exit(3);
+    (void)env.Rename(P("one"), P("moved"));
+    _exit(4);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kFaultCrashStatus);
+  EXPECT_EQ(Read("one"), "1");
+  EXPECT_EQ(Read("two"), "2");
+  EXPECT_FALSE(fs::exists(P("moved")));
+  EXPECT_EQ(Read("fault.log"), "1 write " + P("one") + "\n2 write " + P("two") + "\n3 rename " +
+                                   P("one") + " " + P("moved") + "\nfault 3 crash-before\n");
+}
+
+TEST_F(FaultEnvTest, CrashAfterEndsTheProcessWithTheCallDone) {
+  int status = InChild([&] {
+    FaultEnv env(RealEnv(), Plan(FaultPlan::Kind::kCrashAfter, 2));
+    if (!env.WriteFileAtomic(dir_.path(), "one", "1").ok()) _exit(2);
+    (void)env.Rename(P("one"), P("moved"));
+    (void)env.WriteFileAtomic(dir_.path(), "never", "x");
+    _exit(4);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kFaultCrashStatus);
+  EXPECT_FALSE(fs::exists(P("one")));
+  EXPECT_EQ(Read("moved"), "1");
+  EXPECT_FALSE(fs::exists(P("never")));
+}
+
+TEST_F(FaultEnvTest, CrashIsExactAcrossThreads) {
+  // Four threads append; the process ends after call 10 (or before call 11): calls 1..10 have all
+  // completed, none later has started, so exactly 10 appends are on disk.
+  for (auto kind : {FaultPlan::Kind::kCrashAfter, FaultPlan::Kind::kCrashBefore}) {
+    for (int round = 0; round < 10; ++round) {
+      // The file exists: two first AppendDurable calls racing to create it would make one fail.
+      std::ofstream(P("log"), std::ios::trunc).close();
+      int status = InChild([&] {
+        FaultEnv env(RealEnv(), Plan(kind, kind == FaultPlan::Kind::kCrashAfter ? 10 : 11));
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t)
+          threads.emplace_back([&] {
+            for (int i = 0; i < 20; ++i) (void)env.AppendDurable(P("log"), "x");
+          });
+        for (auto& t : threads) t.join();
+        _exit(4);
+      });
+      ASSERT_TRUE(WIFEXITED(status));
+      EXPECT_EQ(WEXITSTATUS(status), kFaultCrashStatus);
+      EXPECT_EQ(Read("log"), std::string(10, 'x'));
+    }
+  }
+}
+
+TEST(ParseFaultPlan, Good) {
+  Result<FaultPlan> p = ParseFaultPlan("crash-before=17");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->kind, FaultPlan::Kind::kCrashBefore);
+  EXPECT_EQ(p->at, 17u);
+
+  p = ParseFaultPlan("crash-after=9");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->kind, FaultPlan::Kind::kCrashAfter);
+  EXPECT_EQ(p->at, 9u);
+
+  p = ParseFaultPlan("fail=5:ENOSPC:sticky");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->kind, FaultPlan::Kind::kFail);
+  EXPECT_EQ(p->at, 5u);
+  EXPECT_EQ(p->error, ENOSPC);
+  EXPECT_TRUE(p->sticky);
+
+  p = ParseFaultPlan("fail=1:EIO");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->error, EIO);
+  EXPECT_FALSE(p->sticky);
+
+  p = ParseFaultPlan("fail=18446744073709551615:EDQUOT");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->at, 18446744073709551615u);
+}
+
+TEST(ParseFaultPlan, BadIsInvalidNamingTheVariableAndWhy) {
+  const std::pair<std::string, std::string> bad[] = {
+      {"", "expected crash-before=N"},
+      {"bogus", "expected crash-before=N"},
+      {"crash=3", "expected crash-before=N"},
+      {"Crash-Before=3", "expected crash-before=N"},
+      {" crash-before=3", "expected crash-before=N"},
+      {"crash-before=", "not a decimal number from 1"},
+      {"crash-before=0", "not a decimal number from 1"},
+      {"crash-before=07", "not a decimal number from 1"},
+      {"crash-before=-1", "not a decimal number from 1"},
+      {"crash-before=+1", "not a decimal number from 1"},
+      {"crash-before=3x", "not a decimal number from 1"},
+      {"crash-before=3 ", "not a decimal number from 1"},
+      {"crash-after=18446744073709551616", "not a decimal number from 1"},
+      {"crash-after=3:EIO", "nothing may follow the call number"},
+      {"fail=5", "fail needs an errno"},
+      {"fail=5:", "unknown errno \"\""},
+      {"fail=5:enospc", "unknown errno \"enospc\" (one of ENOSPC, EIO,"},
+      {"fail=5:ENOENT", "unknown errno"},
+      {"fail=5:28", "unknown errno"},
+      {"fail=5:ENOSPC:", "only \":sticky\" may follow"},
+      {"fail=5:ENOSPC:STICKY", "only \":sticky\" may follow"},
+      {"fail=5:ENOSPC:sticky:x", "only \":sticky\" may follow"},
+      {"fail=x\n:EIO", "\"x?\" is not a decimal"},
+  };
+  for (const auto& [text, why] : bad) {
+    Result<FaultPlan> p = ParseFaultPlan(text);
+    ASSERT_FALSE(p.ok()) << text;
+    EXPECT_EQ(p.status().code(), Code::kInvalid);
+    const std::string m = p.status().message();
+    EXPECT_EQ(m.rfind("cannot use HANGAR_FAULT=\"", 0), 0u) << m;
+    EXPECT_NE(m.find(why), std::string::npos) << text << ": " << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+}
+
+TEST(FaultEnvFromVariables, NothingSetIsTheBaseEnv) {
+  auto env = FaultEnvFromVariables(RealEnv(), nullptr, nullptr);
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->get(), nullptr);
+}
+
+TEST_F(FaultEnvTest, FromVariables) {
+  auto env = FaultEnvFromVariables(RealEnv(), "fail=1:EIO", nullptr);
+  ASSERT_TRUE(env.ok()) << env.status().message();
+  ASSERT_NE(env->get(), nullptr);
+  EXPECT_EQ((*env)->MakeDir(P("a")).code(), Code::kIo);
+
+  env = FaultEnvFromVariables(RealEnv(), nullptr, P("count.log").c_str());  // count only
+  ASSERT_TRUE(env.ok()) << env.status().message();
+  ASSERT_TRUE((*env)->MakeDir(P("a")).ok());
+  EXPECT_EQ(Read("count.log"), "1 mkdir " + P("a") + "\n");
+
+  env = FaultEnvFromVariables(RealEnv(), "bogus", P("count.log").c_str());
+  EXPECT_EQ(env.status().code(), Code::kInvalid);
+  EXPECT_NE(env.status().message().find("HANGAR_FAULT="), std::string::npos);
+
+  env = FaultEnvFromVariables(RealEnv(), nullptr, "relative.log");
+  EXPECT_EQ(env.status().message(),
+            "cannot use HANGAR_FAULT_LOG=\"relative.log\": not an absolute path");
+  env = FaultEnvFromVariables(RealEnv(), nullptr, "");
+  EXPECT_EQ(env.status().code(), Code::kInvalid);
+  env = FaultEnvFromVariables(RealEnv(), nullptr, P("no/dir/x.log").c_str());
+  EXPECT_EQ(env.status().code(), Code::kNotFound);
+}
+
+TEST(DescribeFaultPlan, SaysWhatIsInjected) {
+  EXPECT_EQ(DescribeFaultPlan(*ParseFaultPlan("crash-before=17")),
+            "exit 86 before mutating call 17");
+  EXPECT_EQ(DescribeFaultPlan(*ParseFaultPlan("crash-after=9")), "exit 86 after mutating call 9");
+  EXPECT_EQ(DescribeFaultPlan(*ParseFaultPlan("fail=5:ENOSPC:sticky")),
+            "every mutating call from 5 fails with ENOSPC");
+  EXPECT_EQ(DescribeFaultPlan(*ParseFaultPlan("fail=5:EIO")), "mutating call 5 fails with EIO");
+  EXPECT_EQ(DescribeFaultPlan(FaultPlan{}), "no fault, mutating calls counted");
+}
+
+}  // namespace
+}  // namespace hangar
