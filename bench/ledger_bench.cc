@@ -21,9 +21,11 @@
 // Exit status: 0 when every run verified ok (targets are reported, not enforced), 1 otherwise.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -148,29 +150,17 @@ struct Options {
 
 Options ParseArgs(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; i++) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) Die("option " + a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--dir") {
-      o.dir = next();
-    } else if (a == "--json") {
-      o.json_path = next();
-    } else if (a == "--entries") {
-      o.entries = std::stoll(next());
-    } else if (a == "--verify-runs") {
-      o.verify_runs = std::stoi(next());
-    } else if (a == "--verify-only") {
-      o.verify_only = true;
-    } else {
-      Die("usage: hangar-bench-ledger --dir SCRATCH [--entries N] [--json PATH] [--verify-runs K] "
-          "[--verify-only]");
-    }
+  CLI::App app{"hangar-bench-ledger: ledger append and verify rates"};
+  app.add_option("--dir", o.dir, "scratch directory")->required();
+  app.add_option("--entries", o.entries, "ledger entries")->check(CLI::PositiveNumber);
+  app.add_option("--verify-runs", o.verify_runs, "verify runs")->check(CLI::PositiveNumber);
+  app.add_flag("--verify-only", o.verify_only, "verify the ledger already in --dir");
+  app.add_option("--json", o.json_path, "write the figures here");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
-  if (o.dir.empty()) Die("--dir SCRATCH is required");
-  if (o.entries < 1 || o.verify_runs < 1) Die("--entries and --verify-runs must be >= 1");
   return o;
 }
 

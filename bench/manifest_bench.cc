@@ -23,10 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -61,30 +63,18 @@ struct Options {
 
 Options ParseArgs(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; i++) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) Die("option " + a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--room") {
-      o.room = next();
-    } else if (a == "--json") {
-      o.json_path = next();
-    } else if (a == "--files") {
-      o.files = std::stoll(next());
-    } else if (a == "--bytes") {
-      o.bytes = std::stoll(next());
-    } else if (a == "--runs") {
-      o.runs = std::stoi(next());
-    } else {
-      Die("usage: hangar-bench-manifest --room DIR [--files N] [--bytes B] [--runs K] "
-          "[--json PATH]");
-    }
+  CLI::App app{"hangar-bench-manifest: RoomManifest against sha256sum over one room"};
+  app.add_option("--room", o.room, "scratch directory for the room")->required();
+  app.add_option("--files", o.files, "files in the room")->check(CLI::PositiveNumber);
+  app.add_option("--bytes", o.bytes, "bytes in all (>= --files)");
+  app.add_option("--runs", o.runs, "warm runs of each")->check(CLI::PositiveNumber);
+  app.add_option("--json", o.json_path, "write the figures here");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
-  if (o.room.empty()) Die("--room DIR is required");
-  if (o.files < 1 || o.bytes < o.files || o.runs < 1)
-    Die("--files and --runs must be >= 1, --bytes >= --files");
+  if (o.bytes < o.files) Die("--bytes must be >= --files");
   return o;
 }
 
