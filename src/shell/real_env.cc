@@ -273,19 +273,22 @@ class Real : public Env {
   }
 
   Result<std::vector<std::string>> ListDir(const std::string& path) override {
-    DIR* d = opendir(path.c_str());
-    if (!d) return Status::Errno("list " + path, errno);
+    Result<std::vector<DirEntry>> listed = Entries(path, false);
+    if (!listed.ok()) return listed.status();
+    std::vector<DirEntry> entries = std::move(listed).value();
     std::vector<std::string> names;
-    while (struct dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n != "." && n != "..") names.push_back(std::move(n));
-    }
-    closedir(d);
-    std::sort(names.begin(), names.end());
+    names.reserve(entries.size());
+    for (DirEntry& e : entries) names.push_back(std::move(e.name));
     return names;
   }
 
   Result<std::vector<DirEntry>> ListEntries(const std::string& path) override {
+    return Entries(path, true);
+  }
+
+  // The names in path, sorted, without "." and ".."; with typed, whether each is a directory
+  // (d_type, or lstat where the filesystem does not fill it in).
+  static Result<std::vector<DirEntry>> Entries(const std::string& path, bool typed) {
     DIR* d = opendir(path.c_str());
     if (!d) return Status::Errno("list " + path, errno);
     std::vector<DirEntry> entries;
@@ -293,7 +296,7 @@ class Real : public Env {
       std::string n = e->d_name;
       if (n == "." || n == "..") continue;
       bool dir = e->d_type == DT_DIR;
-      if (e->d_type == DT_UNKNOWN) {  // a filesystem that does not fill d_type
+      if (typed && e->d_type == DT_UNKNOWN) {
         struct stat st {};
         dir = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
       }

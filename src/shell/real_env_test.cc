@@ -1,6 +1,7 @@
 // RealEnv's reads on a scratch directory: ReadFile, and Env::Dir both as RealEnv holds it open and
 // as Env's default gives it to Envs that have nothing better.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -65,6 +66,39 @@ TEST(RealEnvReadFile, ReadsWhatIsThereWhenFstatSaysNothing) {
   Result<std::string> status = RealEnv()->ReadFile("/proc/self/status", 1 << 20);
   ASSERT_TRUE(status.ok()) << status.status().message();
   EXPECT_NE(status->find("Name:"), std::string::npos);
+}
+
+TEST(RealEnvReadFile, ReadsWholeFilesOfAnySizeAndRefusesLargerThanAsked) {
+  ScratchDir dir("readfile");
+  for (size_t n : {size_t(0), size_t(1), size_t(65535), size_t(65536), size_t(200001)}) {
+    const std::string path = dir.path() + "/f" + std::to_string(n);
+    std::string text(n, 'x');
+    for (size_t i = 0; i < n; i += 7) text[i] = char('a' + i % 26);
+    std::ofstream(path) << text;
+    Result<std::string> got = RealEnv()->ReadFile(path, 1 << 20);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(got.value(), text) << n;
+    if (n > 0) {
+      Result<std::string> small = RealEnv()->ReadFile(path, n - 1);
+      EXPECT_FALSE(small.ok()) << n;
+    }
+  }
+}
+
+TEST(RealEnvListEntries, TellsDirectoriesFromFilesAndLinks) {
+  ScratchDir dir("entries");
+  ASSERT_EQ(mkdir((dir.path() + "/d").c_str(), 0755), 0);
+  std::ofstream(dir.path() + "/f") << "x";
+  ASSERT_EQ(symlink("d", (dir.path() + "/l").c_str()), 0);
+  Result<std::vector<Env::DirEntry>> e = RealEnv()->ListEntries(dir.path());
+  ASSERT_TRUE(e.ok());
+  ASSERT_EQ(e->size(), 3u);
+  EXPECT_EQ((*e)[0].name, "d");
+  EXPECT_TRUE((*e)[0].dir);
+  EXPECT_EQ((*e)[1].name, "f");
+  EXPECT_FALSE((*e)[1].dir);
+  EXPECT_EQ((*e)[2].name, "l");
+  EXPECT_FALSE((*e)[2].dir);
 }
 
 }  // namespace
