@@ -1,5 +1,7 @@
 #include "shell/env.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 
 namespace hangar {
@@ -20,6 +22,10 @@ class PathDir : public Env::Dir {
 };
 
 }  // namespace
+
+std::string AtomicTmpPath(const std::string& dir, const std::string& name) {
+  return dir + "/." + name + ".tmp." + std::to_string(getpid());
+}
 
 Result<std::unique_ptr<Env::Dir>> Env::OpenDir(const std::string& path) {
   if (!Exists(path)) return Status::Errno("open directory " + path, ENOENT);

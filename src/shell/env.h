@@ -89,6 +89,10 @@ class Env {
   virtual Result<std::unique_ptr<Dir>> OpenDir(const std::string& path);
 };
 
+// Where WriteFileAtomic and WriteFileVisible write before the rename: DIR/.NAME.tmp.PID (the
+// name their errors give).
+std::string AtomicTmpPath(const std::string& dir, const std::string& name);
+
 // The real thing: POSIX calls on the local filesystem.
 Env* RealEnv();
 

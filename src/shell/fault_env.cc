@@ -61,10 +61,6 @@ void WriteAllTo(int fd, std::string_view text) {
   }
 }
 
-std::string TmpName(const std::string& dir, const std::string& name) {
-  return dir + "/." + name + ".tmp." + std::to_string(getpid());
-}
-
 }  // namespace
 
 Result<FaultPlan> ParseFaultPlan(std::string_view text) {
@@ -205,13 +201,13 @@ Status FaultEnv::Intercept(const Call& call, const std::function<Status()>& perf
 
 Status FaultEnv::WriteFileAtomic(const std::string& dir, const std::string& name,
                                  std::string_view data) {
-  return Intercept({"write", "write " + TmpName(dir, name), dir + "/" + name},
+  return Intercept({"write", "write " + AtomicTmpPath(dir, name), dir + "/" + name},
                    [&] { return base_->WriteFileAtomic(dir, name, data); });
 }
 
 Status FaultEnv::WriteFileVisible(const std::string& dir, const std::string& name,
                                   std::string_view data) {
-  return Intercept({"write-visible", "write " + TmpName(dir, name), dir + "/" + name},
+  return Intercept({"write-visible", "write " + AtomicTmpPath(dir, name), dir + "/" + name},
                    [&] { return base_->WriteFileVisible(dir, name, data); });
 }
 

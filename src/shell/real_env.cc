@@ -144,7 +144,7 @@ class Real : public Env {
 
   Status WriteFile(const std::string& dir, const std::string& name, std::string_view data,
                    bool sync) {
-    const std::string tmp = dir + "/." + name + ".tmp." + std::to_string(getpid());
+    const std::string tmp = AtomicTmpPath(dir, name);
     const std::string dst = dir + "/" + name;
     // Whatever sits at the temporary name (a leftover, or a FIFO planted to block us) goes first:
     // O_EXCL then opens only a file we created.
