@@ -16,7 +16,8 @@ TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
 
 .PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
-	bench-scale bench-manifest bench-backlog bench-latency gate-report clean format
+	bench-scale bench-manifest bench-backlog bench-latency gate-report clean format crash-sweep \
+	kill-loop
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -92,6 +93,16 @@ blackbox: all
 
 demo: all
 	@scripts/demo
+
+# Crash safety (issue 6): hangard crashed before each of its mutating calls in a workload of 18
+# missions, then with a simulated power loss at each; and the kill loop: SIGKILL to hangard and
+# some shims while 500 missions flow. make test runs a sample of each.
+crash-sweep: all
+	@scripts/crash-sweep --self-test
+	@scripts/crash-sweep --points all --jobs 2 --quiet --json $(BUILD)/crash-sweep.json
+
+kill-loop: all
+	@scripts/kill-loop --missions 500
 
 # make bench: every figure, within 20 minutes on 2 cores; results in bench/*.json.
 bench: all

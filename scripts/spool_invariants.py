@@ -1,0 +1,308 @@
+"""spool_invariants — a scratch spool driven through the real binaries, and the promises the spool
+keeps whatever crashed when (issue 6), checked after the run. Used by scripts/crash-sweep and
+scripts/kill-loop; see their headers for what they drive.
+
+check(run) reports, each as a sentence naming the mission or file:
+  - a mission id in two state directories, an unfinished intake or move (.NAME left in a state
+    directory), anything left in incoming/new or control/new;
+  - a drone started more than once (each appends "start ID PID" to run.starts), a mission that
+    returned done/failed/timed out/cancelled after running whose drone did not start exactly once;
+  - a mission of run.drops in no state directory (lost from the spool), or ended in a state its
+    path does not allow; a count of rejected/ other than run.rejected;
+  - an op that ran more than once for one (mission, key) (each handler run appends to run.op_runs);
+  - a launch key in keys/ whose mission is not in running/ or returned/, or whose launch.json and
+    return.json do not name that attempt; a returned mission with launch.json but no launch key;
+  - a .json file of the spool (outside rooms/, the drop zones and the ledger) that does not parse;
+  - `hangar ledger verify` failing.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "bin")
+CRASH_STATUS = 86  # kFaultCrashStatus, src/shell/fault_env.h
+STATES = ("hold", "queued", "running", "returned", "denied", "rejected")
+
+# The policy: the spool's default with ops of names no text rule holds on (the default's op names
+# are verbs the text rules hold, which would hold the missions listing them).
+OPS_POLICY = {"allow": ["log.note"], "grant": ["ticket.open"], "deny": ["wire.funds"],
+              "unknown": "deny"}
+
+
+def write_json(path, doc):
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+def load(path):
+    with open(path, "rb") as f:
+        return json.loads(f.read())
+
+
+def mission(id_, lines, max_minutes=1, done_when=None, **extra):
+    """A mission for the fake drone (scripts/fake-drone): its future is the directive lines."""
+    d = {"hangar": 1, "id": id_, "requester": "spool-invariants", "drone": "script",
+         "future": "\n".join(lines), "now": "a crash-safety run", "max_minutes": max_minutes}
+    if done_when is not None:
+        d["done_when"] = done_when
+    d.update(extra)
+    return d
+
+
+class Run:
+    """One scratch spool (a copy of spool/, 2 slots, OPS_POLICY with handlers that count their
+    runs), the hangard on it, and what the test drops into it. drops: a list of (drop name,
+    mission dict or raw bytes, id or None, the ends allowed, ran), an end being "STATE" or
+    "returned:OUTCOME", ran saying that its drone must have started once if it returned other
+    than lost. rejected: how many drops end in rejected/ (id None, or a duplicate id)."""
+
+    def __init__(self, tmp_root, label):
+        self.t = tempfile.mkdtemp(prefix=f"hangar-sweep-{label}.", dir=tmp_root)
+        self.s = os.path.join(self.t, "spool")
+        self.a = os.path.join(self.t, "anchor")
+        self.log = os.path.join(self.t, "hangard.log")
+        self.flog = os.path.join(self.t, "fault.log")
+        self.starts = os.path.join(self.t, "starts")
+        self.op_runs = os.path.join(self.t, "ops.runs")
+        self.proc = None
+        self.notes = []
+        self.quiet_calls = 0  # mutating calls logged when the workload was done (not the stop's)
+        shutil.copytree(os.path.join(ROOT, "spool"), self.s, symlinks=True)
+        os.mkdir(self.a)
+        open(self.starts, "a").close()
+        conf_path = os.path.join(self.s, "hangar.conf")
+        conf = json.load(open(conf_path))
+        conf["slots"] = 2
+        conf["kill_grace_s"] = 1
+        pol = json.load(open(os.path.join(self.s, "policy.json")))
+        pol["ops"] = OPS_POLICY
+        write_json(os.path.join(self.t, "policy.json"), pol)
+        conf["policy"] = os.path.join(self.t, "policy.json")
+        handler = f'cat >/dev/null; echo "$HANGAR_MISSION $HANGAR_OP_KEY" >>{self.op_runs}'
+        conf["ops"] = {op: {"argv": ["/bin/sh", "-c", handler], "timeout_s": 10}
+                       for op in ("log.note", "ticket.open", "wire.funds")}
+        write_json(conf_path, conf)
+        self.drops = []
+        self.rejected = 0
+
+    def hangar(self, *args):
+        return subprocess.run([os.path.join(BIN, "hangar"), "--spool", self.s, *args],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
+
+    def drop(self, name, doc):
+        """incoming/tmp/NAME, then a rename into incoming/new (as any submitter does)."""
+        tmp = os.path.join(self.s, "incoming", "tmp", name)
+        with open(tmp, "wb") as f:
+            f.write(doc if isinstance(doc, bytes) else json.dumps(doc).encode())
+        os.rename(tmp, os.path.join(self.s, "incoming", "new", name))
+
+    def start(self, fault=None, counted=True):
+        """hangard on the spool: with the fault plan given, its calls logged when counted (the
+        restart after a crash is not: its numbers would start again from 1)."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HANGAR_FAULT")}
+        if fault:
+            env["HANGAR_FAULT"] = fault
+        if counted:
+            env["HANGAR_FAULT_LOG"] = self.flog
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [os.path.join(BIN, "hangard"), "--spool", self.s, "--anchor", self.a],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+                start_new_session=True)
+
+    def calls(self):
+        """The fault log's call lines: {N: "CALL ARG..."}."""
+        out = {}
+        try:
+            for line in open(self.flog, errors="replace"):
+                head, _, rest = line.rstrip("\n").partition(" ")
+                if head.isdigit():
+                    out[int(head)] = rest
+        except FileNotFoundError:
+            pass
+        return out
+
+    def ids_in(self, state):
+        try:
+            return [n for n in os.listdir(os.path.join(self.s, state)) if not n.startswith(".")]
+        except FileNotFoundError:
+            return []
+
+    def quiet(self):
+        """Every mission of drops ended, nothing waiting anywhere."""
+        ended = set(self.ids_in("returned")) | set(self.ids_in("denied"))
+        want = {d[2] for d in self.drops if d[2] and not any(e == "rejected" for e in d[3])}
+        if not want <= ended or len(self.ids_in("rejected")) < self.rejected:
+            return False
+        for d in ("incoming/new", "control/new", "hold", "queued", "running"):
+            if self.ids_in(d):
+                return False
+        return True
+
+    def kill_everything(self):
+        """SIGKILL to every process that names the scratch directory, until none is left."""
+        me = os.getpid()
+        for _ in range(50):
+            found = []
+            for pid in os.listdir("/proc"):
+                if not pid.isdigit() or int(pid) == me:
+                    continue
+                try:
+                    cwd = os.readlink(f"/proc/{pid}/cwd")
+                except OSError:
+                    cwd = ""
+                try:
+                    cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+                    env = open(f"/proc/{pid}/environ", "rb").read()
+                except OSError:
+                    continue
+                t = self.t.encode()
+                if cwd.startswith(self.t) or t in cmd or t in env:
+                    found.append(int(pid))
+            if not found:
+                return
+            for pid in found:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+
+    def take_back_unsynced(self):
+        """What a power loss may take back: files written without a sync. The shims' shim.json,
+        and whatever hangard wrote with WriteFileVisible (from the fault log)."""
+        for id_ in self.ids_in("running"):
+            p = os.path.join(self.s, "running", id_, "run", "shim.json")
+            if os.path.exists(p):
+                os.unlink(p)
+        for line in self.calls().values():
+            parts = line.split(" ")
+            if parts[0] == "write-visible" and len(parts) >= 3:
+                p = os.path.join(parts[1], parts[2])
+                if os.path.exists(p):
+                    os.unlink(p)
+
+    def stop(self):
+        """SIGTERM to hangard (SIGKILL after 10 s), then every process of the run killed."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.kill_everything()
+
+    def remove(self):
+        subprocess.run(["chmod", "-R", "u+rwX", self.t], capture_output=True)
+        shutil.rmtree(self.t, ignore_errors=True)
+
+
+def check(run):
+    """The spool's promises after quiescence: (violations, {id: end} of the drops)."""
+    v = []
+    where = {}
+    for st in STATES:
+        d = os.path.join(run.s, st)
+        for n in os.listdir(d):
+            if n == ".keep":  # the spool template's placeholder
+                continue
+            if n.startswith("."):
+                v.append(f"{st}/{n} left behind (an unfinished intake or move)")
+                continue
+            if n in where:
+                v.append(f"mission {n} is in both {where[n]}/ and {st}/")
+            where[n] = st
+    for d in ("incoming/new", "control/new"):
+        left = [n for n in os.listdir(os.path.join(run.s, d)) if n != ".keep"]
+        if left:
+            v.append(f"{d} not empty: {' '.join(sorted(left))}")
+
+    starts = {}
+    for line in open(run.starts):
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] == "start":
+            starts[parts[1]] = starts.get(parts[1], 0) + 1
+    for id_, n in sorted(starts.items()):
+        if n > 1:
+            v.append(f"drone of {id_} started {n} times")
+
+    outcomes = {}
+    for name, _, id_, allowed, ran in run.drops:
+        if id_ is None:
+            continue
+        st = where.get(id_)
+        if st is None:
+            v.append(f"{id_} ({name}) is in no state directory: lost from the spool")
+            continue
+        end = st
+        if st == "returned":
+            try:
+                end = "returned:" + str(load(os.path.join(run.s, st, id_, "return.json"))["outcome"])
+            except (OSError, ValueError, KeyError) as e:
+                v.append(f"returned/{id_}/return.json unreadable: {e}")
+                continue
+        outcomes[id_] = end
+        if end not in allowed:
+            v.append(f"{id_} ended {end}, expected one of {', '.join(allowed)}")
+        if ran and end.startswith("returned:") and end != "returned:lost" and starts.get(id_) != 1:
+            v.append(f"{id_} returned {end[9:]} but its drone started {starts.get(id_, 0)} times")
+    n_rejected = len(run.ids_in("rejected"))
+    if n_rejected != run.rejected:
+        v.append(f"{n_rejected} missions in rejected/, expected {run.rejected}")
+
+    if os.path.exists(run.op_runs):
+        seen = {}
+        for line in open(run.op_runs):
+            seen[line.strip()] = seen.get(line.strip(), 0) + 1
+        v += [f"op {k} ran {n} times" for k, n in seen.items() if n > 1]
+
+    keys = os.listdir(os.path.join(run.s, "keys"))
+    for k in keys:
+        if not k.startswith("launch."):
+            continue
+        id_, _, attempt = k[len("launch."):].rpartition(".")
+        st = where.get(id_)
+        if st not in ("running", "returned"):
+            v.append(f"key {k} but {id_} is in {st or 'no state'}/")
+            continue
+        named = False
+        for f in ("launch.json", "return.json"):
+            p = os.path.join(run.s, st, id_, f)
+            try:
+                named = named or str(load(p).get("attempt")) == attempt
+            except (OSError, ValueError, AttributeError):
+                pass
+        if not named:
+            v.append(f"key {k}: neither launch.json nor return.json of {st}/{id_} names attempt "
+                     f"{attempt}")
+    for id_, end in outcomes.items():
+        if end.startswith("returned:") and os.path.exists(
+                os.path.join(run.s, "returned", id_, "launch.json")):
+            if not any(k.startswith(f"launch.{id_}.") and k[len(f"launch.{id_}."):].isdigit()
+                       for k in keys):
+                v.append(f"returned/{id_} has launch.json but no launch key in keys/")
+
+    skip = {os.path.join(run.s, d) for d in ("rooms", "incoming", "ledger")}
+    for dirpath, dirnames, filenames in os.walk(run.s):
+        if dirpath in skip:
+            dirnames[:] = []
+            continue
+        for f in filenames:
+            if f.endswith(".json"):
+                p = os.path.join(dirpath, f)
+                try:
+                    load(p)
+                except (OSError, ValueError) as e:
+                    v.append(f"{os.path.relpath(p, run.s)} does not parse: {e}")
+
+    r = run.hangar("ledger", "verify", "--anchor", run.a)
+    if r.returncode != 0:
+        v.append(f"hangar ledger verify exited {r.returncode}: {(r.stderr or r.stdout).strip()}")
+    return v, outcomes
