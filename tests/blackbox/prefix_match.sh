@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Regression (issue 6, "prefix match": process matching by a partial id, so W-1 matched W-1-other).
 # Exact identity: cancelling W-1 stops W-1 only, never W-1-other (no prefix match); a running drone
 # that ignores SIGTERM is cancelled all the same, after kill_grace_s.
 . "$(dirname "$0")/lib.sh"
