@@ -51,13 +51,24 @@ Status LedgerKeeper::Start(TimeMs now) {
   anchor_.emplace(std::move(*bound));
   Status st = store_.Open();
   if (!st.ok()) return st;
+  // A new ledger gets its anchor file, empty, before its first entry: from then on a missing
+  // anchor file is a lost anchor, never a crash before the first anchor line.
+  if (store_.head_seq() == 0) {
+    const std::string file = anchor_path_.substr(anchor_dir_.size() + 1);
+    Status c = env_->CreateExclusive(anchor_dir_, file, "");
+    if (!c.ok() && c.code() != Code::kExists) return c;
+  }
   Result<ledger::VerifyReport> v = ledger::Verify(store_, *anchor_);
   if (!v.ok()) return v.status();
   if (v->ok) return Status::Ok();
-  // A short unvouched tail after vouched entries of the same epoch: a crash between the ledger
+  // A short unvouched tail after vouched entries of the same epoch, or the whole of a new
+  // ledger's first epoch while its anchor file holds no line of it: a crash between the ledger
   // write and the anchor line (see the header).
+  const bool after_vouched = v->missing_from > v->first_seq;
+  const bool new_ledger = v->epoch == 1 && v->first_seq == 1 && v->missing_from == 1 &&
+                          v->anchor_own == 0 && env_->Exists(anchor_path_);
   if (v->failure == ledger::Failure::kAnchorBehind && v->missing_to == v->head_seq &&
-      v->missing_from > v->first_seq && v->missing_to - v->missing_from + 1 <= kMaxCatchUp)
+      (after_vouched || new_ledger) && v->missing_to - v->missing_from + 1 <= kMaxCatchUp)
     return CatchUp(v->missing_from, v->missing_to, now);
   anchor_missing_ = v->failure == ledger::Failure::kAnchorMissing;
   failure_ = std::string("ledger verification failed (") + ledger::FailureName(v->failure) +
@@ -188,7 +199,10 @@ void LedgerKeeper::MaybeCheckpoint(TimeMs now, bool trusted, std::string* error)
     }
     key_.emplace(std::move(key).value());
   }
-  if (!key_ || !trusted || store_.head_seq() == last_checkpoint_seq_) return;
+  // An empty ledger has nothing to vouch for; its checkpoint would make the first entries wait
+  // `seconds` for one that covers them (a return delivered meanwhile would carry size 0).
+  if (!key_ || !trusted || store_.head_seq() == 0 || store_.head_seq() == last_checkpoint_seq_)
+    return;
   const bool due = last_checkpoint_seq_ < 0 || store_.head_seq() - last_checkpoint_seq_ >= every_ ||
                    now - last_checkpoint_time_ >= period_ms_ || now < last_checkpoint_time_;
   if (!due) return;

@@ -8,9 +8,11 @@
 // Start-up after a crash: the ledger line is made durable before its anchor line, so a crash
 // between the two leaves the anchor behind by what was in flight (at most one batch, plus the
 // "ledger.cut" entry of a torn tail). Start anchors such a tail when it is short (kMaxCatchUp),
-// hashes and links correctly, follows entries the anchor does vouch for in the same epoch, and the
-// anchor file exists; it records that as a "ledger.caught-up" entry naming the seqs. Anything
-// else the anchor does not vouch for (a missing anchor file, a long unvouched tail) fails closed.
+// hashes and links correctly, and either follows entries the anchor does vouch for in the same
+// epoch or is the whole of a new ledger's first epoch; and the anchor file exists (Start makes it,
+// empty, while the ledger is still empty, so a crash before the first anchor line leaves it
+// there). It records that as a "ledger.caught-up" entry naming the seqs. Anything else the anchor
+// does not vouch for (a missing anchor file, a long unvouched tail) fails closed.
 //
 // Thread: hangard's loop thread only.
 #pragma once
@@ -69,7 +71,8 @@ class LedgerKeeper {
   Status StartCheckpoints(const std::string& key_path, int64_t every, int64_t seconds,
                           std::string origin);
   // Writes ANCHOR/NAME.checkpoint when `every` entries or `seconds` passed since the last one and
-  // the head moved; never while `trusted` is false (a failed-closed ledger is not vouched for).
+  // the head moved (the first with the first entry); never while `trusted` is false (a
+  // failed-closed ledger is not vouched for), nor for an empty ledger.
   // A checkpoint that cannot be written is said in *error and tried again later; no failure.
   void MaybeCheckpoint(TimeMs now, bool trusted, std::string* error);
   // The latest checkpoint written (one line), empty before the first.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ledger/checkpoint.h"
 #include "ledger/ledger_testutil.h"
 #include "ledger/verify.h"
 
@@ -123,6 +124,42 @@ TEST(LedgerKeeper, ACrashBetweenLedgerAndAnchorIsCaughtUpAndRecorded) {
   EXPECT_TRUE(v->ok) << v->reason;
 }
 
+// The first entry of a new ledger reached the disk and the crash came before its anchor line:
+// the anchor file was made (empty) when the ledger was, so this is a crash, not a lost anchor.
+// Found by scripts/crash-sweep (a crash before hangard's first anchor append failed closed).
+TEST(LedgerKeeper, ACrashBeforeTheFirstAnchorLineIsCaughtUp) {
+  Scratch s;
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    EXPECT_TRUE(std::filesystem::exists(s.anchor_path())) << "made with the empty ledger";
+    EXPECT_TRUE(Lines(s.anchor_path()).empty());
+    Grow(&k, 2);
+  }
+  WriteLines(s.anchor_path(), {});  // entries 1 and 2 (one batch) reached the ledger only
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  EXPECT_EQ(k.failure(), "");
+  EXPECT_EQ(k.head_seq(), 3);
+  EXPECT_NE(Lines(Segment(s)).back().find("\"from\":1"), std::string::npos)
+      << Lines(Segment(s)).back();
+  EXPECT_EQ(Lines(s.anchor_path()).size(), 3u);
+}
+
+// Not so when the ledger holds more than one batch: an empty anchor then vouches for nothing.
+TEST(LedgerKeeper, AnEmptyAnchorUnderALongLedgerFailsClosed) {
+  Scratch s;
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    Grow(&k, LedgerKeeper::kMaxCatchUp + 1);
+  }
+  WriteLines(s.anchor_path(), {});
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  EXPECT_NE(k.failure(), "");
+}
+
 TEST(LedgerKeeper, ALongUnanchoredTailFailsClosed) {
   Scratch s;
   {
@@ -150,6 +187,26 @@ TEST(LedgerKeeper, AMissingAnchorFileIsNeverRecreatedAtStart) {
   ASSERT_TRUE(k.Start(kNow).ok());
   EXPECT_NE(k.failure().find("anchor-missing"), std::string::npos) << k.failure();
   EXPECT_FALSE(std::filesystem::exists(s.anchor_path()));
+}
+
+// The first checkpoint comes with the first entry, never for the empty ledger: a return
+// delivered with the checkpoint of the moment must be covered by it (tests/blackbox/
+// ledger_records_decisions.sh saw a size-0 checkpoint when the loop ticked before the first drop).
+TEST(LedgerKeeper, TheFirstCheckpointCoversTheFirstEntry) {
+  Scratch s;
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  ASSERT_TRUE(k.StartCheckpoints(AnchorDir(s) + "/live.key", 100, 300, "test").ok());
+  const std::string file = AnchorDir(s) + "/" + ledger::CheckpointFileName("live");
+  std::string error;
+  k.MaybeCheckpoint(kNow, true, &error);
+  EXPECT_EQ(error, "");
+  EXPECT_FALSE(std::filesystem::exists(file)) << "a checkpoint of the empty ledger";
+  Grow(&k, 1);
+  k.MaybeCheckpoint(kNow + 1, true, &error);
+  EXPECT_EQ(error, "");
+  ASSERT_TRUE(std::filesystem::exists(file));
+  EXPECT_NE(Lines(file).at(0).find("\"size\":1,"), std::string::npos) << Lines(file).at(0);
 }
 
 TEST(LedgerKeeper, NoAnchorDirectoryIsAnError) {
