@@ -39,6 +39,9 @@ std::string CancelRequestName(const std::string& id, TimeMs now, pid_t pid);
 // approve ID / deny ID --why TEXT: a person's decision on a held mission, as a control request.
 int RunApprove(const Context& ctx, const std::string& id, const std::string& why);
 int RunDeny(const Context& ctx, const std::string& id, const std::string& why);
+// retry ID: asks the kernel to launch a returned mission again as its next attempt (new key), when
+// its last attempt did not end normally (kernel/retry.h) and nothing of it still lives.
+int RunRetry(const Context& ctx, const std::string& id);
 // grant / revoke OP --mission ID | --requester NAME [--until TIME]: control requests the kernel
 // records in the ledger; grants exist nowhere else.
 struct GrantArgs {

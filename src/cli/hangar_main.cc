@@ -50,6 +50,9 @@ int Main(int argc, char** argv) {
   wait->add_option("--timeout", timeout, "give up after this many seconds (exit 75)");
   CLI::App* cancel = command("cancel", "ask the kernel to stop a held, queued or running mission");
   cancel->add_option("id", id, "the mission id")->required();
+  CLI::App* retry =
+      command("retry", "launch a returned mission again as its next attempt (lost, failed, ...)");
+  retry->add_option("id", id, "the mission id")->required();
   CLI::App* status =
       command("status", "kernel presence, counts per state, oldest waiting, notify backlog");
   std::string why;
@@ -133,6 +136,7 @@ int Main(int argc, char** argv) {
   if (show->parsed()) return RunShow(ctx, id);
   if (wait->parsed()) return RunWait(ctx, id, timeout);
   if (cancel->parsed()) return RunCancel(ctx, id);
+  if (retry->parsed()) return RunRetry(ctx, id);
   if (status->parsed()) return RunStatus(ctx);
   if (approve->parsed()) return RunApprove(ctx, id, why);
   if (deny->parsed()) return RunDeny(ctx, id, why);

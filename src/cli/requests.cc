@@ -1,5 +1,5 @@
-// hangar approve / deny / grant / revoke / ledger reanchor: requests to the kernel. Like cancel,
-// the CLI decides nothing: it drops a control request (control/tmp, then one rename into
+// hangar approve / deny / retry / grant / revoke / ledger reanchor: requests to the kernel. Like
+// cancel, the CLI decides nothing: it drops a control request (control/tmp, then one rename into
 // control/new), checked first by the same parser the kernel uses, and the kernel validates,
 // records it in the ledger and acts. Until then nothing is approved or granted.
 #include <unistd.h>
@@ -10,6 +10,7 @@
 #include "cli/output.h"
 #include "cli/spool_view.h"
 #include "kernel/control.h"
+#include "kernel/retry.h"
 
 namespace hangar::cli {
 
@@ -77,6 +78,32 @@ int RunGrant(const Context& ctx, const GrantArgs& a, bool revoke) {
   return DropRequest(ctx, std::move(r), verb + a.op, a.op,
                      std::string(revoke ? "revocation" : "grant") + " of " + a.op + " for " +
                          subject + " requested (in force once the kernel records it)");
+}
+
+// retry is for a returned mission whose attempt did not end normally: say so here, by the kernel's
+// own rule (kernel/retry.h), rather than in control/bad later. Whether anything of the attempt
+// still lives is for the kernel to find out.
+int RunRetry(const Context& ctx, const std::string& id) {
+  const std::string what = "retry " + id;
+  SpoolView view(ctx.env, ctx.layout);
+  Result<MissionRef> ref = view.Find(id);
+  if (!ref.ok()) return FailTo(ctx.err, kExitNoInput, what, ref.status().message());
+  if (!ref->phase || *ref->phase != Phase::kReturned)
+    return FailTo(ctx.err, kExitNoInput, what,
+                  "not returned (it is " + ref->state + "); only a returned mission is retried");
+  const std::string file = ref->path + "/return.json";
+  Result<json::Value> ret = view.ReadJson(file, SpoolView::kMaxReturnFile);
+  if (!ret.ok()) return FailTo(ctx.err, kExitIo, what, ret.status().message());
+  const json::Value* exit = ret->is_object() ? ret->find("exit") : nullptr;
+  const json::Value* attempt = ret->is_object() ? ret->find("attempt") : nullptr;
+  const std::string why =
+      RetryOutcomeRefusal(StringField(*ret, "outcome"), exit && exit->is_object(),
+                          attempt && attempt->is_int() ? int(attempt->as_int()) : 0);
+  if (!why.empty()) return FailTo(ctx.err, kExitNoInput, what, why);
+  return DropRequest(ctx, {{"request", "retry"}, {"id", id}}, what, id,
+                     "retry of " + id +
+                         " requested (the kernel launches the next attempt once nothing of the "
+                         "last one lives)");
 }
 
 int RunReanchor(const Context& ctx, const std::string& why) {

@@ -11,9 +11,9 @@ namespace {
 
 // The kernel's files of a mission directory, by the key --json gives them.
 constexpr std::pair<const char*, const char*> kFiles[] = {
-    {"intake", "intake.json"},  {"why", "why.json"},       {"gate1", "gate1.json"},
-    {"gate2", "gate2.json"},    {"launch", "launch.json"}, {"return", "return.json"},
-    {"approve", "approve.json"}};
+    {"intake", "intake.json"},   {"why", "why.json"},       {"gate1", "gate1.json"},
+    {"gate2", "gate2.json"},     {"launch", "launch.json"}, {"return", "return.json"},
+    {"approve", "approve.json"}, {"retry", "retry.json"}};
 
 std::string Text(const json::Value* v) {
   if (!v || v->is_null()) return "-";
@@ -108,6 +108,12 @@ std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
   if (const json::Value& a = files.at("approve"); a.is_object())
     rows.push_back(
         {"approved", "by " + Text(a.find("by")) + " at " + Text(a.find("time")) + SeqNote(a)});
+  if (const json::Value& r = files.at("retry"); r.is_object())
+    rows.push_back({"retry", "attempt " + Text(r.find("attempt")) + " after attempt " +
+                                 Text(r.find("previous")) + " ended " +
+                                 Text(r.find("previous_outcome")) + ", asked by " +
+                                 Text(r.find("by")) + " at " + Text(r.find("time")) + SeqNote(r) +
+                                 " (attempts/" + Text(r.find("previous")) + "/ keeps it)"});
   if (const json::Value& l = files.at("launch"); l.is_object())
     rows.push_back(
         {"launch", "attempt " + Text(l.find("attempt")) + " at " + Text(l.find("time"))});

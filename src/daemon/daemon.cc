@@ -14,12 +14,14 @@
 #include <cstring>
 
 #include "base/json.h"
+#include "kernel/control.h"
 #include "kernel/window.h"
 #include "launch/direct_launcher.h"
 #include "shell/observer.h"
 #include "shell/op_files.h"
 #include "shell/op_handler.h"
 #include "shell/path_resolve.h"
+#include "shell/retry.h"
 #include "shell/scan.h"
 #include "shell/transitions.h"
 
@@ -237,7 +239,16 @@ Status Daemon::TakeName(const std::string& name) {
 Status Daemon::TakeControl(const std::string& name) {
   if (name.empty() || name[0] == '.' || !env_->Exists(layout_.ControlNew() + "/" + name))
     return Status::Ok();
-  return Dispatch(ReadControl(env_, layout_, name, env_->Now()));
+  ControlDropped c = ReadControl(env_, layout_, name, env_->Now());
+  // A retry is decided on what the returned mission's files say and on whether anything of its
+  // last attempt lives: read here, for the kernel reads nothing itself.
+  auto parsed = ParseControl(c.bytes);
+  if (auto* r = std::get_if<ControlRequest>(&parsed);
+      r && r->kind == ControlKind::kRetry && c.read_error.empty() &&
+      env_->Exists(layout_.MissionDir(Phase::kReturned, r->id)))
+    c.retry = ReadRetryFacts(env_, layout_, r->id, setup_.home,
+                             [](const std::string& run) { return SupervisorAlive(run); });
+  return Dispatch(std::move(c));
 }
 
 Status Daemon::CheckExit(const std::string& id) {
@@ -441,6 +452,7 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     return notify ? outbox_.Deliver(x->id, *x->notify_dir, x->files.at("return.json"))
                   : Status::Ok();
   }
+  if (auto* x = std::get_if<Retry>(&a)) return PerformRetry(env_, layout_, *x);
   if (auto* x = std::get_if<ConsumeControl>(&a)) {
     Status s = PerformConsumeControl(env_, layout_, *x);
     if (s.ok() || !x->bad) return s;

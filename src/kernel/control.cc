@@ -37,9 +37,10 @@ ControlRequest Parse(const json::Value& v) {
   const std::string req = Str(v, "request", 64);
   ControlRequest r;
   std::set<std::string> allowed{"hangar", "request", "by", "time"};
-  if (req == "cancel" || req == "approve" || req == "deny") {
+  if (req == "cancel" || req == "approve" || req == "deny" || req == "retry") {
     r.kind = req == "cancel"    ? ControlKind::kCancel
              : req == "approve" ? ControlKind::kApprove
+             : req == "retry"   ? ControlKind::kRetry
                                 : ControlKind::kDeny;
     r.id = Str(v, "id", 64);
     if (!ValidId(r.id)) throw Bad{{"id", "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)"}};
@@ -73,7 +74,7 @@ ControlRequest Parse(const json::Value& v) {
     allowed.insert("why");
   } else {
     throw Bad{{"request", "unknown request \"" + req +
-                              "\" (known: cancel, approve, deny, grant, revoke, reanchor)"}};
+                              "\" (known: cancel, approve, deny, retry, grant, revoke, reanchor)"}};
   }
   if (v.find("by")) r.by = Str(v, "by", 256);
   if (v.find("time") && !ParseRfc3339(Str(v, "time", 64)))
@@ -99,6 +100,8 @@ const char* ControlKindName(ControlKind k) {
       return "revoke";
     case ControlKind::kReanchor:
       return "reanchor";
+    case ControlKind::kRetry:
+      return "retry";
   }
   return "?";
 }

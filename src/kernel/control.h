@@ -5,6 +5,7 @@
 // nothing until the kernel has recorded it in the ledger.
 //
 //   {"hangar":1,"request":"cancel","id":ID}
+//   {"hangar":1,"request":"retry","id":ID}
 //   {"hangar":1,"request":"approve","id":ID[,"why":TEXT]}
 //   {"hangar":1,"request":"deny","id":ID,"why":TEXT}
 //   {"hangar":1,"request":"grant","op":OP,"mission":ID | "requester":NAME[,"until":RFC3339]}
@@ -23,13 +24,13 @@
 
 namespace hangar {
 
-enum class ControlKind { kCancel, kApprove, kDeny, kGrant, kRevoke, kReanchor };
+enum class ControlKind { kCancel, kApprove, kDeny, kGrant, kRevoke, kReanchor, kRetry };
 
 const char* ControlKindName(ControlKind k);  // "cancel", "approve", ...
 
 struct ControlRequest {
   ControlKind kind = ControlKind::kCancel;
-  std::string id;   // cancel, approve, deny
+  std::string id;   // cancel, approve, deny, retry
   std::string why;  // deny, reanchor (1..1000 bytes); approve (optional)
   std::string op;   // grant, revoke: [a-z][a-z0-9._-]{0,63}
   // grant, revoke: exactly one subject.

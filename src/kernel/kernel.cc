@@ -1,11 +1,13 @@
 #include "kernel/kernel.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/sha256.h"
 #include "kernel/control.h"
 #include "kernel/gate.h"
 #include "kernel/prompt.h"
+#include "kernel/retry.h"
 #include "kernel/return_record.h"
 #include "kernel/window.h"
 
@@ -287,6 +289,9 @@ class Decider {
       case ControlKind::kReanchor:
         refused = Reanchor(r, c.now);
         break;
+      case ControlKind::kRetry:
+        refused = RetryMission(r, c.retry, c.now);
+        break;
     }
     if (!refused.empty()) return bad(refused);
     out_.push_back(ConsumeControl{c.name, false, "", ""});
@@ -367,6 +372,65 @@ class Decider {
     Log(r.id + " hold -> denied (" + r.why + ")");
     rec.phase = Phase::kDenied;
     rec.mission.reset();
+    return "";
+  }
+
+  // retry a returned mission whose attempt did not end normally: attempt N+1 under a new key, once
+  // nothing of attempt N may still be alive (man/hangar-spool.5 "RETRY").
+  std::string RetryMission(const ControlRequest& r, const std::optional<RetryFacts>& facts,
+                           TimeMs now) {
+    const std::string& id = r.id;
+    auto it = st_->missions.find(id);
+    if (it == st_->missions.end()) return "retry: no mission " + id;
+    MissionRec& rec = it->second;
+    if (rec.phase != Phase::kReturned)
+      return "retry: mission " + id + " is " + std::string(PhaseName(rec.phase)) +
+             ", not returned" +
+             (rec.phase == Phase::kRunning ? " (its attempt has not ended)" : "");
+    if (!facts) return "retry: nothing was read of returned/" + id;
+    const RetryFacts& f = *facts;
+    if (!f.read_error.empty()) return "retry: " + f.read_error;
+    const int previous = std::max(rec.attempt, f.attempt);
+    if (std::string why = RetryOutcomeRefusal(f.outcome, f.ran, previous); !why.empty())
+      return "retry: mission " + id + ": " + why;
+    if (!f.alive.empty())
+      return "retry: attempt " + std::to_string(previous) + " of " + id +
+             " may still be alive: " + f.alive;
+    if (!st_->fail_closed.empty())
+      return "retry: the ledger is failed closed (" + st_->fail_closed +
+             "); retries wait for a reanchor";
+    MissionOrError parsed = ParseMission(f.mission_bytes);
+    if (auto* e = std::get_if<ParseError>(&parsed))
+      return "retry: returned/" + id + "/mission.json: " + e->Text();
+    const std::string sha = Sha256Hex(f.mission_bytes);
+    if (!f.intake_sha256.empty() && sha != f.intake_sha256)
+      return "retry: returned/" + id + "/mission.json changed after intake (sha256 " + sha +
+             ", taken in as " + f.intake_sha256 + "); submit it again to have it judged";
+    const int64_t seq = Ledger("mission.retry",
+                               {{"id", id},
+                                {"by", r.by},
+                                {"previous", previous},
+                                {"previous_outcome", f.outcome},
+                                {"attempt", previous + 1},
+                                {"key", LaunchKeyName(id, previous + 1)},
+                                {"mission_sha256", sha}},
+                               now);
+    Retry rt{id, previous, {}};
+    rt.files["retry.json"] = RetryRecordText({id, r.by, f.outcome, previous, seq, now});
+    out_.push_back(std::move(rt));
+    Log(id + " returned -> queued (retry" + (r.by.empty() ? "" : " by " + r.by) + ": attempt " +
+        std::to_string(previous) + " " + f.outcome + ", attempt " + std::to_string(previous + 1) +
+        " next)");
+    // A fresh attempt: nothing of the last one's end carries over, nor an approval of its plan.
+    MissionRec next = Rec(Phase::kQueued, f.accepted ? f.accepted : rec.accepted);
+    next.mission = std::get<Mission>(std::move(parsed));
+    next.mission->id = id;
+    next.attempt = previous;
+    next.sha256 = sha;
+    next.resolved = f.resolved;
+    rec = std::move(next);
+    st_->queue.push_back(id);
+    Pump(now);
     return "";
   }
 

@@ -24,6 +24,13 @@
 //   running   | Observed                        | returned  | Finish(return.json; notify)
 //   hold/queued | Control cancel                | returned  | Finish(outcome cancelled, never ran)
 //   running   | Control cancel                  | running   | Kill (the supervisor stops the drone)
+//   returned  | Control retry, outcome lost,    | queued    | Record(mission.retry), Retry: attempt
+//             |   failed, timed_out, killed or  |           |   N's files to attempts/N; launched
+//             |   cancelled after it ran, and   |           |   as N+1 (new key, gate 2 again)
+//             |   nothing of attempt N alive    |           |
+//   returned  | Control retry, done, cancelled  | returned  | Record(control.refused),
+//             |   before it ran, or attempt N   |           |   ConsumeControl(bad, why)
+//             |   may be alive                  |           |
 //   hold      | Control approve                 | queued    | Record(person.approved), Move
 //             |                                 |           |   (binds to the mission's sha256
 //             |                                 |           |   and the held plan's)
@@ -75,6 +82,7 @@
 #include "kernel/phase.h"
 #include "kernel/plan.h"
 #include "kernel/policy.h"
+#include "kernel/retry.h"
 #include "ledger/grants.h"
 
 namespace hangar {
@@ -147,7 +155,7 @@ struct Recovered {
   Phase phase = Phase::kQueued;
   std::string mission_bytes;  // live phases only
   TimeMs accepted = 0;
-  int attempt = 0;                // running: from launch.json
+  int attempt = 0;                // running: from launch.json; hold, queued: retry.json "previous"
   std::optional<ExitInfo> exit;   // running: exit.json present
   bool supervisor_alive = false;  // running: its lock is held
   TimeMs now = 0;
@@ -162,6 +170,8 @@ struct ControlDropped {
   std::string bytes;
   std::string read_error;
   TimeMs now = 0;
+  // A retry request for a mission in returned/: what the shell read of it (kernel/retry.h).
+  std::optional<RetryFacts> retry = std::nullopt;
 };
 struct LaunchDone {
   std::string id;
@@ -284,6 +294,15 @@ struct Move {
   std::map<std::string, std::string> files;
   std::optional<std::string> notify_dir;
 };
+// Take returned/ID back to queued/ID for attempt previous + 1 (man/hangar-spool.5 "RETRY"):
+// attempt `previous`'s launch.json, plan.json, gate2.json, approve.json, retry.json and run/ move
+// into attempts/PREVIOUS/; returned/ID -> queued/ID; `files` (retry.json) are written; return.json
+// moves into attempts/PREVIOUS/ last. The mission's ops/ (the window's keys) and its room stay.
+struct Retry {
+  std::string id;
+  int previous = 0;
+  std::map<std::string, std::string> files;
+};
 // Remove control/new/NAME; when bad, move it to control/bad/BAD_NAME with BAD_NAME.why.json
 // (a generated name: a request's own name may be too long or taken there).
 struct ConsumeControl {
@@ -327,8 +346,8 @@ struct AnswerOp {
   bool keep = false, release = false;
 };
 
-using Action =
-    std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log, Record, RunOp, AnswerOp>;
+using Action = std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log, Record, RunOp,
+                            AnswerOp, Retry>;
 
 // The kernel. Decide consumes one signal and returns the actions, in the order they must run.
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal);

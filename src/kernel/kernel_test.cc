@@ -3,22 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel/kernel_testutil.h"
+
 namespace hangar {
 namespace {
 
 KernelSetup TestSetup(int slots = 1) {
-  KernelSetup s;
-  s.spool = "/s";
-  s.rooms = "/s/rooms";
-  s.bindir = "/b";
-  s.bwrap = "/usr/bin/bwrap";
-  s.config.file = "/s/hangar.conf";
-  s.config.slots = slots;
-  Profile p;
-  p.name = "script";
+  KernelSetup s = ScriptSetup(slots);
+  Profile& p = s.config.profiles["script"];
   p.argv = {"{bindir}/drone", "{room}"};
   p.last_message = "{run}/last.txt";
-  s.config.profiles["script"] = p;
   return s;
 }
 
@@ -31,20 +25,6 @@ std::string MissionText(const std::string& id_field, const std::string& extra = 
 
 Dropped Drop(const std::string& name, const std::string& bytes, TimeMs now = 1000) {
   return Dropped{name, bytes, "", now, {}};
-}
-
-template <typename T>
-std::vector<T> Only(const std::vector<Action>& acts) {
-  std::vector<T> out;
-  for (const Action& a : acts)
-    if (auto* x = std::get_if<T>(&a)) out.push_back(*x);
-  return out;
-}
-
-json::Value Json(const std::string& text) {
-  Result<json::Value> v = json::Parse(text);
-  EXPECT_TRUE(v.ok()) << text;
-  return v.ok() ? v.value() : json::Value();
 }
 
 TEST(Kernel, ValidDropIsQueuedThenLaunchedWithDeadlineAndKeyAttempt) {

@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "base/parallel.h"
 #include "shell/path_resolve.h"
+#include "shell/retry.h"
 
 namespace hangar {
 
@@ -108,6 +109,8 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
         StringMembersOf(state, r->id + "/approve.json", {"mission_sha256", "plan_sha256"});
     r->approved_sha256 = std::move(approve[0]);
     r->approved_plan_sha256 = std::move(approve[1]);
+    // A retried mission's next launch is the attempt after the one its retry.json names.
+    if (p != Phase::kRunning) r->attempt = RetriedAttempt(state, r->id);
     if (p == Phase::kHold)
       r->held_plan_sha256 =
           std::move(StringMembersOf(state, r->id + "/gate2.json", {"plan_sha256"})[0]);

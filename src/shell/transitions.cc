@@ -3,6 +3,7 @@
 #include "base/json.h"
 #include "base/parallel.h"
 #include "base/sha256.h"
+#include "shell/retry.h"
 
 namespace hangar {
 
@@ -88,6 +89,14 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
     for (size_t i = 0; i < ids->size(); ++i) {
       const std::string& id = (*ids)[i];
       if (!returned[i]) continue;
+      if (p == Phase::kQueued) {
+        Result<bool> retried = FinishRetry(env, l, id);
+        if (!retried.ok()) return retried.status();
+        if (*retried) {
+          done.push_back("finished the retry of " + id + " (its last return kept in attempts/)");
+          continue;
+        }
+      }
       Status s = env->RenameNoReplace(l.MissionDir(p, id), l.MissionDir(Phase::kReturned, id));
       if (!s.ok()) return s;
       done.push_back("finished moving " + id + " from " + std::string(PhaseName(p)) +

@@ -21,7 +21,9 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in);
 // Puts back every intake cut short by a crash (STATE/.ID.tmp directories): the raw file returns to
 // incoming/new under its name (or NAME.recovered.N when a newer drop took that name meanwhile).
 // Then finishes every move to returned/ cut short after return.json was written (a live state
-// directory holding a return.json). Returns what it did, a line each.
+// directory holding a return.json), except a retry cut short before its last step (queued/ID with
+// retry.json, shell/retry.h FinishRetry), which is completed instead. Returns what it did, a line
+// each.
 Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l);
 
 // Writes the files into FROM/ID and renames it to TO/ID.

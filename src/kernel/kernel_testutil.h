@@ -1,0 +1,46 @@
+// Helpers of the kernel's unit tests: a setup with one "script" profile, the actions of one kind,
+// and a parsed mission file. Header only: tests include it; nothing in the product does.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kernel/kernel.h"
+
+namespace hangar {
+
+// A kernel on /s with rooms /s/rooms, one profile "script" running {bindir}/drone, bwrap found.
+inline KernelSetup ScriptSetup(int slots = 1) {
+  KernelSetup s;
+  s.spool = "/s";
+  s.rooms = "/s/rooms";
+  s.bindir = "/b";
+  s.bwrap = "/usr/bin/bwrap";
+  s.config.file = "/s/hangar.conf";
+  s.config.slots = slots;
+  Profile p;
+  p.name = "script";
+  p.argv = {"{bindir}/drone"};
+  s.config.profiles["script"] = p;
+  return s;
+}
+
+// The actions of type T among acts, in order.
+template <typename T>
+std::vector<T> Only(const std::vector<Action>& acts) {
+  std::vector<T> out;
+  for (const Action& a : acts)
+    if (auto* x = std::get_if<T>(&a)) out.push_back(*x);
+  return out;
+}
+
+// text parsed; a failure is the test's.
+inline json::Value Json(const std::string& text) {
+  Result<json::Value> v = json::Parse(text);
+  EXPECT_TRUE(v.ok()) << text;
+  return v.ok() ? v.value() : json::Value();
+}
+
+}  // namespace hangar
