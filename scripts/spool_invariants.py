@@ -5,13 +5,15 @@ scripts/kill-loop; see their headers for what they drive.
 check(run) reports, each as a sentence naming the mission or file:
   - a mission id in two state directories, an unfinished intake or move (.NAME left in a state
     directory), anything left in incoming/new or control/new;
-  - a drone started more than once (each appends "start ID PID" to run.starts), a mission that
-    returned done/failed/timed out/cancelled after running whose drone did not start exactly once;
+  - a drone started more than once for one attempt, or without that attempt's launch key (each
+    appends "start ID PID ATTEMPT" to run.starts), a mission that returned done/failed/timed
+    out/cancelled after running whose last attempt's drone did not start exactly once;
   - a mission of run.drops in no state directory (lost from the spool), or ended in a state its
     path does not allow; a count of rejected/ other than run.rejected;
   - an op that ran more than once for one (mission, key) (each handler run appends to run.op_runs);
   - a launch key in keys/ whose mission is not in running/ or returned/, or whose launch.json and
-    return.json do not name that attempt; a returned mission with launch.json but no launch key;
+    return.json (or those of attempts/N/, kept by a retry) do not name that attempt; a returned
+    mission with launch.json but no launch key;
   - a .json file of the spool (outside rooms/, the drop zones and the ledger) that does not parse;
   - `hangar ledger verify` failing.
 """
@@ -224,14 +226,18 @@ def check(run):
         if left:
             v.append(f"{d} not empty: {' '.join(sorted(left))}")
 
-    starts = {}
+    keys = set(os.listdir(os.path.join(run.s, "keys")))
+    starts = {}  # (id, attempt) -> how many times its drone started
     for line in open(run.starts):
         parts = line.split()
-        if len(parts) >= 2 and parts[0] == "start":
-            starts[parts[1]] = starts.get(parts[1], 0) + 1
-    for id_, n in sorted(starts.items()):
+        if len(parts) >= 4 and parts[0] == "start":
+            starts[(parts[1], parts[3])] = starts.get((parts[1], parts[3]), 0) + 1
+    for (id_, attempt), n in sorted(starts.items()):
         if n > 1:
-            v.append(f"drone of {id_} started {n} times")
+            v.append(f"drone of {id_} attempt {attempt} started {n} times")
+        if f"launch.{id_}.{attempt}" not in keys:
+            v.append(f"drone of {id_} attempt {attempt} started without its key launch.{id_}."
+                     f"{attempt}")
 
     outcomes = {}
     for name, _, id_, allowed, ran in run.drops:
@@ -241,18 +247,21 @@ def check(run):
         if st is None:
             v.append(f"{id_} ({name}) is in no state directory: lost from the spool")
             continue
-        end = st
+        end, attempt = st, None
         if st == "returned":
             try:
-                end = "returned:" + str(load(os.path.join(run.s, st, id_, "return.json"))["outcome"])
+                ret = load(os.path.join(run.s, st, id_, "return.json"))
+                end, attempt = "returned:" + str(ret["outcome"]), str(ret.get("attempt"))
             except (OSError, ValueError, KeyError) as e:
                 v.append(f"returned/{id_}/return.json unreadable: {e}")
                 continue
         outcomes[id_] = end
         if end not in allowed:
             v.append(f"{id_} ended {end}, expected one of {', '.join(allowed)}")
-        if ran and end.startswith("returned:") and end != "returned:lost" and starts.get(id_) != 1:
-            v.append(f"{id_} returned {end[9:]} but its drone started {starts.get(id_, 0)} times")
+        n = starts.get((id_, attempt), 0)
+        if ran and end.startswith("returned:") and end != "returned:lost" and n != 1:
+            v.append(f"{id_} returned {end[9:]} (attempt {attempt}) but its drone started {n} "
+                     "times")
     n_rejected = len(run.ids_in("rejected"))
     if n_rejected != run.rejected:
         v.append(f"{n_rejected} missions in rejected/, expected {run.rejected}")
@@ -263,8 +272,7 @@ def check(run):
             seen[line.strip()] = seen.get(line.strip(), 0) + 1
         v += [f"op {k} ran {n} times" for k, n in seen.items() if n > 1]
 
-    keys = os.listdir(os.path.join(run.s, "keys"))
-    for k in keys:
+    for k in sorted(keys):
         if not k.startswith("launch."):
             continue
         id_, _, attempt = k[len("launch."):].rpartition(".")
@@ -273,15 +281,16 @@ def check(run):
             v.append(f"key {k} but {id_} is in {st or 'no state'}/")
             continue
         named = False
-        for f in ("launch.json", "return.json"):
+        for f in ("launch.json", "return.json", f"attempts/{attempt}/launch.json",
+                  f"attempts/{attempt}/return.json"):
             p = os.path.join(run.s, st, id_, f)
             try:
                 named = named or str(load(p).get("attempt")) == attempt
             except (OSError, ValueError, AttributeError):
                 pass
         if not named:
-            v.append(f"key {k}: neither launch.json nor return.json of {st}/{id_} names attempt "
-                     f"{attempt}")
+            v.append(f"key {k}: no launch.json or return.json of {st}/{id_} (or of its "
+                     f"attempts/{attempt}/) names attempt {attempt}")
     for id_, end in outcomes.items():
         if end.startswith("returned:") and os.path.exists(
                 os.path.join(run.s, "returned", id_, "launch.json")):

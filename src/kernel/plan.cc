@@ -45,6 +45,7 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   for (const auto& [k, v] : p.env) plan.env[k] = ExpandTemplate(v, vars);
   if (!plan.env.count("PATH")) plan.env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
   plan.env["HANGAR_MISSION"] = m.id;
+  plan.env["HANGAR_ATTEMPT"] = std::to_string(attempt);
   plan.env["HOME"] = plan.env.count("HOME") ? plan.env["HOME"] : where.room;
   if (p.prompt == PromptVia::kStdin || p.prompt == PromptVia::kBoth) plan.stdin_path = prompt;
   plan.prompt_in_room = p.prompt == PromptVia::kFile || p.prompt == PromptVia::kBoth;
