@@ -5,37 +5,19 @@
 
 #include "base/sha256.h"
 #include "kernel/kernel.h"
+#include "kernel/kernel_testutil.h"
 
 namespace hangar {
 namespace {
 
 KernelSetup LedgerSetup(int slots = 1) {
-  KernelSetup s;
-  s.spool = "/s";
-  s.rooms = "/s/rooms";
-  s.bindir = "/b";
-  s.bwrap = "/usr/bin/bwrap";
-  s.config.file = "/s/hangar.conf";
-  s.config.slots = slots;
-  Profile p;
-  p.name = "script";
-  p.argv = {"{bindir}/drone"};
-  s.config.profiles["script"] = p;
-  return s;
+  return ScriptSetup(slots);
 }
 
 std::string Mission(const std::string& id) {
   return "{\"hangar\":1,\"id\":\"" + id +
          "\",\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
          "\"max_minutes\":1}";
-}
-
-template <typename T>
-std::vector<T> Only(const std::vector<Action>& acts) {
-  std::vector<T> out;
-  for (const Action& a : acts)
-    if (auto* x = std::get_if<T>(&a)) out.push_back(*x);
-  return out;
 }
 
 int64_t SeqIn(const std::string& text) {

@@ -6,6 +6,7 @@
 
 #include "base/sha256.h"
 #include "kernel/kernel.h"
+#include "kernel/kernel_testutil.h"
 
 namespace hangar {
 namespace {
@@ -14,17 +15,7 @@ constexpr TimeMs kT = 1767225600000;  // 2026-01-01T00:00:00Z
 
 // A profile, two op handlers, and a policy that allows post.message and grant-lists git.push.
 KernelSetup WindowSetup(int slots = 1) {
-  KernelSetup s;
-  s.spool = "/s";
-  s.rooms = "/s/rooms";
-  s.bindir = "/b";
-  s.bwrap = "/usr/bin/bwrap";
-  s.config.file = "/s/hangar.conf";
-  s.config.slots = slots;
-  Profile p;
-  p.name = "script";
-  p.argv = {"{bindir}/drone"};
-  s.config.profiles["script"] = p;
+  KernelSetup s = ScriptSetup(slots);
   s.config.ops["post.message"] =
       OpHandler{"post.message", {"/usr/lib/hangar/post", "--to", "chat"}, {{"PATH", "/bin"}}, 30};
   s.config.ops["git.push"] =
@@ -42,14 +33,6 @@ std::string MissionText(const std::string& id) {
   return "{\"hangar\":1,\"id\":\"" + id +
          "\",\"requester\":\"alice\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
          "\"max_minutes\":1,\"ops\":[\"post.message\",\"git.push\"]}";
-}
-
-template <typename T>
-std::vector<T> Only(const std::vector<Action>& acts) {
-  std::vector<T> out;
-  for (const Action& a : acts)
-    if (auto* x = std::get_if<T>(&a)) out.push_back(*x);
-  return out;
 }
 
 json::Value Json(const std::string& text) {
