@@ -150,6 +150,31 @@ wait_until() {
   done
 }
 
+# --- fault injection (man/hangard.8, ENVIRONMENT) -------------------------------------------------
+
+# fault_calls: how many mutating calls the fault log $FLOG (HANGAR_FAULT_LOG) lists so far.
+fault_calls() { if [[ -f "$FLOG" ]]; then grep -c '^[0-9]' "$FLOG" || true; else echo 0; fi; }
+# fault_quiet: the fault log did not grow for a second.
+fault_quiet() {
+  local n
+  n=$(fault_calls)
+  sleep 1
+  [[ "$(fault_calls)" == "$n" ]]
+}
+
+# fresh_spool SLOTS: stops hangard and the drones it left, then a new spool and anchor in the same
+# places (a fault log then names the same paths), an empty log, no $T/starts.
+fresh_spool() {
+  local f
+  stop_hangard
+  for f in "$S"/running/*/run/shim.json; do [[ -f "$f" ]] && kill_run "$f"; done
+  rm -rf "$S" "$A" "$T/starts"
+  mkdir -p "$S" "$A"
+  cp -a "$ROOT/spool/." "$S/"
+  set_slots "$1"
+  : >"$LOG"
+}
+
 # --- missions -------------------------------------------------------------------------------------
 
 # json_str TEXT: TEXT as a JSON string literal.
