@@ -19,21 +19,18 @@ workload() {
 }
 
 # 1. Count: which mutating call writes b's return.json?
-HANGAR_FAULT_LOG=$FLOG start_hangard
-wait_until 10 fault_quiet || fail "hangard kept making mutating calls after start"
+start_faulty
 workload
 wait_returned b 20
-N=$(grep -E "^[0-9]+ write $S/running/b/return\.json$" "$FLOG" | cut -d' ' -f1 | head -n 1)
+N=$(fault_call "write $S/running/b/return\.json")
 [[ -n "$N" ]] || fail "the counting run did not write running/b/return.json: $(grep -c . "$FLOG") calls"
 note "b's return.json is mutating call $N"
 fresh_spool 2
 
 # 2. The same with that write failing (EIO, once).
-HANGAR_FAULT=fail=$N:EIO HANGAR_FAULT_LOG=$FLOG start_hangard
-wait_until 10 fault_quiet || fail "hangard kept making mutating calls after start"
+start_faulty "fail=$N:EIO"
 workload
-stopped() { hangar status --json >"$T/status.json" 2>/dev/null && jq_ok "$T/status.json" "(d.get('work') or {}).get('state') == 'stopped'"; }
-wait_until 20 stopped || fail "hangar status does not say stopped: $(cat "$T/status.json")"
+wait_until 20 work_is stopped || fail "hangar status does not say stopped: $(cat "$T/status.json")"
 kill -0 "$HPID" 2>/dev/null || fail "hangard exited on the storage failure"
 # The write names its temporary file, running/b/.return.json.tmp.PID, as a real failure would.
 jq_ok "$T/status.json" "'running/b/.return.json.tmp' in d['work']['reason'] and 'Input/output error' in d['work']['reason']" ||
