@@ -35,11 +35,15 @@ class [[nodiscard]] Status {
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
+  // The errno a Status made by Errno carries (0 for any other): what the shell needs to tell a full
+  // disk (ENOSPC, EDQUOT), which passes, from a failed write or fsync, which does not.
+  int sys_errno() const { return errno_; }
 
  private:
-  Status(Code c, std::string m) : code_(c), message_(std::move(m)) {}
+  Status(Code c, std::string m, int e = 0) : code_(c), message_(std::move(m)), errno_(e) {}
   Code code_ = Code::kOk;
   std::string message_;
+  int errno_ = 0;
 };
 
 // Result<T>: a value or the Status that says why there is none.

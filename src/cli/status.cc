@@ -110,6 +110,23 @@ std::string LedgerLine(const json::Value& l) {
   return s;
 }
 
+// hangard.json's "work": whether hangard takes work, and why not (man/hangard.8, STORAGE
+// FAILURES).
+std::string WorkLine(const json::Value& w) {
+  if (!w.is_object()) return "unknown (no running hangard has said)";
+  const std::string state = StringField(w, "state"), reason = StringField(w, "reason");
+  const std::string since = StringField(w, "since");
+  if (state == "stopped")
+    return "STOPPED" + (since.empty() ? "" : " since " + since) + ": " + reason +
+           " (no intake, launch, control, op or grant; running drones go on under their "
+           "supervisors; fix the disk, then restart hangard: it recovers from the spool)";
+  if (state == "intake-paused")
+    return "intake paused" + (since.empty() ? "" : " since " + since) + ": " + reason +
+           " (drops wait in incoming/new and are tried again every few seconds; nothing is "
+           "rejected for it)";
+  return state;
+}
+
 std::string KernelLine(const json::Value& k) {
   const json::Value& alive = *k.find("alive");
   std::string s = alive.is_null()   ? "unknown (cannot open hangard.lock)"
@@ -140,6 +157,7 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
   // The kernel line apart, so its long value does not widen the count column; state names are at
   // most 8 characters, so 10 aligns it with the counts.
   out << "kernel    " << KernelLine(*doc.find("kernel")) << "\n"
+      << "work      " << WorkLine(*doc.find("work")) << "\n"
       << "ledger    " << LedgerLine(*doc.find("ledger")) << "\n"
       << "policy    " << PolicyLine(*doc.find("policy")) << "\n"
       << "sandbox   " << SandboxLine(*doc.find("sandbox")) << "\n"
@@ -162,6 +180,10 @@ int RunStatus(const Context& ctx) {
   json::Value presence(nullptr);
   if (auto st = view.ReadJson(ctx.layout.StatusFile()); st.ok()) presence = *st;
   doc["kernel"] = KernelJson(presence, ctx.layout);
+  // The work's state is hangard's now: a hangard that is not running says nothing of it.
+  const json::Value* alive = doc["kernel"].find("alive");
+  doc["work"] = alive->is_bool() && alive->as_bool() ? PresenceObject(presence, "work")
+                                                     : json::Value(nullptr);
   doc["ledger"] = PresenceObject(presence, "ledger");
   doc["policy"] = PresenceObject(presence, "policy");
   doc["sandbox"] = PresenceObject(presence, "sandbox");

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "base/json.h"
+#include "daemon/sd_notify.h"
 #include "kernel/control.h"
 #include "kernel/window.h"
 #include "launch/direct_launcher.h"
@@ -33,6 +34,7 @@ constexpr TimeMs kSupervisorCheckMs = 2000;
 constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are looked at again
 constexpr int kExitRechecks = 50;   // times 10 ms: how long a seen exit.json waits for the lock
 constexpr time_t kOpSettleS = 2;    // a request a scan finds is taken once this long unchanged
+constexpr TimeMs kIntakeRetryMs = 5000;  // intake paused for space: a waiting drop tried this often
 
 int PoolSize(int slots) {
   return slots < 2 ? 2 : slots > 16 ? 16 : slots;
@@ -92,8 +94,66 @@ Status Daemon::WritePresence(const char* status) {
                  {"state", state_.fail_closed.empty() ? "ok" : "fail-closed"},
                  {"reason", state_.fail_closed}};
   o["ledger"] = std::move(l);
+  // The work: "ok", "intake-paused" (no space to take drops in) or "stopped" (a storage failure;
+  // only a restart leaves it).
+  const bool stopped = !stopped_.empty(), paused = !intake_paused_.empty();
+  json::Object w{{"state", stopped  ? "stopped"
+                           : paused ? "intake-paused"
+                                    : "ok"},
+                 {"reason", stopped ? stopped_ : intake_paused_},
+                 {"since", stopped  ? json::Value(FormatTime(stopped_at_))
+                           : paused ? json::Value(FormatTime(intake_paused_at_))
+                                    : json::Value(nullptr)}};
+  o["work"] = std::move(w);
   presence_fail_closed_ = state_.fail_closed;
   return env_->WriteFileAtomic(layout_.spool, "hangard.json", json::WritePretty(o));
+}
+
+void Daemon::UpdatePresence() {
+  if (!running_) return;  // Start writes it once recovery is over
+  Status s = WritePresence("running");
+  // Best effort: hangard.json only reports, and a failure to write it decides nothing.
+  if (!s.ok() && !presence_said_) Say("cannot update hangard.json: " + s.message());
+  presence_said_ = !s.ok();
+}
+
+void Daemon::StopWork(const std::string& reason) {
+  if (!stopped_.empty()) return;  // the first reason stands
+  stopped_ = reason;
+  stopped_at_ = env_->Now();
+  Say("STOPPED: " + reason +
+      "; no intake, launch, control, op or grant until hangard is restarted (fix the disk first: "
+      "the next start recovers from the spool); running drones go on under their supervisors");
+  SdNotify("STATUS=stopped: " + reason + "; restart hangard once the disk is fixed");
+  pending_names_.clear();
+  pending_controls_.clear();
+  pending_ops_.clear();
+  UpdatePresence();
+}
+
+void Daemon::PauseIntake(const std::string& reason) {
+  const TimeMs now = env_->Now();
+  if (intake_paused_.empty()) {
+    intake_paused_at_ = now;
+    Say("intake paused: " + reason + "; drops wait in incoming/new, tried again every " +
+        std::to_string(kIntakeRetryMs / 1000) + " s");
+    SdNotify("STATUS=intake paused: " + reason);
+  }
+  intake_paused_ = reason;
+  last_intake_retry_ = now;
+  pending_names_.clear();  // the retry takes them, one at a time until one goes in
+  UpdatePresence();
+}
+
+void Daemon::RetryIntake() {
+  last_intake_retry_ = env_->Now();
+  Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
+  if (!names.ok()) return StopWork(names.status().message());
+  for (const std::string& n : *names)
+    if (!n.empty() && n[0] != '.') {
+      pending_names_.push_back(n);  // taken by this turn's TakePending, as the one try
+      return;
+    }
 }
 
 void Daemon::Checkpoint() {
@@ -212,6 +272,11 @@ Status Daemon::ScanAll() {
 }
 
 Status Daemon::TakePending(size_t max) {
+  if (!stopped_.empty()) {
+    pending_controls_.clear();
+    pending_names_.clear();
+    return Status::Ok();
+  }
   // Control requests first: a cancel should not wait behind a burst of new missions.
   for (; max > 0 && !pending_controls_.empty(); --max) {
     std::string n = std::move(pending_controls_.front());
@@ -219,12 +284,16 @@ Status Daemon::TakePending(size_t max) {
     Status s = TakeControl(n);
     if (!s.ok()) return s;
   }
+  // While intake is paused for space only the retry's one drop is taken (it is alone in the list).
+  const bool paused = !intake_paused_.empty();
   for (; max > 0 && !pending_names_.empty(); --max) {
     std::string n = std::move(pending_names_.front());
     pending_names_.pop_front();
     Status s = TakeName(n);
     if (!s.ok()) return s;
+    if (paused) break;
   }
+  if (!intake_paused_.empty()) pending_names_.clear();
   return Status::Ok();
 }
 
@@ -323,6 +392,7 @@ void Daemon::ScanOps(const std::string& id) {
 }
 
 Status Daemon::TakeOps() {
+  if (!stopped_.empty()) pending_ops_.clear();
   while (!pending_ops_.empty()) {
     auto [id, name] = std::move(pending_ops_.front());
     pending_ops_.pop_front();
@@ -356,6 +426,16 @@ void Daemon::UnwatchRun(const std::string& id) {
 }
 
 Status Daemon::Dispatch(Signal first) {
+  if (!stopped_.empty()) {
+    // Nothing is decided once stopped; an end seen is said, and taken up by the next start.
+    const char* after = "; returned at the next start (hangard's work is stopped)";
+    if (auto* e = std::get_if<DroneExited>(&first)) Say(e->id + ": its drone ended" + after);
+    if (auto* g = std::get_if<SupervisorGone>(&first))
+      Say(g->id + ": its supervisor is gone" + after);
+    if (auto* o = std::get_if<Observed>(&first))
+      Say(o->id + ": its observation is set aside" + after);
+    return Status::Ok();
+  }
   std::deque<Signal> pending;
   pending.push_back(std::move(first));
   while (!pending.empty()) {
@@ -369,13 +449,20 @@ Status Daemon::Dispatch(Signal first) {
         !std::holds_alternative<LedgerFailed>(sig)) {
       if (Status h = ledger_.CheckHead(); !h.ok()) {
         Status s = Decided(LedgerFailed{h.message(), env_->Now()}, &pending);
-        if (!s.ok()) return s;
+        if (!s.ok()) {
+          StopWork(s.message());
+          return Status::Ok();
+        }
       }
     }
+    // A decision whose entries or acts did not all reach the disk: the kernel is ahead of it.
     Status s = Decided(sig, &pending);
-    if (!s.ok()) return s;
+    if (!s.ok()) {
+      StopWork(s.message());
+      return Status::Ok();
+    }
   }
-  if (running_ && state_.fail_closed != presence_fail_closed_) return WritePresence("running");
+  if (running_ && state_.fail_closed != presence_fail_closed_) UpdatePresence();
   return Status::Ok();
 }
 
@@ -397,11 +484,53 @@ Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
     }
     Checkpoint();
   }
+  std::string forgotten;  // a mission whose intake was undone for lack of space
   for (const Action& a : acts) {
     if (std::holds_alternative<Record>(a)) continue;
+    if (!forgotten.empty()) {
+      // What the decision went on to do with it (its log lines, its launch) goes with it.
+      if (auto* x = std::get_if<Log>(&a); x && x->line.starts_with(forgotten + " ")) continue;
+      if (auto* x = std::get_if<Launch>(&a); x && x->id == forgotten) continue;
+    }
+    if (auto* x = std::get_if<Intake>(&a)) {
+      bool undone = false;
+      Status s = PerformIntakeAction(*x, pending, &undone);
+      if (!s.ok()) return s;
+      if (undone) forgotten = x->id;
+      continue;
+    }
     Status s = Perform(a, pending);
     if (!s.ok()) return s;
   }
+  return Status::Ok();
+}
+
+Status Daemon::PerformIntakeAction(const Intake& in, std::deque<Signal>* pending, bool* undone) {
+  Status s = PerformIntake(env_, layout_, in);
+  if (s.ok()) {
+    if (in.to == Phase::kHold && in.notify_dir)
+      outbox_.DeliverHold(in.id, *in.notify_dir, in.files.at("gate1.json"));
+    if (!intake_paused_.empty()) {
+      Say("intake resumed: " + in.id + " taken in");
+      intake_paused_.clear();
+      SdNotify("STATUS=running");
+      UpdatePresence();
+      // Every drop that waited meanwhile.
+      Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
+      if (!names.ok()) return names.status();
+      pending_names_.insert(pending_names_.end(), names->begin(), names->end());
+    }
+    return s;
+  }
+  if (!NoSpace(s)) return s;
+  Status u = UndoIntake(env_, layout_, in);
+  if (u.code() == Code::kNotFound) return s;  // in place after all, but not known to be durable
+  if (!u.ok())
+    Say("the intake of " + in.id + " is not wholly undone (" + u.message() +
+        "); the next start finishes it");
+  *undone = true;
+  pending->push_front(IntakeFailed{in.name, in.id, s.message(), env_->Now()});
+  PauseIntake(s.message());
   return Status::Ok();
 }
 
@@ -409,12 +538,6 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
   if (auto* x = std::get_if<Log>(&a)) {
     Say(x->line);
     return Status::Ok();
-  }
-  if (auto* x = std::get_if<Intake>(&a)) {
-    Status s = PerformIntake(env_, layout_, *x);
-    if (s.ok() && x->to == Phase::kHold && x->notify_dir)
-      outbox_.DeliverHold(x->id, *x->notify_dir, x->files.at("gate1.json"));
-    return s;
   }
   if (auto* x = std::get_if<Launch>(&a)) return PerformLaunch(*x, follow);
   if (auto* x = std::get_if<RunOp>(&a)) return PerformRunOp(*x, follow);
@@ -466,6 +589,7 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
 
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   LaunchPrep prep = PrepareLaunch(env_, layout_, l, env_->Now());
+  if (!prep.storage.ok()) return prep.storage;
   if (!prep.ok) {
     follow->push_back(
         LaunchDone{l.id, false, prep.key_existed, prep.in_running, prep.error, env_->Now()});
@@ -607,56 +731,74 @@ Status Daemon::Run() {
     const bool backlog = !pending_names_.empty() || !pending_controls_.empty();
     int n = poll(fds, 3, backlog ? 0 : !exit_recheck_.empty() ? 10 : 1000);
     if (n < 0 && errno != EINTR) return Status::Errno("poll", errno);
-    if (fds[1].revents & POLLIN) {
-      struct signalfd_siginfo si {};
-      (void)!read(signal_fd_, &si, sizeof si);
-      if (si.ssi_signo == SIGHUP) {
-        Say("SIGHUP: rescanning the spool");
-        Status s = ScanAll();
-        if (!s.ok()) return s;
-        continue;
+    bool quit = false;
+    Status s =
+        Turn(fds[1].revents & POLLIN, fds[0].revents & POLLIN, fds[2].revents & POLLIN, &quit);
+    if (quit) return stopped_.empty() ? s : Status::Ok();  // s: hangard.json's last write
+    // A failure outside a decision (a scan that cannot list, a notify record): the same stop.
+    if (!s.ok()) StopWork(s.message());
+  }
+}
+
+Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
+  if (signals) {
+    struct signalfd_siginfo si {};
+    (void)!read(signal_fd_, &si, sizeof si);
+    if (si.ssi_signo == SIGHUP) {
+      if (!stopped_.empty()) {
+        Say("SIGHUP: the work is stopped (" + stopped_ +
+            "); restart hangard once the disk is fixed");
+        return Status::Ok();
       }
-      Say(std::string("stopping on ") + strsignal(int(si.ssi_signo)) +
-          "; running drones are left to their supervisors" +
-          (pool_->in_flight()
-               ? " and " + std::to_string(pool_->in_flight()) + " observations to the next start"
-               : ""));
-      return WritePresence("stopped");
+      Say("SIGHUP: rescanning the spool");
+      return ScanAll();
     }
-    if (fds[0].revents & POLLIN) {
-      bool overflow = false;
-      Status s = ReadInotify(&overflow);
-      if (s.ok() && overflow) {
-        Say("inotify queue overflowed: rescanning the spool");
-        s = ScanAll();
-      }
-      if (!s.ok()) return s;
+    Say(std::string("stopping on ") + strsignal(int(si.ssi_signo)) +
+        "; running drones are left to their supervisors" +
+        (pool_->in_flight()
+             ? " and " + std::to_string(pool_->in_flight()) + " observations to the next start"
+             : ""));
+    *quit = true;
+    return WritePresence("stopped");
+  }
+  if (events) {
+    bool overflow = false;
+    Status s = ReadInotify(&overflow);
+    if (s.ok() && overflow) {
+      Say("inotify queue overflowed: rescanning the spool");
+      s = ScanAll();
     }
-    if (fds[2].revents & POLLIN) {
-      for (Signal& sig : pool_->Drain()) {
-        Status s = Dispatch(std::move(sig));
-        if (!s.ok()) return s;
-      }
-    }
-    if (Status s = TakeOps(); !s.ok()) return s;
-    if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
-    if (Status s = RecheckExits(); !s.ok()) return s;
-    const TimeMs now = env_->Now();
-    // A wall clock stepped back must not stop the periodic checks until it catches up.
-    if (now < last_supervisor_check_) last_supervisor_check_ = now - kSupervisorCheckMs;
-    if (now < last_notify_retry_) last_notify_retry_ = now;
-    if (now - last_supervisor_check_ >= kSupervisorCheckMs) {
-      last_supervisor_check_ = now;
-      Status s = CheckSupervisors();
-      if (!s.ok()) return s;
-    }
-    Checkpoint();
-    if (now - last_notify_retry_ >= TimeMs(setup_.config.notify_retry_s) * 1000) {
-      last_notify_retry_ = now;
-      Status s = outbox_.Retry();
+    if (!s.ok()) return s;
+  }
+  if (observations) {
+    for (Signal& sig : pool_->Drain()) {
+      Status s = Dispatch(std::move(sig));
       if (!s.ok()) return s;
     }
   }
+  const TimeMs now = env_->Now();
+  if (now < last_intake_retry_) last_intake_retry_ = now;
+  if (stopped_.empty() && !intake_paused_.empty() && now - last_intake_retry_ >= kIntakeRetryMs)
+    RetryIntake();
+  if (Status s = TakeOps(); !s.ok()) return s;
+  if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
+  if (Status s = RecheckExits(); !s.ok()) return s;
+  // A wall clock stepped back must not stop the periodic checks until it catches up.
+  if (now < last_supervisor_check_) last_supervisor_check_ = now - kSupervisorCheckMs;
+  if (now < last_notify_retry_) last_notify_retry_ = now;
+  if (now - last_supervisor_check_ >= kSupervisorCheckMs) {
+    last_supervisor_check_ = now;
+    Status s = CheckSupervisors();
+    if (!s.ok()) return s;
+  }
+  if (!stopped_.empty()) return Status::Ok();  // no checkpoint, no delivery: nothing is trusted
+  Checkpoint();
+  if (now - last_notify_retry_ >= TimeMs(setup_.config.notify_retry_s) * 1000) {
+    last_notify_retry_ = now;
+    Status s = outbox_.Retry();
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 }  // namespace hangar

@@ -3,8 +3,26 @@
 // directory (the window); a signalfd for
 // SIGTERM/SIGINT; the worker pool's eventfd for finished observations; a one-second tick that
 // checks supervisors' locks and retries notify deliveries. Every signal goes through Decide and
-// every action is performed here, in order. An I/O failure of the spool stops the daemon (exit 74):
-// the directories remain the truth and the next start recovers from them.
+// every action is performed here, in order.
+//
+// Storage failures (issue 6). A failed write, sync, rename or ledger append made for a decision
+// leaves that file's state unknown: a failed fsync may already have dropped the data, and trying
+// again "succeeds" without bringing it back (PostgreSQL's fsync lesson). The daemon then *stops
+// its work*: it decides nothing more (no intake, launch, control, op or grant), stays up, says why
+// once on stderr, in hangard.json ("work") and to systemd (STATUS=), and leaves running drones to
+// their supervisors, which keep enforcing deadlines; their ends are taken up by the next start,
+// which recovers from the spool, the truth. Only a restart leaves the state.
+// This is the shell's state, not the kernel's (unlike failing closed): after a failed act the
+// kernel's State is ahead of the disk (it believes a move, a launch or an entry happened), so no
+// signal may be decided against it at all, not even an end that only frees a slot and returns a
+// mission; asking the kernel to refuse some decisions would still let it act on a false state.
+// At start, failures before recovery's decisions (the ledger, the spool's directories, unfinished
+// intakes) still end hangard with exit 74.
+//
+// A full disk at intake (ENOSPC, EDQUOT while taking incoming/new/NAME in) is not such a failure:
+// the half-made .ID.tmp is removed and the drop stays where it is, the kernel forgets the mission
+// (IntakeFailed, recorded), and intake *pauses*: the first waiting drop is tried again every few
+// seconds, and the first intake that succeeds resumes it. Nothing is rejected for a full disk.
 #pragma once
 
 #include <deque>
@@ -32,8 +50,13 @@ class Daemon {
 
   // Creates missing spool directories, takes the spool lock, recovers, and scans what waits.
   Status Start();
-  // Runs until SIGTERM or SIGINT (Ok) or a spool I/O failure (the error).
+  // Runs until SIGTERM or SIGINT (Ok), also when stopped by a storage failure; an error only when
+  // the loop itself cannot wait (poll).
   Status Run();
+
+  // Why the work stopped (a storage failure), empty while it goes on; why intake waits for space.
+  const std::string& stopped() const { return stopped_; }
+  const std::string& intake_paused() const { return intake_paused_; }
 
  private:
   Status Dispatch(Signal s);
@@ -57,6 +80,18 @@ class Daemon {
   Status PerformRunOp(const RunOp& r, std::deque<Signal>* follow);
   Status PerformAnswerOp(const AnswerOp& a);
   Status WritePresence(const char* status);
+  // hangard.json while running: a write that fails stops the work (or, once stopped, is said).
+  void UpdatePresence();
+  // Enters the stopped state with the reason (the first reason stands), see above.
+  void StopWork(const std::string& reason);
+  // Performs an Intake; false when it failed for lack of space and was undone (intake paused,
+  // IntakeFailed queued in *pending).
+  Status PerformIntakeAction(const Intake& in, std::deque<Signal>* pending, bool* undone);
+  void PauseIntake(const std::string& reason);
+  void RetryIntake();
+  // One turn of the loop after poll (which of the signalfd, inotify and the workers' eventfd are
+  // readable); *quit when a SIGTERM or SIGINT came.
+  Status Turn(bool signals, bool events, bool observations, bool* quit);
   void Say(const std::string& line);
   void Checkpoint();  // a signed checkpoint when one is due
 
@@ -88,6 +123,10 @@ class Daemon {
   std::deque<std::pair<std::string, std::string>> pending_ops_;
   std::set<std::pair<std::string, std::string>> ops_taken_;
   TimeMs started_ = 0, last_supervisor_check_ = 0, last_notify_retry_ = 0;
+  std::string stopped_;        // why the work stopped; empty: it goes on
+  std::string intake_paused_;  // why intake waits for space; empty: it does not
+  TimeMs stopped_at_ = 0, intake_paused_at_ = 0, last_intake_retry_ = 0;
+  bool presence_said_ = false;  // a failed hangard.json write while stopped was logged
 };
 
 }  // namespace hangar

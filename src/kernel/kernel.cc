@@ -472,6 +472,22 @@ class Decider {
     Log("FAIL-CLOSED: " + f.reason + "; no launch or grant until `hangar ledger reanchor`");
   }
 
+  // The intake decided for id was not done (no space): forget the mission, and the launch the
+  // same decision made of it (no supervisor started). Its drop waits in incoming/new.
+  void On(const IntakeFailed& f) {
+    auto it = st_->missions.find(f.id);
+    if (it == st_->missions.end() || it->second.phase == Phase::kReturned ||
+        (it->second.phase == Phase::kRunning && (it->second.attempt != 1 || it->second.exited)))
+      return;  // not a mission this intake made
+    if (it->second.phase == Phase::kRunning) st_->running--;
+    std::erase(st_->queue, f.id);
+    st_->missions.erase(it);
+    const std::string shown = json::ValidUtf8(f.name) ? f.name : std::string("(not UTF-8)");
+    Ledger("mission.intake-failed", {{"id", f.id}, {"name", shown}, {"reason", f.reason}}, f.now);
+    Log(f.id + " not taken in: " + f.reason + "; " + shown + " waits in incoming/new");
+    Pump(f.now);
+  }
+
   void On(const LaunchDone& l) {
     auto it = st_->missions.find(l.id);
     if (it == st_->missions.end() || it->second.phase != Phase::kRunning) return;

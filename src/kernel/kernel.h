@@ -14,6 +14,10 @@
 //   (none)    | Dropped, id already in spool    | rejected  | Intake(rejected under a fresh id)
 //   (none)    | Dropped, gate 1 allow           | queued    | Intake(queued: mission.json, gate1.json)
 //   (none)    | Dropped, gate 1 hold / deny     | hold/denied | Intake(..., gate1.json [+why.json])
+//   taken     | IntakeFailed (no space)         | (none)    | Record(mission.intake-failed): the
+//             |                                 |           |   mission is forgotten (a launch of
+//             |                                 |           |   the same decision too); the drop
+//             |                                 |           |   waits in incoming/new
 //   queued    | slot free, gate 2 allow         | running   | Launch(plan.json, gate2.json, key, shim)
 //   queued    | slot free, gate 2 hold / deny   | hold/denied | Move(gate2.json [+why.json])
 //   queued    | LaunchDone, key existed         | returned  | Finish(outcome lost)
@@ -60,6 +64,10 @@
 // why.json of a denial) carries that entry's seq as "ledger_seq". The kernel numbers records
 // itself from State::ledger_seq, so the files can name their seq before the entry is written; the
 // shell checks that the ledger gives the same number.
+//
+// Not a kernel state: "stopped" (a write or sync of the spool that failed, see daemon/daemon.h)
+// is the shell's. The kernel's state may then be ahead of the disk, so the shell decides nothing
+// more, rather than asking the kernel to.
 // clang-format on
 //
 // Thread: a single thread calls Decide; State is owned by that caller.
@@ -248,8 +256,19 @@ struct LedgerFailed {
   TimeMs now = 0;
 };
 
-using Signal = std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited,
-                            SupervisorGone, Observed, Ready, LedgerFailed, OpRequested, OpFinished>;
+// An Intake the kernel decided could not be done for lack of space (ENOSPC, EDQUOT): the shell
+// left the drop, or put it back, in incoming/new/NAME and takes it again later. The kernel forgets
+// the mission it decided to take in as ID (and its launch, when the same decision launched it), as
+// if the drop had not been seen; the next Dropped of NAME is decided afresh.
+struct IntakeFailed {
+  std::string name, id;
+  std::string reason;
+  TimeMs now = 0;
+};
+
+using Signal =
+    std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited, SupervisorGone,
+                 Observed, Ready, LedgerFailed, OpRequested, OpFinished, IntakeFailed>;
 
 // ---- actions: what the shell must do, in order ----
 

@@ -1,5 +1,7 @@
 #include "shell/transitions.h"
 
+#include <cerrno>
+
 #include "base/json.h"
 #include "base/parallel.h"
 #include "base/sha256.h"
@@ -35,6 +37,39 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in) {
   s = env->Rename(l.IncomingNew() + "/" + in.name, tmp + "/" + raw);
   if (!s.ok()) return s;
   return env->Rename(tmp, dir + "/" + in.id);
+}
+
+bool NoSpace(const Status& s) {
+  return s.sys_errno() == ENOSPC || s.sys_errno() == EDQUOT;
+}
+
+Status UndoIntake(Env* env, const Layout& l, const Intake& in) {
+  const std::string dir = l.StateDir(in.to);
+  const std::string tmp = dir + "/" + TmpName(in.id);
+  if (!env->Exists(tmp) && env->Exists(dir + "/" + in.id))
+    return Status::NotFound("cannot undo the intake of " + in.id + ": it is done, in " + dir);
+  Status first;
+  auto keep = [&first](Status s) {
+    if (!s.ok() && first.ok()) first = std::move(s);
+  };
+  for (const char* raw : {"mission.json", "mission.raw"}) {
+    if (!env->Exists(tmp + "/" + raw)) continue;
+    std::string back = in.name;
+    Status s = env->RenameNoReplace(tmp + "/" + raw, l.IncomingNew() + "/" + back);
+    for (int i = 1; s.code() == Code::kExists; i++) {  // a newer drop has that name: keep both
+      back = in.name + ".recovered." + std::to_string(i);
+      s = env->RenameNoReplace(tmp + "/" + raw, l.IncomingNew() + "/" + back);
+    }
+    keep(s);
+  }
+  if (!env->Exists(tmp)) return first;
+  if (Result<std::vector<std::string>> left = env->ListDir(tmp); left.ok()) {
+    for (const std::string& f : *left) keep(env->Remove(tmp + "/" + f));
+  } else {
+    keep(left.status());
+  }
+  keep(env->Remove(tmp));
+  return first;
 }
 
 Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
@@ -122,19 +157,25 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
     r.error = s.message();
     return r;
   };
+  auto spool_fail = [&](const Status& s) {
+    r.storage = s;
+    return fail(s);
+  };
   const std::string plan_sha = Sha256Hex(launch.plan_text);
   Status s = env->WriteFileAtomic(queued, "plan.json", launch.plan_text);
   if (s.ok()) s = env->WriteFileAtomic(queued, "gate2.json", launch.gate2_text);
-  if (!s.ok()) return fail(s);
+  if (!s.ok()) return spool_fail(s);
   s = env->MakeDir(launch.plan.room);
   // The window's inbox is there before the drone starts (man/hangar-ops.5).
   if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(launch.plan.room + "/ops");
   for (const std::string& d : launch.plan.room_dirs)
     if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(launch.plan.room + "/" + d);
-  if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(queued + "/run");
+  if (!s.ok() && s.code() != Code::kExists) return fail(s);  // the room: the mission's failure
+  s = env->MakeDir(queued + "/run");
   if (s.ok() || s.code() == Code::kExists)
     s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);
-  if (s.ok() && launch.plan.prompt_in_room)
+  if (!s.ok()) return spool_fail(s);
+  if (launch.plan.prompt_in_room)
     s = env->WriteFileAtomic(launch.plan.room, "MISSION.md", launch.prompt);
   if (!s.ok()) return fail(s);
 
@@ -151,10 +192,10 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
     r.error = "keys/" + key;
     return r;
   }
-  if (!s.ok()) return fail(s);
+  if (!s.ok()) return spool_fail(s);
 
   s = env->Rename(queued, running);
-  if (!s.ok()) return fail(s);
+  if (!s.ok()) return spool_fail(s);
   r.dir = running;
   r.in_running = true;
   json::Object rec;
@@ -166,7 +207,7 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   rec["plan_sha256"] = plan_sha;
   rec["time"] = FormatTime(now);
   s = env->WriteFileAtomic(running, "launch.json", json::WritePretty(rec));
-  if (!s.ok()) return fail(s);
+  if (!s.ok()) return spool_fail(s);
   r.ok = true;
   return r;
 }

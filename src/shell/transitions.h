@@ -1,8 +1,8 @@
 // The shell's spool transitions: each kernel action that moves a mission between state directories,
 // done as a sequence of durable steps (Env) so that a crash between any two steps leaves the spool
 // in a state the next start understands (docs/ARCHITECTURE.md "Ids and intake", "Keys").
-// A non-Ok Status is an I/O failure of the spool itself: hangard stops (fail-stop) rather than
-// guess; the directories stay the truth for the next start.
+// A non-Ok Status is an I/O failure of the spool itself: hangard stops its work (daemon/daemon.h)
+// rather than guess; the directories stay the truth for the next start.
 #pragma once
 
 #include <string>
@@ -18,6 +18,17 @@ namespace hangar {
 // incoming/new/NAME -> STATE/ID with the kernel's files (raw bytes moved, never copied).
 Status PerformIntake(Env* env, const Layout& l, const Intake& in);
 
+// True when s says the disk or the quota is full (ENOSPC, EDQUOT): an intake that fails so waits
+// for space (the drop stays in incoming/new); any other failure of the spool stops hangard's work.
+bool NoSpace(const Status& s);
+
+// After PerformIntake failed: puts the raw file back into incoming/new (as NAME, or
+// NAME.recovered.N when a newer drop took that name) when it went into STATE/.ID.tmp, and removes
+// .ID.tmp. Best effort, every step tried; the first failure is returned (the next start's
+// RecoverIntakes finishes the job). NotFound when the intake is done after all (STATE/ID exists):
+// its failure came after the last rename, and the mission is where the kernel put it.
+Status UndoIntake(Env* env, const Layout& l, const Intake& in);
+
 // Puts back every intake cut short by a crash (STATE/.ID.tmp directories): the raw file returns to
 // incoming/new under its name (or NAME.recovered.N when a newer drop took that name meanwhile).
 // Then finishes every move to returned/ cut short after return.json was written (a live state
@@ -32,14 +43,18 @@ Status PerformMove(Env* env, const Layout& l, const Move& mv);
 // Everything of a launch before the supervisor starts. Whatever can fail for this mission alone
 // (its room, its prompt) is done before the O_EXCL key, so a failure there leaves no key behind:
 // plan.json, gate2.json, the room (and MISSION.md), run/ with prompt.md; then the key; then
-// queued/ID -> running/ID and launch.json. Never fatal: a failure is the mission's, reported in
-// the result (where its directory is, whether the key already existed) for LaunchDone.
+// queued/ID -> running/ID and launch.json. A failure of the room's making is the mission's,
+// reported in the result (where its directory is, whether the key already existed) for LaunchDone.
+// A failed write, sync or rename of the spool itself (plan.json, gate2.json, run/, the key, the
+// rename, launch.json) is not: it is in `storage`, and the spool is in a state only the next start
+// may read (hangard stops its work).
 struct LaunchPrep {
   bool ok = false;
   bool key_existed = false;
   bool in_running = false;
   std::string dir;    // the mission directory now
   std::string error;  // when not ok
+  Status storage;     // not Ok: the spool failed (error says the same)
 };
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now);
 

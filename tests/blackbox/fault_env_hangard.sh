@@ -8,16 +8,6 @@
 setup 1
 FLOG=$T/fault.log
 
-# The number of mutating calls logged so far.
-calls() { if [[ -f "$FLOG" ]]; then grep -c '^[0-9]' "$FLOG" || true; else echo 0; fi; }
-# quiet: the log did not grow for a second.
-quiet() {
-  local n
-  n=$(calls)
-  sleep 1
-  [[ "$(calls)" == "$n" ]]
-}
-
 # A malformed plan: refused before anything, with the variable named.
 rc=0
 HANGAR_FAULT=bogus timeout 10 "$BIN/hangard" --spool "$S" --anchor "$A" </dev/null >"$T/bogus.out" 2>&1 || rc=$?
@@ -43,15 +33,15 @@ grep -q 'before mutating call 1 ' "$T/crash.out" || fail "hangard did not say wh
 HANGAR_FAULT_LOG=$FLOG start_hangard
 grep -q 'hangard: warning: faults are injected, for testing only: no fault, mutating calls counted; mutating calls logged to '"$FLOG" "$LOG" ||
   fail "hangard did not say on stderr that faults are injected"
-wait_until 10 quiet || fail "hangard kept making mutating calls after start"
-started=$(calls)
+wait_until 10 fault_quiet || fail "hangard kept making mutating calls after start"
+started=$(fault_calls)
 mission fault-one script 1 '[{"file":"REPORT.md"}]' 'write REPORT.md counted' | drop fault-one.json
 wait_returned fault-one 30
 [[ "$(outcome fault-one)" == done ]] || fail "outcome $(outcome fault-one), expected done"
-wait_until 10 quiet || fail "hangard kept making mutating calls after the return"
-returned_at=$(calls)
+wait_until 10 fault_quiet || fail "hangard kept making mutating calls after the return"
+returned_at=$(fault_calls)
 stop_hangard
-total=$(calls)
+total=$(fault_calls)
 mission_calls=$((returned_at - started))
 
 # Every line is "N CALL PATH..." (or "fault ..."), numbered 1, 2, 3, ... without a gap.

@@ -150,6 +150,52 @@ wait_until() {
   done
 }
 
+# --- fault injection (man/hangard.8, ENVIRONMENT) -------------------------------------------------
+
+# fault_calls: how many mutating calls the fault log $FLOG (HANGAR_FAULT_LOG) lists so far.
+fault_calls() { if [[ -f "$FLOG" ]]; then grep -c '^[0-9]' "$FLOG" || true; else echo 0; fi; }
+# fault_quiet: the fault log did not grow for a second.
+fault_quiet() {
+  local n
+  n=$(fault_calls)
+  sleep 1
+  [[ "$(fault_calls)" == "$n" ]]
+}
+
+# start_faulty [PLAN]: starts hangard with HANGAR_FAULT=PLAN (none: count only), its calls logged
+# to $FLOG, and waits until it makes no more calls after its start.
+start_faulty() {
+  if [[ -n "${1:-}" ]]; then HANGAR_FAULT=$1 HANGAR_FAULT_LOG=$FLOG start_hangard
+  else HANGAR_FAULT_LOG=$FLOG start_hangard; fi
+  wait_until 10 fault_quiet || fail "hangard kept making mutating calls after start"
+}
+
+# fault_call ERE [AFTER]: the number of the first call logged in $FLOG, after call AFTER (0), whose
+# "CALL PATH..." matches the extended regular expression ERE (anchored at both ends); nothing if none.
+fault_call() {
+  grep -E "^[0-9]+ $1\$" "$FLOG" | cut -d' ' -f1 | awk -v a="${2:-0}" '$1 > a' | head -n 1
+}
+
+# work_is STATE: `hangar status --json` says the work is STATE (ok, intake-paused, stopped); the
+# status is left in $T/status.json.
+work_is() {
+  hangar status --json >"$T/status.json" 2>/dev/null &&
+    jq_ok "$T/status.json" "(d.get('work') or {}).get('state') == '$1'"
+}
+
+# fresh_spool SLOTS: stops hangard and the drones it left, then a new spool and anchor in the same
+# places (a fault log then names the same paths), an empty log, no $T/starts.
+fresh_spool() {
+  local f
+  stop_hangard
+  for f in "$S"/running/*/run/shim.json; do [[ -f "$f" ]] && kill_run "$f"; done
+  rm -rf "$S" "$A" "$T/starts"
+  mkdir -p "$S" "$A"
+  cp -a "$ROOT/spool/." "$S/"
+  set_slots "$1"
+  : >"$LOG"
+}
+
 # --- missions -------------------------------------------------------------------------------------
 
 # json_str TEXT: TEXT as a JSON string literal.

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A full disk at intake rejects nothing (issue 6, crash safety). The first write into
+# queued/.x.tmp fails with ENOSPC (once: FaultEnv cannot lift a sticky fault, and space returning
+# is a later call succeeding): the half-made directory goes, x.json stays in incoming/new, hangard
+# stays up and says "intake paused", the kernel records that it forgot the mission
+# (mission.intake-failed), and the retry a few seconds later takes x in: it runs exactly once,
+# nothing lands in rejected/, and the ledger verifies. No space for the ledger entry that records
+# the intake is a stop instead (the decision cannot be recorded); a restart then takes x in.
+. "$(dirname "$0")/lib.sh"
+setup 1
+FLOG=$T/fault.log
+
+drop_x() { mission x script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md in' | drop x.json; }
+
+# 1. Count: which mutating call is the intake's first write?
+start_faulty
+started=$(fault_calls)
+drop_x
+wait_returned x 20
+N=$(fault_call "write $S/queued/\.x\.tmp/.*")
+[[ -n "$N" ]] || fail "the counting run made no write into queued/.x.tmp"
+# The ledger entry that records x's intake (mission.accepted), written before the intake.
+L=$(fault_call "append $S/ledger/.*" "$started")
+[[ -n "$L" && "$L" -lt "$N" ]] || fail "no ledger append between start ($started) and the intake ($N)"
+note "the intake's first write is mutating call $N, its ledger entry call $L"
+fresh_spool 1
+
+# 2. The same with that write failing: no space.
+start_faulty "fail=$N:ENOSPC"
+drop_x
+wait_until 5 work_is intake-paused || fail "hangar status does not say intake paused: $(cat "$T/status.json")"
+jq_ok "$T/status.json" "'No space left on device' in d['work']['reason'] and 'queued/.x.tmp' in d['work']['reason']" ||
+  fail "the pause's reason: $(jget "$T/status.json" "d['work']")"
+hangar status | grep -q '^work *intake paused since .*No space left on device' ||
+  fail "the human status lacks the pause: $(hangar status)"
+[[ -f "$S/incoming/new/x.json" ]] || fail "x.json is not in incoming/new while intake is paused"
+[[ -z "$(state_of x)" && ! -e "$S/queued/.x.tmp" ]] || fail "x half taken in: $(state_of x), $(ls -A "$S/queued")"
+kill -0 "$HPID" 2>/dev/null || fail "hangard exited on ENOSPC"
+grep -q 'intake paused: .*No space left on device' "$LOG" || fail "hangard did not log the pause"
+
+# The retry takes it in; it runs once; nothing is rejected.
+wait_returned x 20
+[[ "$(outcome x)" == done ]] || fail "x outcome $(outcome x), expected done"
+n=$(grep -c '^start x ' "$T/starts" || true)
+((n == 1)) || fail "x started $n times"
+[[ -z "$(ls "$S/rejected")" ]] || fail "something was rejected: $(ls "$S/rejected")"
+[[ ! -e "$S/incoming/new/x.json" ]] || fail "x.json is still in incoming/new"
+grep -q 'intake resumed: x taken in' "$LOG" || fail "hangard did not log that intake resumed"
+hangar status --json >"$T/status.json"
+jq_ok "$T/status.json" "d['work']['state'] == 'ok'" || fail "after the retry: $(jget "$T/status.json" "d['work']")"
+cat "$S"/ledger/*/* 2>/dev/null | grep -q '"mission.intake-failed"' || fail "the ledger lacks mission.intake-failed"
+hangar ledger verify >"$T/verify.out" 2>&1 || fail "the ledger does not verify: $(cat "$T/verify.out")"
+
+# 3. No space for the ledger entry itself: not a pause but a stop (the decision cannot be
+# recorded); x still waits in incoming/new, and a restart takes it in.
+fresh_spool 1
+start_faulty "fail=$L:ENOSPC"
+drop_x
+wait_until 10 work_is stopped || fail "a ledger append without space did not stop the work: $(cat "$T/status.json")"
+jq_ok "$T/status.json" "'ledger' in d['work']['reason'] and 'No space left on device' in d['work']['reason']" ||
+  fail "the stop's reason: $(jget "$T/status.json" "d['work']")"
+[[ -f "$S/incoming/new/x.json" && -z "$(state_of x)" ]] || fail "x was taken although its entry failed: $(state_of x)"
+stop_hangard
+start_hangard
+wait_returned x 20
+[[ "$(outcome x)" == done && -z "$(ls "$S/rejected")" ]] || fail "after the restart: x $(outcome x), rejected: $(ls "$S/rejected")"
+hangar ledger verify >"$T/verify.out" 2>&1 || fail "the ledger does not verify after the stop: $(cat "$T/verify.out")"
+pass
