@@ -26,6 +26,13 @@ std::optional<std::string> StatField(pid_t pid, int n) {
   return field;
 }
 
+// A zombie keeps its pid, group and start time until it is reaped (where no init reaps orphans,
+// that may be never), but it runs nothing.
+bool Zombie(pid_t pid) {
+  std::optional<std::string> state = StatField(pid, 3);
+  return state && *state == "Z";
+}
+
 }  // namespace
 
 std::optional<uint64_t> ProcStartTime(pid_t pid) {
@@ -43,7 +50,7 @@ std::vector<pid_t> ProcessGroupMembers(pid_t pgid) {
     long pid = std::strtol(e->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
     std::optional<std::string> group = StatField(pid_t(pid), 5);
-    if (group && *group == std::to_string(pgid)) out.push_back(pid_t(pid));
+    if (group && *group == std::to_string(pgid) && !Zombie(pid_t(pid))) out.push_back(pid_t(pid));
   }
   closedir(d);
   return out;
@@ -52,7 +59,7 @@ std::vector<pid_t> ProcessGroupMembers(pid_t pgid) {
 bool SameProcess(pid_t pid, uint64_t start_ticks) {
   if (pid <= 0) return false;
   std::optional<uint64_t> s = ProcStartTime(pid);
-  return s && *s == start_ticks;
+  return s && *s == start_ticks && !Zombie(pid);
 }
 
 }  // namespace hangar
