@@ -6,6 +6,8 @@
 # is taken in (hold/ID), the other is rejected as a duplicate under a fresh id; every drop is in
 # exactly one place (none lost, none twice), incoming/new is empty, the ledger verifies, and
 # hangard is alive. (Issue 6, "Concurrency".)
+# blackbox-timeout: 600
+# (about 150 s alone on 2 cores; more when the machine is shared)
 . "$(dirname "$0")/lib.sh"
 N=${HANGAR_BB_DUP_N:-10000}
 # Each id's two drops come from two writers when N/2 is no multiple of 16 (10,000: 5,000 = 8 mod 16).

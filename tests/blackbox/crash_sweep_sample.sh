@@ -7,6 +7,7 @@
 # match launches or lost returns, every JSON file parses, the ledger verifies, nothing dropped is
 # gone (and first, that these checks report defects planted on purpose). HANGAR_SWEEP_SEED repeats
 # a run's choice of points.
+# blackbox-timeout: 400
 . "$(dirname "$0")/lib.sh"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

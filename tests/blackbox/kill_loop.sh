@@ -4,6 +4,7 @@
 # supervisors are killed; then every mission has exactly one return, ending as its path allows or
 # `lost`, no drone started twice, no op ran twice, keys match launches, the ledger verifies.
 # HANGAR_KILL_SEED repeats a run's choices.
+# blackbox-timeout: 400
 . "$(dirname "$0")/lib.sh"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
