@@ -28,7 +28,7 @@ NOW (where things stand):
 | write AFTER nope
 PROMPT
 rc=0
-(cd "$T/room" && HANGAR_MISSION=M HANGAR_LAST_MESSAGE="$T/last" "$ROOT/scripts/fake-drone" <"$T/prompt" >"$T/out" 2>"$T/err") || rc=$?
+(cd "$T/room" && HANGAR_MISSION=M HANGAR_ATTEMPT=1 HANGAR_LAST_MESSAGE="$T/last" "$ROOT/scripts/fake-drone" <"$T/prompt" >"$T/out" 2>"$T/err") || rc=$?
 ((rc == 4)) || fail "exit $rc, expected 4"
 cd "$T/room"
 [[ "$(cat dir/REPORT.md)" == "$(printf 'two  words "and" \\ more\nline 2')" ]] || fail "REPORT.md: $(cat dir/REPORT.md)"
