@@ -118,7 +118,9 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
   if (p == Phase::kRunning) {
     std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json");
     const json::Value* att = launch ? launch->find("attempt") : nullptr;
-    r->attempt = att && att->is_int() ? int(att->as_int()) : 1;
+    // Without launch.json (a stop between the move to running/ and its write) the attempt is
+    // the one after a retry's previous, or the first: its lost return must name the key taken.
+    r->attempt = att && att->is_int() ? int(att->as_int()) : RetriedAttempt(state, r->id) + 1;
     const std::string run = dir + "/run";
     r->supervisor_alive = alive(run);
     // exit.json counts only once its supervisor has let go of the lock: the supervisor writes

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 
 #include "base/scratch_dir_testutil.h"
 
@@ -55,6 +56,24 @@ TEST_F(RecoverMissionsTest, QueuedComeInIntakeOrderWithTheirBytes) {
   EXPECT_EQ(r[0].mission_bytes, "{\"hangar\":1,\"id\":\"b\"}\n");
   EXPECT_EQ(r[0].intake_sha256, "ab");
   EXPECT_TRUE(log.empty());
+}
+
+// A launch cut between the move to running/ and launch.json: the attempt is the one its key was
+// taken for, the first or the one after a retry's previous (found by scripts/crash-sweep: a lost
+// attempt 2 was returned as attempt 1).
+TEST_F(RecoverMissionsTest, ARunningMissionWithoutLaunchJsonIsTheAttemptAfterItsRetry) {
+  Mission(Phase::kRunning, "first", "2026-11-30T00:00:01.000Z");
+  Mission(Phase::kRunning, "again", "2026-11-30T00:00:02.000Z");
+  Write(l_.MissionDir(Phase::kRunning, "again") + "/retry.json",
+        R"({"hangar":1,"id":"again","attempt":2,"previous":1})");
+  Mission(Phase::kRunning, "known", "2026-11-30T00:00:03.000Z");
+  Write(l_.MissionDir(Phase::kRunning, "known") + "/launch.json", R"({"attempt":3})");
+  std::vector<std::string> log;
+  std::vector<Recovered> r = Recover(&log);
+  ASSERT_EQ(r.size(), 3u);
+  std::map<std::string, int> attempt;
+  for (const Recovered& x : r) attempt[x.id] = x.attempt;
+  EXPECT_EQ(attempt, (std::map<std::string, int>{{"first", 1}, {"again", 2}, {"known", 3}}));
 }
 
 TEST_F(RecoverMissionsTest, StrayFilesAndLinksAreLeftAloneAndSaid) {
