@@ -94,7 +94,7 @@ blackbox: all
 demo: all
 	@scripts/demo
 
-# Crash safety (issue 6): hangard crashed before each of its mutating calls in a workload of 18
+# Crash safety (issue 6): hangard crashed before each of its mutating calls in a workload of 19
 # missions, then with a simulated power loss at each; and the kill loop: SIGKILL to hangard and
 # some shims while 500 missions flow. make test runs a sample of each.
 crash-sweep: all

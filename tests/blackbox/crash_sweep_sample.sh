@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A sampled crash sweep (scripts/crash-sweep; `make crash-sweep` runs every point): the workload of
-# 18 missions covering every path, hangard crashed before mutating call N for 8 points N spread
+# 19 missions covering every path, hangard crashed before mutating call N for 8 points N spread
 # over the whole run (the first and the last among them, a random shift printed as the seed), each
 # restarted on the real environment; then the same with a simulated power loss at those points.
 # After each: every mission in exactly one state, no drone started twice, no op run twice, keys
