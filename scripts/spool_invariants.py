@@ -164,8 +164,9 @@ class Run:
                     env = open(f"/proc/{pid}/environ", "rb").read()
                 except OSError:
                     continue
-                t = self.t.encode()
-                if cwd.startswith(self.t) or t in cmd or t in env:
+                # Beneath the directory, never a prefix of its name (another run's directory).
+                t = (self.t + "/").encode()
+                if cwd == self.t or cwd.startswith(self.t + "/") or t in cmd or t in env:
                     found.append(int(pid))
             if not found:
                 return
