@@ -7,10 +7,21 @@
 // plan's bytes against the hash the gate passed and execs the sandboxed drone in its place, so the
 // unit's main process is the drone. systemd enforces the deadline (RuntimeMaxSec; Result=timeout).
 // The drone's environment comes from plan.json, never from --setenv: unit properties are readable
-// by every local user (`systemctl show`), a profile's credentials must not be.
+// by every local user (`systemctl show`), a profile's credentials must not be. The unit's one
+// variable is HANGAR_UNIT, its own name: no secret, and not the drone's (the shim gives the drone
+// plan.json's environment only).
 // As --collect lets systemd forget the unit once it ended, the unit's ExecStopPost runs
-// `hangar-shim --unit-ended RUN_DIR`, which keeps what systemd says of the end ($SERVICE_RESULT,
-// $EXIT_CODE, $EXIT_STATUS) in RUN_DIR/unit-ended.json.
+// `hangar-shim --unit-ended RUN_DIR`, which keeps what systemd says of the end ($HANGAR_UNIT,
+// $SERVICE_RESULT, $EXIT_CODE, $EXIT_STATUS) in RUN_DIR/unit-ended.json.
+//
+// Taken literally (systemd 252, Debian 12; checked against the real systemd-run and systemctl):
+// systemd resolves no % specifier in what systemd-run sends over D-Bus, so % is never escaped.
+// It does expand $VAR and ${VAR} in ExecStart's arguments (systemd-run gained
+// --expand-environment=no only in 254), so $ in PLAN_FILE and SHA256 is written $$. ExecStopPost
+// is prefixed ':' (no expansion at all) and its words are double-quoted for systemd-run's own
+// splitting. WorkingDirectory= is taken as it is. What cannot be escaped is the shim's own path:
+// systemd-run looks it up on disk before sending it, and systemd expands $ in the argv[0] it
+// gives it, so the launcher refuses such a shim (CheckSystemdShim) rather than run it.
 #pragma once
 
 #include <map>
@@ -35,38 +46,54 @@ struct SystemdOptions {
 // "hangar-ID-ATTEMPT.service".
 std::string UnitName(const std::string& id, int attempt);
 
-// systemd-run [--user] --unit=hangar-ID-N --description=... --property=Type=exec
-//   --property=RuntimeMaxSec=<plan deadline in whole seconds, rounded up> --collect
-//   --working-directory=ROOM --property=ExecStopPost=SHIM --unit-ended RUN --quiet
+// OK when systemd-run can run SHIM by its path as it is: absolute, no '$', no control character.
+// Invalid ("cannot run SHIM under systemd-run: why") otherwise; the launcher refuses the launch.
+Status CheckSystemdShim(const std::string& shim);
+
+// systemd-run [--user] --unit=hangar-ID-N.service "--description=hangar ID attempt N" --quiet
+//   --collect --property=Type=exec --property=RuntimeMaxSec=S --setenv=HANGAR_UNIT=UNIT
+//   --working-directory=ROOM '--property=ExecStopPost=:"SHIM" --unit-ended "RUN"'
 //   -- SHIM --exec PLAN_FILE SHA256
-// (whatever the final order, the test pins it). Arguments are escaped so systemd takes them
-// literally ($ and %, quoting in property values).
+// S is the plan's deadline in whole seconds rounded up, at least 1. In "..." words \ and " are
+// backslashed and control characters written \xNN; $ in PLAN_FILE and SHA256 is written $$ (see
+// above). SHIM must pass CheckSystemdShim. systemd-run fails (exit 1) when the unit exists already.
 std::vector<std::string> SystemdRunArgv(const Plan& plan, const std::string& shim,
                                         const std::string& plan_file, const std::string& sha256,
                                         const SystemdOptions& o);
 
-// systemctl [--user] show -p Id,LoadState,ActiveState,SubState,Result,ExecMainStatus,ExecMainCode,
-//   ExecMainStartTimestamp,ExecMainExitTimestamp -- UNIT...
+// systemctl [--user] show --timestamp=us+utc -p Id,LoadState,ActiveState,SubState,Result,
+//   ExecMainStatus,ExecMainCode,ExecMainStartTimestamp,ExecMainExitTimestamp -- UNIT...
+// (--timestamp=us+utc: times in UTC with microseconds, whatever hangard's time zone.)
 std::vector<std::string> SystemctlShowArgv(const std::vector<std::string>& units,
                                            const SystemdOptions& o);
 // systemctl [--user] stop -- UNIT   (blocks until the unit is stopped; its ExecStopPost runs)
 std::vector<std::string> SystemctlStopArgv(const std::string& unit, const SystemdOptions& o);
 
 // What `systemctl show` printed for UNITS (blocks of KEY=VALUE lines, one per unit in order,
-// separated by a blank line): one report per unit, in the same order. LoadState=not-found is
-// kUnknown; activating is kPending; active/deactivating is kRunning; inactive or failed with an
-// ExecMainExitTimestamp is kEnded (ExecMainCode 1 = exited: ExecMainStatus is the rc; 2 killed /
-// 3 dumped: ExecMainStatus is the signal; Result=timeout is timed_out). Invalid when the text does
-// not have one block per unit or a block names another unit (Id=): never matched by prefix.
+// separated by a blank line; within a block the manager's order, Id= not first): one report per
+// unit, in the same order. LoadState=not-found is kUnknown (never started, or collected);
+// another LoadState than loaded is kEnded with an error. ActiveState activating is kPending;
+// active, reloading, deactivating are kRunning; inactive, failed, maintenance are kEnded once the
+// main process ended (ExecMainCode 1 = exited: ExecMainStatus is the rc; 2 killed / 3 dumped:
+// ExecMainStatus is the signal; Result=timeout is timed_out, e.g. after RuntimeMaxSec with
+// killed/15), kEnded with an error when failed without one (Result=resources), else kPending
+// (loaded, its start job not run). exit.started is filled whenever systemd gives it, exit.ended
+// when kEnded; a time not in the us+utc form is left 0. Invalid when the text does not have one
+// block per unit, a block names another unit (Id=: never matched by prefix), lacks a property or
+// has one twice.
 Result<std::vector<EngineReport>> ParseSystemctlShow(std::string_view text,
                                                      const std::vector<std::string>& units);
 
-// The record `hangar-shim --unit-ended` writes from its environment (SERVICE_RESULT, EXIT_CODE,
-// EXIT_STATUS, as systemd.exec(5) gives them to ExecStopPost) at NOW:
+// The record `hangar-shim --unit-ended` writes from its environment (HANGAR_UNIT; SERVICE_RESULT,
+// EXIT_CODE, EXIT_STATUS, as systemd.exec(5) gives them to ExecStopPost) at NOW:
 // {"hangar":1,"unit":...,"service_result":...,"exit_code":...,"exit_status":...,"time":"..."}.
+// A variable that is unset (systemd sets no EXIT_* when it started no main process) or not UTF-8
+// is null: the record keeps what was there, ReportFromUnitEnded judges it.
 json::Value UnitEndedRecord(const std::map<std::string, std::string>& env, TimeMs now);
 // An ended report from that record (EXIT_CODE exited: rc = EXIT_STATUS; killed/dumped: signal by
-// name, e.g. TERM -> 15; SERVICE_RESULT timeout: timed_out). Invalid names the field.
+// systemd's name, e.g. TERM -> 15, RTMIN+2, or number; SERVICE_RESULT timeout: timed_out; ended =
+// time; no EXIT_CODE nor EXIT_STATUS: an error, no main process). Invalid names the field:
+// "unit-ended.json: FIELD: expected ...".
 Result<EngineReport> ReportFromUnitEnded(const json::Value& record);
 
 }  // namespace hangar
