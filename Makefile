@@ -15,9 +15,24 @@ LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
 
+# make install (man/hangard.8, SYSTEMD): DESTDIR stages the tree (a package, a test); PREFIX says
+# where the binaries, man pages and units go. hangard finds hangar-shim beside itself ({bindir}),
+# so the three go together; the fake drone is a test tool and stays in bin/. systemd reads units
+# from both /usr/lib/systemd/system and /usr/local/lib/systemd/system. The config, spool and
+# anchor have fixed FHS places, named by the units and the example config.
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+UNITDIR   ?= $(PREFIX)/lib/systemd/system
+CONFDIR   := /etc/hangar
+SPOOLDIR  := /var/spool/hangar
+ANCHORDIR := /var/lib/hangar-anchor
+INSTALLED := bin/hangard bin/hangar bin/hangar-shim
+UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
+
 .PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
 	bench-scale bench-manifest bench-backlog bench-latency gate-report clean format crash-sweep \
-	kill-loop
+	kill-loop install uninstall
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -154,6 +169,34 @@ bench-manifest:
 
 gate-report: bin/hangar-gate-report
 	@bin/hangar-gate-report tests/gate/corpus
+
+# Copies what is built (builds only what is missing or stale). Never overwrites an admin's
+# hangar.conf, nor the mode of a spool or anchor directory that exists (the anchor is a mount).
+install: $(INSTALLED)
+	install -d -m 0755 $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(INSTALLED) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(wildcard man/*.1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(wildcard man/*.5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(wildcard man/*.8) $(DESTDIR)$(MANDIR)/man8/
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/hangard.service.in >$(DESTDIR)$(UNITDIR)/hangard.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/hangard.service
+	install -m 0644 systemd/hangar-reconcile.service systemd/hangar-reconcile.timer \
+	  $(DESTDIR)$(UNITDIR)/
+	install -m 0644 etc/hangar.conf.example $(DESTDIR)$(CONFDIR)/
+	test -e $(DESTDIR)$(CONFDIR)/hangar.conf || \
+	  install -m 0640 etc/hangar.conf.example $(DESTDIR)$(CONFDIR)/hangar.conf
+	test -d $(DESTDIR)$(SPOOLDIR) || install -d -m 0750 $(DESTDIR)$(SPOOLDIR)
+	test -d $(DESTDIR)$(ANCHORDIR) || install -d -m 0700 $(DESTDIR)$(ANCHORDIR)
+
+# Removes what install copied; keeps the admin's hangar.conf and hangar's state (spool, anchor).
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(INSTALLED)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
+	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) $(DESTDIR)$(CONFDIR)/hangar.conf.example
+	@echo "kept $(DESTDIR)$(CONFDIR)/hangar.conf, $(DESTDIR)$(SPOOLDIR) and $(DESTDIR)$(ANCHORDIR)"
 
 format:
 	clang-format -i $(wildcard src/*/*.cc src/*/*.h bench/*.cc tests/gate/*.cc tests/gate/*.h)

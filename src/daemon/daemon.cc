@@ -106,6 +106,10 @@ Status Daemon::WritePresence(const char* status) {
                                     : json::Value(nullptr)}};
   o["work"] = std::move(w);
   presence_fail_closed_ = state_.fail_closed;
+  SdNotify(StatusLine({.stopping = std::string(status) == "stopped",
+                       .work_stopped = stopped_,
+                       .fail_closed = state_.fail_closed,
+                       .intake_paused = intake_paused_}));
   return env_->WriteFileAtomic(layout_.spool, "hangard.json", json::WritePretty(o));
 }
 
@@ -124,7 +128,6 @@ void Daemon::StopWork(const std::string& reason) {
   Say("STOPPED: " + reason +
       "; no intake, launch, control, op or grant until hangard is restarted (fix the disk first: "
       "the next start recovers from the spool); running drones go on under their supervisors");
-  SdNotify("STATUS=stopped: " + reason + "; restart hangard once the disk is fixed");
   pending_names_.clear();
   pending_controls_.clear();
   pending_ops_.clear();
@@ -137,7 +140,6 @@ void Daemon::PauseIntake(const std::string& reason) {
     intake_paused_at_ = now;
     Say("intake paused: " + reason + "; drops wait in incoming/new, tried again every " +
         std::to_string(kIntakeRetryMs / 1000) + " s");
-    SdNotify("STATUS=intake paused: " + reason);
   }
   intake_paused_ = reason;
   last_intake_retry_ = now;
@@ -513,7 +515,6 @@ Status Daemon::PerformIntakeAction(const Intake& in, std::deque<Signal>* pending
     if (!intake_paused_.empty()) {
       Say("intake resumed: " + in.id + " taken in");
       intake_paused_.clear();
-      SdNotify("STATUS=running");
       UpdatePresence();
       // Every drop that waited meanwhile.
       Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
@@ -726,6 +727,7 @@ Status Daemon::ReadInotify(bool* overflow) {
 
 Status Daemon::Run() {
   for (;;) {
+    if (watchdog_.Due(MonotonicUs())) SdNotify("WATCHDOG=1");
     struct pollfd fds[3] = {
         {inotify_fd_, POLLIN, 0}, {signal_fd_, POLLIN, 0}, {pool_->ready_fd(), POLLIN, 0}};
     const bool backlog = !pending_names_.empty() || !pending_controls_.empty();

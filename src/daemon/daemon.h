@@ -32,6 +32,7 @@
 #include <string>
 
 #include "daemon/ledger_keeper.h"
+#include "daemon/watchdog.h"
 #include "daemon/worker_pool.h"
 #include "kernel/kernel.h"
 #include "shell/env.h"
@@ -127,6 +128,7 @@ class Daemon {
   std::string intake_paused_;  // why intake waits for space; empty: it does not
   TimeMs stopped_at_ = 0, intake_paused_at_ = 0, last_intake_retry_ = 0;
   bool presence_said_ = false;  // a failed hangard.json write while stopped was logged
+  Watchdog watchdog_ = Watchdog::FromEnvironment();  // pinged at every turn of the loop
 };
 
 }  // namespace hangar

@@ -27,4 +27,23 @@ void SdNotify(const std::string& state) {
   close(fd);
 }
 
+std::string StatusLine(const ServiceState& s) {
+  std::string line;
+  if (s.stopping) {
+    line = "stopping; running drones are left to their supervisors";
+  } else if (!s.work_stopped.empty()) {
+    line = "stopped: " + s.work_stopped + "; restart hangard once the disk is fixed";
+  } else {
+    if (!s.fail_closed.empty())
+      line = "failed closed: " + s.fail_closed +
+             "; no launch, op or grant until hangar ledger reanchor";
+    if (!s.intake_paused.empty())
+      line += (line.empty() ? "" : "; ") + std::string("intake paused: ") + s.intake_paused;
+    if (line.empty()) line = "running";
+  }
+  for (char& c : line)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return "STATUS=" + line;
+}
+
 }  // namespace hangar
