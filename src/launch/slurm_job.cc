@@ -65,7 +65,9 @@ std::optional<int> ParseCount(std::string_view s) {
   return v;
 }
 
+// For messages: the text quoted, cut after 80 characters (scontrol's line is ~1500).
 std::string Quoted(std::string_view s) {
+  if (s.size() > 80) return "\"" + std::string(s.substr(0, 80)) + "...\"";
   return "\"" + std::string(s) + "\"";
 }
 
