@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
     p.argv = {"/usr/bin/true"};
     p.room = "/var/spool/hangar/rooms/" + p.id;
     p.network = "none";
-    p.deadline_ms = missions[i].deadline_ms();
+    p.deadline_ms = p.enforced_deadline_ms = missions[i].deadline_ms();
     for (int k = 0; k < 10; k++) p.env["VAR_" + std::to_string(k)] = "x";
     p.sandbox.bwrap = "/usr/bin/bwrap";
     p.sandbox.hide = policy.deny_read;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -18,6 +19,7 @@
 #include "kernel/control.h"
 #include "kernel/window.h"
 #include "launch/direct_launcher.h"
+#include "launch/launcher.h"
 #include "shell/observer.h"
 #include "shell/op_files.h"
 #include "shell/op_handler.h"
@@ -35,6 +37,9 @@ constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are
 constexpr int kExitRechecks = 50;   // times 10 ms: how long a seen exit.json waits for the lock
 constexpr time_t kOpSettleS = 2;    // a request a scan finds is taken once this long unchanged
 constexpr TimeMs kIntakeRetryMs = 5000;  // intake paused for space: a waiting drop tried this often
+// An engine's tool (systemctl, squeue, ...) that does not answer in this long is taken as "the
+// engine cannot say now", never as "the drone is gone".
+constexpr std::chrono::milliseconds kEngineToolTimeout{10000};
 
 int PoolSize(int slots) {
   return slots < 2 ? 2 : slots > 16 ? 16 : slots;
@@ -227,14 +232,18 @@ Status Daemon::Start() {
   if (!fixed.ok()) return fixed.status();
   for (const std::string& f : *fixed) Say(f);
 
+  Result<std::set<std::string>> engine_alive = CollectEngineEnds();
+  if (!engine_alive.ok()) return engine_alive.status();
   std::vector<std::string> log;
   Result<std::vector<Recovered>> rec = RecoverMissions(
       env_, layout_, setup_.home, env_->Now(),
-      [](const std::string& run) { return SupervisorAlive(run); }, &log);
+      [&](const std::string& run) { return engine_alive->count(run) || SupervisorAlive(run); },
+      &log);
   if (!rec.ok()) return rec.status();
   for (const std::string& line : log) Say(line);
   for (Recovered& r : rec.value()) {
     if (r.phase == Phase::kRunning && !r.exit && r.supervisor_alive) WatchRun(r.id);
+    if (r.phase != Phase::kRunning || r.exit || !r.supervisor_alive) engine_runs_.erase(r.id);
     Status s = Dispatch(std::move(r));
     if (!s.ok()) return s;
   }
@@ -257,6 +266,7 @@ Status Daemon::Start() {
 }
 
 Status Daemon::ScanAll() {
+  last_engine_check_ = 0;  // the engines are asked at the next turn too
   Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
   if (!names.ok()) return names.status();
   pending_names_.insert(pending_names_.end(), names->begin(), names->end());
@@ -553,7 +563,10 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     return Status::Ok();
   }
   if (auto* x = std::get_if<Kill>(&a)) {
-    Status s = SignalSupervisor(layout_.RunDir(x->id), SIGTERM);
+    auto run = engine_runs_.find(x->id);
+    Launcher* engine = run == engine_runs_.end() ? nullptr : LauncherFor(run->second.launcher);
+    Status s =
+        engine ? engine->Cancel(run->second) : SignalSupervisor(layout_.RunDir(x->id), SIGTERM);
     if (!s.ok()) {
       Say(x->id + ": " + s.message() + " (tried again at each supervisor check)");
       kill_pending_.insert(x->id);
@@ -594,6 +607,26 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   if (!prep.ok) {
     follow->push_back(
         LaunchDone{l.id, false, prep.key_existed, prep.in_running, prep.error, env_->Now()});
+    return Status::Ok();
+  }
+  if (l.plan.launcher != "direct") {
+    Launcher* engine = LauncherFor(l.plan.launcher);
+    Status s = engine ? engine->Start(l.plan, prep.dir + "/plan.json", l.plan_sha256)
+                      : Status::Invalid("no launcher \"" + l.plan.launcher + "\"");
+    if (s.code() == Code::kUnavailable) {
+      // No answer in time: whether the engine took it is asked before anything else.
+      Result<EngineReport> r = engine->Observe(l.plan);
+      if (!r.ok() || r->state != EngineReport::State::kUnknown) {
+        Say(l.id + ": " + s.message() + "; taken as launched, its engine is asked until it says");
+        s = Status::Ok();
+      }
+    }
+    if (s.ok()) {
+      engine_runs_[l.id] = l.plan;
+      WatchRun(l.id);
+    }
+    follow->push_back(
+        LaunchDone{l.id, s.ok(), false, true, s.ok() ? "" : s.message(), env_->Now()});
     return Status::Ok();
   }
   WatchRun(l.id);  // before the shim starts: its exit.json cannot slip past
@@ -666,6 +699,7 @@ Status Daemon::CheckSupervisors() {
   std::vector<std::string> ids;
   for (const auto& [id, wd] : run_wd_) ids.push_back(id);
   for (const std::string& id : ids) {
+    if (engine_runs_.count(id)) continue;  // CheckEngines
     const std::string run = layout_.RunDir(id);
     if (SupervisorAlive(run)) {
       if (kill_pending_.count(id) && SignalSupervisor(run, SIGTERM).ok()) kill_pending_.erase(id);
@@ -680,6 +714,103 @@ Status Daemon::CheckSupervisors() {
     if (!s.ok()) return s;
   }
   return Status::Ok();
+}
+
+Launcher* Daemon::LauncherFor(const std::string& name) {
+  auto it = launchers_.find(name);
+  if (it == launchers_.end()) {
+    CommandRunner run = [](const std::vector<std::string>& argv) {
+      return RunCommand(argv, kEngineToolTimeout);
+    };
+    it = launchers_.emplace(name, MakeLauncher(name, env_, shim_path_, run)).first;
+  }
+  return it->second.get();
+}
+
+Status Daemon::EngineEnded(const std::string& id, const ExitInfo& e) {
+  // Kept before it is decided on, as a supervisor's would be: a restart reads the same end.
+  Status s = env_->WriteFileAtomic(layout_.RunDir(id), "exit.json", json::WritePretty(e.ToJson()));
+  if (!s.ok()) return s;
+  UnwatchRun(id);
+  engine_runs_.erase(id);
+  return Dispatch(DroneExited{id, e, env_->Now()});
+}
+
+Status Daemon::CheckEngines() {
+  std::vector<std::string> ids;
+  for (const auto& [id, plan] : engine_runs_) ids.push_back(id);
+  std::string unanswered;
+  for (const std::string& id : ids) {
+    auto it = engine_runs_.find(id);
+    if (it == engine_runs_.end()) continue;
+    const Plan plan = it->second;
+    Launcher* engine = LauncherFor(plan.launcher);
+    Result<EngineReport> r =
+        engine ? engine->Observe(plan) : Result<EngineReport>(Status::Invalid("no such launcher"));
+    if (!r.ok()) {
+      unanswered = id + ": " + plan.launcher + " cannot say how its drone is (" +
+                   r.status().message() + "); asked again";
+      continue;
+    }
+    switch (r->state) {
+      case EngineReport::State::kEnded:
+        if (Status s = EngineEnded(id, r->exit); !s.ok()) return s;
+        break;
+      case EngineReport::State::kUnknown: {
+        Say(id + ": " + plan.launcher + " knows no drone " + (r->name.empty() ? id : r->name) +
+            " and it left no end: lost");
+        UnwatchRun(id);
+        engine_runs_.erase(id);
+        if (Status s = Dispatch(SupervisorGone{id, env_->Now()}); !s.ok()) return s;
+        break;
+      }
+      case EngineReport::State::kPending:
+      case EngineReport::State::kRunning:
+        if (kill_pending_.count(id) && engine->Cancel(plan).ok()) kill_pending_.erase(id);
+        ScanOps(id);
+        break;
+    }
+  }
+  // Said once while it lasts, not at every look.
+  if (unanswered != engine_said_ && !unanswered.empty()) Say(unanswered);
+  engine_said_ = unanswered;
+  return Status::Ok();
+}
+
+Result<std::set<std::string>> Daemon::CollectEngineEnds() {
+  std::set<std::string> alive;
+  Result<std::vector<std::string>> ids = env_->ListDir(layout_.StateDir(Phase::kRunning));
+  if (!ids.ok()) return ids.status();
+  for (const std::string& id : *ids) {
+    if (id.empty() || id[0] == '.') continue;
+    const std::string dir = layout_.MissionDir(Phase::kRunning, id);
+    const std::string run = layout_.RunDir(id);
+    if (env_->Exists(run + "/exit.json")) continue;
+    Result<std::string> text = env_->ReadFile(dir + "/plan.json", 1 << 20);
+    if (!text.ok()) continue;
+    Result<json::Value> doc = json::Parse(*text);
+    Result<Plan> plan = doc.ok() ? Plan::FromJson(*doc) : Result<Plan>(doc.status());
+    if (!plan.ok() || plan->launcher == "direct") continue;
+    // Only an attempt whose launch key was taken may have reached its engine.
+    if (!env_->Exists(layout_.LaunchKey(id, plan->attempt))) continue;
+    Launcher* engine = LauncherFor(plan->launcher);
+    Result<EngineReport> r =
+        engine ? engine->Observe(*plan) : Result<EngineReport>(Status::Invalid("no such launcher"));
+    if (!r.ok()) {
+      Say(id + ": " + plan->launcher + " cannot say how its drone is (" + r.status().message() +
+          "); taken as running, asked again");
+    } else if (r->state == EngineReport::State::kEnded) {
+      Status s = env_->WriteFileAtomic(run, "exit.json", json::WritePretty(r->exit.ToJson()));
+      if (!s.ok()) return s;
+      Say(id + ": ended under " + plan->launcher + " while hangard was down (" + r->detail + ")");
+      continue;
+    } else if (r->state == EngineReport::State::kUnknown) {
+      continue;  // no drone, no end: recovery says lost
+    }
+    alive.insert(run);
+    engine_runs_[id] = *plan;
+  }
+  return alive;
 }
 
 Status Daemon::ReadInotify(bool* overflow) {
@@ -791,6 +922,13 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
   if (now - last_supervisor_check_ >= kSupervisorCheckMs) {
     last_supervisor_check_ = now;
     Status s = CheckSupervisors();
+    if (!s.ok()) return s;
+  }
+  if (now < last_engine_check_) last_engine_check_ = now;
+  if (!engine_runs_.empty() && stopped_.empty() &&
+      now - last_engine_check_ >= TimeMs(setup_.config.launchers.poll_s) * 1000) {
+    last_engine_check_ = now;
+    Status s = CheckEngines();
     if (!s.ok()) return s;
   }
   if (!stopped_.empty()) return Status::Ok();  // no checkpoint, no delivery: nothing is trusted

@@ -35,6 +35,7 @@
 #include "daemon/watchdog.h"
 #include "daemon/worker_pool.h"
 #include "kernel/kernel.h"
+#include "launch/launcher.h"
 #include "shell/env.h"
 #include "shell/layout.h"
 #include "shell/manifest.h"
@@ -70,6 +71,15 @@ class Daemon {
   Status TakePending(size_t max);
   Status ReadInotify(bool* overflow);
   Status CheckSupervisors();
+  // Engine launchers (systemd, Slurm): the launcher a plan names, made on first use; the ends of
+  // engine-run drones, observed every launchers.poll_s (an end becomes run/exit.json, then the
+  // same DroneExited as the direct launcher's; an engine that knows no such drone: SupervisorGone).
+  Launcher* LauncherFor(const std::string& name);
+  Status CheckEngines();
+  Status EngineEnded(const std::string& id, const ExitInfo& e);
+  // Before recovery: the ends engines saw while hangard was down become exit.json, and the run
+  // directories of drones an engine still runs (or cannot say) are returned, as alive.
+  Result<std::set<std::string>> CollectEngineEnds();
   Status CheckExit(const std::string& id);
   Status RecheckExits();
   void WatchRun(const std::string& id);
@@ -117,7 +127,11 @@ class Daemon {
   // exit.json seen while the supervisor still held its lock: looked at again a few times shortly
   // (the lock goes a moment after the file appears), then left to the supervisor check.
   std::map<std::string, int> exit_recheck_;
-  std::set<std::string> kill_pending_;    // cancels whose signal did not reach the supervisor yet
+  std::set<std::string> kill_pending_;  // cancels whose signal did not reach the supervisor yet
+  std::map<std::string, std::unique_ptr<Launcher>> launchers_;  // by name, made on first use
+  std::map<std::string, Plan> engine_runs_;  // mission id -> plan, of drones an engine runs
+  std::string engine_said_;                  // the last "engine does not answer" line said
+  TimeMs last_engine_check_ = 0;
   std::map<int, std::string> ops_watch_;  // inotify wd of ROOM/ops -> mission id
   std::map<std::string, int> ops_wd_;     // mission id -> that wd (-1: the tick looks instead)
   // Requests (id, NAME) seen and not yet read, and those already handed to the kernel.

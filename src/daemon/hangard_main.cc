@@ -140,6 +140,19 @@ int main(int argc, char** argv) {
                    "(Debian package bubblewrap): its missions are denied at launch, never run "
                    "unsandboxed\n",
                    name.c_str());
+  // An engine launcher needs its tools on hangard's PATH; without them each launch fails (the
+  // mission returns failed with the reason), so say it once at start.
+  for (const auto& [name, profile] : setup.config.profiles) {
+    const char* tool = profile.launcher == "systemd" ? "systemd-run"
+                       : profile.launcher == "slurm" ? "sbatch"
+                                                     : nullptr;
+    const char* path = getenv("PATH");
+    if (tool && !hangar::FindProgram(tool, path ? path : "", "/"))
+      std::fprintf(stderr,
+                   "hangard: warning: profile %s runs drones with launcher %s, but %s is not on "
+                   "hangard's PATH: its launches will fail\n",
+                   name.c_str(), profile.launcher.c_str(), tool);
+  }
   ManifestLimits limits{setup.config.manifest_max_entries, setup.config.manifest_max_hash_bytes};
 
   Daemon d(env, setup, layout, limits, setup.bindir + "/hangar-shim", config_path, anchor);

@@ -116,10 +116,14 @@ Profile ParseProfile(const std::string& name, element e) {
       if (p.sandbox != "bwrap" && p.sandbox != "none") Throw(k, "expected \"bwrap\" or \"none\"");
     } else if (key == "env") {
       p.env = Env(v, k);
+    } else if (key == "launcher") {
+      p.launcher = Str(v, k);
+      if (p.launcher != "direct" && p.launcher != "systemd" && p.launcher != "slurm")
+        Throw(k, "expected \"direct\", \"systemd\" or \"slurm\"");
     } else {
       Throw(k,
             "unknown field (a profile has harness, argv, program, args, allowed_tools, prompt, "
-            "last_message, env, sandbox)");
+            "last_message, env, sandbox, launcher)");
     }
   }
   const bool preset = p.harness != Harness::kCommand;
@@ -238,6 +242,21 @@ Config Parse(element root, const std::string& file) {
           c.manifest_max_hash_bytes = Int(mv, f, 0, int64_t(1) << 62);
         else
           Throw(f, "unknown field (manifest has max_entries, max_hash_bytes)");
+      }
+    } else if (k == "launchers") {
+      if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
+      for (auto [lk, lv] : AsObject(v)) {
+        std::string f = k + "." + std::string(lk);
+        if (lk == "systemd_user") {
+          if (lv.type() != element_type::BOOL) Throw(f, "expected true or false");
+          c.launchers.systemd_user = lv.get_bool().value_unsafe();
+        } else if (lk == "slurm_partition") {
+          c.launchers.slurm_partition = Str(lv, f);
+        } else if (lk == "poll_s") {
+          c.launchers.poll_s = int(Int(lv, f, 1, 3600));
+        } else {
+          Throw(f, "unknown field (launchers has systemd_user, slurm_partition, poll_s)");
+        }
       }
     } else if (k == "profiles") {
       if (v.type() != element_type::OBJECT) Throw(k, "expected an object of profiles");

@@ -47,6 +47,16 @@ struct Profile {
   // Directories made in the room before the drone starts (plain names): a harness's state
   // directory, which must exist and be writable (inside the sandbox only the room is).
   std::vector<std::string> room_dirs;
+  // Who starts and supervises the drone, and enforces its deadline: "direct" (hangar-shim, on this
+  // machine), "systemd" (a transient unit, RuntimeMaxSec) or "slurm" (a batch job, --time).
+  std::string launcher = "direct";
+};
+
+// Settings of the engine launchers (man/hangar.conf.5, "launchers").
+struct LauncherSettings {
+  bool systemd_user = false;    // systemd-run --user: the user's manager, not the system's
+  std::string slurm_partition;  // sbatch --partition; empty: the cluster's default
+  int poll_s = 2;               // how often hangard asks the engines how their drones are
 };
 
 // An op's handler (man/hangar-ops.5): the program the window runs for an allowed request, with
@@ -80,6 +90,7 @@ struct Config {
   int64_t manifest_max_hash_bytes = int64_t(4) << 30;
   std::map<std::string, Profile> profiles;
   std::map<std::string, OpHandler> ops;  // op name -> its handler; an op without one never runs
+  LauncherSettings launchers;
   // The ledger's name (SPOOL/ledger/NAME, ANCHOR/NAME.anchor) and the anchor directory: absolute,
   // or empty when the file does not say (then hangard's --anchor must).
   // The gate's policy file (man/hangar-policy.5), absolute; empty: the built-in default policy.

@@ -29,12 +29,35 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
             "/c.conf: slots: expected an integer from 0 to 4096");
   EXPECT_EQ(err(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"shell":true}}})"),
             "/c.conf: profiles.x.shell: unknown field (a profile has harness, argv, program, args, "
-            "allowed_tools, prompt, last_message, env, sandbox)");
+            "allowed_tools, prompt, last_message, env, sandbox, launcher)");
   EXPECT_EQ(err(R"({"hangar":1,"profiles":{}})"),
             "/c.conf: profiles: expected at least one drone profile");
   EXPECT_EQ(err("{"),
             "/c.conf: not valid JSON: The JSON document has an improper structure: missing or "
             "superfluous commas, braces, missing keys, etc.");
+}
+
+TEST(Config, AProfileNamesItsLauncherAndTheEnginesTheirSettings) {
+  Result<Config> c = ParseConfig(
+      R"({"hangar":1,"launchers":{"systemd_user":true,"slurm_partition":"gpu","poll_s":5},)"
+      R"("profiles":{"a":{"argv":["d"]},"b":{"argv":["d"],"launcher":"slurm"}}})",
+      "/c.conf");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->profiles.at("a").launcher, "direct");
+  EXPECT_EQ(c->profiles.at("b").launcher, "slurm");
+  EXPECT_TRUE(c->launchers.systemd_user);
+  EXPECT_EQ(c->launchers.slurm_partition, "gpu");
+  EXPECT_EQ(c->launchers.poll_s, 5);
+  auto err = [](const std::string& text) {
+    return ParseConfig(text, "/c.conf").status().message();
+  };
+  EXPECT_EQ(err(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"launcher":"lsf"}}})"),
+            "/c.conf: profiles.x.launcher: expected \"direct\", \"systemd\" or \"slurm\"");
+  EXPECT_EQ(err(R"({"hangar":1,"launchers":{"pbs":1},"profiles":{"x":{"argv":["a"]}}})"),
+            "/c.conf: launchers.pbs: unknown field (launchers has systemd_user, slurm_partition, "
+            "poll_s)");
+  EXPECT_EQ(err(R"({"hangar":1,"launchers":{"poll_s":0},"profiles":{"x":{"argv":["a"]}}})"),
+            "/c.conf: launchers.poll_s: expected an integer from 1 to 3600");
 }
 
 TEST(Config, LedgerAnchorAndCheckpointSettings) {

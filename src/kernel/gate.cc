@@ -115,9 +115,18 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
     deny("plan.deadline.mismatch", "the plan's deadline " + std::to_string(plan.deadline_ms) +
                                        " ms differs from max_minutes (" +
                                        std::to_string(m.deadline_ms()) + " ms)");
-  if (plan.launcher != "direct")
+  // The engine enforces the deadline in its own unit (whole seconds, whole minutes): the plan says
+  // what it will enforce, and that must be the mission's, rounded up by less than one unit.
+  if (const int64_t unit = LauncherGranularityMs(plan.launcher); unit <= 0)
     deny("plan.launcher.unknown",
          "launcher \"" + plan.launcher + "\" cannot enforce a deadline here");
+  else if (m.deadline_ms() > 0 && (plan.enforced_deadline_ms < m.deadline_ms() ||
+                                   plan.enforced_deadline_ms - m.deadline_ms() >= unit))
+    deny("plan.deadline.enforced",
+         "launcher \"" + plan.launcher + "\" would enforce a deadline of " +
+             std::to_string(plan.enforced_deadline_ms) + " ms, not max_minutes (" +
+             std::to_string(m.deadline_ms()) + " ms) rounded up to its unit of " +
+             std::to_string(unit) + " ms");
   if (plan.argv.empty()) {
     deny("plan.argv.empty", "the plan has no program to run");
   } else if (profile && !profile->argv.empty()) {

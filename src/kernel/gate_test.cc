@@ -31,7 +31,7 @@ Plan PlanFor(const Mission& m) {
   p.room = "/s/rooms/" + m.id;
   p.run = "/s/running/" + m.id + "/run";
   p.network = m.network;
-  p.deadline_ms = m.deadline_ms();
+  p.deadline_ms = p.enforced_deadline_ms = m.deadline_ms();
   p.env = {{"PATH", "/bin"}};
   p.sandbox.bwrap = "/usr/bin/bwrap";
   p.sandbox.hide = {"/anchor", "/etc/shadow", "/root", "/s"};
@@ -125,6 +125,32 @@ TEST(Gate, Stage2ChecksRoomNetworkAndDeadlineOfTheExactPlan) {
   plan.deadline_ms += 1;
   EXPECT_EQ(GateStage2(m, plan, p, Site()).rules,
             (std::vector<std::string>{"plan.deadline.mismatch"}));
+}
+
+TEST(Gate, Stage2JudgesTheDeadlineTheLaunchersEngineWillEnforce) {
+  Policy p = P(kPolicy);
+  Mission m = M();
+  m.max_minutes = 0.02;  // 1200 ms
+  Plan plan = PlanFor(m);
+  plan.deadline_ms = m.deadline_ms();
+  auto rules = [&](const std::string& launcher, int64_t enforced) {
+    plan.launcher = launcher;
+    plan.enforced_deadline_ms = enforced;
+    return GateStage2(m, plan, p, Site()).rules;
+  };
+  const std::vector<std::string> none, off{"plan.deadline.enforced"};
+  EXPECT_EQ(rules("direct", 1200), none);
+  EXPECT_EQ(rules("direct", 1201), off);    // the supervisor counts milliseconds: exact
+  EXPECT_EQ(rules("systemd", 2000), none);  // RuntimeMaxSec=2: rounded up by 800 ms < 1 s
+  EXPECT_EQ(rules("systemd", 3000), off);   // a whole second late
+  EXPECT_EQ(rules("systemd", 1000), off);   // early: the drone would die before its time
+  EXPECT_EQ(rules("slurm", 60000), none);   // --time=1
+  EXPECT_EQ(rules("slurm", 120000), off);
+  EXPECT_EQ(rules("lsf", 1200), (std::vector<std::string>{"plan.launcher.unknown"}));
+  // BuildPlan rounds up to the launcher's unit, so the plans it makes pass.
+  EXPECT_EQ(RoundUpDeadline(1200, 1000), 2000);
+  EXPECT_EQ(RoundUpDeadline(60000, 60000), 60000);
+  EXPECT_EQ(RoundUpDeadline(60001, 60000), 120000);
 }
 
 const char* kPathPolicy = R"({"hangar_policy":1,"acts":{"allow":["write"]},

@@ -779,7 +779,8 @@ class Decider {
                        s_.config.kill_grace_s,
                        site.bwrap,
                        s_.policy.deny_read,
-                       WritablePaths(m, site, rec.resolved)};
+                       WritablePaths(m, site, rec.resolved),
+                       s_.config.launchers};
       where.hide.insert(where.hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());

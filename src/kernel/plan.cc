@@ -32,6 +32,17 @@ std::map<std::string, std::string> TemplateVars(const std::string& id, const std
       {"room", room}, {"run", run}, {"id", id}, {"bindir", bindir}, {"prompt", run + "/prompt.md"}};
 }
 
+int64_t LauncherGranularityMs(const std::string& launcher) {
+  if (launcher == "direct") return 1;
+  if (launcher == "systemd") return 1000;
+  if (launcher == "slurm") return 60000;
+  return -1;
+}
+
+int64_t RoundUpDeadline(int64_t deadline_ms, int64_t granularity_ms) {
+  return (deadline_ms + granularity_ms - 1) / granularity_ms * granularity_ms;
+}
+
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt) {
   Plan plan;
   plan.id = m.id;
@@ -64,6 +75,11 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   for (const std::string& w : where.writes) plan.sandbox.write.push_back(w);
   plan.deadline_ms = m.deadline_ms();
   plan.grace_ms = int64_t(where.kill_grace_s) * 1000;
+  plan.launcher = p.launcher;
+  const int64_t g = LauncherGranularityMs(p.launcher);
+  plan.enforced_deadline_ms = g > 0 ? RoundUpDeadline(plan.deadline_ms, g) : 0;
+  if (p.launcher == "systemd") plan.systemd_user = where.launchers.systemd_user;
+  if (p.launcher == "slurm") plan.slurm_partition = where.launchers.slurm_partition;
   return plan;
 }
 
@@ -97,6 +113,9 @@ json::Value Plan::ToJson() const {
   o["sandbox"] = sandbox.ToJson();
   o["deadline_ms"] = deadline_ms;
   o["grace_ms"] = grace_ms;
+  o["enforced_deadline_ms"] = enforced_deadline_ms;
+  if (launcher == "systemd") o["systemd_user"] = systemd_user;
+  if (launcher == "slurm") o["slurm_partition"] = slurm_partition;
   return o;
 }
 
@@ -121,6 +140,21 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
     const json::Value* x = v.find(k);
     if (!x || !x->is_int() || x->as_int() < 0) return bad(k, "expected a non-negative integer");
     *out = x->as_int();
+  }
+  // Absent in plans of hangar before the engine launchers: the direct launcher's, exact.
+  p.enforced_deadline_ms = p.deadline_ms;
+  if (const json::Value* x = v.find("enforced_deadline_ms")) {
+    if (!x->is_int() || x->as_int() < 0)
+      return bad("enforced_deadline_ms", "expected a non-negative integer");
+    p.enforced_deadline_ms = x->as_int();
+  }
+  if (const json::Value* x = v.find("systemd_user")) {
+    if (!x->is_bool()) return bad("systemd_user", "expected true or false");
+    p.systemd_user = x->as_bool();
+  }
+  if (const json::Value* x = v.find("slurm_partition")) {
+    if (!x->is_string()) return bad("slurm_partition", "expected a string");
+    p.slurm_partition = x->as_string();
   }
   // Absent in plans of hangar before the harness profiles: the drone's stdout was "stdout".
   if (const json::Value* so = v.find("stdout_file")) {

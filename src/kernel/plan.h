@@ -42,8 +42,14 @@ struct Plan {
   std::vector<std::string> room_dirs;
   std::string network = "none";
   Sandbox sandbox;
-  int64_t deadline_ms = 0;  // enforced by the supervisor: SIGTERM to the group, then
-  int64_t grace_ms = 0;     // SIGKILL after grace_ms
+  int64_t deadline_ms = 0;  // the mission's, enforced by the direct launcher's supervisor:
+  int64_t grace_ms = 0;     // SIGTERM to the group, then SIGKILL after grace_ms
+  // The deadline the launcher's engine will enforce, in its own unit: deadline_ms rounded up to
+  // the launcher's granularity (LauncherGranularityMs): RuntimeMaxSec for systemd, --time for
+  // Slurm. Stage 2 refuses a plan where it differs from the mission's by that much or more.
+  int64_t enforced_deadline_ms = 0;
+  bool systemd_user = false;    // launcher "systemd": the user's manager (systemd-run --user)
+  std::string slurm_partition;  // launcher "slurm": sbatch --partition; empty: the default
 
   json::Value ToJson() const;
   static Result<Plan> FromJson(const json::Value& v);
@@ -55,7 +61,16 @@ struct PlanPlaces {
   std::string bwrap;                // the bubblewrap program; empty: not installed
   std::vector<std::string> hide;    // deny-read paths and hangar's own directories
   std::vector<std::string> writes;  // the mission's writes, resolved, in the mission's order
+  LauncherSettings launchers;
 };
+
+// The granularity of the deadline LAUNCHER enforces, in ms: 1 for "direct" (its supervisor counts
+// milliseconds), 1000 for "systemd" (RuntimeMaxSec in whole seconds), 60000 for "slurm" (--time in
+// whole minutes); -1 for a launcher that cannot enforce one (unknown).
+int64_t LauncherGranularityMs(const std::string& launcher);
+
+// DEADLINE_MS rounded up to a whole number of GRANULARITY_MS (> 0).
+int64_t RoundUpDeadline(int64_t deadline_ms, int64_t granularity_ms);
 
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt);
 

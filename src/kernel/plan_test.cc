@@ -103,5 +103,45 @@ TEST(Plan, ACodexProfileGetsItsHomeMadeInTheRoom) {
   EXPECT_FALSE(q.env.count("CODEX_HOME"));
 }
 
+TEST(Plan, TheLauncherAndTheDeadlineItsEngineEnforcesComeFromTheProfile) {
+  Mission m;
+  m.id = "M1";
+  m.max_minutes = 0.5;  // 30000 ms
+  Result<Config> c = ParseConfig(
+      R"({"hangar":1,"launchers":{"systemd_user":true,"slurm_partition":"gpu"},
+          "profiles":{"d":{"argv":["/bin/d"]},"u":{"argv":["/bin/d"],"launcher":"systemd"},
+          "s":{"argv":["/bin/d"],"launcher":"slurm"}}})",
+      "/c.conf");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  PlanPlaces where;
+  where.room = "/s/rooms/M1";
+  where.run = "/s/running/M1/run";
+  where.bwrap = "/usr/bin/bwrap";
+  where.launchers = c->launchers;
+  Plan d = BuildPlan(m, c->profiles.at("d"), where, 1);
+  EXPECT_EQ(d.launcher, "direct");
+  EXPECT_EQ(d.enforced_deadline_ms, 30000);
+  Plan u = BuildPlan(m, c->profiles.at("u"), where, 1);
+  EXPECT_EQ(u.launcher, "systemd");
+  EXPECT_EQ(u.enforced_deadline_ms, 30000);  // RuntimeMaxSec=30
+  EXPECT_TRUE(u.systemd_user);
+  Plan s = BuildPlan(m, c->profiles.at("s"), where, 2);
+  EXPECT_EQ(s.launcher, "slurm");
+  EXPECT_EQ(s.enforced_deadline_ms, 60000);  // --time=1: Slurm's least
+  EXPECT_EQ(s.slurm_partition, "gpu");
+  EXPECT_FALSE(s.systemd_user);
+  for (const Plan& p : {d, u, s}) {
+    Result<Plan> back = Plan::FromJson(p.ToJson());
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(json::Write(back->ToJson()), json::Write(p.ToJson()));
+  }
+  // A plan of an older hangar, without the field, was the direct launcher's: exact.
+  json::Value old = d.ToJson();
+  old.as_object().erase("enforced_deadline_ms");
+  Result<Plan> back = Plan::FromJson(old);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->enforced_deadline_ms, 30000);
+}
+
 }  // namespace
 }  // namespace hangar

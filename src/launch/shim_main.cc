@@ -1,14 +1,22 @@
 // hangar-shim PLAN_FILE SHA256: the direct launcher's supervisor (docs/ARCHITECTURE.md,
-// "hangar-shim").
+// "hangar-shim"). hangar-shim --exec PLAN_FILE SHA256 and --unit-ended RUN_DIR: its modes inside
+// a systemd unit or a Slurm job (launch/exec_plan.h).
 #include <unistd.h>
 
 #include <string>
 
+#include "launch/exec_plan.h"
 #include "launch/supervisor.h"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    static const char kUsage[] = "usage: hangar-shim PLAN_FILE SHA256\n";
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "--exec" && argc == 4) return hangar::ExecPlan(argv[2], argv[3]);
+  if (mode == "--unit-ended" && argc == 3) return hangar::RecordUnitEnded(argv[2]);
+  if (argc != 3 || mode.rfind("--", 0) == 0) {
+    static const char kUsage[] =
+        "usage: hangar-shim PLAN_FILE SHA256\n"
+        "       hangar-shim --exec PLAN_FILE SHA256\n"
+        "       hangar-shim --unit-ended RUN_DIR\n";
     (void)!write(2, kUsage, sizeof kUsage - 1);
     return hangar::kShimUsage;
   }

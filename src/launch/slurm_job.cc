@@ -227,15 +227,16 @@ std::string BatchScript(const std::string& shim, const std::string& plan_file,
 
 std::vector<std::string> SbatchArgv(const Plan& plan, const std::string& script,
                                     const SlurmOptions& o) {
-  std::vector<std::string> argv = {o.sbatch,
-                                   "--parsable",
-                                   "--job-name=" + JobName(plan.id, plan.attempt),
-                                   "--time=" + std::to_string(SlurmMinutes(plan.deadline_ms)),
-                                   "--chdir=" + plan.room,
-                                   "--output=" + NoPatterns(plan.run + "/slurm.out"),
-                                   "--error=" + NoPatterns(plan.run + "/slurm.err"),
-                                   "--export=NONE",
-                                   "--no-requeue"};
+  std::vector<std::string> argv = {
+      o.sbatch,
+      "--parsable",
+      "--job-name=" + JobName(plan.id, plan.attempt),
+      "--time=" + std::to_string(SlurmMinutes(plan.enforced_deadline_ms)),
+      "--chdir=" + plan.room,
+      "--output=" + NoPatterns(plan.run + "/slurm.out"),
+      "--error=" + NoPatterns(plan.run + "/slurm.err"),
+      "--export=NONE",
+      "--no-requeue"};
   if (!o.partition.empty()) argv.push_back("--partition=" + o.partition);
   argv.push_back(script);
   return argv;

@@ -41,7 +41,8 @@ int64_t SlurmMinutes(int64_t deadline_ms);  // --time: whole minutes, rounded up
 std::string BatchScript(const std::string& shim, const std::string& plan_file,
                         const std::string& sha256);
 
-// sbatch --parsable --job-name=hangar-ID-N --time=M --chdir=ROOM --output=RUN/slurm.out
+// sbatch --parsable --job-name=hangar-ID-N --time=M (the plan's enforced_deadline_ms in minutes)
+//   --chdir=ROOM --output=RUN/slurm.out
 //   --error=RUN/slurm.err --export=NONE --no-requeue [--partition=P] SCRIPT
 // (% in RUN doubled: sbatch expands %j and the like in --output and --error). --no-requeue: Slurm
 // would otherwise run the job again after a node failure, twice under one launch key. Slurm runs

@@ -91,6 +91,7 @@ Plan MakePlan() {
   p.room = "/srv/hangar/rooms/W-1";
   p.run = "/srv/hangar/spool/running/W-1/run";
   p.deadline_ms = 90 * 1000;
+  p.enforced_deadline_ms = 120 * 1000;  // as BuildPlan rounds it for Slurm
   return p;
 }
 

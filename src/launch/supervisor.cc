@@ -415,7 +415,7 @@ void Supervisor::Note(const std::string& msg) {
 
 }  // namespace
 
-Result<Plan> LoadShimPlan(const std::string& plan_file, const std::string& plan_sha256) {
+Result<Plan> LoadPlanFile(const std::string& plan_file, const std::string& plan_sha256) {
   Result<std::string> text = RealEnv()->ReadFile(plan_file, 1 << 20);
   if (!text.ok()) return text.status();
   // The bytes read here are the bytes run: hashed once, parsed once.
@@ -429,6 +429,12 @@ Result<Plan> LoadShimPlan(const std::string& plan_file, const std::string& plan_
   Result<Plan> plan = Plan::FromJson(*doc);
   if (!plan.ok())
     return Status::Invalid("cannot read plan " + plan_file + ": " + plan.status().message());
+  return plan;
+}
+
+Result<Plan> LoadShimPlan(const std::string& plan_file, const std::string& plan_sha256) {
+  Result<Plan> plan = LoadPlanFile(plan_file, plan_sha256);
+  if (!plan.ok()) return plan;
   if (plan->launcher != "direct") {
     return Status::Invalid(
         "cannot read plan " + plan_file +

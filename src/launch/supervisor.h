@@ -28,6 +28,10 @@ inline constexpr int kShimBadPlan = 78;    // EX_CONFIG: the plan could not be r
 // not start). Call once, from main, in a process that has no other threads.
 int RunShim(const std::string& plan_file, const std::string& plan_sha256);
 
+// Reads PLAN_FILE and checks that its bytes hash to plan_sha256 (the plan the gate passed), for
+// any launcher. Invalid or NotFound with a message of the shape "cannot read plan FILE: reason".
+Result<Plan> LoadPlanFile(const std::string& plan_file, const std::string& plan_sha256);
+
 // Reads PLAN_FILE, checks that its bytes hash to plan_sha256 (the plan the gate passed) and that
 // it is a plan this launcher runs ("launcher":"direct"). Invalid or NotFound with a message of the
 // shape "cannot read plan FILE: reason".

@@ -240,7 +240,7 @@ std::vector<std::string> SystemdRunArgv(const Plan& plan, const std::string& shi
            std::string("--quiet"),
            std::string("--collect"),
            std::string("--property=Type=exec"),
-           "--property=RuntimeMaxSec=" + std::to_string(RuntimeMaxSec(plan.deadline_ms)),
+           "--property=RuntimeMaxSec=" + std::to_string(RuntimeMaxSec(plan.enforced_deadline_ms)),
            "--setenv=HANGAR_UNIT=" + unit,
            "--working-directory=" + plan.room,
            // ':' turns off $ expansion for this command (ExecStopPostEx, flag no-env-expand).
@@ -266,7 +266,8 @@ std::vector<std::string> SystemctlShowArgv(const std::vector<std::string>& units
 
 std::vector<std::string> SystemctlStopArgv(const std::string& unit, const SystemdOptions& o) {
   std::vector<std::string> argv = Head(o.systemctl, o);
-  for (const char* a : {"stop", "--"}) argv.push_back(a);
+  // --no-block: hangard's loop does not wait out the unit's stop timeout; the end is observed.
+  for (const char* a : {"stop", "--no-block", "--"}) argv.push_back(a);
   argv.push_back(unit);
   return argv;
 }

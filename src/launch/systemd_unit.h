@@ -54,9 +54,10 @@ Status CheckSystemdShim(const std::string& shim);
 //   --collect --property=Type=exec --property=RuntimeMaxSec=S --setenv=HANGAR_UNIT=UNIT
 //   --working-directory=ROOM '--property=ExecStopPost=:"SHIM" --unit-ended "RUN"'
 //   -- SHIM --exec PLAN_FILE SHA256
-// S is the plan's deadline in whole seconds rounded up, at least 1. In "..." words \ and " are
-// backslashed and control characters written \xNN; $ in PLAN_FILE and SHA256 is written $$ (see
-// above). SHIM must pass CheckSystemdShim. systemd-run fails (exit 1) when the unit exists already.
+// S is the plan's enforced_deadline_ms in whole seconds rounded up, at least 1. In "..." words
+// \ and " are backslashed and control characters written \xNN; $ in PLAN_FILE and SHA256 is written
+// $$ (see above). SHIM must pass CheckSystemdShim. systemd-run fails (exit 1) when the unit exists
+// already.
 std::vector<std::string> SystemdRunArgv(const Plan& plan, const std::string& shim,
                                         const std::string& plan_file, const std::string& sha256,
                                         const SystemdOptions& o);
@@ -66,7 +67,8 @@ std::vector<std::string> SystemdRunArgv(const Plan& plan, const std::string& shi
 // (--timestamp=us+utc: times in UTC with microseconds, whatever hangard's time zone.)
 std::vector<std::string> SystemctlShowArgv(const std::vector<std::string>& units,
                                            const SystemdOptions& o);
-// systemctl [--user] stop -- UNIT   (blocks until the unit is stopped; its ExecStopPost runs)
+// systemctl [--user] stop --no-block -- UNIT   (queues the stop; the end is observed, and its
+// ExecStopPost runs)
 std::vector<std::string> SystemctlStopArgv(const std::string& unit, const SystemdOptions& o);
 
 // What `systemctl show` printed for UNITS (blocks of KEY=VALUE lines, one per unit in order,

@@ -33,7 +33,7 @@ Plan MakePlan() {
   p.launcher = "systemd";
   p.room = "/srv/hangar/rooms/W-1";
   p.run = "/srv/hangar/spool/running/W-1/run";
-  p.deadline_ms = 30 * 60 * 1000;
+  p.deadline_ms = p.enforced_deadline_ms = 30 * 60 * 1000;
   return p;
 }
 
@@ -85,11 +85,12 @@ TEST(SystemdUnit, RunArgvForTheUsersManager) {
   EXPECT_EQ(rest, Argv(system.begin() + 1, system.end())) << "--user is the only difference";
 }
 
-// RuntimeMaxSec is the deadline in whole seconds, rounded up: never less time than the plan says.
+// RuntimeMaxSec is the plan's enforced deadline in whole seconds, rounded up: never less time than
+// the plan says.
 TEST(SystemdUnit, RuntimeMaxSecRoundsTheDeadlineUp) {
   auto max_sec = [](int64_t ms) {
     Plan p = MakePlan();
-    p.deadline_ms = ms;
+    p.enforced_deadline_ms = ms;  // what the gate passed; BuildPlan rounds it up already
     return SystemdRunArgv(p, kShim, kPlanFile, kSha, SystemdOptions{})[6];
   };
   EXPECT_EQ(max_sec(1), "--property=RuntimeMaxSec=1");
@@ -161,11 +162,11 @@ TEST(SystemdUnit, ShowAndStopArgv) {
                   "ExecMainStartTimestamp,ExecMainExitTimestamp",
                   "--", "hangar-W-1-1.service", "hangar-W-2-1.service"}));
   EXPECT_EQ(SystemctlStopArgv("hangar-W-1-1.service", o),
-            (Argv{"systemctl", "stop", "--", "hangar-W-1-1.service"}));
+            (Argv{"systemctl", "stop", "--no-block", "--", "hangar-W-1-1.service"}));
   o.user = true;
   o.systemctl = "/bin/systemctl";
   EXPECT_EQ(SystemctlStopArgv("hangar-W-1-1.service", o),
-            (Argv{"/bin/systemctl", "--user", "stop", "--", "hangar-W-1-1.service"}));
+            (Argv{"/bin/systemctl", "--user", "stop", "--no-block", "--", "hangar-W-1-1.service"}));
   Argv show = SystemctlShowArgv({"hangar-W-1-1.service"}, o);
   ASSERT_EQ(show.size(), 8u);
   EXPECT_EQ(show[1], "--user");

@@ -26,7 +26,8 @@ using Clock = std::chrono::steady_clock;
 // Returns 0 or an errno value.
 int PrepareChild(const ChildFds& f) {
   if (setpgid(0, 0) != 0 || fchdir(f.cwd) != 0) return errno;
-  if (dup2(f.in, 0) < 0 || dup2(f.out, 1) < 0 || dup2(f.out, 2) < 0) return errno;
+  if (dup2(f.in, 0) < 0 || dup2(f.out, 1) < 0 || dup2(f.err >= 0 ? f.err : f.out, 2) < 0)
+    return errno;
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &dfl, nullptr);  // SIG_IGN survives exec

@@ -28,7 +28,8 @@ UniqueFd AboveStdio(int fd);
 
 // The child's working directory and stdio (all above 2: see AboveStdio).
 struct ChildFds {
-  int cwd, in, out;  // stdout and stderr both go to `out`
+  int cwd, in, out;  // stdout, and stderr too unless `err` is given
+  int err = -1;
 };
 
 struct ChildEnd {

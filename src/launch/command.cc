@@ -1,0 +1,91 @@
+#include "launch/command.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "shell/child_run.h"
+#include "shell/manifest.h"
+
+extern char** environ;
+
+namespace hangar {
+
+namespace {
+
+constexpr size_t kKeep = size_t(1) << 20;
+
+std::string ReadBack(int fd) {
+  std::string text;
+  char buf[8192];
+  ssize_t n;
+  while (text.size() < kKeep && (n = pread(fd, buf, sizeof buf, off_t(text.size()))) > 0)
+    text.append(buf, size_t(n));
+  if (text.size() > kKeep) text.resize(kKeep);
+  return text;
+}
+
+}  // namespace
+
+std::string CommandResult::Describe(const std::string& program) const {
+  std::string s = program + ": ";
+  if (!started) return s + error;
+  if (!rc) return s + (error.empty() ? "killed" : error);
+  s += "exit " + std::to_string(*rc);
+  std::string first = err.substr(0, err.find('\n'));
+  if (first.empty()) first = out.substr(0, out.find('\n'));
+  if (!first.empty()) s += ": " + first;
+  return s;
+}
+
+CommandResult RunCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                         const std::vector<std::string>& extra_env) {
+  CommandResult r;
+  if (argv.empty()) {
+    r.error = "no command";
+    return r;
+  }
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const std::string& kv : extra_env) {
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  const std::string program = FindProgram(argv[0], env);
+  if (program.empty()) {
+    r.error = "not found on PATH";
+    return r;
+  }
+  UniqueFd out = AboveStdio(memfd_create("hangar-out", MFD_CLOEXEC));
+  UniqueFd err = AboveStdio(memfd_create("hangar-err", MFD_CLOEXEC));
+  UniqueFd in = AboveStdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  UniqueFd cwd = AboveStdio(open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (out.get() < 0 || err.get() < 0 || in.get() < 0 || cwd.get() < 0) {
+    r.error = std::string("cannot prepare its stdio: ") + std::strerror(errno);
+    return r;
+  }
+  ChildEnd e = RunChild(program, argv, env, {cwd.get(), in.get(), out.get(), err.get()}, timeout);
+  r.started = e.started;
+  r.out = ReadBack(out.get());
+  r.err = ReadBack(err.get());
+  if (!e.started) {
+    r.error = e.error;
+  } else if (e.timed_out) {
+    r.error = "timed out after " + std::to_string(timeout.count()) + " ms";
+  } else if (e.rc) {
+    r.rc = e.rc;
+  } else {
+    r.error = e.signal ? "killed by signal " + std::to_string(*e.signal) : e.error;
+  }
+  return r;
+}
+
+}  // namespace hangar

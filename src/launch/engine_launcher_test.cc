@@ -1,0 +1,306 @@
+// The engine launchers' logic — at most once, observation, cancel, what an end becomes — driven
+// through a fake CommandRunner that records every command line and answers as the engine would.
+#include "launch/engine_launcher.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <filesystem>
+#include <fstream>
+
+#include "base/json.h"
+
+namespace hangar {
+namespace {
+
+namespace fs = std::filesystem;
+using Argv = std::vector<std::string>;
+using State = EngineReport::State;
+
+// Answers each command with the first queued answer whose program (and, if given, subcommand)
+// matches; records every command line.
+struct FakeEngine {
+  struct Answer {
+    std::string program, word;  // word: an argument the command line must hold ("" any)
+    CommandResult result;
+  };
+  std::deque<Answer> answers;
+  std::vector<Argv> calls;
+
+  void Say(std::string program, std::string word, int rc, std::string out, std::string err = "") {
+    CommandResult r;
+    r.started = true;
+    r.rc = rc;
+    r.out = std::move(out);
+    r.err = std::move(err);
+    answers.push_back({std::move(program), std::move(word), std::move(r)});
+  }
+
+  CommandRunner Runner() {
+    return [this](const Argv& argv) {
+      calls.push_back(argv);
+      for (auto it = answers.begin(); it != answers.end(); ++it) {
+        if (it->program != argv[0]) continue;
+        if (!it->word.empty() && std::find(argv.begin(), argv.end(), it->word) == argv.end())
+          continue;
+        CommandResult r = it->result;
+        answers.erase(it);
+        return r;
+      }
+      CommandResult none;
+      none.error = "no answer queued for " + argv[0];
+      return none;
+    };
+  }
+};
+
+std::string Show(const std::string& unit, const std::string& load, const std::string& active,
+                 int code = 0, int status = 0, const std::string& result = "success") {
+  return "Id=" + unit + "\nLoadState=" + load + "\nActiveState=" + active +
+         "\nSubState=x\nResult=" + result + "\nExecMainCode=" + std::to_string(code) +
+         "\nExecMainStatus=" + std::to_string(status) +
+         "\nExecMainStartTimestamp=\nExecMainExitTimestamp=\n";
+}
+
+class EngineLauncherTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/hangar-engine-test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = fs::canonical(tmpl);
+    fs::create_directories(dir_ + "/run");
+    plan_.id = "W-1";
+    plan_.attempt = 1;
+    plan_.room = dir_ + "/room";
+    plan_.run = dir_ + "/run";
+    plan_.deadline_ms = plan_.enforced_deadline_ms = 60000;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  bool Has(const std::string& name) { return fs::exists(plan_.run + "/" + name); }
+
+  std::string dir_;
+  Plan plan_;
+  FakeEngine engine_;
+  const std::string shim_ = "/opt/hangar/bin/hangar-shim";
+};
+
+TEST_F(EngineLauncherTest, SystemdStartsTheUnitOnlyWhenNoUnitOfThatNameExists) {
+  plan_.launcher = "systemd";
+  auto l = MakeSystemdLauncher(RealEnv(), shim_, engine_.Runner(), SystemdOptions{});
+  engine_.Say("systemctl", "show", 0, Show("hangar-W-1-1.service", "not-found", "inactive"));
+  engine_.Say("systemd-run", "", 0, "");
+  ASSERT_TRUE(l->Start(plan_, "/s/plan.json", "abc").ok());
+  ASSERT_EQ(engine_.calls.size(), 2u);
+  EXPECT_EQ(engine_.calls[1], SystemdRunArgv(plan_, shim_, "/s/plan.json", "abc", {}));
+  Result<std::string> id = ReadEngineId(RealEnv(), plan_);
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(*id, "hangar-W-1-1.service");
+
+  // The same name again (a second hangard, a key lost): never a second start.
+  engine_.calls.clear();
+  engine_.Say("systemctl", "show", 0, Show("hangar-W-1-1.service", "loaded", "active"));
+  Status again = l->Start(plan_, "/s/plan.json", "abc");
+  EXPECT_EQ(again.code(), Code::kExists);
+  EXPECT_EQ(engine_.calls.size(), 1u) << "systemd-run was called";
+}
+
+TEST_F(EngineLauncherTest, SystemdRefusesAShimPathTheManagerWouldExpand) {
+  plan_.launcher = "systemd";
+  auto l = MakeSystemdLauncher(RealEnv(), "/opt/$HOME/hangar-shim", engine_.Runner(), {});
+  EXPECT_EQ(l->Start(plan_, "/s/plan.json", "abc").code(), Code::kInvalid);
+  EXPECT_TRUE(engine_.calls.empty());
+}
+
+TEST_F(EngineLauncherTest, SystemdObservesTheUnitThenItsExecStopPostRecord) {
+  plan_.launcher = "systemd";
+  auto l = MakeSystemdLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  ASSERT_TRUE(
+      WriteEngineRecord(RealEnv(), plan_, "systemd", "hangar-W-1-1.service", "hangar-W-1-1.service")
+          .ok());
+  engine_.Say("systemctl", "show", 0, Show("hangar-W-1-1.service", "loaded", "active"));
+  Result<EngineReport> r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kRunning);
+
+  // The unit ended and systemd forgot it (--collect): ExecStopPost's record says how.
+  json::Value rec = UnitEndedRecord({{"SERVICE_RESULT", "timeout"},
+                                     {"EXIT_CODE", "killed"},
+                                     {"EXIT_STATUS", "TERM"},
+                                     {"HANGAR_UNIT", "hangar-W-1-1.service"}},
+                                    1'800'000'000'000);
+  std::ofstream(plan_.run + "/unit-ended.json") << json::WritePretty(rec);
+  engine_.calls.clear();
+  r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(engine_.calls.empty()) << "asked systemd although the end was recorded";
+  EXPECT_EQ(r->state, State::kEnded);
+  EXPECT_TRUE(r->exit.timed_out);
+  EXPECT_FALSE(r->exit.cancelled);
+  EXPECT_EQ(r->exit.signal, 15);
+  EXPECT_EQ(r->exit.ended, 1'800'000'000'000);
+  EXPECT_GT(r->exit.started, 0) << "started is the submission time when systemd gave none";
+}
+
+TEST_F(EngineLauncherTest, SystemdCancelIsRecordedFirstAndTheEndIsACancel) {
+  plan_.launcher = "systemd";
+  auto l = MakeSystemdLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  engine_.Say("systemctl", "stop", 0, "");
+  ASSERT_TRUE(l->Cancel(plan_).ok());
+  EXPECT_TRUE(Has("cancel.json"));
+  ASSERT_EQ(engine_.calls.size(), 1u);
+  EXPECT_EQ(engine_.calls[0], SystemctlStopArgv("hangar-W-1-1.service", {}));
+  json::Value rec = UnitEndedRecord({{"SERVICE_RESULT", "success"},
+                                     {"EXIT_CODE", "killed"},
+                                     {"EXIT_STATUS", "TERM"},
+                                     {"HANGAR_UNIT", "hangar-W-1-1.service"}},
+                                    1'800'000'000'000);
+  std::ofstream(plan_.run + "/unit-ended.json") << json::WritePretty(rec);
+  Result<EngineReport> r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kEnded);
+  EXPECT_TRUE(r->exit.cancelled);
+  // A record of another unit (another attempt) is never taken for this one's.
+  rec = UnitEndedRecord({{"SERVICE_RESULT", "success"},
+                         {"EXIT_CODE", "exited"},
+                         {"EXIT_STATUS", "0"},
+                         {"HANGAR_UNIT", "hangar-W-1-2.service"}},
+                        1'800'000'000'000);
+  std::ofstream(plan_.run + "/unit-ended.json") << json::WritePretty(rec);
+  r = l->Observe(plan_);
+  EXPECT_EQ(r.status().code(), Code::kInvalid);
+}
+
+TEST_F(EngineLauncherTest, SystemdUnknownUnitIsGoneButANoAnswerIsNot) {
+  plan_.launcher = "systemd";
+  auto l = MakeSystemdLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  engine_.Say("systemctl", "show", 0, Show("hangar-W-1-1.service", "not-found", "inactive"));
+  Result<EngineReport> r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kUnknown);
+  engine_.Say("systemctl", "show", 1, "", "Failed to connect to bus: No such file or directory");
+  r = l->Observe(plan_);
+  EXPECT_EQ(r.status().code(), Code::kUnavailable);
+  EXPECT_NE(r.status().message().find("Failed to connect to bus"), std::string::npos);
+  // A show for another unit is never taken for ours.
+  engine_.Say("systemctl", "show", 0, Show("hangar-W-1-other-1.service", "loaded", "active"));
+  EXPECT_FALSE(l->Observe(plan_).ok());
+}
+
+// ---- Slurm: the answers are lines recorded from Slurm 22.05 (testdata/slurm), job names adjusted.
+
+TEST_F(EngineLauncherTest, SlurmSubmitsOnlyWhenNoJobOfThatExactNameExists) {
+  plan_.launcher = "slurm";
+  auto l = MakeSlurmLauncher(RealEnv(), shim_, engine_.Runner(), SlurmOptions{});
+  // squeue -n lists a job of a longer name too on some versions: only the exact name counts.
+  engine_.Say("squeue", "", 0,
+              "8|hangar-W-1-10|RUNNING|0|None|2026-11-30T11:51:42|2026-11-30T11:52:42|vm\n");
+  engine_.Say("sbatch", "", 0, "15\n");
+  ASSERT_TRUE(l->Start(plan_, "/s/plan.json", "abc").ok());
+  ASSERT_EQ(engine_.calls.size(), 2u);
+  EXPECT_EQ(engine_.calls[0], SqueueByNameArgv("hangar-W-1-1", {}));
+  EXPECT_EQ(engine_.calls[1], SbatchArgv(plan_, plan_.run + "/job.sh", {}));
+  std::ifstream script(plan_.run + "/job.sh");
+  std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, BatchScript(shim_, "/s/plan.json", "abc"));
+  Result<std::string> id = ReadEngineId(RealEnv(), plan_);
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(*id, "15");
+
+  engine_.calls.clear();
+  engine_.Say("squeue", "", 0,
+              "15|hangar-W-1-1|RUNNING|0|None|2026-11-30T11:51:42|2026-11-30T11:52:42|vm\n");
+  EXPECT_EQ(l->Start(plan_, "/s/plan.json", "abc").code(), Code::kExists);
+  EXPECT_EQ(engine_.calls.size(), 1u) << "sbatch was called again";
+}
+
+TEST_F(EngineLauncherTest, SlurmFollowsTheJobFromSqueueToScontrolToTheCompletionLog) {
+  plan_.launcher = "slurm";
+  auto l = MakeSlurmLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  ASSERT_TRUE(WriteEngineRecord(RealEnv(), plan_, "slurm", "hangar-W-1-1", "3").ok());
+  engine_.Say("squeue", "", 0,
+              "3|hangar-W-1-1|RUNNING|0|None|2026-11-30T11:50:25|2026-11-30T11:51:25|vm\n");
+  Result<EngineReport> r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kRunning);
+  EXPECT_EQ(engine_.calls.back(), SqueueArgv({"3"}, {}));
+
+  // Retained: squeue has the end. TIMEOUT is the deadline.
+  engine_.Say("squeue", "", 0,
+              "3|hangar-W-1-1|TIMEOUT|15|TimeLimit|2026-11-30T11:50:25|2026-11-30T11:51:28|vm\n");
+  r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kEnded);
+  EXPECT_TRUE(r->exit.timed_out);
+
+  // Purged: squeue and scontrol know no such id; the completion log still does.
+  engine_.calls.clear();
+  engine_.Say("squeue", "", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+  engine_.Say("scontrol", "", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+  engine_.Say("sacct", "", 0,
+              "3|hangar-W-1-1|TIMEOUT|0:0|2026-11-30T11:50:25|2026-11-30T11:51:28|vm\n");
+  r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kEnded);
+  EXPECT_TRUE(r->exit.timed_out);
+  ASSERT_EQ(engine_.calls.size(), 3u);
+  EXPECT_EQ(engine_.calls[1], ScontrolShowArgv("3", {}));
+  EXPECT_EQ(engine_.calls[2], SacctCompletionArgv("3", {}));
+
+  // Known nowhere: gone. The controller down: no answer, never "gone".
+  engine_.Say("squeue", "", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+  engine_.Say("scontrol", "", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+  engine_.Say("sacct", "", 0, "");
+  r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kUnknown);
+  engine_.Say("squeue", "", 1, "",
+              "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n");
+  engine_.Say("scontrol", "", 1, "",
+              "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n");
+  r = l->Observe(plan_);
+  EXPECT_EQ(r.status().code(), Code::kUnavailable) << r.status().message();
+}
+
+TEST_F(EngineLauncherTest, SlurmFindsAJobWhoseIdWasNotKeptByItsExactName) {
+  plan_.launcher = "slurm";
+  auto l = MakeSlurmLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  engine_.Say("squeue", "-n", 0,
+              "21|hangar-W-1-1|RUNNING|0|None|2026-11-30T11:50:25|2026-11-30T11:51:25|vm\n");
+  engine_.Say("squeue", "-j", 0,
+              "21|hangar-W-1-1|RUNNING|0|None|2026-11-30T11:50:25|2026-11-30T11:51:25|vm\n");
+  Result<EngineReport> r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kRunning);
+  EXPECT_EQ(r->id, "21");
+  // No job of the name at all: never submitted (a crash before sbatch) or long forgotten.
+  engine_.Say("squeue", "-n", 0, "");
+  r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kUnknown);
+}
+
+TEST_F(EngineLauncherTest, SlurmCancelIsRecordedAndScancelledAndTheEndIsObserved) {
+  plan_.launcher = "slurm";
+  auto l = MakeSlurmLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  ASSERT_TRUE(WriteEngineRecord(RealEnv(), plan_, "slurm", "hangar-W-1-1", "4").ok());
+  engine_.Say("squeue", "", 0,
+              "4|hangar-W-1-1|RUNNING|0|None|2026-11-30T11:50:25|2026-11-30T11:51:25|vm\n");
+  engine_.Say("scancel", "", 0, "");
+  ASSERT_TRUE(l->Cancel(plan_).ok());
+  EXPECT_TRUE(Has("cancel.json"));
+  EXPECT_EQ(engine_.calls.back(), ScancelArgv("4", {}));
+  engine_.Say("squeue", "", 0,
+              "4|hangar-W-1-1|CANCELLED|15|None|2026-11-30T11:50:25|2026-11-30T11:50:40|vm\n");
+  Result<EngineReport> r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kEnded);
+  EXPECT_TRUE(r->exit.cancelled);
+  // A job of another name under the recorded id is refused, never taken for ours.
+  engine_.Say("squeue", "", 0,
+              "4|hangar-W-1-other-1|RUNNING|0|None|2026-11-30T11:50:25|2026-11-30T11:51:25|vm\n");
+  EXPECT_EQ(l->Observe(plan_).status().code(), Code::kInvalid);
+}
+
+}  // namespace
+}  // namespace hangar

@@ -1,0 +1,57 @@
+#include "launch/launcher.h"
+
+#include <signal.h>
+
+#include "launch/direct_launcher.h"
+#include "launch/engine_launcher.h"
+#include "shell/scan.h"
+
+namespace hangar {
+
+namespace {
+
+// hangar-shim on this machine: started and cancelled through direct_launcher.h, observed by its
+// run/lock and run/exit.json.
+class DirectLauncher : public Launcher {
+ public:
+  DirectLauncher(Env* env, std::string shim) : env_(env), shim_(std::move(shim)) {}
+
+  Status Start(const Plan&, const std::string& plan_file, const std::string& sha256) override {
+    return StartShim(shim_, plan_file, sha256);
+  }
+
+  Result<EngineReport> Observe(const Plan& plan) override {
+    EngineReport r;
+    r.name = r.id = plan.run;
+    if (SupervisorAlive(plan.run)) {
+      r.state = EngineReport::State::kRunning;
+      return r;
+    }
+    Result<ExitInfo> e = ReadExit(env_, plan.run);  // after the lock test: see scan.h
+    if (e.ok()) {
+      r.state = EngineReport::State::kEnded;
+      r.exit = *e;
+    } else if (e.status().code() != Code::kNotFound) {
+      return e.status();
+    }
+    return r;
+  }
+
+  Status Cancel(const Plan& plan) override { return SignalSupervisor(plan.run, SIGTERM); }
+
+ private:
+  Env* env_;
+  std::string shim_;
+};
+
+}  // namespace
+
+std::unique_ptr<Launcher> MakeLauncher(const std::string& name, Env* env, const std::string& shim,
+                                       CommandRunner run) {
+  if (name == "direct") return std::make_unique<DirectLauncher>(env, shim);
+  if (name == "systemd") return MakeSystemdLauncher(env, shim, std::move(run), SystemdOptions{});
+  if (name == "slurm") return MakeSlurmLauncher(env, shim, std::move(run), SlurmOptions{});
+  return nullptr;
+}
+
+}  // namespace hangar

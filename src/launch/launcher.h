@@ -1,0 +1,58 @@
+// The launcher interface: one for the direct launcher (hangar-shim), systemd units and Slurm jobs.
+// hangard builds the plan, the gate judges it (stage 2 refuses a launcher that cannot enforce the
+// mission's deadline to within its granularity, kernel/plan.h LauncherGranularityMs), then the
+// launcher starts exactly that plan, observes it, and cancels it. An ended drone's story becomes
+// run/exit.json (kernel/exit_info.h), from which the return is built with the room.
+//
+// Identity is exact: the direct launcher's supervisor by pid and start time (run/shim.json), a
+// unit by its full name, a job by its id and exact name. At most once: Start is called only after
+// the attempt's launch key was taken, and an engine launcher refuses to start a unit or job whose
+// name the engine already knows.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "kernel/plan.h"
+#include "launch/command.h"
+#include "launch/engine_report.h"
+#include "shell/env.h"
+
+namespace hangar {
+
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+
+  // Starts exactly the plan in PLAN_FILE, whose bytes hash to SHA256 (as the gate passed them).
+  //   Ok           started (an engine launcher: the engine accepted it; its identity is kept in
+  //                run/engine.json)
+  //   Exists       the engine already knows a unit or job of this name: nothing was started
+  //   Invalid      the plan was refused; nothing was started
+  //   Io           nothing was started: the message says why
+  //   Unavailable  no answer in time: whether it runs is unknown (Observe before anything else)
+  virtual Status Start(const Plan& plan, const std::string& plan_file,
+                       const std::string& sha256) = 0;
+
+  // What the engine says of the plan's drone now. Unavailable when the engine did not answer:
+  // never taken as "gone" (a drone is declared lost only when the engine says it knows none).
+  virtual Result<EngineReport> Observe(const Plan& plan) = 0;
+
+  // Stops the drone (its end is then observed as cancelled). Ok once the engine took the request.
+  virtual Status Cancel(const Plan& plan) = 0;
+};
+
+// The launcher a plan names: "direct" (the shim at SHIM), "systemd", "slurm". Engine launchers run
+// their tools through RUN and keep their files through ENV. nullptr for any other name.
+std::unique_ptr<Launcher> MakeLauncher(const std::string& name, Env* env, const std::string& shim,
+                                       CommandRunner run);
+
+// run/engine.json, the engine launcher's record of what it started:
+// {"hangar":1,"launcher":L,"name":NAME,"id":ENGINE_ID,"submitted":TIME}.
+inline constexpr const char* kEngineRecord = "engine.json";
+// run/cancel.json: written before an engine launcher asks its engine to stop the drone, so the end
+// it observes next (also after a restart) is known as a cancel.
+inline constexpr const char* kCancelRecord = "cancel.json";
+
+}  // namespace hangar
