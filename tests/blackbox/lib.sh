@@ -99,6 +99,8 @@ cleanup() {
   local rc=$? f
   trap - EXIT
   stop_hangard || true
+  # A test that started more (a Slurm cluster) defines teardown_extra.
+  if declare -F teardown_extra >/dev/null; then teardown_extra || true; fi
   if [[ -n "$S" ]]; then
     for f in "$S"/running/*/run/shim.json; do
       [[ -f "$f" ]] && kill_run "$f"
