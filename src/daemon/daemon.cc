@@ -40,6 +40,9 @@ constexpr TimeMs kIntakeRetryMs = 5000;  // intake paused for space: a waiting d
 // An engine's tool (systemctl, squeue, ...) that does not answer in this long is taken as "the
 // engine cannot say now", never as "the drone is gone".
 constexpr std::chrono::milliseconds kEngineToolTimeout{10000};
+// A unit or job whose start is not settled (its tool failed or timed out, or hangard restarted
+// before its id was kept) may still appear: "the engine knows none" counts only after this long.
+constexpr TimeMs kEngineSettleMs = 60000;
 
 int PoolSize(int slots) {
   return slots < 2 ? 2 : slots > 16 ? 16 : slots;
@@ -333,7 +336,8 @@ Status Daemon::TakeControl(const std::string& name) {
 }
 
 Status Daemon::CheckExit(const std::string& id) {
-  if (!run_wd_.count(id)) return Status::Ok();
+  // An engine-run drone's exit.json is hangard's own (EngineEnded), decided on when written.
+  if (!run_wd_.count(id) || engine_runs_.count(id)) return Status::Ok();
   if (SupervisorAlive(layout_.RunDir(id))) {
     // Its exit.json counts only once the supervisor has let go (see scan.h); the lock's release
     // wakes us through IN_CLOSE_WRITE, a short recheck covers the moment in between.
@@ -568,7 +572,9 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     Status s =
         engine ? engine->Cancel(run->second) : SignalSupervisor(layout_.RunDir(x->id), SIGTERM);
     if (!s.ok()) {
-      Say(x->id + ": " + s.message() + " (tried again at each supervisor check)");
+      Say(x->id + ": " + s.message() +
+          (engine ? " (tried again at each look at its engine)"
+                  : " (tried again at each supervisor check)"));
       kill_pending_.insert(x->id);
     }
     return Status::Ok();
@@ -614,15 +620,13 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
     Status s = engine ? engine->Start(l.plan, prep.dir + "/plan.json", l.plan_sha256)
                       : Status::Invalid("no launcher \"" + l.plan.launcher + "\"");
     if (s.code() == Code::kUnavailable) {
-      // No answer in time: whether the engine took it is asked before anything else.
-      Result<EngineReport> r = engine->Observe(l.plan);
-      if (!r.ok() || r->state != EngineReport::State::kUnknown) {
-        Say(l.id + ": " + s.message() + "; taken as launched, its engine is asked until it says");
-        s = Status::Ok();
-      }
+      // Whether the engine took it is unknown: asked until it says, for kEngineSettleMs at least.
+      Say(l.id + ": " + s.message() + "; taken as launched, its engine is asked until it says");
+      s = Status::Ok();
     }
     if (s.ok()) {
       engine_runs_[l.id] = l.plan;
+      engine_since_[l.id] = env_->Now();
       WatchRun(l.id);
     }
     follow->push_back(
@@ -733,6 +737,7 @@ Status Daemon::EngineEnded(const std::string& id, const ExitInfo& e) {
   if (!s.ok()) return s;
   UnwatchRun(id);
   engine_runs_.erase(id);
+  engine_since_.erase(id);
   return Dispatch(DroneExited{id, e, env_->Now()});
 }
 
@@ -740,18 +745,24 @@ Status Daemon::CheckEngines() {
   std::vector<std::string> ids;
   for (const auto& [id, plan] : engine_runs_) ids.push_back(id);
   std::string unanswered;
+  std::set<std::string> silent;  // launchers that did not answer this round: not asked again now
+  const TimeMs now = env_->Now();
   for (const std::string& id : ids) {
     auto it = engine_runs_.find(id);
-    if (it == engine_runs_.end()) continue;
+    if (it == engine_runs_.end() || silent.count(it->second.launcher)) continue;
     const Plan plan = it->second;
     Launcher* engine = LauncherFor(plan.launcher);
     Result<EngineReport> r =
         engine ? engine->Observe(plan) : Result<EngineReport>(Status::Invalid("no such launcher"));
     if (!r.ok()) {
+      if (r.status().code() == Code::kUnavailable) silent.insert(plan.launcher);
       unanswered = id + ": " + plan.launcher + " cannot say how its drone is (" +
                    r.status().message() + "); asked again";
       continue;
     }
+    if (r->state == EngineReport::State::kUnknown && now - engine_since_[id] < kEngineSettleMs &&
+        !env_->Exists(plan.run + "/" + kEngineRecord))
+      continue;  // its start is not settled yet
     switch (r->state) {
       case EngineReport::State::kEnded:
         if (Status s = EngineEnded(id, r->exit); !s.ok()) return s;
@@ -761,6 +772,7 @@ Status Daemon::CheckEngines() {
             " and it left no end: lost");
         UnwatchRun(id);
         engine_runs_.erase(id);
+        engine_since_.erase(id);
         if (Status s = Dispatch(SupervisorGone{id, env_->Now()}); !s.ok()) return s;
         break;
       }
@@ -804,11 +816,15 @@ Result<std::set<std::string>> Daemon::CollectEngineEnds() {
       if (!s.ok()) return s;
       Say(id + ": ended under " + plan->launcher + " while hangard was down (" + r->detail + ")");
       continue;
-    } else if (r->state == EngineReport::State::kUnknown) {
-      continue;  // no drone, no end: recovery says lost
+    } else if (r->state == EngineReport::State::kUnknown &&
+               env_->Exists(run + "/" + kEngineRecord)) {
+      continue;  // started, and now known nowhere, with no end: recovery says lost
     }
+    // Running, or the engine cannot say, or a start not settled (no id kept: a crash between the
+    // key and the engine's answer): asked again, and lost only once kEngineSettleMs have passed.
     alive.insert(run);
     engine_runs_[id] = *plan;
+    engine_since_[id] = env_->Now();
   }
   return alive;
 }

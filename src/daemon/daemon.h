@@ -129,8 +129,9 @@ class Daemon {
   std::map<std::string, int> exit_recheck_;
   std::set<std::string> kill_pending_;  // cancels whose signal did not reach the supervisor yet
   std::map<std::string, std::unique_ptr<Launcher>> launchers_;  // by name, made on first use
-  std::map<std::string, Plan> engine_runs_;  // mission id -> plan, of drones an engine runs
-  std::string engine_said_;                  // the last "engine does not answer" line said
+  std::map<std::string, Plan> engine_runs_;     // mission id -> plan, of drones an engine runs
+  std::map<std::string, TimeMs> engine_since_;  // when each was launched (or found at start)
+  std::string engine_said_;                     // the last "engine does not answer" line said
   TimeMs last_engine_check_ = 0;
   std::map<int, std::string> ops_watch_;  // inotify wd of ROOM/ops -> mission id
   std::map<std::string, int> ops_wd_;     // mission id -> that wd (-1: the tick looks instead)

@@ -121,9 +121,11 @@ class SlurmLauncher : public Launcher {
       return Status::Io("cannot write " + plan.run + "/job.sh: " + s.message());
     const std::vector<std::string> argv = SbatchArgv(plan, plan.run + "/job.sh", o);
     CommandResult r = run_(argv);
+    // sbatch that ran may have reached the controller even when it says it failed ("Socket timed
+    // out" after the job was made): only its answer tells, so it is asked by the job's name.
     if (!r.ok())
-      return r.started && !r.rc ? Status::Unavailable(r.Describe(ProgramOf(argv)))
-                                : Status::Io(r.Describe(ProgramOf(argv)));
+      return r.started ? Status::Unavailable(r.Describe(ProgramOf(argv)))
+                       : Status::Io(r.Describe(ProgramOf(argv)));
     Result<std::string> job = ParseSbatch(r.out);
     if (!job.ok()) return Status::Unavailable("sbatch: " + job.status().message());
     // Not kept: the job runs all the same, and is found again by its exact name.
@@ -140,6 +142,7 @@ class SlurmLauncher : public Launcher {
       if (!same.ok()) return same.status();
       if (same->empty()) return EngineReport{};  // never submitted, or long forgotten
       job = same->front().id;
+      (void)WriteEngineRecord(env_, plan, "slurm", name, *job);  // found: kept from now on
     }
     Result<EngineReport> r = Look(*job);
     if (!r.ok()) return r;
@@ -153,7 +156,10 @@ class SlurmLauncher : public Launcher {
     if (Status s = WriteCancelRecord(env_, plan); !s.ok()) return s;
     Result<EngineReport> now = Observe(plan);
     if (!now.ok()) return Status::Unavailable(now.status().message());
-    if (now->state == State::kUnknown || now->state == State::kEnded) return Status::Ok();
+    if (now->state == State::kEnded) return Status::Ok();
+    // Not known (yet): a job whose submission is not settled may still appear; asked again.
+    if (now->state == State::kUnknown)
+      return Status::Unavailable("Slurm knows no job " + JobName(plan.id, plan.attempt) + " yet");
     const std::vector<std::string> argv = ScancelArgv(now->id, For(plan));
     CommandResult r = run_(argv);
     if (!r.ok()) return Status::Unavailable(r.Describe(ProgramOf(argv)));
@@ -272,7 +278,15 @@ Status WriteCancelRecord(Env* env, const Plan& plan) {
 }
 
 EngineReport Completed(Env* env, const Plan& plan, EngineReport r, TimeMs now) {
-  if (!r.exit.timed_out && CancelRecorded(env, plan)) r.exit.cancelled = true;
+  // A cancel counts when it came before the end (engines say times to the second): a drone that
+  // ended by itself before hangar asked is not made a cancelled one.
+  if (!r.exit.timed_out && !r.exit.cancelled && CancelRecorded(env, plan)) {
+    Result<std::string> text = env->ReadFile(plan.run + "/" + kCancelRecord, 1 << 16);
+    Result<json::Value> doc = text.ok() ? json::Parse(*text) : Result<json::Value>(text.status());
+    const json::Value* t = doc.ok() && doc->is_object() ? doc->find("time") : nullptr;
+    std::optional<TimeMs> asked = t && t->is_string() ? ParseTime(t->as_string()) : std::nullopt;
+    r.exit.cancelled = !asked || r.exit.ended == 0 || r.exit.ended + 1000 >= *asked;
+  }
   if (r.exit.ended == 0) r.exit.ended = now;
   if (r.exit.started == 0) {
     Result<json::Value> doc = ReadEngineRecord(env, plan);

@@ -273,11 +273,43 @@ TEST_F(EngineLauncherTest, SlurmFindsAJobWhoseIdWasNotKeptByItsExactName) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->state, State::kRunning);
   EXPECT_EQ(r->id, "21");
+  Result<std::string> kept = ReadEngineId(RealEnv(), plan_);
+  ASSERT_TRUE(kept.ok()) << "the id found by name is kept";
+  EXPECT_EQ(*kept, "21");
+  EXPECT_EQ(engine_.calls[0], SqueueByNameArgv("hangar-W-1-1", {}));
   // No job of the name at all: never submitted (a crash before sbatch) or long forgotten.
+  fs::remove(plan_.run + "/engine.json");
   engine_.Say("squeue", "-n", 0, "");
   r = l->Observe(plan_);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->state, State::kUnknown);
+}
+
+TEST_F(EngineLauncherTest, SlurmSbatchThatRanButFailedMayHaveSubmittedTheJob) {
+  plan_.launcher = "slurm";
+  auto l = MakeSlurmLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  engine_.Say("squeue", "", 0, "");
+  engine_.Say("sbatch", "", 1, "",
+              "sbatch: error: Batch job submission failed: Socket timed out on send/recv "
+              "operation\n");
+  Status s = l->Start(plan_, "/s/plan.json", "abc");
+  EXPECT_EQ(s.code(), Code::kUnavailable) << "taken as failed, the job could run unwatched";
+  // And a cancel of a job Slurm does not know yet is asked again, not taken as done.
+  engine_.Say("squeue", "-n", 0, "");
+  EXPECT_EQ(l->Cancel(plan_).code(), Code::kUnavailable);
+}
+
+TEST_F(EngineLauncherTest, ACancelAfterTheDroneEndedByItselfIsNoCancel) {
+  plan_.launcher = "slurm";
+  auto l = MakeSlurmLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  ASSERT_TRUE(WriteEngineRecord(RealEnv(), plan_, "slurm", "hangar-W-1-1", "5").ok());
+  ASSERT_TRUE(WriteCancelRecord(RealEnv(), plan_).ok());  // now, in 2026 or later
+  engine_.Say("squeue", "", 0,
+              "5|hangar-W-1-1|COMPLETED|0|None|2020-01-01T00:00:00|2020-01-01T00:00:05|vm\n");
+  Result<EngineReport> r = l->Observe(plan_);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->state, State::kEnded);
+  EXPECT_FALSE(r->exit.cancelled);
 }
 
 TEST_F(EngineLauncherTest, SlurmCancelIsRecordedAndScancelledAndTheEndIsObserved) {

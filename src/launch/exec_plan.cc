@@ -1,6 +1,7 @@
 #include "launch/exec_plan.h"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +24,15 @@ namespace hangar {
 
 namespace {
 
+// FD moved above 2 (close-on-exec), so that the dup2 onto 0..2 below cannot lose it: an engine
+// may start us with a standard descriptor closed, and then open(2) returns it.
+int AboveStdio(int fd) {
+  if (fd < 0 || fd > 2) return fd;
+  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  close(fd);
+  return moved;
+}
+
 int Fail(int code, const std::string& why) {
   std::string line = "hangar-shim: " + why + "\n";
   (void)!write(2, line.data(), line.size());
@@ -43,12 +53,12 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
                 "cannot start drone for mission " + plan.id + ": " + what + ": " + strerror(errno));
   };
   const std::string in_path = plan.stdin_path.empty() ? "/dev/null" : plan.stdin_path;
-  const int in = open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int in = AboveStdio(open(in_path.c_str(), O_RDONLY | O_CLOEXEC));
   if (in < 0) return sys("open stdin " + in_path);
   const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW;
-  const int out = open((plan.run + "/" + plan.stdout_file).c_str(), flags, 0644);
+  const int out = AboveStdio(open((plan.run + "/" + plan.stdout_file).c_str(), flags, 0644));
   if (out < 0) return sys("create " + plan.run + "/" + plan.stdout_file);
-  const int err = open((plan.run + "/stderr").c_str(), flags, 0644);
+  const int err = AboveStdio(open((plan.run + "/stderr").c_str(), flags, 0644));
   if (err < 0) return sys("create " + plan.run + "/stderr");
   // The sandbox binds exactly this file writable, so it must be there first (as the supervisor).
   if (!plan.last_message.empty()) {
@@ -88,6 +98,8 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
     if (saved >= 0) dup2(saved, 2);
     return sys("connect the drone's stdin, stdout and stderr");
   }
+  // Nothing of the engine's (slurmstepd's, systemd's) reaches the drone but stdio.
+  close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
   execve(cmd->exe.c_str(), argv.data(), envp.data());
   const int e = errno;
   if (saved >= 0) dup2(saved, 2);

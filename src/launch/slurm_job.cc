@@ -260,7 +260,7 @@ std::vector<std::string> SqueueArgv(const std::vector<std::string>& job_ids,
 }
 
 std::vector<std::string> SqueueByNameArgv(const std::string& name, const SlurmOptions& o) {
-  return {o.squeue, "-h", "-t", "all", "-n", name, "-O", kSqueueFormat};
+  return {o.squeue, "-h", "--me", "-t", "all", "-n", name, "-O", kSqueueFormat};
 }
 
 Result<std::vector<EngineReport>> ParseSqueue(std::string_view out) {

@@ -59,8 +59,9 @@ Result<std::string> ParseSbatch(std::string_view out);
 // still has, in its own order; when it has none of them it exits 1 with "Invalid job id
 // specified" on stderr and nothing on stdout: no jobs.
 std::vector<std::string> SqueueArgv(const std::vector<std::string>& job_ids, const SlurmOptions& o);
-// squeue -h -t all -n NAME -O ... : the jobs of one exact name (after a crash between sbatch and
-// the record of its id). squeue matches the whole name; the caller still compares report.name.
+// squeue -h --me -t all -n NAME -O ... : hangard's own jobs of one exact name (after a crash
+// between sbatch and the record of its id; another user's job of that name is none of ours). squeue
+// matches the whole name; the caller still compares report.name.
 std::vector<std::string> SqueueByNameArgv(const std::string& name, const SlurmOptions& o);
 // One report per line of squeue's stdout (a job it still retains); exit_code is a raw wait status,
 // decoded. PENDING/CONFIGURING/REQUEUED/REQUEUE_HOLD/REQUEUE_FED/SPECIAL_EXIT/RESV_DEL_HOLD ->

@@ -160,7 +160,7 @@ TEST(SlurmJob, ObservingArgv) {
   EXPECT_EQ(SqueueArgv({"15", "16"}, o),
             (Argv{"squeue", "-h", "-t", "all", "-j", "15,16", "-O", f}));
   EXPECT_EQ(SqueueByNameArgv("hangar-W-1-1", o),
-            (Argv{"squeue", "-h", "-t", "all", "-n", "hangar-W-1-1", "-O", f}));
+            (Argv{"squeue", "-h", "--me", "-t", "all", "-n", "hangar-W-1-1", "-O", f}));
   EXPECT_EQ(ScontrolShowArgv("15", o), (Argv{"scontrol", "-o", "show", "job", "15"}));
   EXPECT_EQ(SacctCompletionArgv("15", o),
             (Argv{"sacct", "-c", "-j", "15", "-n", "-P", "-o",

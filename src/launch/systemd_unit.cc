@@ -241,6 +241,9 @@ std::vector<std::string> SystemdRunArgv(const Plan& plan, const std::string& shi
            std::string("--collect"),
            std::string("--property=Type=exec"),
            "--property=RuntimeMaxSec=" + std::to_string(RuntimeMaxSec(plan.enforced_deadline_ms)),
+           // The plan's grace between SIGTERM and SIGKILL, at the deadline and at a stop (0
+           // would mean no SIGKILL ever: at least a second).
+           "--property=TimeoutStopSec=" + std::to_string(RuntimeMaxSec(plan.grace_ms)),
            "--setenv=HANGAR_UNIT=" + unit,
            "--working-directory=" + plan.room,
            // ':' turns off $ expansion for this command (ExecStopPostEx, flag no-env-expand).

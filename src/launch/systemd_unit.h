@@ -51,10 +51,12 @@ std::string UnitName(const std::string& id, int attempt);
 Status CheckSystemdShim(const std::string& shim);
 
 // systemd-run [--user] --unit=hangar-ID-N.service "--description=hangar ID attempt N" --quiet
-//   --collect --property=Type=exec --property=RuntimeMaxSec=S --setenv=HANGAR_UNIT=UNIT
+//   --collect --property=Type=exec --property=RuntimeMaxSec=S --property=TimeoutStopSec=G
+//   --setenv=HANGAR_UNIT=UNIT
 //   --working-directory=ROOM '--property=ExecStopPost=:"SHIM" --unit-ended "RUN"'
 //   -- SHIM --exec PLAN_FILE SHA256
-// S is the plan's enforced_deadline_ms in whole seconds rounded up, at least 1. In "..." words
+// S is the plan's enforced_deadline_ms in whole seconds rounded up, at least 1; G its grace_ms
+// likewise. In "..." words
 // \ and " are backslashed and control characters written \xNN; $ in PLAN_FILE and SHA256 is written
 // $$ (see above). SHIM must pass CheckSystemdShim. systemd-run fails (exit 1) when the unit exists
 // already.

@@ -55,6 +55,7 @@ TEST(SystemdUnit, RunArgvForTheSystemManager) {
       "--collect",
       "--property=Type=exec",
       "--property=RuntimeMaxSec=1800",
+      "--property=TimeoutStopSec=1",
       "--setenv=HANGAR_UNIT=hangar-W-1-1.service",
       "--working-directory=/srv/hangar/rooms/W-1",
       "--property=ExecStopPost=:\"/opt/hangar/bin/hangar-shim\" --unit-ended "
@@ -99,6 +100,14 @@ TEST(SystemdUnit, RuntimeMaxSecRoundsTheDeadlineUp) {
   EXPECT_EQ(max_sec(1001), "--property=RuntimeMaxSec=2");
   EXPECT_EQ(max_sec(60000), "--property=RuntimeMaxSec=60");
   EXPECT_EQ(max_sec(0), "--property=RuntimeMaxSec=1") << "0 would not mean no limit";
+  // The grace between SIGTERM and SIGKILL is the plan's, at least a second (0: never a SIGKILL).
+  Plan p = MakePlan();
+  p.grace_ms = 5000;
+  EXPECT_EQ(SystemdRunArgv(p, kShim, kPlanFile, kSha, SystemdOptions{})[7],
+            "--property=TimeoutStopSec=5");
+  p.grace_ms = 0;
+  EXPECT_EQ(SystemdRunArgv(p, kShim, kPlanFile, kSha, SystemdOptions{})[7],
+            "--property=TimeoutStopSec=1");
 }
 
 // A room with a space, '$' and '%': systemd 252 expands $ in ExecStart's arguments ($$ is a '$')
@@ -119,6 +128,7 @@ TEST(SystemdUnit, RunArgvTakesSpaceDollarAndPercentLiterally) {
       "--collect",
       "--property=Type=exec",
       "--property=RuntimeMaxSec=1800",
+      "--property=TimeoutStopSec=1",
       "--setenv=HANGAR_UNIT=hangar-W-1-1.service",
       "--working-directory=/home/a b/$HOME/100%n",
       "--property=ExecStopPost=:\"/opt/my tools%i/hangar-shim\" --unit-ended "
@@ -136,7 +146,7 @@ TEST(SystemdUnit, RunArgvTakesSpaceDollarAndPercentLiterally) {
 TEST(SystemdUnit, RunArgvWritesControlCharactersAsHexEscapes) {
   Plan p = MakePlan();
   p.run = "/tmp/a\nb\tc";
-  EXPECT_EQ(SystemdRunArgv(p, kShim, kPlanFile, kSha, SystemdOptions{})[9],
+  EXPECT_EQ(SystemdRunArgv(p, kShim, kPlanFile, kSha, SystemdOptions{})[10],
             "--property=ExecStopPost=:\"/opt/hangar/bin/hangar-shim\" --unit-ended "
             "\"/tmp/a\\x0ab\\x09c\"");
 }

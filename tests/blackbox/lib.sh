@@ -63,6 +63,21 @@ setup() {
   trap 'exit 130' INT TERM
 }
 
+# engine_profile NAME LAUNCHER: adds profile NAME to the spool's config, the "script" profile (the
+# fake drone) run by LAUNCHER ("systemd", "slurm"), whose engine hangard asks every second.
+engine_profile() {
+  python3 - "$S/hangar.conf" "$1" "$2" <<'PY'
+import json, sys
+path, name, launcher = sys.argv[1:]
+c = json.load(open(path))
+p = dict(c["profiles"]["script"])
+p["launcher"] = launcher
+c["profiles"][name] = p
+c["launchers"] = {"poll_s": 1}
+json.dump(c, open(path, "w"), indent=2)
+PY
+}
+
 set_slots() { sed -i -E "s/\"slots\": *[0-9]+/\"slots\": $1/" "$S/hangar.conf"; }
 
 # start_hangard: starts bin/hangard in the background and waits until hangard.json says it runs.

@@ -22,15 +22,7 @@ done <<<"$conf"
 [[ -n "${SLURM_CONF:-}" ]] || fail "slurm-test-cluster printed no SLURM_CONF (got: $conf)"
 
 # Profile "slurm": the fake drone, as profile "script", run as a Slurm job; asked every second.
-python3 - "$S/hangar.conf" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-p = dict(c["profiles"]["script"])
-p["launcher"] = "slurm"
-c["profiles"]["slurm"] = p
-c["launchers"] = {"poll_s": 1}
-json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
+engine_profile slurm slurm
 start_hangard
 started() { [[ -f "$T/starts" ]] && grep -c "^start $1 " "$T/starts" || true; }
 running_once() { [[ "$(started "$1")" == 1 ]]; }

@@ -12,15 +12,7 @@ command -v systemd-run >/dev/null && command -v systemctl >/dev/null ||
   skip "skipped: no systemd (systemd-run or systemctl missing)"
 [[ "$(id -u)" == 0 ]] || skip "skipped: no systemd system manager for this user (not root)"
 setup 8
-python3 - "$S/hangar.conf" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-p = dict(c["profiles"]["script"])
-p["launcher"] = "systemd"
-c["profiles"]["unit"] = p
-c["launchers"] = {"poll_s": 1}
-json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
+engine_profile unit systemd
 teardown_extra() {
   local u
   for u in u-done u-fail u-slow u-cancel u-restart; do
