@@ -761,8 +761,9 @@ Status Daemon::CheckEngines() {
       continue;
     }
     if (r->state == EngineReport::State::kUnknown && now - engine_since_[id] < kEngineSettleMs &&
-        !env_->Exists(plan.run + "/" + kEngineRecord))
-      continue;  // its start is not settled yet
+        !env_->Exists(plan.run + "/" + kEngineRecord) &&
+        env_->Exists(plan.run + "/" + kStartRecord))
+      continue;  // asked to start it, and its answer is not settled yet
     switch (r->state) {
       case EngineReport::State::kEnded:
         if (Status s = EngineEnded(id, r->exit); !s.ok()) return s;
@@ -817,11 +818,12 @@ Result<std::set<std::string>> Daemon::CollectEngineEnds() {
       Say(id + ": ended under " + plan->launcher + " while hangard was down (" + r->detail + ")");
       continue;
     } else if (r->state == EngineReport::State::kUnknown &&
-               env_->Exists(run + "/" + kEngineRecord)) {
-      continue;  // started, and now known nowhere, with no end: recovery says lost
+               (env_->Exists(run + "/" + kEngineRecord) ||
+                !env_->Exists(run + "/" + kStartRecord))) {
+      continue;  // started and now known nowhere, or never asked to start: recovery says lost
     }
-    // Running, or the engine cannot say, or a start not settled (no id kept: a crash between the
-    // key and the engine's answer): asked again, and lost only once kEngineSettleMs have passed.
+    // Running, or the engine cannot say, or a start not settled (asked, but no answer kept: a
+    // crash during the engine's tool): asked again, and lost only once kEngineSettleMs have passed.
     alive.insert(run);
     engine_runs_[id] = *plan;
     engine_since_[id] = env_->Now();

@@ -30,6 +30,8 @@ class SystemdLauncher : public Launcher {
     if (known->state != State::kUnknown)
       return Status::Exists("unit " + unit + " already exists (" + known->detail +
                             "): never started again under the same name");
+    if (Status s = WriteStartRecord(env_, plan, "systemd", unit); !s.ok())
+      return Status::Io("cannot write " + plan.run + "/" + kStartRecord + ": " + s.message());
     const std::vector<std::string> argv = SystemdRunArgv(plan, shim_, plan_file, sha256, o);
     CommandResult r = run_(argv);
     if (!r.ok())
@@ -116,6 +118,8 @@ class SlurmLauncher : public Launcher {
     if (!same->empty())
       return Status::Exists("Slurm already has job " + same->front().id + " named " + name +
                             ": never submitted again under the same name");
+    if (Status s = WriteStartRecord(env_, plan, "slurm", name); !s.ok())
+      return Status::Io("cannot write " + plan.run + "/" + kStartRecord + ": " + s.message());
     if (Status s = env_->WriteFileAtomic(plan.run, "job.sh", BatchScript(shim_, plan_file, sha256));
         !s.ok())
       return Status::Io("cannot write " + plan.run + "/job.sh: " + s.message());
@@ -243,6 +247,13 @@ Status WriteEngineRecord(Env* env, const Plan& plan, const std::string& launcher
                  {"id", engine_id},
                  {"submitted", FormatTime(env->Now())}};
   return env->WriteFileAtomic(plan.run, kEngineRecord, json::WritePretty(o));
+}
+
+Status WriteStartRecord(Env* env, const Plan& plan, const std::string& launcher,
+                        const std::string& name) {
+  json::Object o{
+      {"hangar", 1}, {"launcher", launcher}, {"name", name}, {"time", FormatTime(env->Now())}};
+  return env->WriteFileAtomic(plan.run, kStartRecord, json::WritePretty(o));
 }
 
 namespace {

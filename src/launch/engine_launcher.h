@@ -20,6 +20,9 @@ std::unique_ptr<Launcher> MakeSlurmLauncher(Env* env, const std::string& shim, C
 // Writes run/engine.json for what LAUNCHER started as NAME (ENGINE_ID: the job id; the unit name).
 Status WriteEngineRecord(Env* env, const Plan& plan, const std::string& launcher,
                          const std::string& name, const std::string& engine_id);
+// Writes run/engine-start.json (launch/launcher.h) for NAME, before the engine is asked.
+Status WriteStartRecord(Env* env, const Plan& plan, const std::string& launcher,
+                        const std::string& name);
 // The engine id run/engine.json names; NotFound when there is none.
 Result<std::string> ReadEngineId(Env* env, const Plan& plan);
 // True when run/cancel.json exists: an end observed now is hangar's cancel.

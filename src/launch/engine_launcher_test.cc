@@ -93,6 +93,7 @@ TEST_F(EngineLauncherTest, SystemdStartsTheUnitOnlyWhenNoUnitOfThatNameExists) {
   ASSERT_TRUE(l->Start(plan_, "/s/plan.json", "abc").ok());
   ASSERT_EQ(engine_.calls.size(), 2u);
   EXPECT_EQ(engine_.calls[1], SystemdRunArgv(plan_, shim_, "/s/plan.json", "abc", {}));
+  EXPECT_TRUE(Has("engine-start.json")) << "written before systemd was asked";
   Result<std::string> id = ReadEngineId(RealEnv(), plan_);
   ASSERT_TRUE(id.ok());
   EXPECT_EQ(*id, "hangar-W-1-1.service");
@@ -100,8 +101,10 @@ TEST_F(EngineLauncherTest, SystemdStartsTheUnitOnlyWhenNoUnitOfThatNameExists) {
   // The same name again (a second hangard, a key lost): never a second start.
   engine_.calls.clear();
   engine_.Say("systemctl", "show", 0, Show("hangar-W-1-1.service", "loaded", "active"));
+  fs::remove(plan_.run + "/engine-start.json");
   Status again = l->Start(plan_, "/s/plan.json", "abc");
   EXPECT_EQ(again.code(), Code::kExists);
+  EXPECT_FALSE(Has("engine-start.json")) << "written although systemd was not asked to start";
   EXPECT_EQ(engine_.calls.size(), 1u) << "systemd-run was called";
 }
 

@@ -51,6 +51,11 @@ std::unique_ptr<Launcher> MakeLauncher(const std::string& name, Env* env, const 
 // run/engine.json, the engine launcher's record of what it started:
 // {"hangar":1,"launcher":L,"name":NAME,"id":ENGINE_ID,"submitted":TIME}.
 inline constexpr const char* kEngineRecord = "engine.json";
+// run/engine-start.json: written (durably) just before an engine launcher asks its engine to
+// start the drone. Without it the engine was never asked, so "the engine knows none" is final;
+// with it and no engine.json, the answer may still be on its way (a tool cut short by a crash or a
+// timeout may have reached the engine), and hangard waits a while before it believes "none".
+inline constexpr const char* kStartRecord = "engine-start.json";
 // run/cancel.json: written before an engine launcher asks its engine to stop the drone, so the end
 // it observes next (also after a restart) is known as a cancel.
 inline constexpr const char* kCancelRecord = "cancel.json";

@@ -63,6 +63,23 @@ setup() {
   trap 'exit 130' INT TERM
 }
 
+# start_slurm: a one-node Slurm cluster in $T/slurm (scripts/slurm-test-cluster), stopped at the
+# end of the test, with SLURM_CONF exported for hangard and the tools; where it cannot start, the
+# test is skipped: "skipped: slurm unavailable: REASON".
+start_slurm() {
+  local conf line why
+  chmod 755 "$T"  # munged refuses a socket below a directory not everyone can enter
+  teardown_extra() { "$ROOT/scripts/slurm-test-cluster" stop "$T/slurm" >/dev/null 2>&1; }
+  if ! conf=$("$ROOT/scripts/slurm-test-cluster" start "$T/slurm" 2>"$T/slurm.err"); then
+    why=$(grep -m1 'slurm unavailable' "$T/slurm.err" || tail -n 1 "$T/slurm.err")
+    skip "skipped: slurm unavailable: ${why#*slurm unavailable: }"
+  fi
+  while IFS= read -r line; do
+    [[ "$line" == *=* ]] && export "${line?}"
+  done <<<"$conf"
+  [[ -n "${SLURM_CONF:-}" ]] || fail "slurm-test-cluster printed no SLURM_CONF (got: $conf)"
+}
+
 # engine_profile NAME LAUNCHER: adds profile NAME to the spool's config, the "script" profile (the
 # fake drone) run by LAUNCHER ("systemd", "slurm"), whose engine hangard asks every second.
 engine_profile() {

@@ -9,17 +9,7 @@
 # Where the cluster cannot start here: "skipped: slurm unavailable" with the reason.
 . "$(dirname "$0")/lib.sh"
 setup 8
-C=$T/slurm
-chmod 755 "$T"  # munged refuses a socket below a directory not everyone can enter
-teardown_extra() { "$ROOT/scripts/slurm-test-cluster" stop "$C" >/dev/null 2>&1; }
-if ! conf=$("$ROOT/scripts/slurm-test-cluster" start "$C" 2>"$T/slurm.err"); then
-  why=$(grep -m1 'slurm unavailable' "$T/slurm.err" || tail -n 1 "$T/slurm.err")
-  skip "skipped: slurm unavailable: ${why#*slurm unavailable: }"
-fi
-while IFS= read -r line; do
-  [[ "$line" == *=* ]] && export "${line?}"
-done <<<"$conf"
-[[ -n "${SLURM_CONF:-}" ]] || fail "slurm-test-cluster printed no SLURM_CONF (got: $conf)"
+start_slurm
 
 # Profile "slurm": the fake drone, as profile "script", run as a Slurm job; asked every second.
 engine_profile slurm slurm
