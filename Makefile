@@ -128,6 +128,7 @@ bench: all
 	@scripts/bench-manifest
 	@scripts/bench-ledger
 	@scripts/bench-gate
+	@scripts/bench-slurm
 	@scripts/bench-summary
 
 # make bench-quick: the same figures from small runs, within 2 minutes; results in build/bench-quick/

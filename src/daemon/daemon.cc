@@ -742,46 +742,52 @@ Status Daemon::EngineEnded(const std::string& id, const ExitInfo& e) {
 }
 
 Status Daemon::CheckEngines() {
-  std::vector<std::string> ids;
-  for (const auto& [id, plan] : engine_runs_) ids.push_back(id);
+  // One look per launcher at all its drones (Launcher::ObserveAll: Slurm asks squeue once).
+  std::map<std::string, std::vector<std::string>> by_launcher;
+  for (const auto& [id, plan] : engine_runs_) by_launcher[plan.launcher].push_back(id);
   std::string unanswered;
-  std::set<std::string> silent;  // launchers that did not answer this round: not asked again now
   const TimeMs now = env_->Now();
-  for (const std::string& id : ids) {
-    auto it = engine_runs_.find(id);
-    if (it == engine_runs_.end() || silent.count(it->second.launcher)) continue;
-    const Plan plan = it->second;
-    Launcher* engine = LauncherFor(plan.launcher);
-    Result<EngineReport> r =
-        engine ? engine->Observe(plan) : Result<EngineReport>(Status::Invalid("no such launcher"));
-    if (!r.ok()) {
-      if (r.status().code() == Code::kUnavailable) silent.insert(plan.launcher);
-      unanswered = id + ": " + plan.launcher + " cannot say how its drone is (" +
-                   r.status().message() + "); asked again";
-      continue;
-    }
-    if (r->state == EngineReport::State::kUnknown && now - engine_since_[id] < kEngineSettleMs &&
-        !env_->Exists(plan.run + "/" + kEngineRecord) &&
-        env_->Exists(plan.run + "/" + kStartRecord))
-      continue;  // asked to start it, and its answer is not settled yet
-    switch (r->state) {
-      case EngineReport::State::kEnded:
-        if (Status s = EngineEnded(id, r->exit); !s.ok()) return s;
-        break;
-      case EngineReport::State::kUnknown: {
-        Say(id + ": " + plan.launcher + " knows no drone " + (r->name.empty() ? id : r->name) +
-            " and it left no end: lost");
-        UnwatchRun(id);
-        engine_runs_.erase(id);
-        engine_since_.erase(id);
-        if (Status s = Dispatch(SupervisorGone{id, env_->Now()}); !s.ok()) return s;
-        break;
+  for (const auto& [name, ids] : by_launcher) {
+    Launcher* engine = LauncherFor(name);
+    std::vector<Plan> plans;
+    for (const std::string& id : ids) plans.push_back(engine_runs_.at(id));
+    std::vector<Result<EngineReport>> reports =
+        engine
+            ? engine->ObserveAll(plans)
+            : std::vector<Result<EngineReport>>(plans.size(), Status::Invalid("no such launcher"));
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const std::string& id = ids[i];
+      const Plan& plan = plans[i];
+      const Result<EngineReport>& r = reports[i];
+      if (!engine_runs_.count(id)) continue;
+      if (!r.ok()) {
+        unanswered = id + ": " + name + " cannot say how its drone is (" + r.status().message() +
+                     "); asked again";
+        continue;
       }
-      case EngineReport::State::kPending:
-      case EngineReport::State::kRunning:
-        if (kill_pending_.count(id) && engine->Cancel(plan).ok()) kill_pending_.erase(id);
-        ScanOps(id);
-        break;
+      if (r->state == EngineReport::State::kUnknown && now - engine_since_[id] < kEngineSettleMs &&
+          !env_->Exists(plan.run + "/" + kEngineRecord) &&
+          env_->Exists(plan.run + "/" + kStartRecord))
+        continue;  // asked to start it, and its answer is not settled yet
+      switch (r->state) {
+        case EngineReport::State::kEnded:
+          if (Status s = EngineEnded(id, r->exit); !s.ok()) return s;
+          break;
+        case EngineReport::State::kUnknown: {
+          Say(id + ": " + name + " knows no drone " + (r->name.empty() ? id : r->name) +
+              " and it left no end: lost");
+          UnwatchRun(id);
+          engine_runs_.erase(id);
+          engine_since_.erase(id);
+          if (Status s = Dispatch(SupervisorGone{id, env_->Now()}); !s.ok()) return s;
+          break;
+        }
+        case EngineReport::State::kPending:
+        case EngineReport::State::kRunning:
+          if (kill_pending_.count(id) && engine->Cancel(plan).ok()) kill_pending_.erase(id);
+          ScanOps(id);
+          break;
+      }
     }
   }
   // Said once while it lasts, not at every look.

@@ -1,5 +1,8 @@
 #include "launch/engine_launcher.h"
 
+#include <map>
+#include <optional>
+
 #include "base/json.h"
 #include "base/timefmt.h"
 
@@ -150,10 +153,49 @@ class SlurmLauncher : public Launcher {
     }
     Result<EngineReport> r = Look(*job);
     if (!r.ok()) return r;
-    if (r->state != State::kUnknown && r->name != name && !r->name.empty())
-      return Status::Invalid("Slurm job " + *job + " is named " + r->name + ", not " + name);
-    if (r->state == State::kEnded) return Completed(env_, plan, *r, env_->Now());
-    return r;
+    return Checked(plan, *r);
+  }
+
+  std::vector<Result<EngineReport>> ObserveAll(const std::vector<Plan>& plans) override {
+    std::vector<std::optional<Result<EngineReport>>> got(plans.size());
+    std::map<std::string, size_t> by_job;
+    std::vector<std::string> jobs;
+    for (size_t i = 0; i < plans.size(); ++i)
+      if (Result<std::string> job = ReadEngineId(env_, plans[i]); job.ok()) {
+        by_job[*job] = i;
+        jobs.push_back(*job);
+      }
+    if (!jobs.empty()) {
+      const std::vector<std::string> argv = SqueueArgv(jobs, o_);
+      CommandResult r = run_(argv);
+      if (r.ok()) {
+        Result<std::vector<EngineReport>> all = ParseSqueue(r.out);
+        if (!all.ok()) return std::vector<Result<EngineReport>>(plans.size(), all.status());
+        for (const EngineReport& e : *all) {
+          auto at = by_job.find(e.id);
+          if (at == by_job.end()) continue;
+          const Plan& plan = plans[at->second];
+          got[at->second] = Checked(plan, e);
+        }
+      } else if (!r.started || !r.rc ||
+                 r.err.find("Invalid job id specified") == std::string::npos) {
+        // squeue says "Invalid job id" (rc 1) when it retains none of them: asked one by one
+        // below; any other failure is the controller's, and then nobody is asked again now.
+        return std::vector<Result<EngineReport>>(plans.size(),
+                                                 Status::Unavailable(r.Describe(ProgramOf(argv))));
+      }
+    }
+    std::vector<Result<EngineReport>> out;
+    for (size_t i = 0; i < plans.size(); ++i) {
+      if (got[i]) {
+        out.push_back(*got[i]);
+      } else if (!out.empty() && out.back().status().code() == Code::kUnavailable) {
+        out.push_back(out.back().status());
+      } else {
+        out.push_back(Observe(plans[i]));  // purged (scontrol, sacct -c) or no id kept
+      }
+    }
+    return out;
   }
 
   Status Cancel(const Plan& plan) override {
@@ -171,6 +213,16 @@ class SlurmLauncher : public Launcher {
   }
 
  private:
+  // R as the answer for PLAN: a job of another name under its id is refused, never taken for it;
+  // an end is made whole (Completed).
+  Result<EngineReport> Checked(const Plan& plan, const EngineReport& r) {
+    const std::string name = JobName(plan.id, plan.attempt);
+    if (r.state != State::kUnknown && r.name != name && !r.name.empty())
+      return Status::Invalid("Slurm job " + r.id + " is named " + r.name + ", not " + name);
+    if (r.state == State::kEnded) return Completed(env_, plan, r, env_->Now());
+    return r;
+  }
+
   SlurmOptions For(const Plan& plan) const {
     SlurmOptions o = o_;
     o.partition = plan.slurm_partition;

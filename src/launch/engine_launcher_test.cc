@@ -315,6 +315,61 @@ TEST_F(EngineLauncherTest, ACancelAfterTheDroneEndedByItselfIsNoCancel) {
   EXPECT_FALSE(r->exit.cancelled);
 }
 
+TEST_F(EngineLauncherTest, SlurmAsksSqueueOnceForAllItsJobsThenOneByOneForThePurged) {
+  auto l = MakeSlurmLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  std::vector<Plan> plans;
+  for (const char* id : {"A", "B", "C"}) {
+    Plan p = plan_;
+    p.launcher = "slurm";
+    p.id = id;
+    p.run = dir_ + "/run-" + id;
+    fs::create_directories(p.run);
+    plans.push_back(p);
+  }
+  ASSERT_TRUE(WriteEngineRecord(RealEnv(), plans[0], "slurm", "hangar-A-1", "31").ok());
+  ASSERT_TRUE(WriteEngineRecord(RealEnv(), plans[1], "slurm", "hangar-B-1", "32").ok());
+  ASSERT_TRUE(WriteEngineRecord(RealEnv(), plans[2], "slurm", "hangar-C-1", "33").ok());
+  // squeue leaves out the purged 32.
+  engine_.Say("squeue", "-j", 0,
+              "33|hangar-C-1|RUNNING|0|None|2026-11-30T11:50:25|2026-11-30T11:51:25|vm\n"
+              "31|hangar-A-1|COMPLETED|0|None|2026-11-30T11:50:25|2026-11-30T11:50:40|vm\n");
+  engine_.Say("squeue", "-j", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+  engine_.Say("scontrol", "", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+  engine_.Say("sacct", "", 0,
+              "32|hangar-B-1|FAILED|3:0|2026-11-30T11:50:25|2026-11-30T11:50:30|vm\n");
+  std::vector<Result<EngineReport>> r = l->ObserveAll(plans);
+  ASSERT_EQ(r.size(), 3u);
+  ASSERT_TRUE(r[0].ok() && r[1].ok() && r[2].ok());
+  EXPECT_EQ(r[0]->state, State::kEnded);
+  EXPECT_EQ(r[1]->state, State::kEnded);
+  EXPECT_EQ(r[1]->exit.rc, 3);
+  EXPECT_EQ(r[2]->state, State::kRunning);
+  EXPECT_EQ(engine_.calls[0], SqueueArgv({"31", "32", "33"}, {}));
+  EXPECT_EQ(engine_.calls.size(), 4u);  // one squeue for all, then 32 alone: squeue, scontrol, sacct
+
+  // The controller down: one failed squeue, and nobody is asked again this round.
+  engine_.calls.clear();
+  engine_.Say("squeue", "-j", 1, "",
+              "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n");
+  r = l->ObserveAll(plans);
+  ASSERT_EQ(r.size(), 3u);
+  for (const auto& x : r) EXPECT_EQ(x.status().code(), Code::kUnavailable);
+  EXPECT_EQ(engine_.calls.size(), 1u);
+}
+
+TEST_F(EngineLauncherTest, AnEngineThatDoesNotAnswerIsNotAskedAgainInTheSameLook) {
+  auto l = MakeSystemdLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  Plan a = plan_, b = plan_;
+  a.launcher = b.launcher = "systemd";
+  b.id = "W-2";
+  engine_.Say("systemctl", "show", 1, "", "Failed to connect to bus: No such file or directory");
+  std::vector<Result<EngineReport>> r = l->ObserveAll({a, b});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].status().code(), Code::kUnavailable);
+  EXPECT_EQ(r[1].status().code(), Code::kUnavailable);
+  EXPECT_EQ(engine_.calls.size(), 1u);
+}
+
 TEST_F(EngineLauncherTest, SlurmCancelIsRecordedAndScancelledAndTheEndIsObserved) {
   plan_.launcher = "slurm";
   auto l = MakeSlurmLauncher(RealEnv(), shim_, engine_.Runner(), {});

@@ -46,6 +46,17 @@ class DirectLauncher : public Launcher {
 
 }  // namespace
 
+std::vector<Result<EngineReport>> Launcher::ObserveAll(const std::vector<Plan>& plans) {
+  std::vector<Result<EngineReport>> out;
+  for (const Plan& plan : plans) {
+    if (!out.empty() && out.back().status().code() == Code::kUnavailable)
+      out.push_back(out.back().status());
+    else
+      out.push_back(Observe(plan));
+  }
+  return out;
+}
+
 std::unique_ptr<Launcher> MakeLauncher(const std::string& name, Env* env, const std::string& shim,
                                        CommandRunner run) {
   if (name == "direct") return std::make_unique<DirectLauncher>(env, shim);

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "kernel/plan.h"
@@ -38,6 +39,11 @@ class Launcher {
   // What the engine says of the plan's drone now. Unavailable when the engine did not answer:
   // never taken as "gone" (a drone is declared lost only when the engine says it knows none).
   virtual Result<EngineReport> Observe(const Plan& plan) = 0;
+
+  // Observe for each of PLANS, in order, in as few calls of the engine's tools as it can (Slurm:
+  // one squeue for every job whose id was kept). Once the engine does not answer, the plans not
+  // asked yet get that answer too: an engine that is down is not asked N times per look.
+  virtual std::vector<Result<EngineReport>> ObserveAll(const std::vector<Plan>& plans);
 
   // Stops the drone (its end is then observed as cancelled). Ok once the engine took the request.
   virtual Status Cancel(const Plan& plan) = 0;
