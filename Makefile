@@ -31,7 +31,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
-	bench-scale bench-manifest bench-backlog bench-latency gate-report clean format crash-sweep \
+	bench-scale bench-manifest bench-backlog bench-latency bench-slurm gate-report clean format crash-sweep \
 	kill-loop install uninstall
 all: deps
 	@$(MAKE) --no-print-directory binaries
@@ -164,6 +164,9 @@ bench-backlog: all
 
 bench-latency: all
 	@scripts/bench-latency
+
+bench-slurm: all
+	@scripts/bench-slurm
 
 bench-manifest:
 	@scripts/bench-manifest
