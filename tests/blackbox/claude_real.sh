@@ -26,7 +26,7 @@ json.dump([{"bash": decl}, {"bash": "echo written > REPORT.md"}, {"bash": ask},
 json.dump([{"tool": "NoSuchTool", "input": {}}], open(t + "/broken.script.json", "w"))
 PY
 for name in good broken; do
-  python3 "$ROOT/tests/model-server/messages_server.py" --script "$T/$name.script.json" \
+  "$PY" "$ROOT/tests/model-server/messages_server.py" --script "$T/$name.script.json" \
     --log "$T/$name.server.log" --port-file "$T/$name.port" >"$T/$name.server.out" 2>&1 &
   echo $! >>"$T/servers"
 done

@@ -41,7 +41,7 @@ script escape "$(j exec "cat $T/secret/key.txt")" "$(j exec "echo out > $T/outsi
 script slow "$(j exec 'sleep 120')" '{"message": "never"}'
 
 for name in good undeclared inject escape slow; do
-  python3 "$ROOT/tests/model-server/responses_server.py" --script "$T/$name.script.json" \
+  "$PY" "$ROOT/tests/model-server/responses_server.py" --script "$T/$name.script.json" \
     --log "$T/$name.server.log" --port-file "$T/$name.port" >"$T/$name.server.out" 2>&1 &
   echo $! >>"$T/servers"
 done
