@@ -27,11 +27,11 @@ class SystemdLauncher : public Launcher {
     const SystemdOptions o = For(plan);
     if (Status s = CheckSystemdShim(shim_); !s.ok()) return Status::Invalid(s.message());
     const std::string unit = UnitName(plan.id, plan.attempt);
-    Result<EngineReport> known = Show(plan, unit);
+    Result<std::vector<EngineReport>> known = Show(plan, {unit});
     if (!known.ok())
       return Status::Io("cannot ask systemd about " + unit + ": " + known.status().message());
-    if (known->state != State::kUnknown)
-      return Status::Exists("unit " + unit + " already exists (" + known->detail +
+    if (known->at(0).state != State::kUnknown)
+      return Status::Exists("unit " + unit + " already exists (" + known->at(0).detail +
                             "): never started again under the same name");
     if (Status s = WriteStartRecord(env_, plan, "systemd", unit); !s.ok())
       return Status::Io("cannot write " + plan.run + "/" + kStartRecord + ": " + s.message());
@@ -45,20 +45,47 @@ class SystemdLauncher : public Launcher {
     return Status::Ok();
   }
 
-  Result<EngineReport> Observe(const Plan& plan) override {
-    const std::string unit = UnitName(plan.id, plan.attempt);
-    if (Result<EngineReport> ended = Ended(plan);
-        ended.ok() || ended.status().code() != Code::kNotFound)
-      return ended;
-    Result<EngineReport> r = Show(plan, unit);
-    if (!r.ok()) return r;
-    if (r->state == State::kUnknown) {
-      // Ended and forgotten between the two looks: its ExecStopPost record is there now.
-      if (Result<EngineReport> ended = Ended(plan); ended.status().code() != Code::kNotFound)
-        return ended;
+  Result<EngineReport> Observe(const Plan& plan) override { return ObserveAll({plan})[0]; }
+
+  // Each drone's ExecStopPost record first; then one `systemctl show` per manager (system, user)
+  // for the units without one.
+  std::vector<Result<EngineReport>> ObserveAll(const std::vector<Plan>& plans) override {
+    std::vector<std::optional<Result<EngineReport>>> got(plans.size());
+    for (bool user : {false, true}) {
+      std::vector<size_t> ask;
+      std::vector<std::string> units;
+      for (size_t i = 0; i < plans.size(); ++i) {
+        if (plans[i].systemd_user != user) continue;
+        Result<EngineReport> ended = Ended(plans[i]);
+        if (ended.ok() || ended.status().code() != Code::kNotFound) {
+          got[i] = ended;
+          continue;
+        }
+        ask.push_back(i);
+        units.push_back(UnitName(plans[i].id, plans[i].attempt));
+      }
+      if (ask.empty()) continue;
+      Result<std::vector<EngineReport>> shown = Show(plans[ask[0]], units);
+      for (size_t k = 0; k < ask.size(); ++k) {
+        const Plan& plan = plans[ask[k]];
+        if (!shown.ok()) {
+          got[ask[k]] = shown.status();
+          continue;
+        }
+        const EngineReport& r = shown->at(k);
+        if (r.state == State::kUnknown) {
+          // Ended and forgotten between the two looks: its ExecStopPost record is there now.
+          if (Result<EngineReport> ended = Ended(plan); ended.status().code() != Code::kNotFound) {
+            got[ask[k]] = ended;
+            continue;
+          }
+        }
+        got[ask[k]] = r.state == State::kEnded ? Completed(env_, plan, r, env_->Now()) : r;
+      }
     }
-    if (r->state == State::kEnded) return Completed(env_, plan, *r, env_->Now());
-    return r;
+    std::vector<Result<EngineReport>> out;
+    for (auto& g : got) out.push_back(*g);
+    return out;
   }
 
   Status Cancel(const Plan& plan) override {
@@ -77,13 +104,12 @@ class SystemdLauncher : public Launcher {
     return o;
   }
 
-  Result<EngineReport> Show(const Plan& plan, const std::string& unit) {
-    const std::vector<std::string> argv = SystemctlShowArgv({unit}, For(plan));
+  // What `systemctl show` says of UNITS, in their order, from PLAN's manager.
+  Result<std::vector<EngineReport>> Show(const Plan& plan, const std::vector<std::string>& units) {
+    const std::vector<std::string> argv = SystemctlShowArgv(units, For(plan));
     CommandResult r = run_(argv);
     if (!r.ok()) return Status::Unavailable(r.Describe(ProgramOf(argv)));
-    Result<std::vector<EngineReport>> reports = ParseSystemctlShow(r.out, {unit});
-    if (!reports.ok()) return reports.status();
-    return reports->at(0);
+    return ParseSystemctlShow(r.out, units);
   }
 
   // What ExecStopPost kept; NotFound when it has not run (yet).

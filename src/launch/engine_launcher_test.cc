@@ -357,6 +357,37 @@ TEST_F(EngineLauncherTest, SlurmAsksSqueueOnceForAllItsJobsThenOneByOneForThePur
   EXPECT_EQ(engine_.calls.size(), 1u);
 }
 
+TEST_F(EngineLauncherTest, SystemdReadsRecordedEndsThenAsksOneShowForTheRest) {
+  auto l = MakeSystemdLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  std::vector<Plan> plans;
+  for (const char* id : {"A", "B", "C"}) {
+    Plan p = plan_;
+    p.launcher = "systemd";
+    p.id = id;
+    p.run = dir_ + "/run-" + id;
+    fs::create_directories(p.run);
+    plans.push_back(p);
+  }
+  std::ofstream(plans[1].run + "/unit-ended.json")
+      << json::WritePretty(UnitEndedRecord({{"SERVICE_RESULT", "exit-code"},
+                                            {"EXIT_CODE", "exited"},
+                                            {"EXIT_STATUS", "3"},
+                                            {"HANGAR_UNIT", "hangar-B-1.service"}},
+                                           1'800'000'000'000));
+  engine_.Say("systemctl", "show", 0,
+              Show("hangar-A-1.service", "loaded", "active") + "\n" +
+                  Show("hangar-C-1.service", "not-found", "inactive"));
+  std::vector<Result<EngineReport>> r = l->ObserveAll(plans);
+  ASSERT_EQ(r.size(), 3u);
+  ASSERT_TRUE(r[0].ok() && r[1].ok() && r[2].ok());
+  EXPECT_EQ(r[0]->state, State::kRunning);
+  EXPECT_EQ(r[1]->state, State::kEnded);
+  EXPECT_EQ(r[1]->exit.rc, 3);
+  EXPECT_EQ(r[2]->state, State::kUnknown);
+  ASSERT_EQ(engine_.calls.size(), 1u);
+  EXPECT_EQ(engine_.calls[0], SystemctlShowArgv({"hangar-A-1.service", "hangar-C-1.service"}, {}));
+}
+
 TEST_F(EngineLauncherTest, AnEngineThatDoesNotAnswerIsNotAskedAgainInTheSameLook) {
   auto l = MakeSystemdLauncher(RealEnv(), shim_, engine_.Runner(), {});
   Plan a = plan_, b = plan_;
