@@ -797,42 +797,55 @@ Status Daemon::CheckEngines() {
 }
 
 Result<std::set<std::string>> Daemon::CollectEngineEnds() {
-  std::set<std::string> alive;
+  // The engine-run missions of running/ whose drone has not been seen ending, by launcher.
+  std::map<std::string, std::vector<std::pair<std::string, Plan>>> by_launcher;
   Result<std::vector<std::string>> ids = env_->ListDir(layout_.StateDir(Phase::kRunning));
   if (!ids.ok()) return ids.status();
   for (const std::string& id : *ids) {
     if (id.empty() || id[0] == '.') continue;
-    const std::string dir = layout_.MissionDir(Phase::kRunning, id);
-    const std::string run = layout_.RunDir(id);
-    if (env_->Exists(run + "/exit.json")) continue;
-    Result<std::string> text = env_->ReadFile(dir + "/plan.json", 1 << 20);
+    if (env_->Exists(layout_.RunDir(id) + "/exit.json")) continue;
+    Result<std::string> text =
+        env_->ReadFile(layout_.MissionDir(Phase::kRunning, id) + "/plan.json", 1 << 20);
     if (!text.ok()) continue;
     Result<json::Value> doc = json::Parse(*text);
     Result<Plan> plan = doc.ok() ? Plan::FromJson(*doc) : Result<Plan>(doc.status());
     if (!plan.ok() || plan->launcher == "direct") continue;
     // Only an attempt whose launch key was taken may have reached its engine.
     if (!env_->Exists(layout_.LaunchKey(id, plan->attempt))) continue;
-    Launcher* engine = LauncherFor(plan->launcher);
-    Result<EngineReport> r =
-        engine ? engine->Observe(*plan) : Result<EngineReport>(Status::Invalid("no such launcher"));
-    if (!r.ok()) {
-      Say(id + ": " + plan->launcher + " cannot say how its drone is (" + r.status().message() +
-          "); taken as running, asked again");
-    } else if (r->state == EngineReport::State::kEnded) {
-      Status s = env_->WriteFileAtomic(run, "exit.json", json::WritePretty(r->exit.ToJson()));
-      if (!s.ok()) return s;
-      Say(id + ": ended under " + plan->launcher + " while hangard was down (" + r->detail + ")");
-      continue;
-    } else if (r->state == EngineReport::State::kUnknown &&
-               (env_->Exists(run + "/" + kEngineRecord) ||
-                !env_->Exists(run + "/" + kStartRecord))) {
-      continue;  // started and now known nowhere, or never asked to start: recovery says lost
+    by_launcher[plan->launcher].emplace_back(id, *plan);
+  }
+  std::set<std::string> alive;
+  for (const auto& [name, missions] : by_launcher) {
+    Launcher* engine = LauncherFor(name);
+    std::vector<Plan> plans;
+    for (const auto& m : missions) plans.push_back(m.second);
+    std::vector<Result<EngineReport>> reports =
+        engine
+            ? engine->ObserveAll(plans)
+            : std::vector<Result<EngineReport>>(plans.size(), Status::Invalid("no such launcher"));
+    for (size_t i = 0; i < missions.size(); ++i) {
+      const auto& [id, plan] = missions[i];
+      const Result<EngineReport>& r = reports[i];
+      const std::string run = layout_.RunDir(id);
+      if (!r.ok()) {
+        Say(id + ": " + name + " cannot say how its drone is (" + r.status().message() +
+            "); taken as running, asked again");
+      } else if (r->state == EngineReport::State::kEnded) {
+        Status s = env_->WriteFileAtomic(run, "exit.json", json::WritePretty(r->exit.ToJson()));
+        if (!s.ok()) return s;
+        Say(id + ": ended under " + name + " while hangard was down (" + r->detail + ")");
+        continue;
+      } else if (r->state == EngineReport::State::kUnknown &&
+                 (env_->Exists(run + "/" + kEngineRecord) ||
+                  !env_->Exists(run + "/" + kStartRecord))) {
+        continue;  // started and now known nowhere, or never asked to start: recovery says lost
+      }
+      // Running, or the engine cannot say, or a start not settled (asked, but no answer kept: a
+      // crash during the engine's tool): asked again; lost only once kEngineSettleMs have passed.
+      alive.insert(run);
+      engine_runs_[id] = plan;
+      engine_since_[id] = env_->Now();
     }
-    // Running, or the engine cannot say, or a start not settled (asked, but no answer kept: a
-    // crash during the engine's tool): asked again, and lost only once kEngineSettleMs have passed.
-    alive.insert(run);
-    engine_runs_[id] = *plan;
-    engine_since_[id] = env_->Now();
   }
   return alive;
 }
