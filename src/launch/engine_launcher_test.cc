@@ -79,6 +79,20 @@ class EngineLauncherTest : public ::testing::Test {
 
   bool Has(const std::string& name) { return fs::exists(plan_.run + "/" + name); }
 
+  // Plans of missions A, B and C run by LAUNCHER, each with its own run directory.
+  std::vector<Plan> ThreePlans(const std::string& launcher) {
+    std::vector<Plan> plans;
+    for (const char* id : {"A", "B", "C"}) {
+      Plan p = plan_;
+      p.launcher = launcher;
+      p.id = id;
+      p.run = dir_ + "/run-" + id;
+      fs::create_directories(p.run);
+      plans.push_back(p);
+    }
+    return plans;
+  }
+
   std::string dir_;
   Plan plan_;
   FakeEngine engine_;
@@ -317,15 +331,7 @@ TEST_F(EngineLauncherTest, ACancelAfterTheDroneEndedByItselfIsNoCancel) {
 
 TEST_F(EngineLauncherTest, SlurmAsksSqueueOnceForAllItsJobsThenOneByOneForThePurged) {
   auto l = MakeSlurmLauncher(RealEnv(), shim_, engine_.Runner(), {});
-  std::vector<Plan> plans;
-  for (const char* id : {"A", "B", "C"}) {
-    Plan p = plan_;
-    p.launcher = "slurm";
-    p.id = id;
-    p.run = dir_ + "/run-" + id;
-    fs::create_directories(p.run);
-    plans.push_back(p);
-  }
+  std::vector<Plan> plans = ThreePlans("slurm");
   ASSERT_TRUE(WriteEngineRecord(RealEnv(), plans[0], "slurm", "hangar-A-1", "31").ok());
   ASSERT_TRUE(WriteEngineRecord(RealEnv(), plans[1], "slurm", "hangar-B-1", "32").ok());
   ASSERT_TRUE(WriteEngineRecord(RealEnv(), plans[2], "slurm", "hangar-C-1", "33").ok());
@@ -359,15 +365,7 @@ TEST_F(EngineLauncherTest, SlurmAsksSqueueOnceForAllItsJobsThenOneByOneForThePur
 
 TEST_F(EngineLauncherTest, SystemdReadsRecordedEndsThenAsksOneShowForTheRest) {
   auto l = MakeSystemdLauncher(RealEnv(), shim_, engine_.Runner(), {});
-  std::vector<Plan> plans;
-  for (const char* id : {"A", "B", "C"}) {
-    Plan p = plan_;
-    p.launcher = "systemd";
-    p.id = id;
-    p.run = dir_ + "/run-" + id;
-    fs::create_directories(p.run);
-    plans.push_back(p);
-  }
+  std::vector<Plan> plans = ThreePlans("systemd");
   std::ofstream(plans[1].run + "/unit-ended.json")
       << json::WritePretty(UnitEndedRecord({{"SERVICE_RESULT", "exit-code"},
                                             {"EXIT_CODE", "exited"},
