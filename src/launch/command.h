@@ -12,10 +12,10 @@
 namespace hangar {
 
 struct CommandResult {
-  bool started = false;    // false: it could not be run at all (error says why)
-  std::optional<int> rc;   // its exit status; nullopt when killed (timeout) or not started
-  std::string out, err;    // what it printed (each kept up to 1 MiB)
-  std::string error;       // why it could not be run, or "timed out after N ms"
+  bool started = false;   // false: it could not be run at all (error says why)
+  std::optional<int> rc;  // its exit status; nullopt when killed (timeout) or not started
+  std::string out, err;   // what it printed (each kept up to 1 MiB)
+  std::string error;      // why it could not be run, or "timed out after N ms"
   bool ok() const { return started && rc && *rc == 0; }
   // "PROGRAM: exit 1: first line of stderr" and the like, for messages.
   std::string Describe(const std::string& program) const;

@@ -351,7 +351,8 @@ TEST_F(EngineLauncherTest, SlurmAsksSqueueOnceForAllItsJobsThenOneByOneForThePur
   EXPECT_EQ(r[1]->exit.rc, 3);
   EXPECT_EQ(r[2]->state, State::kRunning);
   EXPECT_EQ(engine_.calls[0], SqueueArgv({"31", "32", "33"}, {}));
-  EXPECT_EQ(engine_.calls.size(), 4u);  // one squeue for all, then 32 alone: squeue, scontrol, sacct
+  EXPECT_EQ(engine_.calls.size(),
+            4u);  // one squeue for all, then 32 alone: squeue, scontrol, sacct
 
   // The controller down: one failed squeue, and nobody is asked again this round.
   engine_.calls.clear();

@@ -8,11 +8,9 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <vector>
 
 #include "base/json.h"
-#include "launch/drone_exec.h"
 #include "launch/sandbox_command.h"
 #include "launch/supervisor.h"
 #include "launch/systemd_unit.h"
@@ -67,14 +65,7 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
     close(fd);
   }
   if (chdir(plan.room.c_str()) != 0) return sys("enter room " + plan.room);
-  auto path = plan.env.find("PATH");
-  std::optional<std::string> exe =
-      FindProgram(plan.argv[0], path == plan.env.end() ? "" : path->second, plan.room);
-  if (!exe) {
-    errno = ENOENT;
-    return sys("cannot execute " + plan.argv[0]);
-  }
-  Result<DroneCommand> cmd = SandboxCommand(plan, *exe);
+  Result<DroneCommand> cmd = PlanCommand(plan);
   if (!cmd.ok())
     return Fail(kExecCannotRun,
                 "cannot start drone for mission " + plan.id + ": " + cmd.status().message());

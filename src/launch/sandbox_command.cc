@@ -3,11 +3,22 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "kernel/path_norm.h"
+#include "launch/drone_exec.h"
 #include "shell/path_resolve.h"
 
 namespace hangar {
+
+Result<DroneCommand> PlanCommand(const Plan& plan) {
+  const std::string& name = plan.argv[0];
+  auto path = plan.env.find("PATH");
+  std::optional<std::string> exe =
+      FindProgram(name, path == plan.env.end() ? "" : path->second, plan.room);
+  if (!exe) return Status::NotFound("cannot execute " + name + ": " + std::strerror(ENOENT));
+  return SandboxCommand(plan, *exe);
+}
 
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program) {
   DroneCommand cmd;

@@ -37,4 +37,10 @@ struct DroneCommand {
 // program: plan.argv[0] as found on the plan's PATH (launch/drone_exec.h, FindProgram).
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program);
 
+// The command that runs the plan's drone: plan.argv[0] found on the plan's own PATH (FindProgram,
+// relative entries from the room), in the plan's sandbox. NotFound "cannot execute NAME: No such
+// file or directory" when there is no such program. Both hangar-shim's supervisor and its --exec
+// mode run this.
+Result<DroneCommand> PlanCommand(const Plan& plan);
+
 }  // namespace hangar

@@ -245,11 +245,7 @@ Status Supervisor::TakeLock() {
 // handler, and reports every failure as one error code).
 Result<pid_t> Supervisor::SpawnDrone() {
   const std::string& name = plan_.argv[0];
-  auto path = plan_.env.find("PATH");
-  std::optional<std::string> exe =
-      FindProgram(name, path == plan_.env.end() ? "" : path->second, plan_.room);
-  if (!exe) return Status::NotFound("cannot execute " + name + ": " + std::strerror(ENOENT));
-  Result<DroneCommand> cmd = SandboxCommand(plan_, *exe);
+  Result<DroneCommand> cmd = PlanCommand(plan_);
   if (!cmd.ok()) return cmd.status();
   DroneSpec spec;
   spec.exe = cmd->exe;
