@@ -40,8 +40,7 @@ class SystemdLauncher : public Launcher {
     if (!r.ok())
       return r.started && !r.rc ? Status::Unavailable(r.Describe(ProgramOf(argv)))
                                 : Status::Io(r.Describe(ProgramOf(argv)));
-    if (Status s = WriteEngineRecord(env_, plan, "systemd", unit, unit); !s.ok())
-      return Status::Ok();  // it runs; the unit name alone identifies it
+    (void)WriteEngineRecord(env_, plan, "systemd", unit, unit);  // not kept: the name identifies it
     return Status::Ok();
   }
 
@@ -184,10 +183,12 @@ class SlurmLauncher : public Launcher {
 
   std::vector<Result<EngineReport>> ObserveAll(const std::vector<Plan>& plans) override {
     std::vector<std::optional<Result<EngineReport>>> got(plans.size());
+    std::vector<std::string> job_of(plans.size());  // the id kept for each plan, or ""
     std::map<std::string, size_t> by_job;
     std::vector<std::string> jobs;
     for (size_t i = 0; i < plans.size(); ++i)
       if (Result<std::string> job = ReadEngineId(env_, plans[i]); job.ok()) {
+        job_of[i] = *job;
         by_job[*job] = i;
         jobs.push_back(*job);
       }
@@ -217,8 +218,12 @@ class SlurmLauncher : public Launcher {
         out.push_back(*got[i]);
       } else if (!out.empty() && out.back().status().code() == Code::kUnavailable) {
         out.push_back(out.back().status());
+      } else if (!job_of[i].empty()) {
+        // Its id was kept and squeue, just asked, no longer has it: purged.
+        Result<EngineReport> r = LookPurged(job_of[i]);
+        out.push_back(r.ok() ? Checked(plans[i], *r) : r);
       } else {
-        out.push_back(Observe(plans[i]));  // purged (scontrol, sacct -c) or no id kept
+        out.push_back(Observe(plans[i]));  // no id kept: found by its exact name
       }
     }
     return out;
@@ -267,7 +272,7 @@ class SlurmLauncher : public Launcher {
     return same;
   }
 
-  // squeue while the controller retains the job, then scontrol, then the completion log.
+  // squeue while the controller retains the job, then the purged job's way (LookPurged).
   Result<EngineReport> Look(const std::string& job) {
     std::vector<std::string> argv = SqueueArgv({job}, o_);
     CommandResult r = run_(argv);
@@ -279,8 +284,14 @@ class SlurmLauncher : public Launcher {
     } else if (!r.started || !r.rc) {
       return Status::Unavailable(r.Describe(ProgramOf(argv)));
     }
-    argv = ScontrolShowArgv(job, o_);
-    r = run_(argv);
+    return LookPurged(job);
+  }
+
+  // A job squeue no longer lists: scontrol, then the completion log (sacct -c); unknown to both,
+  // an empty report.
+  Result<EngineReport> LookPurged(const std::string& job) {
+    std::vector<std::string> argv = ScontrolShowArgv(job, o_);
+    CommandResult r = run_(argv);
     if (r.started && r.rc) {
       Result<EngineReport> e = ParseScontrolShowJob(r.out + r.err);
       if (e.ok()) return e;
