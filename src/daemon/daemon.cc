@@ -44,6 +44,13 @@ constexpr std::chrono::milliseconds kEngineToolTimeout{10000};
 // before its id was kept) may still appear: "the engine knows none" counts only after this long.
 constexpr TimeMs kEngineSettleMs = 60000;
 
+// What ENGINE says of each of PLANS, in one look (Launcher::ObserveAll); none: no such launcher.
+std::vector<Result<EngineReport>> ObserveWith(Launcher* engine, const std::vector<Plan>& plans) {
+  if (!engine)
+    return std::vector<Result<EngineReport>>(plans.size(), Status::Invalid("no such launcher"));
+  return engine->ObserveAll(plans);
+}
+
 int PoolSize(int slots) {
   return slots < 2 ? 2 : slots > 16 ? 16 : slots;
 }
@@ -246,7 +253,7 @@ Status Daemon::Start() {
   for (const std::string& line : log) Say(line);
   for (Recovered& r : rec.value()) {
     if (r.phase == Phase::kRunning && !r.exit && r.supervisor_alive) WatchRun(r.id);
-    if (r.phase != Phase::kRunning || r.exit || !r.supervisor_alive) engine_runs_.erase(r.id);
+    if (r.phase != Phase::kRunning || r.exit || !r.supervisor_alive) UnwatchRun(r.id);
     Status s = Dispatch(std::move(r));
     if (!s.ok()) return s;
   }
@@ -422,6 +429,8 @@ Status Daemon::TakeOps() {
 }
 
 void Daemon::UnwatchRun(const std::string& id) {
+  engine_runs_.erase(id);
+  engine_since_.erase(id);
   auto it = run_wd_.find(id);
   if (it == run_wd_.end()) return;
   if (it->second >= 0) {
@@ -615,32 +624,26 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
         LaunchDone{l.id, false, prep.key_existed, prep.in_running, prep.error, env_->Now()});
     return Status::Ok();
   }
-  if (l.plan.launcher != "direct") {
-    Launcher* engine = LauncherFor(l.plan.launcher);
-    Status s = engine ? engine->Start(l.plan, prep.dir + "/plan.json", l.plan_sha256)
+  const bool engine = l.plan.launcher != "direct";
+  Launcher* launcher = LauncherFor(l.plan.launcher);
+  WatchRun(l.id);  // before the drone starts: a supervisor's exit.json cannot slip past
+  Status s = launcher ? launcher->Start(l.plan, prep.dir + "/plan.json", l.plan_sha256)
                       : Status::Invalid("no launcher \"" + l.plan.launcher + "\"");
-    if (s.code() == Code::kUnavailable) {
-      // Whether the engine took it is unknown: asked until it says, for kEngineSettleMs at least.
-      Say(l.id + ": " + s.message() + "; taken as launched, its engine is asked until it says");
-      s = Status::Ok();
-    }
-    if (s.ok()) {
-      engine_runs_[l.id] = l.plan;
-      engine_since_[l.id] = env_->Now();
-      WatchRun(l.id);
-    }
-    follow->push_back(
-        LaunchDone{l.id, s.ok(), false, true, s.ok() ? "" : s.message(), env_->Now()});
-    return Status::Ok();
-  }
-  WatchRun(l.id);  // before the shim starts: its exit.json cannot slip past
-  Status s = StartShim(shim_path_, prep.dir + "/plan.json", l.plan_sha256);
-  if (s.code() == Code::kUnavailable && SupervisorAlive(layout_.RunDir(l.id))) {
+  if (s.code() == Code::kUnavailable && engine) {
+    // Whether the engine took it is unknown: asked until it says, for kEngineSettleMs at least.
+    Say(l.id + ": " + s.message() + "; taken as launched, its engine is asked until it says");
+    s = Status::Ok();
+  } else if (s.code() == Code::kUnavailable && SupervisorAlive(layout_.RunDir(l.id))) {
     // The shim did not report in time but holds the lock: the drone runs; watch it as launched.
     Say(l.id + ": " + s.message() + ", but its supervisor holds the lock: taken as launched");
     s = Status::Ok();
   }
-  if (!s.ok()) UnwatchRun(l.id);
+  if (!s.ok()) {
+    UnwatchRun(l.id);
+  } else if (engine) {
+    engine_runs_[l.id] = l.plan;
+    engine_since_[l.id] = env_->Now();
+  }
   follow->push_back(LaunchDone{l.id, s.ok(), false, true, s.ok() ? "" : s.message(), env_->Now()});
   return Status::Ok();
 }
@@ -736,8 +739,6 @@ Status Daemon::EngineEnded(const std::string& id, const ExitInfo& e) {
   Status s = env_->WriteFileAtomic(layout_.RunDir(id), "exit.json", json::WritePretty(e.ToJson()));
   if (!s.ok()) return s;
   UnwatchRun(id);
-  engine_runs_.erase(id);
-  engine_since_.erase(id);
   return Dispatch(DroneExited{id, e, env_->Now()});
 }
 
@@ -751,10 +752,7 @@ Status Daemon::CheckEngines() {
     Launcher* engine = LauncherFor(name);
     std::vector<Plan> plans;
     for (const std::string& id : ids) plans.push_back(engine_runs_.at(id));
-    std::vector<Result<EngineReport>> reports =
-        engine
-            ? engine->ObserveAll(plans)
-            : std::vector<Result<EngineReport>>(plans.size(), Status::Invalid("no such launcher"));
+    std::vector<Result<EngineReport>> reports = ObserveWith(engine, plans);
     for (size_t i = 0; i < ids.size(); ++i) {
       const std::string& id = ids[i];
       const Plan& plan = plans[i];
@@ -766,8 +764,7 @@ Status Daemon::CheckEngines() {
         continue;
       }
       if (r->state == EngineReport::State::kUnknown && now - engine_since_[id] < kEngineSettleMs &&
-          !env_->Exists(plan.run + "/" + kEngineRecord) &&
-          env_->Exists(plan.run + "/" + kStartRecord))
+          StartUnsettled(env_, plan))
         continue;  // asked to start it, and its answer is not settled yet
       switch (r->state) {
         case EngineReport::State::kEnded:
@@ -777,8 +774,6 @@ Status Daemon::CheckEngines() {
           Say(id + ": " + name + " knows no drone " + (r->name.empty() ? id : r->name) +
               " and it left no end: lost");
           UnwatchRun(id);
-          engine_runs_.erase(id);
-          engine_since_.erase(id);
           if (Status s = Dispatch(SupervisorGone{id, env_->Now()}); !s.ok()) return s;
           break;
         }
@@ -819,10 +814,7 @@ Result<std::set<std::string>> Daemon::CollectEngineEnds() {
     Launcher* engine = LauncherFor(name);
     std::vector<Plan> plans;
     for (const auto& m : missions) plans.push_back(m.second);
-    std::vector<Result<EngineReport>> reports =
-        engine
-            ? engine->ObserveAll(plans)
-            : std::vector<Result<EngineReport>>(plans.size(), Status::Invalid("no such launcher"));
+    std::vector<Result<EngineReport>> reports = ObserveWith(engine, plans);
     for (size_t i = 0; i < missions.size(); ++i) {
       const auto& [id, plan] = missions[i];
       const Result<EngineReport>& r = reports[i];
@@ -835,9 +827,7 @@ Result<std::set<std::string>> Daemon::CollectEngineEnds() {
         if (!s.ok()) return s;
         Say(id + ": ended under " + name + " while hangard was down (" + r->detail + ")");
         continue;
-      } else if (r->state == EngineReport::State::kUnknown &&
-                 (env_->Exists(run + "/" + kEngineRecord) ||
-                  !env_->Exists(run + "/" + kStartRecord))) {
+      } else if (r->state == EngineReport::State::kUnknown && !StartUnsettled(env_, plan)) {
         continue;  // started and now known nowhere, or never asked to start: recovery says lost
       }
       // Running, or the engine cannot say, or a start not settled (asked, but no answer kept: a

@@ -57,6 +57,10 @@ std::vector<Result<EngineReport>> Launcher::ObserveAll(const std::vector<Plan>& 
   return out;
 }
 
+bool StartUnsettled(Env* env, const Plan& plan) {
+  return !env->Exists(plan.run + "/" + kEngineRecord) && env->Exists(plan.run + "/" + kStartRecord);
+}
+
 std::unique_ptr<Launcher> MakeLauncher(const std::string& name, Env* env, const std::string& shim,
                                        CommandRunner run) {
   if (name == "direct") return std::make_unique<DirectLauncher>(env, shim);

@@ -62,6 +62,9 @@ inline constexpr const char* kEngineRecord = "engine.json";
 // with it and no engine.json, the answer may still be on its way (a tool cut short by a crash or a
 // timeout may have reached the engine), and hangard waits a while before it believes "none".
 inline constexpr const char* kStartRecord = "engine-start.json";
+// True when the engine was asked to start PLAN's drone (run/engine-start.json) but what it started
+// was not kept (no run/engine.json): "the engine knows none" may not be final yet.
+bool StartUnsettled(Env* env, const Plan& plan);
 // run/cancel.json: written before an engine launcher asks its engine to stop the drone, so the end
 // it observes next (also after a restart) is known as a cancel.
 inline constexpr const char* kCancelRecord = "cancel.json";
