@@ -14,6 +14,7 @@
 #include "launch/sandbox_command.h"
 #include "launch/supervisor.h"
 #include "launch/systemd_unit.h"
+#include "shell/child_run.h"
 #include "shell/env.h"
 
 extern char** environ;
@@ -21,15 +22,6 @@ extern char** environ;
 namespace hangar {
 
 namespace {
-
-// FD moved above 2 (close-on-exec), so that the dup2 onto 0..2 below cannot lose it: an engine
-// may start us with a standard descriptor closed, and then open(2) returns it.
-int AboveStdio(int fd) {
-  if (fd < 0 || fd > 2) return fd;
-  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  close(fd);
-  return moved;
-}
 
 int Fail(int code, const std::string& why) {
   std::string line = "hangar-shim: " + why + "\n";
@@ -51,13 +43,15 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
                 "cannot start drone for mission " + plan.id + ": " + what + ": " + strerror(errno));
   };
   const std::string in_path = plan.stdin_path.empty() ? "/dev/null" : plan.stdin_path;
-  const int in = AboveStdio(open(in_path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (in < 0) return sys("open stdin " + in_path);
+  // Each above 2 (AboveStdio), so that the dup2 onto 0..2 below cannot lose one: an engine may
+  // start us with a standard descriptor closed, and then open(2) returns it.
+  const UniqueFd in = AboveStdio(open(in_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.get() < 0) return sys("open stdin " + in_path);
   const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW;
-  const int out = AboveStdio(open((plan.run + "/" + plan.stdout_file).c_str(), flags, 0644));
-  if (out < 0) return sys("create " + plan.run + "/" + plan.stdout_file);
-  const int err = AboveStdio(open((plan.run + "/stderr").c_str(), flags, 0644));
-  if (err < 0) return sys("create " + plan.run + "/stderr");
+  const UniqueFd out = AboveStdio(open((plan.run + "/" + plan.stdout_file).c_str(), flags, 0644));
+  if (out.get() < 0) return sys("create " + plan.run + "/" + plan.stdout_file);
+  const UniqueFd err = AboveStdio(open((plan.run + "/stderr").c_str(), flags, 0644));
+  if (err.get() < 0) return sys("create " + plan.run + "/stderr");
   // The sandbox binds exactly this file writable, so it must be there first (as the supervisor).
   if (!plan.last_message.empty()) {
     int fd = open(plan.last_message.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -85,7 +79,7 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
   sigprocmask(SIG_SETMASK, &none, nullptr);
   // stderr last: until then a failure is told on the engine's stderr (the journal, slurm.err).
   const int saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
-  if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) {
+  if (dup2(in.get(), 0) < 0 || dup2(out.get(), 1) < 0 || dup2(err.get(), 2) < 0) {
     if (saved >= 0) dup2(saved, 2);
     return sys("connect the drone's stdin, stdout and stderr");
   }
