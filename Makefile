@@ -2,7 +2,7 @@
 CXX      ?= g++
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++20 -Wall -Wextra -Werror -Isrc -MMD -MP
-LDLIBS   := -lsimdjson -lcrypto -lboost_filesystem -pthread
+LDLIBS   := -lsimdjson -lcrypto -lboost_filesystem -lseccomp -pthread
 BUILD    := build
 # Build on every core unless the caller chose (-jN on the command line wins).
 ifeq (,$(filter -j%,$(MAKEFLAGS)))
@@ -13,7 +13,7 @@ LIB_SRC  := $(filter-out %_test.cc %_main.cc,$(wildcard src/*/*.cc))
 TEST_SRC := $(wildcard src/*/*_test.cc)
 LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
-BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-fake-drone
+BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-fake-drone
 
 # make install (man/hangard.8, SYSTEMD): DESTDIR stages the tree (a package, a test); PREFIX says
 # where the binaries, man pages and units go. hangard finds hangar-shim beside itself ({bindir}),
@@ -27,7 +27,7 @@ UNITDIR   ?= $(PREFIX)/lib/systemd/system
 CONFDIR   := /etc/hangar
 SPOOLDIR  := /var/spool/hangar
 ANCHORDIR := /var/lib/hangar-anchor
-INSTALLED := bin/hangard bin/hangar bin/hangar-shim
+INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
@@ -61,6 +61,12 @@ bin/hangar-shim: $(BUILD)/src/launch/shim_main.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
+# Executed inside every sandbox before the drone or a done-check (launch/confine.h): small, and
+# linked with nothing of the library but its own file, so that it costs a launch little.
+bin/hangar-confine: $(BUILD)/src/launch/confine_main.o $(BUILD)/src/launch/confine.o
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ -lseccomp
+
 # Benchmarks are not part of the library (bench/ is outside src/) nor of `all`.
 bin/hangar-bench-ledger: $(BUILD)/bench/ledger_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
@@ -93,7 +99,7 @@ bin/hangar-fake-drone: scripts/fake-drone
 	@mkdir -p bin
 	install -m 0755 $< $@
 
-bin/hangar_test: $(TEST_OBJ) $(BUILD)/libhangar.a
+bin/hangar_test: $(TEST_OBJ) $(BUILD)/libhangar.a | bin/hangar-confine
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ -lgtest_main -lgtest $(LDLIBS)
 

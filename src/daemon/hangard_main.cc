@@ -133,6 +133,7 @@ int main(int argc, char** argv) {
   setup.anchor = anchor;
   if (const char* home = getenv("HOME"); home && home[0] == '/') setup.home = home;
   setup.bwrap = FindBwrap();
+  setup.root = geteuid() == 0;
   for (const auto& [name, profile] : setup.config.profiles)
     if (profile.sandbox == "bwrap" && setup.bwrap.empty())
       std::fprintf(stderr,

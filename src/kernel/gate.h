@@ -42,9 +42,14 @@ namespace hangar {
 struct GateSite {
   std::string rooms;                     // the rooms directory (absolute)
   std::string home = "/";                // what "~" in a mission's writes means (absolute)
-  std::vector<std::string> hangar_dirs;  // the spool and the anchor: never written, always hidden
-  std::string bwrap;                     // the bubblewrap program; empty: not installed
-  std::string bindir;                    // {bindir} in profiles: where hangar's binaries live
+  // Hangar's own places, never written by a drone and always hidden from it: the spool, the
+  // anchor, the signing key, the config and policy files (a config's handlers may hold
+  // credentials; a policy a drone could rewrite would free the next drone).
+  std::vector<std::string> hangar_dirs;
+  std::string bwrap;   // the bubblewrap program; empty: not installed
+  std::string bindir;  // {bindir} in profiles: where hangar's binaries live; never written
+  bool root = false;   // hangard runs as root: a drone without a sandbox would hold every
+                       // capability, so stage 2 refuses sandbox "none"
 };
 
 // One path of a mission's "writes" as the shell found it on disk: "~" expanded, symlinks in its

@@ -16,6 +16,8 @@ std::string Forbidden(const std::string& path, const Policy& policy, const GateS
     if (PathInside(path, dir) || PathInside(dir, path)) return "in hangar's own directory " + dir;
   if (!site.rooms.empty() && (PathInside(path, site.rooms) || PathInside(site.rooms, path)))
     return "in the rooms directory " + site.rooms + " (another mission's room)";
+  if (!site.bindir.empty() && (PathInside(path, site.bindir) || PathInside(site.bindir, path)))
+    return "in hangar's binaries directory " + site.bindir;
   return "";
 }
 
@@ -91,6 +93,9 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
                               "installed; it is never launched unsandboxed"
                             : "the plan runs " + sb.bwrap + ", not the bubblewrap hangard found (" +
                                   site.bwrap + ")");
+  if (!bwrap && site.root)
+    deny("plan.sandbox.privileged",
+         "hangard runs as root, and a drone without a sandbox would hold every capability");
   if (!bwrap && plan.network == "none")
     deny("plan.network.uncut",
          "the mission's network is \"none\", and a drone without a sandbox keeps the network");
@@ -132,6 +137,7 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
   };
   for (const std::string& d : policy.deny_read) judge_hidden(d);
   for (const std::string& d : site.hangar_dirs) judge_hidden(NormalizeAbsolute(d));
+  if (!site.rooms.empty()) judge_hidden(NormalizeAbsolute(site.rooms));
   for (const std::string& w : got) {
     std::string why = Forbidden(NormalizeAbsolute(w), policy, site);
     if (!why.empty()) deny("paths.protected", "the sandbox binds " + w + " writable, " + why);

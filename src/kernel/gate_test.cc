@@ -172,6 +172,19 @@ TEST(Gate, Stage1JudgesWritesNormalisedAndResolved) {
     EXPECT_EQ(g.verdict, Verdict::kDeny) << w;
     EXPECT_EQ(g.rules, (std::vector<std::string>{"paths.protected"})) << w;
   }
+  // hangar's binaries (never written, so a drone cannot replace hangar-confine or the shim), and
+  // its config and policy files, which hangar_dirs name beside the spool and the anchor.
+  GateSite site = Site();
+  site.hangar_dirs.push_back("/opt/hangar/hangar.conf");
+  for (const char* w : {"/b", "/b/hangar-shim", "/opt/hangar", "/opt/hangar/hangar.conf", "/opt"}) {
+    Mission m = M();
+    m.writes = {w};
+    EXPECT_EQ(GateStage1(m, p, {}, site, {}).rules, (std::vector<std::string>{"paths.protected"}))
+        << w;
+  }
+  Mission beside = M();
+  beside.writes = {"/opt/hangar/notes.txt"};  // a file of its own beside the config: only that
+  EXPECT_EQ(GateStage1(beside, p, {}, site, {}).verdict, Verdict::kAllow);
   EXPECT_EQ(judge({"/srv/work/../../etc/cron.d/x"}).reason,
             "writes \"/srv/work/../../etc/cron.d/x\" is inside protected path /etc");
   // A symlink in the existing part: judged where it leads.
@@ -233,8 +246,14 @@ TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
   x = plan;
   x.sandbox.engine = "none";
   x.sandbox.bwrap.clear();
+  // Each deny-read path, the spool, the anchor and the rooms: none hidden.
   EXPECT_EQ(rules(x), (V{"plan.network.uncut", "paths.deny_read", "paths.deny_read",
-                         "paths.deny_read", "paths.deny_read"}));
+                         "paths.deny_read", "paths.deny_read", "paths.deny_read"}));
+  GateSite as_root = Site();
+  as_root.root = true;  // a drone without a sandbox would hold every capability
+  EXPECT_EQ(rules(x, as_root), (V{"plan.sandbox.privileged", "plan.network.uncut",
+                                  "paths.deny_read", "paths.deny_read", "paths.deny_read",
+                                  "paths.deny_read", "paths.deny_read"}));
   GateSite no_bwrap = Site();
   no_bwrap.bwrap.clear();
   EXPECT_EQ(rules(plan, no_bwrap), V{"plan.sandbox.unavailable"});

@@ -739,6 +739,9 @@ class Decider {
                     {"HOME", ob.room},
                     {"LANG", "C.UTF-8"},
                     {"HANGAR_MISSION", id}};
+    ob.check_bwrap = s_.bwrap;
+    ob.check_confine = s_.bindir + "/hangar-confine";
+    ob.check_hide = s_.Hidden();
     out_.push_back(std::move(ob));
   }
 
@@ -778,10 +781,9 @@ class Decider {
                        s_.bindir,
                        s_.config.kill_grace_s,
                        site.bwrap,
-                       s_.policy.deny_read,
+                       s_.Hidden(),
                        WritablePaths(m, site, rec.resolved),
                        s_.config.launchers};
-      where.hide.insert(where.hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
       GateResult g = GateStage2(m, plan, s_.policy, site, rec.resolved, &p->second);
@@ -839,11 +841,21 @@ class Decider {
 }  // namespace
 
 GateSite KernelSetup::Site() const {
-  GateSite site{rooms, home, {spool}, bwrap, bindir};
+  GateSite site{rooms, home, {spool}, bwrap, bindir, root};
   if (!anchor.empty()) site.hangar_dirs.push_back(anchor);
   // The checkpoint signing key, when it lives elsewhere than the anchor directory.
   if (!config.checkpoint_key.empty()) site.hangar_dirs.push_back(config.checkpoint_key);
+  for (const std::string* file : {&config.file, &config.policy})
+    if (!file->empty() && (*file)[0] == '/') site.hangar_dirs.push_back(*file);
   return site;
+}
+
+std::vector<std::string> KernelSetup::Hidden() const {
+  const GateSite site = Site();
+  std::vector<std::string> hide = policy.deny_read;
+  hide.insert(hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
+  hide.push_back(rooms);  // every room: a drone's own is bound over it
+  return hide;
 }
 
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal) {

@@ -107,9 +107,12 @@ struct KernelSetup {
   std::string home = "/";  // "~" in a mission's writes: hangard's home (absolute)
   std::string anchor;      // the anchor directory: hidden from drones, never written by them
   std::string bwrap;       // the bubblewrap program hangard found; empty: not installed
+  bool root = false;       // hangard runs as root (GateSite::root)
 
   // What the gate judges paths and plans by: the rooms, home, hangar's own directories, bwrap.
   GateSite Site() const;
+  // What every sandbox hides: the policy's deny-read paths, hangar's own places, the rooms.
+  std::vector<std::string> Hidden() const;
 };
 
 struct MissionRec {
@@ -299,6 +302,10 @@ struct Observe {
   std::string stdout_file = "stdout";   // in run
   std::vector<DoneCheck> checks;
   std::map<std::string, std::string> check_env;
+  // The sandbox run checks run in (shell/done_checks.h): the drone's hidden paths, the room
+  // read-only, no network. check_bwrap empty: bubblewrap is not installed, and no run check runs.
+  std::string check_bwrap, check_confine;
+  std::vector<std::string> check_hide;
   std::string last_message;
 };
 // Stop a running drone through its supervisor (SIGTERM to the shim, by exact identity).

@@ -1,5 +1,6 @@
 #include "launch/drone_exec.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -31,6 +32,8 @@ namespace hangar {
     fail(Step::kDeathSignal);
   }
   if (dup2(spec.in, 0) < 0 || dup2(spec.out, 1) < 0 || dup2(spec.err, 2) < 0) fail(Step::kStdio);
+  for (int fd : spec.inherit)
+    if (fcntl(fd, F_SETFD, 0) != 0) fail(Step::kStdio);
   if (fchdir(spec.room) != 0) fail(Step::kRoom);
   sigset_t none;
   sigemptyset(&none);

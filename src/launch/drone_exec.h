@@ -26,12 +26,14 @@ struct DroneSpec {
   std::vector<std::string> argv_text, env_text;
   std::vector<char*> argv, envp;
   int in = -1, out = -1, err = -1, room = -1;
+  std::vector<int> inherit;  // descriptors (above 2) the drone's program inherits: the sandbox's binds
   pid_t supervisor = 0;
 };
 
 // Runs in the forked child: default signal dispositions, its own session (and so its own process
 // group, and no controlling terminal), PR_SET_PDEATHSIG,
-// stdio, cwd = the room, an empty signal mask, then execve. Writes a StepFailure to REPORT on
+// stdio, the inherited descriptors' FD_CLOEXEC cleared, cwd = the room, an empty signal mask, then
+// execve. Writes a StepFailure to REPORT on
 // error.
 [[noreturn]] void ExecDrone(const DroneSpec& spec, int report);
 

@@ -1,5 +1,7 @@
 #include "launch/sandbox_command.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -39,13 +41,33 @@ class SandboxCommandTest : public ::testing::Test {
     return p;
   }
 
-  // What every bwrap command starts with.
+  // What every bwrap command starts with: a user namespace without capabilities, the machine.
   static Argv Head() {
-    return {"/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"};
+    return {"/usr/bin/bwrap", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+            "--ro-bind",      "/",              "/",                "--dev",      "/dev",
+            "--proc",         "/proc"};
   }
 
-  // What every bwrap command ends with, after --unshare-net when there is one.
-  Argv Tail() { return {"--chdir", dir_ + "/room", "--", "/usr/bin/drone", "--flag", "two words"}; }
+  // What every bwrap command ends with, after --unshare-net when there is one: hangar-confine
+  // between bwrap and the drone, with unix sockets denied where the network is cut.
+  Argv Tail(const char* sockets = "unix-deny") {
+    return {"--chdir", dir_ + "/room", "--",    kConfine, sockets, "/usr/bin/drone", "--flag",
+            "two words"};
+  }
+
+  // The number of the Nth descriptor the command binds.
+  static std::string Fd(const DroneCommand& cmd, size_t n) {
+    return n < cmd.fds.size() ? std::to_string(cmd.fds[n].get()) : "(none)";
+  }
+
+  // Whether FD is the file at PATH now (same device and inode).
+  static bool SameFile(const UniqueFd& fd, const std::string& path) {
+    struct stat a {}, b {};
+    return fstat(fd.get(), &a) == 0 && stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+  }
+
+  static constexpr const char* kConfine = "/opt/hangar/bin/hangar-confine";
 
   static Argv Cat(std::initializer_list<Argv> parts) {
     Argv out;
@@ -61,7 +83,7 @@ TEST_F(SandboxCommandTest, EngineNoneRunsTheProgramAsThePlanSays) {
   Plan p = MakePlan();
   p.sandbox.engine = "none";
   p.sandbox.hide = {dir_ + "/secrets"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->exe, "/usr/bin/drone");
   EXPECT_EQ(cmd->argv, p.argv);  // argv[0] as the plan wrote it, not the path found
@@ -73,7 +95,8 @@ TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
                     dir_ + "/secrets"};
   p.sandbox.write = {p.room, dir_ + "/work"};
   p.last_message = dir_ + "/run/last-message.txt";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  std::ofstream(p.last_message) << "";  // the supervisor made it
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->exe, "/usr/bin/bwrap");
   EXPECT_EQ(cmd->argv,
@@ -83,37 +106,44 @@ TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
                      "--tmpfs",       dir_ + "/target",  // the link's target, not the link
                      "--ro-bind",     "/dev/null",       dir_ + "/notes.txt",  //
                      "--tmpfs",       dir_ + "/secrets",                       //
-                     "--bind",        dir_ + "/room",    dir_ + "/room",       //
-                     "--bind",        dir_ + "/work",    dir_ + "/work",       //
-                     "--bind",        p.last_message,    p.last_message,       //
+                     "--bind-fd",     Fd(*cmd, 0),       dir_ + "/room",       //
+                     "--bind-fd",     Fd(*cmd, 1),       dir_ + "/work",       //
+                     "--bind-fd",     Fd(*cmd, 2),       p.last_message,       //
                      "--unshare-pid", "--unshare-ipc",   "--die-with-parent",
                      "--unshare-net",  //
                  },
                  Tail()}));
+  ASSERT_EQ(cmd->fds.size(), 3u);
+  EXPECT_TRUE(SameFile(cmd->fds[0], p.room));
+  EXPECT_TRUE(SameFile(cmd->fds[1], dir_ + "/work"));
+  EXPECT_TRUE(SameFile(cmd->fds[2], p.last_message));
+  std::vector<int> inherit = cmd->inherit();
+  EXPECT_EQ(inherit.size(), 3u);
+  for (int fd : inherit) EXPECT_GT(fd, 2);
 }
 
 TEST_F(SandboxCommandTest, LastMessageInTheRoomAndHostNetworkAddNothing) {
   Plan p = MakePlan();
   p.last_message = dir_ + "/room/last-message.txt";  // the room's bind covers it
   p.network = "host";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv, Cat({Head(),
-                            {"--bind", dir_ + "/room", dir_ + "/room", "--unshare-pid",
+                            {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--unshare-pid",
                              "--unshare-ipc", "--die-with-parent"},
-                            Tail()}));
+                            Tail("unix-allow")}));
 }
 
 TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
   Plan p = MakePlan();
   fs::create_directory(dir_ + "/more");
   p.sandbox.write = {p.room, dir_ + "/work", dir_ + "/more"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv,
             Cat({Head(),
-                 {"--bind", dir_ + "/room", dir_ + "/room", "--bind", dir_ + "/work",
-                  dir_ + "/work", "--bind", dir_ + "/more", dir_ + "/more", "--unshare-pid",
+                 {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--bind-fd", Fd(*cmd, 1),
+                  dir_ + "/work", "--bind-fd", Fd(*cmd, 2), dir_ + "/more", "--unshare-pid",
                   "--unshare-ipc", "--die-with-parent", "--unshare-net"},
                  Tail()}));
 }
@@ -121,7 +151,7 @@ TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
 TEST_F(SandboxCommandTest, MissingWriteIsRefused) {
   Plan p = MakePlan();
   p.sandbox.write = {p.room, dir_ + "/no-such-dir"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kNotFound);
   EXPECT_EQ(cmd.status().message(), "cannot bind " + dir_ +
@@ -135,7 +165,7 @@ TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
   fs::remove(dir_ + "/work");
   fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/work");
   p.sandbox.write = {p.room, dir_ + "/work"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kInvalid);
   EXPECT_NE(
@@ -144,10 +174,50 @@ TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
       << cmd.status().message();
 }
 
+TEST_F(SandboxCommandTest, LinkInAnEarlierComponentIsRefused) {
+  // Not only the last component: a link anywhere on the way is a path the gate did not judge.
+  Plan p = MakePlan();
+  fs::create_directory(dir_ + "/target/inner");
+  p.sandbox.write = {p.room, dir_ + "/hidden-link/inner"};
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  ASSERT_FALSE(cmd.ok());
+  EXPECT_NE(cmd.status().message().find("now resolves to " + dir_ + "/target/inner"),
+            std::string::npos)
+      << cmd.status().message();
+}
+
+TEST_F(SandboxCommandTest, SwapAfterTheCommandIsBuiltDoesNotMoveTheBind) {
+  // bwrap binds what was opened: a directory swapped for a link to a secret once the command is
+  // built (the race of renameat2(RENAME_EXCHANGE) in a loop) leaves the descriptor on the
+  // directory the gate judged, never on the secret.
+  Plan p = MakePlan();
+  p.sandbox.write = {p.room, dir_ + "/work"};
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  struct stat judged {};
+  ASSERT_EQ(stat((dir_ + "/work").c_str(), &judged), 0);
+  fs::rename(dir_ + "/work", dir_ + "/work.old");
+  fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/work");
+  struct stat bound {};
+  ASSERT_EQ(fstat(cmd->fds[1].get(), &bound), 0);
+  EXPECT_EQ(bound.st_ino, judged.st_ino);
+  EXPECT_FALSE(SameFile(cmd->fds[1], dir_ + "/work"));  // now the secret, which is not bound
+}
+
+TEST_F(SandboxCommandTest, RoomThatIsALinkIsRefused) {
+  Plan p = MakePlan();
+  fs::remove(dir_ + "/room");
+  fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/room");
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  ASSERT_FALSE(cmd.ok());
+  EXPECT_NE(cmd.status().message().find("a symbolic link, not followed"), std::string::npos)
+      << cmd.status().message();
+}
+
 TEST_F(SandboxCommandTest, UnknownEngineIsRefused) {
   Plan p = MakePlan();
   p.sandbox.engine = "firejail";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone");
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kInvalid);
   EXPECT_EQ(cmd.status().message(), "sandbox engine \"firejail\" is unknown");

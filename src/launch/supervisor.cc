@@ -259,6 +259,7 @@ Result<pid_t> Supervisor::SpawnDrone() {
   spec.out = out_;
   spec.err = err_;
   spec.room = room_fd_;
+  spec.inherit = cmd->inherit();
   spec.supervisor = getpid();
 
   int p[2];

@@ -37,6 +37,8 @@ int PrepareChild(const ChildFds& f) {
   // Whatever other threads opened without O_CLOEXEC closes at exec; until then Boost's error pipe
   // stays usable.
   if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) return errno;
+  for (int fd : f.inherit)
+    if (fcntl(fd, F_SETFD, 0) != 0) return errno;
   return 0;
 }
 

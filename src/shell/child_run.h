@@ -1,6 +1,6 @@
 // Running a helper program as the kernel's own hand (a done-check, an op's handler): in a new
 // process group, with exactly the environment given, stdio on the fds given, no inherited fd above
-// 2, default signal dispositions, and a time limit after which the whole group is killed.
+// 2 but those named in ChildFds::inherit, default signal dispositions, and a time limit after which the whole group is killed.
 //
 // What the caller must know: exit statuses are collected with waitid/waitpid on the child's pid;
 // SIGCHLD must not be set to SIG_IGN and no other thread may wait for any child (waitpid(-1)), or
@@ -30,6 +30,7 @@ UniqueFd AboveStdio(int fd);
 struct ChildFds {
   int cwd, in, out;  // stdout, and stderr too unless `err` is given
   int err = -1;
+  std::vector<int> inherit = {};  // above 2, also inherited (a sandbox's binds)
 };
 
 struct ChildEnd {

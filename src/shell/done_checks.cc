@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "shell/bwrap_command.h"
 #include "shell/child_run.h"
 #include "shell/manifest.h"
 
@@ -47,9 +48,9 @@ json::Value Output(int fd, const std::string& name, std::string* error) {
   return o;
 }
 
-json::Object RunCheck(const Result<UniqueFd>& room, const DoneCheck& c,
-                      const std::map<std::string, std::string>& env, const std::string& out_dir,
-                      int n) {
+json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room,
+                      const DoneCheck& c, const std::map<std::string, std::string>& env,
+                      const std::string& out_dir, const CheckSandbox& sandbox, int n) {
   json::Object r{{"check", c.ToJson()}, {"passed", false},    {"rc", nullptr},
                  {"signal", nullptr},   {"timed_out", false}, {"duration_ms", 0},
                  {"output", nullptr},   {"error", nullptr}};
@@ -59,6 +60,21 @@ json::Object RunCheck(const Result<UniqueFd>& room, const DoneCheck& c,
     error = room.status().message();
   } else if (program.empty()) {
     error = "cannot run " + (c.argv.empty() ? "\"\"" : c.argv[0]) + ": program not found in PATH";
+  } else if (sandbox.bwrap.empty()) {
+    error = "cannot run " + c.argv[0] +
+            ": bubblewrap (bwrap) is not installed, and a check never runs unsandboxed";
+  }
+  Result<SandboxedCommand> cmd = Status::Invalid("not built");
+  if (error.empty()) {
+    BwrapSpec spec;
+    spec.bwrap = sandbox.bwrap;
+    spec.confine = sandbox.confine;
+    spec.hide = sandbox.hide;
+    spec.room = room_path;
+    spec.room_fd = room->get();
+    spec.room_writable = false;
+    cmd = BwrapCommand(spec, program, {c.argv.begin() + 1, c.argv.end()});
+    if (!cmd.ok()) error = "cannot sandbox " + c.argv[0] + ": " + cmd.status().message();
   }
   const std::string name = "check-" + std::to_string(n) + ".out";
   UniqueFd in, out;
@@ -73,7 +89,8 @@ json::Object RunCheck(const Result<UniqueFd>& room, const DoneCheck& c,
     r["error"] = error;
     return r;
   }
-  ChildEnd e = RunChild(program, c.argv, env, {room->get(), in.get(), out.get()},
+  ChildEnd e = RunChild(cmd->exe, cmd->argv, env,
+                        {room->get(), in.get(), out.get(), -1, cmd->inherit()},
                         std::chrono::seconds(c.timeout_s));
   r["duration_ms"] = e.duration_ms;
   if (e.rc) r["rc"] = *e.rc;
@@ -89,7 +106,8 @@ json::Object RunCheck(const Result<UniqueFd>& room, const DoneCheck& c,
 }  // namespace
 
 CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& checks,
-                       const std::map<std::string, std::string>& env, const std::string& out_dir) {
+                       const std::map<std::string, std::string>& env, const std::string& out_dir,
+                       const CheckSandbox& sandbox) {
   CheckRun run;
   json::Array results;
   const Result<UniqueFd> room_fd = OpenRoom(room);
@@ -104,7 +122,7 @@ CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& ch
           room_fd.ok() ? FileDetail(room_fd->get(), c.file, &passed) : room_fd.status().message();
       r["passed"] = passed;
     } else {
-      r = RunCheck(room_fd, c, env, out_dir, int(i + 1));
+      r = RunCheck(room, room_fd, c, env, out_dir, sandbox, int(i + 1));
       wrote = wrote || !r["output"].is_null();
     }
     run.all_passed = run.all_passed && r["passed"].as_bool();

@@ -4,6 +4,13 @@
 // A file check passes when its path is a regular file inside the room, reached without following
 // a symlink in any component. A run check runs an argv in the room and passes when it exits (not
 // by a signal, not at its timeout) with exactly the expected status.
+//
+// A run check runs in the drone's sandbox (shell/bwrap_command.h): the same hidden paths, no
+// network, no unix socket, no capability, and the room read-only. Its program may be one the drone
+// planted (./check.sh), or one the drone's files steer (git and the room's .git/config, pytest and
+// its conftest.py): whatever it runs can read no more than the drone could and write nothing.
+// Inside the sandbox's pid namespace the check is bubblewrap's child, and bwrap tells its death by
+// signal N as exit status 128 + N: "rc" then holds that, "signal" only bwrap's own death.
 #pragma once
 
 #include <map>
@@ -33,7 +40,8 @@ struct CheckRun {
 //
 // A run check: argv[0] without '/' is looked up in the absolute directories of ENV's PATH (none:
 // not found); with a '/', it is taken as is, relative to the room. The process runs with cwd = the
-// room (entered by fd, the room opened without following a symlink), ENV only, stdin /dev/null,
+// room (bound into the sandbox by fd, the room opened without following a symlink), ENV only,
+// stdin /dev/null,
 // stdout and stderr both to OUT_DIR/check-N.out (truncated; fsynced with OUT_DIR afterwards), no
 // inherited fd above 2, default signal dispositions and an empty signal mask, in a new process
 // group. At timeout_s the group is killed (SIGKILL); when the process ends by itself, whatever is
@@ -45,7 +53,15 @@ struct CheckRun {
 // no signal handler is installed and SIGCHLD is neither blocked nor needed, but SIGCHLD must not be
 // set to SIG_IGN and no other thread may wait for any child (waitpid(-1)), or the status is lost
 // (then "error" says so). The calling thread blocks for up to the sum of the checks' timeouts.
+//
+// SANDBOX: bwrap, confine (hangar-confine) and the paths to hide. With no bwrap, no run check runs:
+// each fails with "error" saying there is no sandbox to run it in.
+struct CheckSandbox {
+  std::string bwrap, confine;
+  std::vector<std::string> hide;
+};
 CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& checks,
-                       const std::map<std::string, std::string>& env, const std::string& out_dir);
+                       const std::map<std::string, std::string>& env, const std::string& out_dir,
+                       const CheckSandbox& sandbox);
 
 }  // namespace hangar

@@ -21,22 +21,6 @@ namespace {
 
 const std::map<std::string, std::string> kEnv = {{"PATH", "/usr/bin:/bin"}, {"LANG", "C"}};
 
-DoneCheck File(const std::string& path) {
-  DoneCheck c;
-  c.kind = DoneCheck::Kind::kFile;
-  c.file = path;
-  return c;
-}
-
-DoneCheck RunCheck(std::vector<std::string> argv, int rc = 0, int timeout_s = 60) {
-  DoneCheck c;
-  c.kind = DoneCheck::Kind::kRun;
-  c.argv = std::move(argv);
-  c.rc = rc;
-  c.timeout_s = timeout_s;
-  return c;
-}
-
 int OpenFds() {
   int n = 0;
   DIR* d = opendir("/proc/self/fd");
@@ -51,6 +35,40 @@ bool Dead(pid_t pid) {
   std::string line;
   if (!std::getline(stat, line)) return true;
   return line.substr(line.rfind(')') + 2, 1) == "Z";
+}
+
+// The sandbox checks run in: bwrap, and bin/hangar-confine beside this test binary.
+CheckSandbox Sandbox(std::vector<std::string> hide = {}) {
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  return {"/usr/bin/bwrap", (self.parent_path() / "hangar-confine").string(), std::move(hide)};
+}
+
+// Whether a process whose command line holds TOKEN still runs (a zombie does not count).
+bool Running(const std::string& token) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(token) != std::string::npos && !Dead(std::stoi(pid))) return true;
+  }
+  return false;
+}
+
+DoneCheck File(const std::string& path) {
+  DoneCheck c;
+  c.kind = DoneCheck::Kind::kFile;
+  c.file = path;
+  return c;
+}
+
+DoneCheck RunCheck(std::vector<std::string> argv, int rc = 0, int timeout_s = 60) {
+  DoneCheck c;
+  c.kind = DoneCheck::Kind::kRun;
+  c.argv = std::move(argv);
+  c.rc = rc;
+  c.timeout_s = timeout_s;
+  return c;
 }
 
 class RunDoneChecksTest : public ::testing::Test {
@@ -79,7 +97,7 @@ class RunDoneChecksTest : public ::testing::Test {
     return s.str();
   }
   json::Value One(const DoneCheck& c) {
-    CheckRun run = RunDoneChecks(room_, {c}, kEnv, out_);
+    CheckRun run = RunDoneChecks(room_, {c}, kEnv, out_, Sandbox());
     EXPECT_EQ(run.results.as_array().size(), 1u);
     EXPECT_EQ(run.all_passed, run.results.as_array()[0].find("passed")->as_bool());
     return run.results.as_array()[0];
@@ -92,7 +110,7 @@ class RunDoneChecksTest : public ::testing::Test {
 };
 
 TEST_F(RunDoneChecksTest, NoChecksAllPass) {
-  CheckRun run = RunDoneChecks(room_, {}, kEnv, out_);
+  CheckRun run = RunDoneChecks(room_, {}, kEnv, out_, Sandbox());
   EXPECT_TRUE(run.all_passed);
   EXPECT_TRUE(run.results.as_array().empty());
 }
@@ -141,7 +159,8 @@ TEST_F(RunDoneChecksTest, RunCheckSeesOnlyItsEnvironment) {
   setenv("HANGAR_TEST_LEAK", "1", 1);
   One(RunCheck({"env"}));
   unsetenv("HANGAR_TEST_LEAK");
-  EXPECT_EQ(Read(out_ + "/check-1.out"), "LANG=C\nPATH=/usr/bin:/bin\n");
+  // PWD is bubblewrap's (--chdir), nothing of this process's.
+  EXPECT_EQ(Read(out_ + "/check-1.out"), "LANG=C\nPATH=/usr/bin:/bin\nPWD=" + room_ + "\n");
 }
 
 TEST_F(RunDoneChecksTest, WrongStatusFails) {
@@ -152,30 +171,31 @@ TEST_F(RunDoneChecksTest, WrongStatusFails) {
 }
 
 TEST_F(RunDoneChecksTest, SignalledFails) {
+  // Inside the sandbox's pid namespace the check is bubblewrap's child: bwrap tells a death by
+  // signal N as its own exit status 128 + N.
   json::Value r = One(RunCheck({"sh", "-c", "kill -TERM $$"}, 0));
   EXPECT_FALSE(r.find("passed")->as_bool());
-  EXPECT_TRUE(r.find("rc")->is_null());
-  EXPECT_EQ(r.find("signal")->as_int(), SIGTERM);
+  EXPECT_EQ(r.find("rc")->as_int(), 128 + SIGTERM);
 }
 
+// The background sleeps are told apart by their odd durations (a pid inside the sandbox's pid
+// namespace names nothing outside it).
 TEST_F(RunDoneChecksTest, TimeoutKillsTheWholeGroup) {
-  json::Value r = One(RunCheck({"sh", "-c", "sleep 30 & echo $! > bg.pid; sleep 30"}, 0, 1));
+  json::Value r = One(RunCheck({"sh", "-c", "sleep 30.0417 & sleep 30"}, 0, 1));
   EXPECT_FALSE(r.find("passed")->as_bool());
   EXPECT_TRUE(r.find("timed_out")->as_bool());
   EXPECT_EQ(r.find("signal")->as_int(), SIGKILL);
   EXPECT_GE(r.find("duration_ms")->as_int(), 1000);
-  pid_t bg = std::stoi(Read(room_ + "/bg.pid"));
-  for (int i = 0; i < 100 && !Dead(bg); i++) usleep(10000);
-  EXPECT_TRUE(Dead(bg));
+  for (int i = 0; i < 100 && Running("30.0417"); i++) usleep(10000);
+  EXPECT_FALSE(Running("30.0417"));
 }
 
 TEST_F(RunDoneChecksTest, LeftoversAreKilledAfterANormalExit) {
-  json::Value r = One(RunCheck({"sh", "-c", "sleep 30 & echo $! > bg.pid"}));
+  json::Value r = One(RunCheck({"sh", "-c", "sleep 30.0419 & echo started"}));
   EXPECT_TRUE(r.find("passed")->as_bool());
   EXPECT_LT(r.find("duration_ms")->as_int(), 5000);
-  pid_t bg = std::stoi(Read(room_ + "/bg.pid"));
-  for (int i = 0; i < 100 && !Dead(bg); i++) usleep(10000);
-  EXPECT_TRUE(Dead(bg));
+  for (int i = 0; i < 100 && Running("30.0419"); i++) usleep(10000);
+  EXPECT_FALSE(Running("30.0419"));
 }
 
 TEST_F(RunDoneChecksTest, ProgramNotFound) {
@@ -185,7 +205,7 @@ TEST_F(RunDoneChecksTest, ProgramNotFound) {
   EXPECT_TRUE(r.find("output")->is_null());
   EXPECT_EQ(r.find("error")->as_string(),
             "cannot run no-such-program-hangar: program not found in PATH");
-  CheckRun none = RunDoneChecks(room_, {RunCheck({"true"})}, {}, out_);  // no PATH, no lookup
+  CheckRun none = RunDoneChecks(room_, {RunCheck({"true"})}, {}, out_, Sandbox());  // no PATH, no lookup
   EXPECT_FALSE(none.all_passed);
 }
 
@@ -194,13 +214,47 @@ TEST_F(RunDoneChecksTest, ExecFailureIsReportedAndReaped) {
   ASSERT_EQ(chmod((room_ + "/notexec").c_str(), 0755), 0);
   json::Value r = One(RunCheck({"./notexec"}));
   EXPECT_FALSE(r.find("passed")->as_bool());
-  EXPECT_EQ(r.find("error")->as_string(), "cannot run ./notexec: Exec format error");
+  EXPECT_EQ(r.find("rc")->as_int(), 127);  // hangar-confine could not execute it
+  EXPECT_EQ(Read(out_ + "/check-1.out"),
+            "hangar-confine: cannot execute ./notexec: Exec format error\n");
+}
+
+// The check's program may be the drone's (./check.sh) or steered by the drone's files: it reads
+// no more than the drone could, writes nothing, reaches no socket and holds no capability.
+TEST_F(RunDoneChecksTest, ACheckRunsInTheDronesSandbox) {
+  const std::string secret = base_ + "/secret";
+  ASSERT_EQ(mkdir(secret.c_str(), 0755), 0);
+  std::ofstream(secret + "/key") << "TOPSECRET";
+  Write("check.sh",
+        "#!/bin/sh\ncat " + secret + "/key; echo planted >planted; echo out >" + base_ + "/proof;"
+        " grep -E '^Cap(Eff|Bnd)' /proc/self/status;"
+        " python3 -c 'import socket; socket.socket(socket.AF_UNIX)' 2>/dev/null || echo no-unix\n");
+  ASSERT_EQ(chmod((room_ + "/check.sh").c_str(), 0755), 0);
+  CheckRun run = RunDoneChecks(room_, {RunCheck({"./check.sh"})}, kEnv, out_, Sandbox({secret}));
+  const std::string out = Read(out_ + "/check-1.out");
+  EXPECT_EQ(out.find("TOPSECRET"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(room_ + "/planted"));
+  EXPECT_FALSE(std::filesystem::exists(base_ + "/proof"));
+  EXPECT_NE(out.find("CapEff:\t0000000000000000\nCapBnd:\t0000000000000000"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("no-unix"), std::string::npos) << out;
+}
+
+TEST_F(RunDoneChecksTest, NoBubblewrapRunsNoCheck) {
+  CheckSandbox none = Sandbox();
+  none.bwrap.clear();
+  CheckRun run = RunDoneChecks(room_, {RunCheck({"true"}), File("x")}, kEnv, out_, none);
+  EXPECT_FALSE(run.all_passed);
+  EXPECT_EQ(run.results.as_array()[0].find("error")->as_string(),
+            "cannot run true: bubblewrap (bwrap) is not installed, and a check never runs "
+            "unsandboxed");
 }
 
 TEST_F(RunDoneChecksTest, MixedChecksNumberOutputsByPosition) {
   Write("a", "");
   CheckRun run =
-      RunDoneChecks(room_, {File("a"), RunCheck({"echo", "two"}), File("b")}, kEnv, out_);
+      RunDoneChecks(room_, {File("a"), RunCheck({"echo", "two"}), File("b")}, kEnv, out_,
+                    Sandbox());
   EXPECT_FALSE(run.all_passed);
   const json::Array& rs = run.results.as_array();
   EXPECT_TRUE(rs[0].find("passed")->as_bool());
@@ -213,7 +267,7 @@ TEST_F(RunDoneChecksTest, MixedChecksNumberOutputsByPosition) {
 TEST_F(RunDoneChecksTest, SymlinkedRoomFailsEveryCheck) {
   std::string link = base_ + "/link";
   ASSERT_EQ(symlink(room_.c_str(), link.c_str()), 0);
-  CheckRun run = RunDoneChecks(link, {RunCheck({"true"})}, kEnv, out_);
+  CheckRun run = RunDoneChecks(link, {RunCheck({"true"})}, kEnv, out_, Sandbox());
   EXPECT_FALSE(run.all_passed);
   EXPECT_EQ(run.results.as_array()[0].find("error")->as_string(),
             "cannot open room " + link + ": a symbolic link, not followed");
@@ -227,12 +281,12 @@ TEST_F(RunDoneChecksTest, ParallelRunsNeitherWaitForNorLeakIntoEachOther) {
   std::atomic<int> order{0};
   int fast_done = 0, slow_done = 0;
   std::thread a([&] {
-    slow = RunDoneChecks(room_, {RunCheck({"sleep", "30"}, 0, 5)}, kEnv, out_);
+    slow = RunDoneChecks(room_, {RunCheck({"sleep", "30"}, 0, 5)}, kEnv, out_, Sandbox());
     slow_done = ++order;
   });
   std::thread b([&] {
     std::vector<DoneCheck> many(20, RunCheck({"true"}));
-    fast = RunDoneChecks(room_, many, kEnv, base_ + "/run2");
+    fast = RunDoneChecks(room_, many, kEnv, base_ + "/run2", Sandbox());
     fast_done = ++order;
   });
   a.join();

@@ -1,0 +1,73 @@
+#include "launch/confine.h"
+
+#include <linux/capability.h>
+#include <seccomp.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace hangar {
+
+CapabilitySets ReadCapabilities() {
+  CapabilitySets s;
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (syscall(SYS_capget, &header, data) != 0) {
+    // Unreadable: assume the worst, so that CapabilityHeld refuses.
+    s.effective = s.permitted = ~uint64_t(0);
+    return s;
+  }
+  auto join = [](uint32_t lo, uint32_t hi) { return uint64_t(lo) | uint64_t(hi) << 32; };
+  s.effective = join(data[0].effective, data[1].effective);
+  s.permitted = join(data[0].permitted, data[1].permitted);
+  s.inheritable = join(data[0].inheritable, data[1].inheritable);
+  for (int cap = 0; cap < 64; cap++) {
+    const int in_bounding = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+    if (in_bounding < 0) break;  // EINVAL: past the last capability this kernel knows
+    if (in_bounding > 0) s.bounding |= uint64_t(1) << cap;
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) > 0) s.ambient |= uint64_t(1) << cap;
+  }
+  return s;
+}
+
+std::optional<std::string> CapabilityHeld(const CapabilitySets& sets) {
+  const std::pair<const char*, uint64_t> named[] = {{"effective", sets.effective},
+                                                    {"permitted", sets.permitted},
+                                                    {"inheritable", sets.inheritable},
+                                                    {"bounding", sets.bounding},
+                                                    {"ambient", sets.ambient}};
+  const char* proc_name[] = {"CapEff", "CapPrm", "CapInh", "CapBnd", "CapAmb"};
+  for (size_t i = 0; i < std::size(named); i++) {
+    const uint64_t bits = named[i].second;
+    if (bits == 0) continue;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(bits));
+    return "capability " + std::to_string(__builtin_ctzll(bits)) + " is in the " + named[i].first +
+           " set (" + proc_name[i] + "=" + hex + ")";
+  }
+  return std::nullopt;
+}
+
+std::string LockDown(UnixSockets sockets) {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+    return std::string("cannot set no_new_privs: ") + std::strerror(errno);
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) return "cannot make a system-call filter (seccomp_init)";
+  int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(io_uring_setup), 0);
+  // The domain is an int: compare its low 32 bits, so that high bits set by the caller (which the
+  // kernel ignores) cannot slip past the rule.
+  if (rc == 0 && sockets == UnixSockets::kDeny)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+                          SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX));
+  if (rc == 0) rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  if (rc != 0) return std::string("cannot load the system-call filter: ") + std::strerror(-rc);
+  return "";
+}
+
+}  // namespace hangar

@@ -1,0 +1,38 @@
+// hangar-confine SOCKETS PROGRAM [ARG...]: the last step inside the sandbox before the drone or a
+// done-check runs (launch/confine.h). SOCKETS is "unix-deny" (network "none") or "unix-allow".
+// Refuses to run PROGRAM while any capability remains, sets no_new_privs, loads the system-call
+// filter, then executes PROGRAM with ARGs (argv[0] = PROGRAM) and the environment it was given.
+// Exit 126 with "hangar-confine: refusing to run PROGRAM: REASON" on stderr when it does not run
+// it; 127 when PROGRAM cannot be executed; 64 on a usage error.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "launch/confine.h"
+
+namespace {
+
+int Say(const std::string& line, int rc) {
+  const std::string text = "hangar-confine: " + line + "\n";
+  (void)!write(2, text.data(), text.size());
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (argc < 3 || (mode != "unix-deny" && mode != "unix-allow"))
+    return Say("usage: hangar-confine unix-deny|unix-allow PROGRAM [ARG...]", 64);
+  const std::string program = argv[2];
+  if (std::optional<std::string> held = hangar::CapabilityHeld(hangar::ReadCapabilities()))
+    return Say("refusing to run " + program + ": " + *held, 126);
+  const std::string locked = hangar::LockDown(mode == "unix-deny" ? hangar::UnixSockets::kDeny
+                                                                  : hangar::UnixSockets::kAllow);
+  if (!locked.empty()) return Say("refusing to run " + program + ": " + locked, 126);
+  execv(program.c_str(), argv + 2);
+  return Say("cannot execute " + program + ": " + std::strerror(errno), 127);
+}

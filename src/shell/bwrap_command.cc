@@ -1,0 +1,111 @@
+#include "shell/bwrap_command.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "kernel/path_norm.h"
+#include "shell/path_resolve.h"
+
+namespace hangar {
+
+namespace {
+
+// FD moved above 2 (so that the child's dup2 onto stdio cannot replace it), close-on-exec.
+UniqueFd Above2(int fd) {
+  if (fd < 0 || fd > 2) return UniqueFd(fd);
+  UniqueFd high(fcntl(fd, F_DUPFD_CLOEXEC, 3));
+  close(fd);
+  return high;
+}
+
+}  // namespace
+
+std::vector<int> SandboxedCommand::inherit() const {
+  std::vector<int> out;
+  for (const UniqueFd& fd : fds) out.push_back(fd.get());
+  if (room_fd >= 0 && (fds.empty() || fds[0].get() != room_fd)) out.push_back(room_fd);
+  return out;
+}
+
+Result<UniqueFd> OpenWithoutLinks(const std::string& path) {
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  const long fd = syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how);
+  if (fd >= 0) return Above2(int(fd));
+  if (errno == ELOOP) {
+    Result<std::string> now = ResolveExistingPath(path);
+    return Status::Invalid("write " + path + " now resolves to " +
+                           (now.ok() ? *now : "a path through a symbolic link") +
+                           ": a symbolic link changed after the gate judged it");
+  }
+  return Status::Errno("bind " + path + " writable into the sandbox", errno);
+}
+
+Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& program,
+                                      const std::vector<std::string>& args) {
+  SandboxedCommand cmd;
+  cmd.exe = spec.bwrap;
+  std::vector<std::string>& a = cmd.argv;
+  a = {spec.bwrap, "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+       "--ro-bind", "/",           "/",          "--dev",    "/dev",
+       "--proc",    "/proc"};
+  std::vector<std::string> hidden_dirs;
+  for (const std::string& h : spec.hide) {
+    Result<std::string> real = ResolveExistingPath(h);
+    if (!real.ok()) return Status::Io("cannot hide " + h + ": " + real.status().message());
+    bool covered = false;  // inside a directory already hidden (the config in the spool)
+    for (const std::string& d : hidden_dirs) covered = covered || PathInside(*real, d);
+    if (covered) continue;
+    struct stat st {};
+    if (lstat(real->c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;  // nothing there to read
+      return Status::Errno("hide " + *real, errno);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      a.insert(a.end(), {"--tmpfs", *real});
+      hidden_dirs.push_back(*real);
+    } else
+      a.insert(a.end(), {"--ro-bind", "/dev/null", *real});
+  }
+  cmd.room_fd = spec.room_fd;
+  if (cmd.room_fd < 0) {
+    Result<UniqueFd> room = OpenRoom(spec.room);
+    if (!room.ok()) return room.status();
+    cmd.fds.push_back(Above2(dup(room->get())));
+    if (cmd.fds.back().get() < 0) return Status::Errno("duplicate the room's descriptor", errno);
+    cmd.room_fd = cmd.fds.back().get();
+  }
+  a.insert(a.end(), {spec.room_writable ? "--bind-fd" : "--ro-bind-fd",
+                     std::to_string(cmd.room_fd), spec.room});
+  for (const std::string& w : spec.writes) {
+    Result<UniqueFd> fd = OpenWithoutLinks(w);
+    if (!fd.ok()) return fd.status();
+    a.insert(a.end(), {"--bind-fd", std::to_string(fd->get()), w});
+    cmd.fds.push_back(std::move(fd).value());
+  }
+  if (!spec.last_message.empty()) {
+    UniqueFd fd = Above2(open(spec.last_message.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (fd.get() < 0 || fstat(fd.get(), &st) != 0)
+      return Status::Errno("bind " + spec.last_message + " writable into the sandbox", errno);
+    if (!S_ISREG(st.st_mode))
+      return Status::Invalid("bind " + spec.last_message +
+                             " writable into the sandbox: not a regular file");
+    a.insert(a.end(), {"--bind-fd", std::to_string(fd.get()), spec.last_message});
+    cmd.fds.push_back(std::move(fd));
+  }
+  a.insert(a.end(), {"--unshare-pid", "--unshare-ipc", "--die-with-parent"});
+  if (spec.cut_network) a.push_back("--unshare-net");
+  a.insert(a.end(), {"--chdir", spec.room, "--", spec.confine,
+                     spec.cut_network ? "unix-deny" : "unix-allow", program});
+  a.insert(a.end(), args.begin(), args.end());
+  return cmd;
+}
+
+}  // namespace hangar

@@ -1,0 +1,68 @@
+// The bubblewrap command that confines a drone or a done-check (man/hangard.8, SANDBOX):
+//
+//   --unshare-user --disable-userns --cap-drop ALL  a user namespace of its own, no capability in
+//                                                it nor in the initial one, no nested namespace
+//   --ro-bind / /  --dev /dev  --proc /proc      the machine, read-only
+//   --tmpfs DIR | --ro-bind /dev/null FILE       each hidden path that exists and is not inside
+//                                                one hidden before it (its symlinks
+//                                                resolved): a directory gets an empty tmpfs, a
+//                                                file the empty /dev/null
+//   --bind-fd FD ROOM | --ro-bind-fd FD ROOM     the room (read-only for a check), by descriptor
+//   --bind-fd FD W                               each write, then the last-message file when
+//                                                it is outside the room, by descriptor
+//   --unshare-pid --unshare-ipc --die-with-parent [--unshare-net]
+//   --chdir ROOM -- CONFINE unix-deny|unix-allow PROGRAM ARGS...
+//
+// Binds are made from descriptors opened here, never from paths bwrap would walk again later: a
+// write is opened from / with no symbolic link allowed in any component (openat2
+// RESOLVE_NO_SYMLINKS), so swapping a directory for a link between this check and bwrap's mount
+// cannot redirect the bind; the room is opened without following its last component. CONFINE is
+// hangar-confine (launch/confine.h), which refuses to run PROGRAM should a capability remain and
+// loads the system-call filter (unix-deny where the network is cut).
+//
+// Hidden paths are mounted before the binds, so a room inside a hidden directory (the spool, the
+// rooms directory) is visible, and only that room.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "shell/manifest.h"
+
+namespace hangar {
+
+struct BwrapSpec {
+  std::string bwrap;                // the bubblewrap program (absolute)
+  std::string confine;              // hangar-confine (absolute)
+  std::vector<std::string> hide;    // absolute
+  std::string room;                 // absolute; the working directory
+  int room_fd = -1;                 // the room, already open; -1: opened here (OpenRoom)
+  bool room_writable = true;        // false for a done-check
+  std::vector<std::string> writes;  // beyond the room, bound writable; symlink-free absolute paths
+  std::string last_message;         // a file outside the room bound writable ("" none); like the
+                                    // room, only its last component must not be a link
+  bool cut_network = true;
+};
+
+// The command: what execve(2) runs, its argv, and the descriptors bwrap binds, which the caller
+// keeps open and lets the process inherit (clear FD_CLOEXEC after fork; they are above 2).
+struct SandboxedCommand {
+  std::string exe;
+  std::vector<std::string> argv;
+  std::vector<UniqueFd> fds;
+  std::vector<int> inherit() const;  // the numbers of fds (and of spec.room_fd when given)
+  int room_fd = -1;                  // the room's descriptor the argv names
+};
+
+// Errors: Io naming the hidden path that could not be resolved or examined; Invalid "write W now
+// resolves to R: a symbolic link changed after the gate judged it" when a write's path holds a
+// link; the errno of a write that cannot be opened ("bind W writable into the sandbox").
+Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& program,
+                                      const std::vector<std::string>& args);
+
+// Opens PATH (absolute) as an O_PATH descriptor, refusing any symbolic link on the way
+// (ELOOP), above fd 2, close-on-exec.
+Result<UniqueFd> OpenWithoutLinks(const std::string& path);
+
+}  // namespace hangar
