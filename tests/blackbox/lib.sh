@@ -8,6 +8,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN=$ROOT/bin
 TEST=$(basename "$0" .sh)
+[[ -n "${RT_AS:-}" ]] && TEST="$TEST[$RT_AS]"  # a pass of each_identity
+HBIN=$BIN  # where hangard runs from (as_hangard_user copies the binaries where its user reaches)
+HANGARD_AS=()  # the command hangard runs under (as_hangard_user: setpriv to the test's user)
+RT_USER=''     # the unprivileged user as_hangard_user created (removed at cleanup)
 T=''     # the test's scratch directory
 S=''     # the spool in it
 LOG=''   # hangard's stderr
@@ -52,7 +56,7 @@ python3() { "$PY" "$@"; }
 
 # setup [SLOTS]: a fresh copy of spool/ in a scratch directory, with the given slot count.
 setup() {
-  T=$(mktemp -d "${TMPDIR:-/tmp}/hangar-bb-$TEST.XXXXXX")
+  T=$(mktemp -d "${TMPDIR:-/tmp}/hangar-bb-${TEST//[][]/-}.XXXXXX")
   S=$T/spool
   A=$T/anchor  # the ledger's anchor directory (another mount in production)
   LOG=$T/hangard.log
@@ -61,6 +65,45 @@ setup() {
   set_slots "${1:-0}"
   trap cleanup EXIT
   trap 'exit 130' INT TERM
+}
+
+# --- identities (the red-team tests) ---------------------------------------------------------------
+
+# each_identity: runs the calling test twice, hangard as root (as the shipped unit runs it) and as
+# an unprivileged user the test creates, each pass with RT_AS=root|user and results named
+# TEST[root] and TEST[user]; returns at once inside a pass. Not root: one pass as the caller
+# (RT_AS=self). Call it first, before setup.
+each_identity() {
+  [[ -n "${RT_AS:-}" ]] && return 0
+  local rc=0
+  if [[ "$(id -u)" == 0 ]]; then
+    RT_AS=root bash "$0" || rc=1
+    if command -v useradd >/dev/null && command -v setpriv >/dev/null; then
+      RT_AS=user bash "$0" || rc=1
+    else
+      say "skip $TEST[user]: skipped: useradd or setpriv missing"
+    fi
+  else
+    RT_AS=self bash "$0" || rc=1
+  fi
+  exit "$rc"
+}
+
+# as_hangard_user: in the user pass of each_identity (after setup, before start_hangard), creates
+# a system user with no home and no shell, gives it the scratch directory, and has start_hangard
+# run hangard as that user (setpriv, no supplementary group) from a copy of the binaries in the
+# scratch directory (the checkout may sit where the user cannot enter). Elsewhere nothing.
+as_hangard_user() {
+  [[ "${RT_AS:-}" == user ]] || return 0
+  RT_USER="hangar-rt-$$"
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+    "$RT_USER" 2>>"$T/useradd.err" || fail "useradd $RT_USER: $(cat "$T/useradd.err")"
+  mkdir -p "$T/bin"
+  cp "$BIN/hangard" "$BIN/hangar-shim" "$BIN/hangar-confine" "$BIN/hangar-fake-drone" "$T/bin/"
+  HBIN=$T/bin
+  chown -R "$RT_USER:" "$T"
+  chmod 755 "$T"
+  HANGARD_AS=(setpriv "--reuid=$RT_USER" "--regid=$RT_USER" --clear-groups --)
 }
 
 # start_slurm: a one-node Slurm cluster in $T/slurm (scripts/slurm-test-cluster), stopped at the
@@ -97,9 +140,10 @@ PY
 
 set_slots() { sed -i -E "s/\"slots\": *[0-9]+/\"slots\": $1/" "$S/hangar.conf"; }
 
-# start_hangard: starts bin/hangard in the background and waits until hangard.json says it runs.
+# start_hangard [ARGS...]: starts bin/hangard (as $RT_USER under as_hangard_user) in the
+# background, with ARGS after --spool and --anchor, and waits until hangard.json says it runs.
 start_hangard() {
-  "$BIN/hangard" --spool "$S" --anchor "$A" </dev/null >>"$LOG" 2>&1 &
+  "${HANGARD_AS[@]}" "$HBIN/hangard" --spool "$S" --anchor "$A" "$@" </dev/null >>"$LOG" 2>&1 &
   HPID=$!
   wait_until 10 hangard_up || fail "hangard did not come up within 10 s (hangard.json: $(cat "$S/hangard.json" 2>/dev/null))"
 }
@@ -131,6 +175,10 @@ cleanup() {
   local rc=$? f
   trap - EXIT
   stop_hangard || true
+  if [[ -n "$RT_USER" ]]; then
+    pkill -KILL -u "$RT_USER" 2>/dev/null || true
+    for _ in 1 2 3 4 5; do userdel "$RT_USER" 2>/dev/null && break; sleep 0.2; done
+  fi
   # A test that started more (a Slurm cluster) defines teardown_extra.
   if declare -F teardown_extra >/dev/null; then teardown_extra || true; fi
   if [[ -n "$S" ]]; then
