@@ -74,6 +74,13 @@ GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& t
   if (!policy.DroneAllowed(m.drone))
     g.Fire(Verdict::kDeny, "drones",
            "drone profile \"" + m.drone + "\" is not allowed by the policy");
+  if (policy.check_programs)
+    for (const DoneCheck& c : m.done_when)
+      if (c.kind == DoneCheck::Kind::kRun && !c.argv.empty() &&
+          !policy.check_programs->count(c.argv[0]))
+        g.Fire(Verdict::kDeny, "checks.program",
+               "done-check runs \"" + c.argv[0] +
+                   "\", which the policy's check_programs does not list");
   if (m.max_minutes > policy.max_minutes)
     g.Fire(Verdict::kDeny, "max_minutes",
            "max_minutes " + json::Write(json::Value(m.max_minutes)) + " is above the policy's " +

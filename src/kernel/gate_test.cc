@@ -95,6 +95,30 @@ TEST(Gate, Stage1StructuredFields) {
   EXPECT_EQ(GateStage1(m, p).ToJson(1, 0), GateStage1(m, p).ToJson(1, 0));
 }
 
+TEST(Gate, Stage1JudgesTheProgramsOfRunChecks) {
+  auto run = [](std::vector<std::string> argv) {
+    DoneCheck c;
+    c.kind = DoneCheck::Kind::kRun;
+    c.argv = std::move(argv);
+    return c;
+  };
+  DoneCheck file;
+  file.file = "REPORT.md";
+  Mission m = M();
+  m.done_when = {file, run({"/bin/sh", "-c", "cat /etc/hangar/hangar.conf"}), run({"./check.sh"}),
+                 run({"pytest", "-q"})};
+  // No check_programs: any program, each run sandboxed.
+  EXPECT_EQ(GateStage1(m, P(kPolicy)).verdict, Verdict::kAllow);
+  Policy listed = P(R"({"hangar_policy":1,"acts":{"allow":["read","write"]},
+                        "check_programs":["pytest","/usr/bin/make"]})");
+  GateResult g = GateStage1(m, listed);
+  EXPECT_EQ(g.verdict, Verdict::kDeny);
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"checks.program", "checks.program"}));
+  EXPECT_EQ(g.reason, "done-check runs \"/bin/sh\", which the policy's check_programs does not list");
+  m.done_when = {file, run({"pytest"}), run({"/usr/bin/make", "test"})};
+  EXPECT_EQ(GateStage1(m, listed).verdict, Verdict::kAllow);
+}
+
 TEST(Gate, Stage2DeniesForbiddenEnvironmentUnlessTheProfileMayHaveIt) {
   Policy p = P(kPolicy);
   Mission m = M();

@@ -164,6 +164,7 @@ json::Value Policy::ToJson() const {
                            {"allow", NamesWith(acts, Verdict::kAllow)},
                            {"unknown", VerdictName(acts_unknown)}};
   if (drones) o["drones"] = List(*drones);
+  if (check_programs) o["check_programs"] = List(*check_programs);
   if (max_minutes == std::floor(max_minutes) && std::abs(max_minutes) < 1e15)
     o["max_minutes"] = int64_t(max_minutes);
   else

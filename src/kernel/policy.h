@@ -3,7 +3,7 @@
 //
 //   {"hangar_policy": 1,
 //    "acts": {"deny": [VERB...], "hold": [...], "allow": [...], "unknown": "hold"},
-//    "drones": [PROFILE...], "max_minutes": 120,
+//    "drones": [PROFILE...], "max_minutes": 120, "check_programs": [PROGRAM...],
 //    "network": {"allow": ["none"], "hold": ["host"]},
 //    "ops": {"allow": [OP...], "deny": [...], "grant": [...], "unknown": "deny"},
 //    "protected_paths": [ABS...], "deny_read": [ABS...],
@@ -21,6 +21,8 @@
 // Rule ids: what the gate and the window report when a rule fires (never for an allow):
 //   acts.deny.VERB  acts.hold.VERB  acts.unknown   a mission's "acts" name VERB / an unlisted verb
 //   drones                                          the mission's profile is not in "drones"
+//   checks.program                                  a run done-check's program is not in
+//                                                   "check_programs"
 //   max_minutes                                     the mission asks for more minutes
 //   network.MODE                                    MODE is held or denied
 //   ops.deny.OP  ops.grant.OP  ops.unknown          an op denied / needing a grant / unlisted
@@ -87,6 +89,9 @@ struct Policy {
   std::map<std::string, Verdict> acts;  // verb -> its list (deny, hold, allow)
   Verdict acts_unknown = Verdict::kDeny;
   std::optional<std::set<std::string>> drones;  // nullopt: every profile the config has
+  // The programs a done-check of kind run may name as its argv[0], as written (a name looked up
+  // on the check's PATH, or a path); nullopt: any (every check runs in the drone's sandbox).
+  std::optional<std::set<std::string>> check_programs;
   double max_minutes = 0;                       // > 0, <= kPolicyMaxMinutes
   std::map<std::string, Verdict> network;       // "none"/"host" -> allow or hold; absent: deny
   std::map<std::string, OpAccess> ops;          // op -> its list (allow, deny, grant)

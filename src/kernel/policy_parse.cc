@@ -340,8 +340,8 @@ double MaxMinutes(element e) {
 }
 
 const char* const kFields =
-    "a policy has hangar_policy, acts, drones, max_minutes, network, ops, protected_paths, "
-    "deny_read, env_deny, env_hold, env_allow, text_rules";
+    "a policy has hangar_policy, acts, drones, check_programs, max_minutes, network, ops, "
+    "protected_paths, deny_read, env_deny, env_hold, env_allow, text_rules";
 
 Policy Parse(element root) {
   if (root.type() != element_type::OBJECT) Throw("", "expected a JSON object");
@@ -367,6 +367,14 @@ Policy Parse(element root) {
       std::vector<std::string> d = Names(
           v, f, [](const std::string& s) { return !s.empty(); }, "expected a profile name");
       p.drones = std::set<std::string>(d.begin(), d.end());
+    } else if (k == "check_programs") {
+      std::vector<std::string> c = Names(
+          v, f,
+          [](const std::string& s) {
+            return !s.empty() && s.find_first_of(std::string("\0\n", 2)) == std::string::npos;
+          },
+          "expected a program name or path");
+      p.check_programs = std::set<std::string>(c.begin(), c.end());
     } else if (k == "max_minutes") {
       p.max_minutes = MaxMinutes(v);
     } else if (k == "network") {

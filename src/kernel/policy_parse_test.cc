@@ -28,8 +28,13 @@ TEST(PolicyErrors, WholeDocument) {
             "p.json: hangar_policy: expected 1 (the only policy format version this hangar reads)");
   EXPECT_EQ(Err(With(R"("hangar_policy": 1)")), "p.json: hangar_policy: field given twice");
   EXPECT_EQ(Err(With(R"("act": {})")),
-            "p.json: act: unknown field (a policy has hangar_policy, acts, drones, max_minutes, "
-            "network, ops, protected_paths, deny_read, env_deny, env_hold, env_allow, text_rules)");
+            "p.json: act: unknown field (a policy has hangar_policy, acts, drones, check_programs, "
+            "max_minutes, network, ops, protected_paths, deny_read, env_deny, env_hold, env_allow, "
+            "text_rules)");
+  EXPECT_EQ(Err(With(R"("check_programs": ["make", ""])")),
+            "p.json: check_programs[1]: expected a program name or path");
+  EXPECT_EQ(Err(With(R"("check_programs": ["make", "make"])")),
+            "p.json: check_programs[1]: \"make\" given twice");
   EXPECT_EQ(Err(std::string(kMaxPolicyBytes + 1, ' ')),
             "p.json: larger than 1 MiB (1048577 bytes)");
   EXPECT_EQ(Err("{\"hangar_policy\":1,\"drones\":[\"\xff\"]}").substr(0, 25),
