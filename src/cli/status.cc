@@ -96,6 +96,23 @@ std::string SandboxLine(const json::Value& s) {
   return bwrap + (names.empty() ? "" : " for " + names);
 }
 
+// "processes 1024 (RLIMIT_NPROC), files 4096 MiB (RLIMIT_FSIZE), /dev/shm 256 MiB, ops 60/min
+// a mission; memory not limited".
+std::string LimitsLine(const json::Value& s) {
+  const json::Value* l = s.is_object() ? s.find("limits") : nullptr;
+  if (!l || !l->is_object()) return "unknown (hangard has not said)";
+  auto n = [&](const char* k) {
+    const json::Value* v = l->find(k);
+    return v && v->is_int() ? std::to_string(v->as_int()) : std::string("?");
+  };
+  const json::Value* enforced = l->find("processes_enforced");
+  const bool root = enforced && enforced->is_bool() && !enforced->as_bool();
+  return "processes " + n("processes") +
+         (root ? " (RLIMIT_NPROC: NOT enforced, drones run as uid 0)" : " (RLIMIT_NPROC)") +
+         ", files " + n("file_mb") + " MiB (RLIMIT_FSIZE), /dev/shm " + n("shm_mb") +
+         " MiB, ops " + n("ops_per_minute") + "/min a mission; memory not limited";
+}
+
 std::string LedgerLine(const json::Value& l) {
   if (!l.is_object()) return "unknown (hangard has not said)";
   std::string s = StringField(l, "state") == "ok"
@@ -161,6 +178,7 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
       << "ledger    " << LedgerLine(*doc.find("ledger")) << "\n"
       << "policy    " << PolicyLine(*doc.find("policy")) << "\n"
       << "sandbox   " << SandboxLine(*doc.find("sandbox")) << "\n"
+      << "limits    " << LimitsLine(*doc.find("sandbox")) << "\n"
       << FormatTable(rows);
   std::vector<Row> waiting;
   for (const json::Value& n : notify) {

@@ -100,6 +100,14 @@ Status Daemon::WritePresence(const char* status) {
   json::Object sandbox;
   sandbox["bwrap"] = setup_.bwrap.empty() ? json::Value(nullptr) : json::Value(setup_.bwrap);
   sandbox["profiles"] = std::move(bwrap_profiles);
+  // The limits in force (man hangard.8, SANDBOX): RLIMIT_NPROC binds no process of uid 0.
+  const DroneLimits& lim = setup_.config.limits;
+  sandbox["limits"] = json::Object{{"processes", lim.processes},
+                                   {"processes_enforced", !setup_.root},
+                                   {"file_mb", lim.file_mb},
+                                   {"shm_mb", lim.shm_mb},
+                                   {"ops_per_minute", lim.ops_per_minute},
+                                   {"memory", nullptr}};
   o["sandbox"] = std::move(sandbox);
   o["status"] = status;
   o["time"] = FormatTime(env_->Now());

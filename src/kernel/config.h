@@ -59,6 +59,17 @@ struct LauncherSettings {
   int poll_s = 2;               // how often hangard asks the engines how their drones are
 };
 
+// Limits on every drone and done-check, enforced outside it (man/hangar.conf.5, limits): by the
+// supervisor's setrlimit(2) before bubblewrap runs, by the sandbox's /dev/shm, and by the window.
+// Memory is not limited in this version (that needs a delegated cgroup v2 subtree).
+struct DroneLimits {
+  int64_t processes = 1024;  // RLIMIT_NPROC: processes of the drone's uid (not enforced for uid 0)
+  int64_t file_mb = 4096;    // RLIMIT_FSIZE: the largest file a drone may write, in MiB
+  int64_t shm_mb = 256;      // the size of the sandbox's /dev/shm tmpfs, in MiB
+  int ops_per_minute = 60;   // op handlers the window starts for one mission in any 60 s
+  bool operator==(const DroneLimits&) const = default;
+};
+
 // An op's handler (man/hangar-ops.5): the program the window runs for an allowed request, with
 // the request's args as JSON on stdin, in the mission's ops directory, for at most timeout_s.
 struct OpHandler {
@@ -91,6 +102,7 @@ struct Config {
   std::map<std::string, Profile> profiles;
   std::map<std::string, OpHandler> ops;  // op name -> its handler; an op without one never runs
   LauncherSettings launchers;
+  DroneLimits limits;
   // The ledger's name (SPOOL/ledger/NAME, ANCHOR/NAME.anchor) and the anchor directory: absolute,
   // or empty when the file does not say (then hangard's --anchor must).
   // The gate's policy file (man/hangar-policy.5), absolute; empty: the built-in default policy.

@@ -50,6 +50,7 @@ struct GateSite {
   std::string bindir;  // {bindir} in profiles: where hangar's binaries live; never written
   bool root = false;   // hangard runs as root: a drone without a sandbox would hold every
                        // capability, so stage 2 refuses sandbox "none"
+  DroneLimits limits;  // the config's: a plan must carry exactly these
 };
 
 // One path of a mission's "writes" as the shell found it on disk: "~" expanded, symlinks in its

@@ -93,6 +93,12 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
                               "installed; it is never launched unsandboxed"
                             : "the plan runs " + sb.bwrap + ", not the bubblewrap hangard found (" +
                                   site.bwrap + ")");
+  if (plan.processes != site.limits.processes || plan.file_mb != site.limits.file_mb ||
+      plan.shm_mb != site.limits.shm_mb)
+    deny("plan.limits", "the plan's limits are not the config's (processes " +
+                            std::to_string(site.limits.processes) + ", file_mb " +
+                            std::to_string(site.limits.file_mb) + ", shm_mb " +
+                            std::to_string(site.limits.shm_mb) + ")");
   if (!bwrap && site.root)
     deny("plan.sandbox.privileged",
          "hangard runs as root, and a drone without a sandbox would hold every capability");

@@ -40,7 +40,9 @@ Plan PlanFor(const Mission& m) {
 }
 
 GateSite Site() {
-  return GateSite{"/s/rooms", "/home/u", {"/s", "/anchor"}, "/usr/bin/bwrap", "/b"};
+  // Not root; the limits MakePlan's plans carry (none).
+  return GateSite{"/s/rooms", "/home/u", {"/s", "/anchor"}, "/usr/bin/bwrap", "/b", false,
+                  DroneLimits{0, 0, 0, 60}};
 }
 
 const char* kPolicy = R"({"hangar_policy":1,
@@ -273,6 +275,9 @@ TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
   // Each deny-read path, the spool, the anchor and the rooms: none hidden.
   EXPECT_EQ(rules(x), (V{"plan.network.uncut", "paths.deny_read", "paths.deny_read",
                          "paths.deny_read", "paths.deny_read", "paths.deny_read"}));
+  Plan limited = plan;
+  limited.processes = 1024;  // not the site's
+  EXPECT_EQ(rules(limited), V{"plan.limits"});
   GateSite as_root = Site();
   as_root.root = true;  // a drone without a sandbox would hold every capability
   EXPECT_EQ(rules(x, as_root), (V{"plan.sandbox.privileged", "plan.network.uncut",

@@ -598,6 +598,14 @@ class Decider {
                         "hangard stopped): an act runs at most once, so it is not run again");
     body["op"] = r.op;
     body["key"] = r.key;
+    while (!rec->op_starts.empty() && rec->op_starts.front() <= q.now - 60000)
+      rec->op_starts.pop_front();
+    if (q.key != OpKeyState::kDone &&
+        int(rec->op_starts.size()) >= s_.config.limits.ops_per_minute)
+      return refuse(r.op, r.key, "op.rate",
+                    "the window started " + std::to_string(rec->op_starts.size()) +
+                        " handlers for this mission in the last 60 s, the config's "
+                        "limits.ops_per_minute; ask again later");
     if (q.key == OpKeyState::kDone) {
       Result<json::Value> stored = json::Parse(q.stored_result);
       json::Object res = stored.ok() && stored->is_object() ? stored->as_object() : json::Object{};
@@ -613,6 +621,7 @@ class Decider {
     body["handler"] = json::Array(handler->second.argv.begin(), handler->second.argv.end());
     Ledger("op.allowed", std::move(body), q.now);
     rec->ops_running.insert(r.key);
+    rec->op_starts.push_back(q.now);
     files[q.name + ".args.json"] = json::Write(r.args) + "\n";
     std::map<std::string, std::string> env = handler->second.env;
     env["HANGAR_MISSION"] = q.id;
@@ -742,6 +751,7 @@ class Decider {
     ob.check_bwrap = s_.bwrap;
     ob.check_confine = s_.bindir + "/hangar-confine";
     ob.check_hide = s_.Hidden();
+    ob.check_limits = s_.config.limits;
     out_.push_back(std::move(ob));
   }
 
@@ -783,7 +793,8 @@ class Decider {
                        site.bwrap,
                        s_.Hidden(),
                        WritablePaths(m, site, rec.resolved),
-                       s_.config.launchers};
+                       s_.config.launchers,
+                       s_.config.limits};
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
       GateResult g = GateStage2(m, plan, s_.policy, site, rec.resolved, &p->second);
@@ -841,7 +852,7 @@ class Decider {
 }  // namespace
 
 GateSite KernelSetup::Site() const {
-  GateSite site{rooms, home, {spool}, bwrap, bindir, root};
+  GateSite site{rooms, home, {spool}, bwrap, bindir, root, config.limits};
   if (!anchor.empty()) site.hangar_dirs.push_back(anchor);
   // The checkpoint signing key, when it lives elsewhere than the anchor directory.
   if (!config.checkpoint_key.empty()) site.hangar_dirs.push_back(config.checkpoint_key);

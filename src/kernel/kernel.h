@@ -130,6 +130,7 @@ struct MissionRec {
   std::string approved_sha256;       // a recorded approval: of the mission it approved
   std::string approved_plan_sha256;  // ... and of the plan, when it was held at stage 2
   ResolvedWrites resolved;           // the mission's writes as the shell resolved them
+  std::deque<TimeMs> op_starts;      // when the window started its handlers, the last minute's
   // The window: keys of ops whose handler runs now, and the request names answered or running.
   // The drone's end is observed only once no handler runs for it (observe_waits says one ended).
   std::set<std::string> ops_running, ops_seen;
@@ -306,6 +307,7 @@ struct Observe {
   // read-only, no network. check_bwrap empty: bubblewrap is not installed, and no run check runs.
   std::string check_bwrap, check_confine;
   std::vector<std::string> check_hide;
+  DroneLimits check_limits;
   std::string last_message;
 };
 // Stop a running drone through its supervisor (SIGTERM to the shim, by exact identity).

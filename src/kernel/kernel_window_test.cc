@@ -435,3 +435,31 @@ TEST_F(KernelWindowTest, RequestsForAMissionNotRunningGetNoAction) {
 
 }  // namespace
 }  // namespace hangar
+
+namespace hangar {
+namespace {
+
+// limits.ops_per_minute: a drone that asks for acts in a loop gets at most that many handler runs
+// in any 60 s; a refused request takes no key, so it may be asked again once the minute has passed.
+TEST_F(KernelWindowTest, HandlerRunsPerMinuteAreCapped) {
+  s_.config.limits.ops_per_minute = 2;
+  EXPECT_EQ(Only<RunOp>(Decide(Req("M1", "p1", Request("post.message", "k1"), OpKeyState::kFree,
+                                   kT))).size(), 1u);
+  EXPECT_EQ(Only<RunOp>(Decide(Req("M1", "p2", Request("post.message", "k2"), OpKeyState::kFree,
+                                   kT + 10))).size(), 1u);
+  auto third = Decide(Req("M1", "p3", Request("post.message", "k3"), OpKeyState::kFree, kT + 20));
+  EXPECT_TRUE(Only<RunOp>(third).empty());
+  const json::Value res = Json(AnswerIn(third).result);
+  EXPECT_EQ(Str(res, "rule"), "op.rate");
+  EXPECT_EQ(Str(RecordOf(third, "op.refused").body, "rule"), "op.rate");
+  // Another mission has a minute of its own.
+  Launch("M2");
+  EXPECT_EQ(Only<RunOp>(Decide(Req("M2", "p1", Request("post.message", "k1"), OpKeyState::kFree,
+                                   kT + 30))).size(), 1u);
+  // Once the first run is 60 s old, one more may start; the refused key too.
+  EXPECT_EQ(Only<RunOp>(Decide(Req("M1", "p4", Request("post.message", "k3"), OpKeyState::kFree,
+                                   kT + 60001))).size(), 1u);
+}
+
+}  // namespace
+}  // namespace hangar

@@ -78,6 +78,9 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.launcher = p.launcher;
   const int64_t g = LauncherGranularityMs(p.launcher);
   plan.enforced_deadline_ms = g > 0 ? RoundUpDeadline(plan.deadline_ms, g) : 0;
+  plan.processes = where.limits.processes;
+  plan.file_mb = where.limits.file_mb;
+  plan.shm_mb = where.limits.shm_mb;
   if (p.launcher == "systemd") plan.systemd_user = where.launchers.systemd_user;
   if (p.launcher == "slurm") plan.slurm_partition = where.launchers.slurm_partition;
   return plan;
@@ -114,6 +117,7 @@ json::Value Plan::ToJson() const {
   o["deadline_ms"] = deadline_ms;
   o["grace_ms"] = grace_ms;
   o["enforced_deadline_ms"] = enforced_deadline_ms;
+  o["limits"] = json::Object{{"processes", processes}, {"file_mb", file_mb}, {"shm_mb", shm_mb}};
   if (launcher == "systemd") o["systemd_user"] = systemd_user;
   if (launcher == "slurm") o["slurm_partition"] = slurm_partition;
   return o;
@@ -147,6 +151,20 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
     if (!x->is_int() || x->as_int() < 0)
       return bad("enforced_deadline_ms", "expected a non-negative integer");
     p.enforced_deadline_ms = x->as_int();
+  }
+  // Absent in plans of hangar before the limits: none.
+  if (const json::Value* x = v.find("limits")) {
+    if (!x->is_object()) return bad("limits", "expected an object");
+    for (const auto& [k, n] : x->as_object()) {
+      int64_t* out = k == "processes" ? &p.processes
+                     : k == "file_mb" ? &p.file_mb
+                     : k == "shm_mb"  ? &p.shm_mb
+                                      : nullptr;
+      if (!out) return bad("limits." + k, "unknown field");
+      if (!n.is_int() || n.as_int() < 0)
+        return bad("limits." + k, "expected a non-negative integer");
+      *out = n.as_int();
+    }
   }
   if (const json::Value* x = v.find("systemd_user")) {
     if (!x->is_bool()) return bad("systemd_user", "expected true or false");

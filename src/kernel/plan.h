@@ -48,6 +48,9 @@ struct Plan {
   // the launcher's granularity (LauncherGranularityMs): RuntimeMaxSec for systemd, --time for
   // Slurm. Stage 2 refuses a plan where it differs from the mission's by that much or more.
   int64_t enforced_deadline_ms = 0;
+  // The supervisor's rlimits and the sandbox's /dev/shm (DroneLimits; the config's, which stage 2
+  // checks). 0: none (a plan written before limits existed).
+  int64_t processes = 0, file_mb = 0, shm_mb = 0;
   bool systemd_user = false;    // launcher "systemd": the user's manager (systemd-run --user)
   std::string slurm_partition;  // launcher "slurm": sbatch --partition; empty: the default
 
@@ -62,6 +65,7 @@ struct PlanPlaces {
   std::vector<std::string> hide;    // deny-read paths and hangar's own directories
   std::vector<std::string> writes;  // the mission's writes, resolved, in the mission's order
   LauncherSettings launchers;
+  DroneLimits limits;
 };
 
 // The granularity of the deadline LAUNCHER enforces, in ms: 1 for "direct" (its supervisor counts

@@ -8,6 +8,8 @@
 
 #include <cerrno>
 
+#include "shell/child_run.h"
+
 namespace hangar {
 
 [[noreturn]] void ExecDrone(const DroneSpec& spec, int report) {
@@ -35,6 +37,10 @@ namespace hangar {
   for (int fd : spec.inherit)
     if (fcntl(fd, F_SETFD, 0) != 0) fail(Step::kStdio);
   if (fchdir(spec.room) != 0) fail(Step::kRoom);
+  if (int e = SetDroneLimits(spec.processes, spec.file_mb); e != 0) {
+    errno = e;
+    fail(Step::kLimits);
+  }
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -47,6 +47,7 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
   if (!plan.last_message.empty() && !PathInside(plan.last_message, plan.room))
     spec.last_message = plan.last_message;
   spec.cut_network = plan.network != "host";
+  spec.shm_mb = plan.shm_mb;
   return BwrapCommand(spec, program, {plan.argv.begin() + 1, plan.argv.end()});
 }
 

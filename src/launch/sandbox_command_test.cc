@@ -109,6 +109,8 @@ TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
                      "--bind-fd",     Fd(*cmd, 0),       dir_ + "/room",       //
                      "--bind-fd",     Fd(*cmd, 1),       dir_ + "/work",       //
                      "--bind-fd",     Fd(*cmd, 2),       p.last_message,       //
+                     "--remount-ro",  dir_ + "/target",  "--remount-ro",       dir_ + "/secrets",
+                     "--remount-ro",  "/dev",  // the hiding tmpfs and /dev, read-only
                      "--unshare-pid", "--unshare-ipc",   "--die-with-parent",
                      "--unshare-net",  //
                  },
@@ -129,8 +131,8 @@ TEST_F(SandboxCommandTest, LastMessageInTheRoomAndHostNetworkAddNothing) {
   Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv, Cat({Head(),
-                            {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--unshare-pid",
-                             "--unshare-ipc", "--die-with-parent"},
+                            {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--remount-ro", "/dev",
+                             "--unshare-pid", "--unshare-ipc", "--die-with-parent"},
                             Tail("unix-allow")}));
 }
 
@@ -143,8 +145,8 @@ TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
   EXPECT_EQ(cmd->argv,
             Cat({Head(),
                  {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--bind-fd", Fd(*cmd, 1),
-                  dir_ + "/work", "--bind-fd", Fd(*cmd, 2), dir_ + "/more", "--unshare-pid",
-                  "--unshare-ipc", "--die-with-parent", "--unshare-net"},
+                  dir_ + "/work", "--bind-fd", Fd(*cmd, 2), dir_ + "/more", "--remount-ro", "/dev",
+                  "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--unshare-net"},
                  Tail()}));
 }
 
@@ -172,6 +174,18 @@ TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
       cmd.status().message().find("write " + dir_ + "/work now resolves to " + dir_ + "/secrets"),
       std::string::npos)
       << cmd.status().message();
+}
+
+TEST_F(SandboxCommandTest, ThePlansLimitsSizeDevShm) {
+  Plan p = MakePlan();
+  p.shm_mb = 64;
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->argv, Cat({Head(),
+                            {"--size", "67108864", "--tmpfs", "/dev/shm", "--bind-fd", Fd(*cmd, 0),
+                             dir_ + "/room", "--remount-ro", "/dev", "--unshare-pid",
+                             "--unshare-ipc", "--die-with-parent", "--unshare-net"},
+                            Tail()}));
 }
 
 TEST_F(SandboxCommandTest, LinkInAnEarlierComponentIsRefused) {

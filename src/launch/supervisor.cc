@@ -260,6 +260,8 @@ Result<pid_t> Supervisor::SpawnDrone() {
   spec.err = err_;
   spec.room = room_fd_;
   spec.inherit = cmd->inherit();
+  spec.processes = plan_.processes;
+  spec.file_mb = plan_.file_mb;
   spec.supervisor = getpid();
 
   int p[2];
@@ -289,6 +291,8 @@ Result<pid_t> Supervisor::SpawnDrone() {
       return Status::Errno("connect the drone's stdin, stdout and stderr", f.error);
     case Step::kRoom:
       return Status::Errno("enter room " + plan_.room, f.error);
+    case Step::kLimits:
+      return Status::Errno("set the drone's limits", f.error);
     case Step::kExec:
       break;
   }

@@ -55,6 +55,8 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   a = {spec.bwrap, "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
        "--ro-bind", "/",           "/",          "--dev",    "/dev",
        "--proc",    "/proc"};
+  if (spec.shm_mb > 0)
+    a.insert(a.end(), {"--size", std::to_string(spec.shm_mb << 20), "--tmpfs", "/dev/shm"});
   std::vector<std::string> hidden_dirs;
   for (const std::string& h : spec.hide) {
     Result<std::string> real = ResolveExistingPath(h);
@@ -100,6 +102,10 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     a.insert(a.end(), {"--bind-fd", std::to_string(fd.get()), spec.last_message});
     cmd.fds.push_back(std::move(fd));
   }
+  // Once every bind is made beneath them: the hiding tmpfs and /dev read-only, so that the drone
+  // can write nowhere but its binds (and /dev/shm, whose size is capped).
+  for (const std::string& d : hidden_dirs) a.insert(a.end(), {"--remount-ro", d});
+  a.insert(a.end(), {"--remount-ro", "/dev"});
   a.insert(a.end(), {"--unshare-pid", "--unshare-ipc", "--die-with-parent"});
   if (spec.cut_network) a.push_back("--unshare-net");
   a.insert(a.end(), {"--chdir", spec.room, "--", spec.confine,

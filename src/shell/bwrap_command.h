@@ -43,6 +43,7 @@ struct BwrapSpec {
   std::string last_message;         // a file outside the room bound writable ("" none); like the
                                     // room, only its last component must not be a link
   bool cut_network = true;
+  int64_t shm_mb = 0;  // the size of /dev/shm, a tmpfs of its own; 0: bwrap's /dev's
 };
 
 // The command: what execve(2) runs, its argv, and the descriptors bwrap binds, which the caller

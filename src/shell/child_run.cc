@@ -4,6 +4,7 @@
 #include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -39,8 +40,24 @@ int PrepareChild(const ChildFds& f) {
   if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) return errno;
   for (int fd : f.inherit)
     if (fcntl(fd, F_SETFD, 0) != 0) return errno;
+  return SetDroneLimits(f.processes, f.file_mb);
+}
+
+}  // namespace
+
+int SetDroneLimits(int64_t processes, int64_t file_mb) {
+  if (processes > 0) {
+    const rlimit n{rlim_t(processes), rlim_t(processes)};
+    if (setrlimit(RLIMIT_NPROC, &n) != 0) return errno;
+  }
+  if (file_mb > 0) {
+    const rlimit f{rlim_t(file_mb) << 20, rlim_t(file_mb) << 20};
+    if (setrlimit(RLIMIT_FSIZE, &f) != 0) return errno;
+  }
   return 0;
 }
+
+namespace {
 
 void Reap(pid_t pid) {
   int status = 0;

@@ -23,6 +23,11 @@ namespace hangar {
 // file NAME in an absolute directory of ENV's PATH; "" when there is none.
 std::string FindProgram(const std::string& name, const std::map<std::string, std::string>& env);
 
+// Sets RLIMIT_NPROC to PROCESSES and RLIMIT_FSIZE to FILE_MB MiB, soft and hard (a limit of 0 is
+// left as it is): the limits of a drone or a done-check (DroneLimits). Async-signal-safe, for a
+// forked child; 0 or an errno value.
+int SetDroneLimits(int64_t processes, int64_t file_mb);
+
 // Moves FD above 2, so that the child's dup2 onto 0..2 cannot overwrite it before it is used.
 UniqueFd AboveStdio(int fd);
 
@@ -31,6 +36,7 @@ struct ChildFds {
   int cwd, in, out;  // stdout, and stderr too unless `err` is given
   int err = -1;
   std::vector<int> inherit = {};  // above 2, also inherited (a sandbox's binds)
+  int64_t processes = 0, file_mb = 0;  // SetDroneLimits in the child (0: as they are)
 };
 
 struct ChildEnd {

@@ -73,6 +73,7 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
     spec.room = room_path;
     spec.room_fd = room->get();
     spec.room_writable = false;
+    spec.shm_mb = sandbox.limits.shm_mb;
     cmd = BwrapCommand(spec, program, {c.argv.begin() + 1, c.argv.end()});
     if (!cmd.ok()) error = "cannot sandbox " + c.argv[0] + ": " + cmd.status().message();
   }
@@ -90,7 +91,8 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
     return r;
   }
   ChildEnd e = RunChild(cmd->exe, cmd->argv, env,
-                        {room->get(), in.get(), out.get(), -1, cmd->inherit()},
+                        {room->get(), in.get(), out.get(), -1, cmd->inherit(),
+                         sandbox.limits.processes, sandbox.limits.file_mb},
                         std::chrono::seconds(c.timeout_s));
   r["duration_ms"] = e.duration_ms;
   if (e.rc) r["rc"] = *e.rc;

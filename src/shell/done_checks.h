@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "kernel/config.h"
 #include "kernel/mission.h"
 
 namespace hangar {
@@ -59,6 +60,7 @@ struct CheckRun {
 struct CheckSandbox {
   std::string bwrap, confine;
   std::vector<std::string> hide;
+  DroneLimits limits = {};  // processes, file_mb and shm_mb apply to checks too
 };
 CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& checks,
                        const std::map<std::string, std::string>& env, const std::string& out_dir,

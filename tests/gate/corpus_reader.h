@@ -37,13 +37,16 @@ inline constexpr const char* kRooms = "/var/spool/hangar/rooms";
 inline constexpr const char* kRuns = "/var/spool/hangar/run";
 inline constexpr const char* kBindir = "/usr/lib/hangar";
 
-// The machine every case is judged on: the spool holds the rooms; the anchor beside it.
+// The machine every case is judged on: the spool holds the rooms; the anchor beside it; hangard
+// not root; the default limits, which the cases' plans are built with.
 inline GateSite TestSite() {
   return GateSite{kRooms,
                   "/home/dev",
                   {"/var/spool/hangar", "/var/lib/hangar-anchor"},
                   "/usr/bin/bwrap",
-                  kBindir};
+                  kBindir,
+                  false,
+                  DroneLimits{}};
 }
 
 struct Case {

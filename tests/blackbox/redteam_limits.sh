@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Red team (issue 17, attack 9): a drone that runs thousands of processes, writes hundreds of MB
+# into /dev/shm and the sandbox's tmpfs, or triggers handler runs in a loop. With the config's
+# limits (processes 64, file_mb 1, shm_mb 2, ops_per_minute 3), as root and as a user:
+#   file size    a 5 MiB file in the room stops at 1 MiB (stat on the host)
+#   /dev/shm     a tmpfs of 2 MiB; the tmpfs hiding the spool and /dev are read-only
+#   ops          10 requests in a row start the handler 3 times (the handler's own count)
+#   processes    200 forks: at most 64 processes at once (counted on the host) when
+#                hangard runs as a user; as root RLIMIT_NPROC binds nothing and `hangar status`
+#                says so
+# blackbox-timeout: 240
+. "$(dirname "$0")/lib.sh"
+each_identity
+setup 2
+python3 - "$S/hangar.conf" "$T" <<'PY'
+import json, sys
+conf, t = sys.argv[1], sys.argv[2]
+c = json.load(open(conf))
+c["policy"] = t + "/policy.json"
+c["limits"] = {"processes": 64, "file_mb": 1, "shm_mb": 2, "ops_per_minute": 3}
+c["profiles"]["attack"] = {"argv": ["/bin/sh", t + "/attack.sh"], "prompt": "stdin"}
+c["ops"] = {"post": {"argv": ["/bin/sh", "-c", "echo run >>" + t + "/handler-runs"]}}
+json.dump(c, open(conf, "w"), indent=2)
+json.dump({"hangar_policy": 1, "ops": {"allow": ["post"]}}, open(t + "/policy.json", "w"))
+PY
+: >"$T/handler-runs"
+cat >"$T/attack.sh" <<'ATTACK'
+dd if=/dev/zero of=big bs=1M count=5 2>/dev/null
+dd if=/dev/zero of=/dev/shm/fill bs=1M count=5 2>/dev/null
+stat -c %s /dev/shm/fill >shm-size.txt
+echo x >../stray 2>/dev/null && echo wrote-beside-the-room >>tmpfs.txt
+echo x >/dev/stray 2>/dev/null && echo wrote-in-dev >>tmpfs.txt
+: >>tmpfs.txt
+python3 - fork-marker-4731 <<'PY'
+import os, time
+kids = []
+for _ in range(200):
+    try:
+        pid = os.fork()
+    except OSError:
+        continue
+    if pid == 0:
+        time.sleep(4)
+        os._exit(0)
+    kids.append(pid)
+open("forked.txt", "w").write("%d\n" % len(kids))
+for k in kids:
+    os.waitpid(k, 0)
+PY
+ATTACK
+as_hangard_user
+start_hangard
+mission L-attack attack 1 '' 'attack' | drop L-attack.json
+# Count on the host, while the drone's sleeps run: how many at once?
+most=0
+for _ in $(seq 60); do
+  n=$(pgrep -f -c 'fork-marker-4731' || true)
+  ((n > most)) && most=$n
+  [[ -f "$S/rooms/L-attack/forked.txt" ]] && break
+  sleep 0.1
+done
+wait_returned L-attack 60
+R=$S/rooms/L-attack
+check file-size test "$(stat -c %s "$R/big")" -le 1048576
+check shm-size test "$(cat "$R/shm-size.txt")" -le 2097152
+check tmpfs-read-only test ! -s "$R/tmpfs.txt"
+if [[ "$RT_AS" == root ]]; then
+  check status-says-not-enforced-for-root grep -q 'RLIMIT_NPROC: NOT enforced' <(hangar status)
+  note "as root: $most forked processes at once (RLIMIT_NPROC binds no process of uid 0)"
+else
+  check processes test "$most" -le 64
+  check processes-ran test "$most" -ge 1
+  note "as $RT_AS: at most $most forked processes at once"
+fi
+# The window: 10 requests in a row, 3 handler runs.
+lines=(declare ops=post)
+for k in $(seq 10); do lines+=("op r$k post k$k"); done
+mission L-ops script 1 '' "declare ops=post" "${lines[@]:2}" |
+  python3 -c 'import json,sys; m=json.load(sys.stdin); m["ops"]=["post"]; print(json.dumps(m))' |
+  drop L-ops.json
+wait_returned L-ops 120
+check ops-rate test "$(wc -l <"$T/handler-runs")" -eq 3
+check ops-refused-recorded test "$(grep -c '"op.rate"' "$S/returned/L-ops/return.json")" -ge 1
+((FAILED == 0)) || exit 1
+pass
