@@ -29,7 +29,8 @@ TEST(PolicyErrors, WholeDocument) {
   EXPECT_EQ(Err(With(R"("hangar_policy": 1)")), "p.json: hangar_policy: field given twice");
   EXPECT_EQ(Err(With(R"("act": {})")),
             "p.json: act: unknown field (a policy has hangar_policy, acts, drones, max_minutes, "
-            "network, ops, protected_paths, deny_read, env_deny, env_hold, env_allow, text_rules)");
+            "network, ops, protected_paths, deny_read, notify_dirs, env_deny, env_hold, env_allow, "
+            "text_rules)");
   EXPECT_EQ(Err(std::string(kMaxPolicyBytes + 1, ' ')),
             "p.json: larger than 1 MiB (1048577 bytes)");
   EXPECT_EQ(Err("{\"hangar_policy\":1,\"drones\":[\"\xff\"]}").substr(0, 25),
