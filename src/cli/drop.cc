@@ -26,7 +26,7 @@ std::string Asker() {
 void PrintDropped(const Context& ctx, const std::string& id, const std::string& file,
                   const std::string& line) {
   if (!ctx.json) {
-    ctx.out << line << "\n";
+    ctx.out << Printable(line) << "\n";
     return;
   }
   json::Object o;

@@ -112,7 +112,8 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "hangar: cannot parse arguments: " << e.what() << " (hangar --help lists them)\n";
+    std::cerr << "hangar: cannot parse arguments: " << Printable(e.what())
+              << " (hangar --help lists them)\n";
     return kExitUsage;
   }
   if (timeout && !(*timeout >= 0 && *timeout <= 1e9))

@@ -115,11 +115,13 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
                        {"reason", r->ok ? cp.message() : "the ledger does not verify"}};
     PrintJson(ctx.out, o);
   } else if (r->ok && r->head_seq == 0) {
-    ctx.out << "ledger " << place.name << ": ok, empty (anchor " << place.anchor_file << ")\n";
+    ctx.out << "ledger " << Printable(place.name) << ": ok, empty (anchor "
+            << Printable(place.anchor_file) << ")\n";
   } else if (r->ok) {
-    ctx.out << "ledger " << place.name << ": ok, epoch " << r->epoch << ", seqs " << r->first_seq
-            << ".." << r->head_seq << " (" << r->checked << " entries hashed), anchor "
-            << place.anchor_file << " (" << r->anchor_own << " lines vouch, " << r->anchor_ignored
+    ctx.out << "ledger " << Printable(place.name) << ": ok, epoch " << r->epoch << ", seqs "
+            << r->first_seq << ".." << r->head_seq << " (" << r->checked
+            << " entries hashed), anchor " << Printable(place.anchor_file) << " (" << r->anchor_own
+            << " lines vouch, " << r->anchor_ignored
             << " of other ledgers or unreadable ignored)\n";
   }
   if (!r->ok) {
@@ -134,7 +136,7 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
     return kExitData;
   }
   if (!checkpoint.empty() && !ctx.json)
-    ctx.out << "checkpoint " << checkpoint << ": signed by " << place.key_file
+    ctx.out << "checkpoint " << Printable(checkpoint) << ": signed by " << Printable(place.key_file)
             << ".pub, and the ledger extends it\n";
   return kExitOk;
 }

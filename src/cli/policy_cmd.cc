@@ -55,7 +55,7 @@ int RunPolicyCheck(const Context& ctx, const std::string& file) {
     return c.exit_code;
   }
   if (!c.policy) return Fail(ctx.err, c.exit_code, c.error);
-  ctx.out << file << ": ok, policy v" << kPolicyVersion << ", " << rules
+  ctx.out << Printable(file) << ": ok, policy v" << kPolicyVersion << ", " << rules
           << (rules == 1 ? " rule" : " rules") << " (sha256 " << digest << ")\n";
   return kExitOk;
 }

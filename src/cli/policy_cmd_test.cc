@@ -41,7 +41,7 @@ TEST_F(PolicyCheckTest, ValidPolicyPrintsRulesAndDigest) {
   EXPECT_EQ(c.rc, kExitOk);
   EXPECT_EQ(c.err, "");
   Policy p = ParsePolicy(R"({"hangar_policy":1,"acts":{"deny":["post"]}})", "x").value();
-  EXPECT_EQ(c.out, f + ": ok, policy v1, 7 rules (sha256 " + PolicyDigest(p) + ")\n");
+  EXPECT_EQ(c.out, f + ": ok, policy v1, 8 rules (sha256 " + PolicyDigest(p) + ")\n");
 }
 
 TEST_F(PolicyCheckTest, InvalidPolicyNamesFileFieldAndReasonAndExits65) {
@@ -75,7 +75,7 @@ TEST_F(PolicyCheckTest, JsonSaysTheSameWithTheSameExitStatus) {
   EXPECT_EQ(v, json::Value(json::Object{{"file", good},
                                         {"ok", true},
                                         {"error", nullptr},
-                                        {"rules", 6},
+                                        {"rules", 7},
                                         {"sha256", PolicyDigest(DefaultPolicy())}}));
   const std::string bad = Write("b.json", R"({"hangar_policy": 2})");
   Checked b = Run(bad, true);

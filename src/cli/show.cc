@@ -157,7 +157,7 @@ int RunShow(const Context& ctx, const std::string& id) {
       if (r.ok())
         v = *r;
       else if (r.status().code() != Code::kNotFound)
-        ctx.err << "hangar: " << r.status().message() << "\n";
+        ctx.err << "hangar: " << Printable(r.status().message()) << "\n";
     }
     files[key] = v;
   }

@@ -74,11 +74,16 @@ json::Value PresenceObject(const json::Value& presence, const char* key) {
   return json::Value(nullptr);
 }
 
+// A string member of hangard.json for a line of ours: Printable, as FormatTable shows cells.
+std::string Shown(const json::Value& v, const char* key) {
+  return Printable(StringField(v, key));
+}
+
 std::string PolicyLine(const json::Value& p) {
   if (!p.is_object()) return "unknown (hangard has not said)";
-  const std::string file = StringField(p, "file");
+  const std::string file = Shown(p, "file");
   return (file.empty() ? std::string("built-in default") : file) + ", sha256 " +
-         StringField(p, "sha256").substr(0, 16) + "…";
+         Shown(p, "sha256").substr(0, 16) + "…";
 }
 
 std::string SandboxLine(const json::Value& s) {
@@ -87,8 +92,8 @@ std::string SandboxLine(const json::Value& s) {
   std::string names;
   if (profiles && profiles->is_array())
     for (const json::Value& p : profiles->as_array())
-      if (p.is_string()) names += (names.empty() ? "" : ", ") + p.as_string();
-  const std::string bwrap = StringField(s, "bwrap");
+      if (p.is_string()) names += (names.empty() ? "" : ", ") + Printable(p.as_string());
+  const std::string bwrap = Shown(s, "bwrap");
   if (bwrap.empty())
     return names.empty() ? "none (no profile asks for bubblewrap)"
                          : "MISSING: bubblewrap is not installed; missions of " + names +
@@ -115,11 +120,11 @@ std::string LimitsLine(const json::Value& s) {
 
 std::string LedgerLine(const json::Value& l) {
   if (!l.is_object()) return "unknown (hangard has not said)";
-  std::string s = StringField(l, "state") == "ok"
+  std::string s = Shown(l, "state") == "ok"
                       ? "ok"
-                      : "FAIL-CLOSED: " + StringField(l, "reason") +
+                      : "FAIL-CLOSED: " + Shown(l, "reason") +
                             " (no launch or grant until `hangar ledger reanchor --why ...`)";
-  s += "; " + StringField(l, "name") + ", anchor " + StringField(l, "anchor");
+  s += "; " + Shown(l, "name") + ", anchor " + Shown(l, "anchor");
   if (const json::Value* same = l.find("anchor_same_filesystem");
       same && same->is_bool() && same->as_bool())
     s += "\nwarning   the anchor is on the spool's filesystem: it guards against edits, not "
@@ -131,8 +136,8 @@ std::string LedgerLine(const json::Value& l) {
 // FAILURES).
 std::string WorkLine(const json::Value& w) {
   if (!w.is_object()) return "unknown (no running hangard has said)";
-  const std::string state = StringField(w, "state"), reason = StringField(w, "reason");
-  const std::string since = StringField(w, "since");
+  const std::string state = Shown(w, "state"), reason = Shown(w, "reason");
+  const std::string since = Shown(w, "since");
   if (state == "stopped")
     return "STOPPED" + (since.empty() ? "" : " since " + since) + ": " + reason +
            " (no intake, launch, control, op or grant; running drones go on under their "
@@ -152,7 +157,7 @@ std::string KernelLine(const json::Value& k) {
   if (alive.is_bool() && alive.as_bool()) {
     if (const json::Value* pid = k.find("pid"); pid->is_int())
       s += ", pid " + std::to_string(pid->as_int());
-    if (std::string st = StringField(k, "started"); !st.empty()) s += ", started " + st;
+    if (std::string st = Shown(k, "started"); !st.empty()) s += ", started " + st;
   }
   return s;
 }

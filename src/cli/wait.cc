@@ -113,7 +113,7 @@ int RunWait(const Context& ctx, const std::string& id, std::optional<double> tim
       if (ctx.json)
         PrintJson(ctx.out, e->doc);
       else
-        ctx.out << e->line << "\n";
+        ctx.out << Printable(e->line) << "\n";
       return e->exit_code;
     }
     const std::string returned_dir = ctx.layout.MissionDir(Phase::kReturned, id);

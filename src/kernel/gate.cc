@@ -104,6 +104,7 @@ GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& t
                  (o.rule == "ops.unknown" ? " (an op it does not know)" : ""));
   }
   JudgeWrites(m, policy, site, resolved, &g);
+  JudgeNotifyDir(m, policy, site, resolved, &g);
   text.Judge(m, &g);
   return g;
 }

@@ -9,7 +9,10 @@
 // and is checked against the ledger when it is asked for), each path of "writes" (paths.protected:
 // inside a protected path or hangar's own directories, judged both as written, normalised, and as
 // the shell resolved its symlinks; paths.deny_read: inside or over a deny-read path, which the
-// sandbox hides; paths.invalid: the shell could not resolve it).
+// sandbox hides; paths.invalid: the shell could not resolve it), and notify.dir, where hangard
+// writes the return (notify.dir.protected: inside or over a protected path, a deny-read path,
+// hangar's own directories or the rooms directory, judged as written and as resolved, like a
+// write; notify.dir.unlisted: the policy lists notify_dirs and none holds it; notify.dir.invalid).
 // Text rules (text.ID) judge acts, not topics (kernel/act_text.h) in the mission's free text:
 // future, now and each constraint. A text rule can only raise a verdict to hold.
 // Stage 2 judges the plan the launcher will run: the program its profile names (plan.program);
@@ -53,13 +56,15 @@ struct GateSite {
   DroneLimits limits;  // the config's: a plan must carry exactly these
 };
 
-// One path of a mission's "writes" as the shell found it on disk: "~" expanded, symlinks in its
-// existing part resolved (shell/path_resolve.h), or why that failed.
+// One path a mission names (an entry of "writes", or notify.dir) as the shell found it on disk:
+// "~" expanded, symlinks in its existing part resolved (shell/path_resolve.h), or why that failed.
 struct ResolvedPath {
   std::string path;
   std::string error;
 };
-using ResolvedWrites = std::map<std::string, ResolvedPath>;  // writes entry -> resolution
+// The path as the mission wrote it -> its resolution. A notify.dir spelt like a writes entry is
+// the same path and has the same resolution.
+using ResolvedWrites = std::map<std::string, ResolvedPath>;
 
 struct GateResult {
   Verdict verdict = Verdict::kAllow;
@@ -94,7 +99,8 @@ class TextRules {
   std::map<std::string, std::vector<size_t>> rules_of_verb_;  // listed verb -> rules_ indices
 };
 
-// resolved: the shell's resolution of each of m.writes; an entry it lacks is judged as written.
+// resolved: the shell's resolution of each of m.writes and of m.notify_dir; a path it lacks is
+// judged as written.
 GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& text = {},
                       const GateSite& site = {}, const ResolvedWrites& resolved = {});
 // Launchers that can enforce a deadline: "direct".

@@ -1,5 +1,7 @@
 #include "kernel/gate_paths.h"
 
+#include <algorithm>
+
 #include "kernel/path_norm.h"
 
 namespace hangar {
@@ -29,38 +31,82 @@ std::string Hidden(const std::string& path, const Policy& policy) {
   return "";
 }
 
+// One way of reading a path a mission names, and how a reason says it ("writes \"x\" is ",
+// "writes \"x\" resolves to /y, ").
+struct Reading {
+  std::string path;  // normalised
+  std::string say;
+};
+
+// PATH (QUOTED in reasons) as written, normalised, and, when the shell resolved it elsewhere, as
+// resolved. Empty, with *invalid saying why, when the path cannot be placed.
+std::vector<Reading> Readings(const std::string& path, const std::string& quoted,
+                              const GateSite& site, const ResolvedWrites& resolved,
+                              std::string* invalid) {
+  Result<std::string> lexical = NormalizeUserPath(path, site.home);
+  if (!lexical.ok()) {
+    *invalid = lexical.status().message();
+    return {};
+  }
+  auto r = resolved.find(path);
+  if (r != resolved.end() && !r->second.error.empty()) {
+    *invalid = r->second.error;
+    return {};
+  }
+  std::vector<Reading> readings{{*lexical, quoted + " is "}};
+  if (r != resolved.end()) {
+    const std::string real = NormalizeAbsolute(r->second.path);
+    if (real != *lexical) readings.push_back({real, quoted + " resolves to " + real + ", "});
+  }
+  return readings;
+}
+
 }  // namespace
 
 void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
                  const ResolvedWrites& resolved, GateResult* g) {
   for (const std::string& w : m.writes) {
     const std::string quoted = "writes \"" + w + "\"";
-    Result<std::string> lexical = NormalizeUserPath(w, site.home);
-    if (!lexical.ok()) {
-      g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + lexical.status().message());
-      continue;
-    }
-    auto r = resolved.find(w);
-    if (r != resolved.end() && !r->second.error.empty()) {
-      g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + r->second.error);
-      continue;
-    }
-    std::vector<std::pair<std::string, std::string>> readings{{*lexical, quoted + " is "}};
-    if (r != resolved.end()) {
-      const std::string real = NormalizeAbsolute(r->second.path);
-      if (real != *lexical) readings.push_back({real, quoted + " resolves to " + real + ", "});
-    }
-    for (const auto& [path, say] : readings) {
-      if (std::string why = Forbidden(path, policy, site); !why.empty()) {
-        g->Fire(Verdict::kDeny, "paths.protected", say + why);
+    std::string invalid;
+    std::vector<Reading> readings = Readings(w, quoted, site, resolved, &invalid);
+    if (!invalid.empty()) g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + invalid);
+    for (const Reading& r : readings) {
+      if (std::string why = Forbidden(r.path, policy, site); !why.empty()) {
+        g->Fire(Verdict::kDeny, "paths.protected", r.say + why);
         break;
       }
-      if (std::string why = Hidden(path, policy); !why.empty()) {
-        g->Fire(Verdict::kDeny, "paths.deny_read", say + why);
+      if (std::string why = Hidden(r.path, policy); !why.empty()) {
+        g->Fire(Verdict::kDeny, "paths.deny_read", r.say + why);
         break;
       }
     }
   }
+}
+
+void JudgeNotifyDir(const Mission& m, const Policy& policy, const GateSite& site,
+                    const ResolvedWrites& resolved, GateResult* g) {
+  if (!m.notify_dir) return;
+  const std::string quoted = "notify.dir \"" + *m.notify_dir + "\"";
+  std::string invalid;
+  std::vector<Reading> readings = Readings(*m.notify_dir, quoted, site, resolved, &invalid);
+  if (!invalid.empty()) g->Fire(Verdict::kDeny, "notify.dir.invalid", quoted + ": " + invalid);
+  // Where hangard, root perhaps, would write DIR/tmp/ID.json and DIR/new/ID.json.
+  for (const Reading& r : readings) {
+    std::string why = Forbidden(r.path, policy, site);
+    if (why.empty()) why = Hidden(r.path, policy);
+    if (!why.empty()) {
+      g->Fire(Verdict::kDeny, "notify.dir.protected", r.say + why);
+      return;
+    }
+  }
+  if (!policy.notify_dirs) return;
+  const std::vector<std::string>& listed = *policy.notify_dirs;
+  for (const Reading& r : readings)
+    if (std::none_of(listed.begin(), listed.end(),
+                     [&](const std::string& d) { return NormalizedInside(r.path, d); })) {
+      g->Fire(Verdict::kDeny, "notify.dir.unlisted", r.say + "in none of the policy's notify_dirs");
+      return;
+    }
 }
 
 std::vector<std::string> WritablePaths(const Mission& m, const GateSite& site,

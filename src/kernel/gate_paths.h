@@ -11,6 +11,13 @@ namespace hangar {
 void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
                  const ResolvedWrites& resolved, GateResult* g);
 
+// Stage 1: the mission's notify.dir, where hangard writes DIR/tmp/ID.json and DIR/new/ID.json, as
+// written (normalised) and as the shell resolved it: notify.dir.protected (inside or over a
+// protected path, a deny-read path, hangar's own directories or the rooms directory),
+// notify.dir.unlisted (the policy lists notify_dirs and none holds it), notify.dir.invalid.
+void JudgeNotifyDir(const Mission& m, const Policy& policy, const GateSite& site,
+                    const ResolvedWrites& resolved, GateResult* g);
+
 // Stage 2: the plan's sandbox: plan.sandbox.*, plan.network.uncut, plan.last_message.outside,
 // paths.invalid, paths.deny_read, paths.protected.
 void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, const GateSite& site,

@@ -234,6 +234,84 @@ TEST(Gate, Stage1JudgesWritesNormalisedAndResolved) {
             (std::vector<std::string>{"/home/u/b", "/data/real"}));
 }
 
+// Regression (issue 17): notify.dir was not judged, and hangard (root) wrote the return into
+// whatever directory a mission named: /etc, the spool, the ledger's own directory.
+TEST(Gate, Stage1JudgesTheNotifyDirLikeAWrite) {
+  Policy p = P(kPathPolicy);
+  auto judge = [&](const std::string& dir, ResolvedWrites resolved = {}, const Policy* pol = {}) {
+    Mission m = M();
+    m.notify_dir = dir;
+    return GateStage1(m, pol ? *pol : p, {}, Site(), resolved);
+  };
+  for (const char* ok : {"/home/u/inbox", "/srv/inbox", "/tmp/x/../inbox"})
+    EXPECT_EQ(judge(ok).verdict, Verdict::kAllow) << ok << ": " << judge(ok).reason;
+  for (const char* bad : {"/etc", "/etc/cron.d", "/srv/../etc", "/home/u/.ssh", "/s",
+                          "/s/ledger/live", "/s/incoming/new", "/anchor", "/s/rooms/OTHER",
+                          "/s/rooms", "/", "/home/u/.aws/x", "/root/inbox", "/home"}) {
+    GateResult g = judge(bad);
+    EXPECT_EQ(g.verdict, Verdict::kDeny) << bad;
+    EXPECT_EQ(g.rules, (std::vector<std::string>{"notify.dir.protected"})) << bad;
+  }
+  EXPECT_EQ(judge("/srv/../etc").reason,
+            "notify.dir \"/srv/../etc\" is inside protected path /etc");
+  EXPECT_EQ(judge("/s/ledger/live").reason,
+            "notify.dir \"/s/ledger/live\" is in hangar's own directory /s");
+  EXPECT_EQ(judge("/root/inbox").reason,
+            "notify.dir \"/root/inbox\" is inside deny-read path /root");
+  EXPECT_EQ(judge("/").reason, "notify.dir \"/\" is over protected path /etc");
+  // Where the shell found a symlink: judged where it leads too.
+  GateResult g = judge("/srv/inbox", {{"/srv/inbox", {"/etc/inbox", ""}}});
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"notify.dir.protected"}));
+  EXPECT_EQ(g.reason,
+            "notify.dir \"/srv/inbox\" resolves to /etc/inbox, inside protected path /etc");
+  g = judge("/srv/loop", {{"/srv/loop", {"", "too many levels of symbolic links"}}});
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"notify.dir.invalid"}));
+  EXPECT_EQ(g.reason, "notify.dir \"/srv/loop\": too many levels of symbolic links");
+  EXPECT_EQ(judge(std::string("/srv/a\0b", 8)).rules,
+            (std::vector<std::string>{"notify.dir.invalid"}));
+  // A write of the same path shares its resolution and is judged as a write.
+  Mission m = M();
+  m.writes = {"/srv/inbox"};
+  m.notify_dir = "/srv/inbox";
+  g = GateStage1(m, p, {}, Site(), {{"/srv/inbox", {"/etc/inbox", ""}}});
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"paths.protected", "notify.dir.protected"}));
+}
+
+TEST(Gate, Stage1DeliversOnlyToTheNotifyDirsThePolicyLists) {
+  const Policy listed = P(R"({"hangar_policy":1,"protected_paths":["/srv/inboxes/admin"],
+    "notify_dirs":["/srv/inboxes","/home/u/inbox"]})");
+  auto judge = [&](const std::string& dir, ResolvedWrites resolved = {}) {
+    Mission m = M();
+    m.notify_dir = dir;
+    return GateStage1(m, listed, {}, Site(), resolved);
+  };
+  for (const char* ok : {"/srv/inboxes/alice", "//home/u/inbox/", "/home/u/inbox/sub"})
+    EXPECT_EQ(judge(ok).verdict, Verdict::kAllow) << ok << ": " << judge(ok).reason;
+  for (const char* bad : {"/srv/inboxesx", "/home/u", "/tmp/inbox", "/srv/inboxes/../x"}) {
+    GateResult g = judge(bad);
+    EXPECT_EQ(g.rules, (std::vector<std::string>{"notify.dir.unlisted"})) << bad;
+    EXPECT_EQ(g.verdict, Verdict::kDeny) << bad;
+  }
+  EXPECT_EQ(judge("/tmp/inbox").reason,
+            "notify.dir \"/tmp/inbox\" is in none of the policy's notify_dirs");
+  // Listed as written, but a symlink leads out of the list.
+  GateResult g = judge("/srv/inboxes/bob", {{"/srv/inboxes/bob", {"/var/mail/bob", ""}}});
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"notify.dir.unlisted"}));
+  EXPECT_EQ(g.reason,
+            "notify.dir \"/srv/inboxes/bob\" resolves to /var/mail/bob, in none of the "
+            "policy's notify_dirs");
+  // A listed place is still no place inside or over a protected path.
+  for (const char* bad : {"/srv/inboxes/admin/x", "/srv/inboxes"})
+    EXPECT_EQ(judge(bad).rules, (std::vector<std::string>{"notify.dir.protected"})) << bad;
+  // A mission without notify.dir is not judged by the list; an empty list lists nowhere.
+  EXPECT_EQ(GateStage1(M(), listed, {}, Site()).verdict, Verdict::kAllow);
+  const Policy nowhere = P(R"({"hangar_policy":1,"notify_dirs":[]})");
+  Mission m = M();
+  m.notify_dir = "/home/u/inbox";
+  EXPECT_EQ(GateStage1(m, nowhere, {}, Site()).rules,
+            (std::vector<std::string>{"notify.dir.unlisted"}));
+}
+
 TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
   Policy p = P(kPathPolicy);
   Mission m = M();

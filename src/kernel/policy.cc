@@ -129,6 +129,8 @@ std::vector<std::string> Policy::RuleIds() const {
   if (ops_unknown != OpAccess::kAllow) ids.push_back("ops.unknown");
   if (!protected_paths.empty()) ids.push_back("paths.protected");
   if (!deny_read.empty()) ids.push_back("paths.deny_read");
+  if (!protected_paths.empty() || !deny_read.empty()) ids.push_back("notify.dir.protected");
+  if (notify_dirs) ids.push_back("notify.dir.unlisted");
   if (!env_deny.empty()) ids.push_back("env.deny");
   if (!env_hold.empty()) ids.push_back("env.hold");
   for (const TextRule& r : text_rules) ids.push_back("text." + r.id);
@@ -177,6 +179,7 @@ json::Value Policy::ToJson() const {
                           {"unknown", OpAccessName(ops_unknown)}};
   o["protected_paths"] = List(protected_paths);
   o["deny_read"] = List(deny_read);
+  if (notify_dirs) o["notify_dirs"] = List(*notify_dirs);  // absent: the digest of older files
   o["env_deny"] = List(env_deny);
   o["env_hold"] = List(env_hold);
   json::Object allow;

@@ -6,7 +6,7 @@
 //    "drones": [PROFILE...], "max_minutes": 120, "check_programs": [PROGRAM...],
 //    "network": {"allow": ["none"], "hold": ["host"]},
 //    "ops": {"allow": [OP...], "deny": [...], "grant": [...], "unknown": "deny"},
-//    "protected_paths": [ABS...], "deny_read": [ABS...],
+//    "protected_paths": [ABS...], "deny_read": [ABS...], "notify_dirs": [ABS...],
 //    "env_deny": [GLOB...], "env_hold": [GLOB...], "env_allow": {PROFILE: [NAME...]},
 //    "text_rules": [{"id": ID, "verbs": {"en": [...], "ja": [...]}, "verdict": "hold",
 //                    "why": TEXT}]}
@@ -33,6 +33,10 @@
 //                                                   approves that exact plan)
 //   paths.invalid                                   a write the gate cannot place (its symlinks
 //                                                   could not be resolved)
+//   notify.dir.protected                            a notify.dir inside or over a protected or
+//                                                   deny-read path or hangar's own directories
+//   notify.dir.unlisted                             notify_dirs is given and holds no notify.dir
+//   notify.dir.invalid                              a notify.dir the gate cannot place
 //   plan.sandbox.*                                  the plan's sandbox cannot enforce the policy
 //   text.ID                                         text rule ID fires on the mission's text
 #pragma once
@@ -98,8 +102,11 @@ struct Policy {
   OpAccess ops_unknown = OpAccess::kDeny;
   std::vector<std::string> protected_paths;  // absolute, normalised (kernel/path_norm.h), sorted
   std::vector<std::string> deny_read;        // the same
-  std::vector<std::string> env_deny;         // globs of [A-Za-z0-9_] and '*', sorted
-  std::vector<std::string> env_hold;         // the same; never a glob of env_deny
+  // Where returns may be delivered (a mission's notify.dir inside one of them), the same form;
+  // nullopt: anywhere not forbidden (notify.dir.protected).
+  std::optional<std::vector<std::string>> notify_dirs;
+  std::vector<std::string> env_deny;                       // globs of [A-Za-z0-9_] and '*', sorted
+  std::vector<std::string> env_hold;                       // the same; never a glob of env_deny
   std::map<std::string, std::set<std::string>> env_allow;  // profile -> exact names
   std::vector<TextRule> text_rules;                        // sorted by id
 
@@ -133,7 +140,8 @@ struct Policy {
 
 // The policy in force when none is configured, and the value of every section a file leaves
 // out: acts unknown -> hold, no drone restriction, max_minutes 1440, network none allowed and host
-// held, ops unknown -> deny, no protected path, deny_read /root and /etc/shadow, env_deny
+// held, ops unknown -> deny, no protected path, deny_read /root and /etc/shadow, no notify_dirs
+// list (a notify.dir anywhere not forbidden), env_deny
 // *_TOKEN *_SECRET* *_KEY AWS_* GITHUB_TOKEN OPENAI_API_KEY ANTHROPIC_API_KEY, no env_allow, no
 // text rule.
 Policy DefaultPolicy();

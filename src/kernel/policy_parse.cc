@@ -341,7 +341,7 @@ double MaxMinutes(element e) {
 
 const char* const kFields =
     "a policy has hangar_policy, acts, drones, check_programs, max_minutes, network, ops, "
-    "protected_paths, deny_read, env_deny, env_hold, env_allow, text_rules";
+    "protected_paths, deny_read, notify_dirs, env_deny, env_hold, env_allow, text_rules";
 
 Policy Parse(element root) {
   if (root.type() != element_type::OBJECT) Throw("", "expected a JSON object");
@@ -385,6 +385,8 @@ Policy Parse(element root) {
       p.protected_paths = Paths(v, f);
     } else if (k == "deny_read") {
       p.deny_read = Paths(v, f);
+    } else if (k == "notify_dirs") {
+      p.notify_dirs = Paths(v, f);
     } else if (k == "env_deny") {
       p.env_deny = EnvGlobs(v, f);
     } else if (k == "env_hold") {

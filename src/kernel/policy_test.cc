@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "base/sha256.h"
 
 namespace hangar {
@@ -61,11 +63,11 @@ TEST(Policy, ParsesEverySection) {
 TEST(Policy, RuleIdsAreDerivedFromTheFile) {
   Policy p = ParsePolicy(kFull, "p.json").value();
   EXPECT_EQ(p.RuleIds(),
-            (std::vector<std::string>{"acts.deny.post", "acts.deny.tweet", "acts.hold.buy",
-                                      "acts.hold.send", "acts.unknown", "drones", "max_minutes",
-                                      "network.host", "ops.deny.sns.post", "ops.grant.git.push",
-                                      "ops.unknown", "paths.protected", "paths.deny_read",
-                                      "env.deny", "text.buy", "text.sns-post"}));
+            (std::vector<std::string>{
+                "acts.deny.post", "acts.deny.tweet", "acts.hold.buy", "acts.hold.send",
+                "acts.unknown", "drones", "max_minutes", "network.host", "ops.deny.sns.post",
+                "ops.grant.git.push", "ops.unknown", "paths.protected", "paths.deny_read",
+                "notify.dir.protected", "env.deny", "text.buy", "text.sns-post"}));
 }
 
 TEST(Policy, QueriesNameTheRuleThatSpoke) {
@@ -125,12 +127,35 @@ TEST(Policy, DefaultIsTheVersionLineAlone) {
     EXPECT_TRUE(d.EnvDenied("any", v)) << v;
   for (const char* v : {"PATH", "HOME", "LANG", "TOKEN", "KEYBOARD"})
     EXPECT_FALSE(d.EnvDenied("any", v)) << v;
-  EXPECT_EQ(d.RuleIds(), (std::vector<std::string>{"acts.unknown", "max_minutes", "network.host",
-                                                   "ops.unknown", "paths.deny_read", "env.deny"}));
+  EXPECT_FALSE(d.notify_dirs);
+  EXPECT_EQ(d.RuleIds(),
+            (std::vector<std::string>{"acts.unknown", "max_minutes", "network.host", "ops.unknown",
+                                      "paths.deny_read", "notify.dir.protected", "env.deny"}));
   // A default-constructed Policy is closed, not open.
   Policy closed;
   EXPECT_EQ(closed.ActVerdict("read").verdict, Verdict::kDeny);
   EXPECT_EQ(closed.NetworkVerdict("none").verdict, Verdict::kDeny);
+}
+
+TEST(Policy, NotifyDirsAreAbsoluteNormalisedAndOnlyInTheDigestWhenGiven) {
+  Policy p =
+      ParsePolicy(With(R"("notify_dirs": ["/srv/inbox/", "//home//u/inbox"])"), "p.json").value();
+  ASSERT_TRUE(p.notify_dirs);
+  EXPECT_EQ(*p.notify_dirs, (std::vector<std::string>{"/home/u/inbox", "/srv/inbox"}));
+  const std::vector<std::string> ids = p.RuleIds();
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "notify.dir.unlisted"), ids.end());
+  EXPECT_EQ(*p.ToJson().find("notify_dirs"),
+            json::Value(json::Array{"/home/u/inbox", "/srv/inbox"}));
+  EXPECT_EQ(*ParsePolicy(json::Write(p.ToJson()), "c.json")->notify_dirs, *p.notify_dirs);
+  // Given empty: returns are delivered nowhere.
+  Policy none = ParsePolicy(With(R"("notify_dirs": [])"), "p.json").value();
+  EXPECT_TRUE(none.notify_dirs && none.notify_dirs->empty());
+  EXPECT_NE(PolicyDigest(none), PolicyDigest(DefaultPolicy()));
+  // Absent: no key in the canonical document, so older policies keep their digests.
+  EXPECT_EQ(DefaultPolicy().ToJson().find("notify_dirs"), nullptr);
+  EXPECT_EQ(ParsePolicy(With(R"("notify_dirs": ["inbox"])"), "p.json").status().message(),
+            "p.json: notify_dirs[0]: expected an absolute path (starting with \"/\"), not "
+            "\"inbox\"");
 }
 
 TEST(Policy, AGivenSectionReplacesTheDefaultWhole) {

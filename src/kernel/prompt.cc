@@ -6,16 +6,43 @@ namespace hangar {
 
 namespace {
 
+// The length of the line break at text[i] as Python's str.splitlines knows them: "\r\n", "\n",
+// "\r", VT, FF, FS, GS, RS (0x1c..0x1e), NEL (U+0085), U+2028 and U+2029; 0 when there is none. A
+// reader that splits on any of them must find no line of mission text outside a quote.
+size_t LineBreak(const std::string& text, size_t i) {
+  const auto at = [&](size_t k) { return i + k < text.size() ? text[i + k] : '\0'; };
+  switch (text[i]) {
+    case '\r':
+      return at(1) == '\n' ? 2 : 1;
+    case '\n':
+    case '\v':
+    case '\f':
+    case '\x1c':
+    case '\x1d':
+    case '\x1e':
+      return 1;
+    case '\xc2':
+      return at(1) == '\x85' ? 2 : 0;
+    case '\xe2':
+      return at(1) == '\x80' && (at(2) == '\xa8' || at(2) == '\xa9') ? 3 : 0;
+    default:
+      return 0;
+  }
+}
+
+// Each line of text as "| LINE\n", a line ending at any LineBreak (which is not copied).
 void Quote(std::string* out, const std::string& text) {
   size_t start = 0;
-  while (true) {
-    size_t nl = text.find('\n', start);
-    out->append("| ");
-    out->append(text, start, nl == std::string::npos ? std::string::npos : nl - start);
-    out->push_back('\n');
-    if (nl == std::string::npos) break;
-    start = nl + 1;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = LineBreak(text, i);
+    if (n == 0) {
+      ++i;
+      continue;
+    }
+    out->append("| ").append(text, start, i - start) += '\n';
+    start = i += n;
   }
+  out->append("| ").append(text, start) += '\n';
 }
 
 std::string Minutes(double m) {

@@ -53,6 +53,19 @@ class Env {
   // truncate(2) a regular file to size bytes, then fsync it.
   virtual Status Truncate(const std::string& path, uint64_t size) = 0;
 
+  // Delivers data as DIR/new/NAME into a maildir hangar does not own (a requester's inbox,
+  // hangar-return(5)), never following a symbolic link and never creating a directory: DIR is
+  // opened from "/" one component at a time, then DIR/tmp and DIR/new beneath it, each with
+  // openat(O_NOFOLLOW|O_DIRECTORY); DIR/tmp/NAME is created with O_EXCL|O_NOFOLLOW (what an
+  // earlier try left at that name is unlinked first, never followed), written, fsynced and renamed
+  // under the two descriptors to DIR/new/NAME (replacing what is there without following it), and
+  // DIR/new is fsynced. DIR is absolute; NAME a plain file name. Errors: NotFound when DIR,
+  // DIR/tmp or DIR/new does not exist; Invalid for a relative DIR, a ".." in it, or a symbolic link
+  // on the way ("a symbolic link, not followed"); else the failed call's Errno naming its path.
+  // After an error nothing new is in DIR/new; DIR/tmp/NAME may remain (maildir readers skip tmp/).
+  virtual Status WriteMaildir(const std::string& dir, const std::string& name,
+                              std::string_view data) = 0;
+
   // Size of a regular file (a final symlink is not followed). NotFound when absent.
   virtual Result<uint64_t> FileSize(const std::string& path) = 0;
   // Up to n bytes of a regular file from offset; fewer at its end. Lets readers seek to the tail of

@@ -246,6 +246,12 @@ Status FaultEnv::Truncate(const std::string& path, uint64_t size) {
                    [&] { return base_->Truncate(path, size); });
 }
 
+Status FaultEnv::WriteMaildir(const std::string& dir, const std::string& name,
+                              std::string_view data) {
+  return Intercept({"maildir", "write " + dir + "/tmp/" + name, dir + "/new/" + name},
+                   [&] { return base_->WriteMaildir(dir, name, data); });
+}
+
 Result<std::unique_ptr<FaultEnv>> FaultEnvFromVariables(Env* base, const char* fault,
                                                         const char* log) {
   if (!fault && !log) return std::unique_ptr<FaultEnv>();

@@ -132,6 +132,17 @@ TEST_F(FaultEnvTest, LogsOneLinePerMutatingCall) {
                                    "10 mkdir " + d + "/new\\nline\n");
 }
 
+TEST_F(FaultEnvTest, AMaildirDeliveryIsOneCall) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(P("fault.log")).ok());
+  const std::string box = fs::canonical(P("")).string() + "/box";
+  ASSERT_TRUE(fs::create_directories(box + "/tmp") && fs::create_directories(box + "/new"));
+  ASSERT_TRUE(env.WriteMaildir(box, "M1.json", "r").ok());
+  EXPECT_EQ(Read("box/new/M1.json"), "r");
+  EXPECT_EQ(env.calls(), 1u);
+  EXPECT_EQ(Read("fault.log"), "1 maildir " + box + "/new/M1.json\n");
+}
+
 TEST_F(FaultEnvTest, LogOfAnUnwritablePlaceIsAnError) {
   FaultEnv env(RealEnv(), FaultPlan{});
   Status s = env.OpenLog(P("no/such/dir/fault.log"));
@@ -177,6 +188,8 @@ TEST_F(FaultEnvTest, InjectedStatusIsRealEnvsForThatErrno) {
       {[&](Env* e) { return e->Remove(a); }, "cannot remove " + a + ": " + eio},
       {[&](Env* e) { return e->AppendDurable(a, "x"); }, "cannot write " + a + ": " + eio},
       {[&](Env* e) { return e->Truncate(a, 0); }, "cannot truncate " + a + ": " + eio},
+      {[&](Env* e) { return e->WriteMaildir(a, "n", "x"); },
+       "cannot write " + a + "/tmp/n: " + eio},
   };
   for (const Case& c : cases) {
     FaultEnv env(RealEnv(), Plan(FaultPlan::Kind::kFail, 1, EIO));

@@ -77,7 +77,7 @@ Result<UniqueFd> OpenDirBeneath(int dir, std::string_view rel, std::string_view 
     if (slash == std::string_view::npos) slash = rel.size();
     const std::string name(rel.substr(pos, slash - pos));
     std::string shown(dir_name);
-    if (!shown.empty()) shown += "/";
+    if (!shown.empty() && !shown.ends_with('/')) shown += "/";
     const std::string what = "open dir " + ReplaceInvalidUtf8(shown.append(rel.substr(0, slash)));
     pos = slash + 1;
     if (name.empty() || name == ".") continue;

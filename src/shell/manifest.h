@@ -70,8 +70,8 @@ Result<UniqueFd> OpenRoom(const std::string& room);
 
 // Opens directory REL ('/'-separated, relative; "" is DIR itself) beneath DIR one component at a
 // time with openat(O_NOFOLLOW|O_DIRECTORY). Errors name the prefix that failed, after DIR_NAME
-// when given: "cannot open dir a/b: a symbolic link, not followed"; NotFound when a component is
-// missing; ".." is refused.
+// and a "/" (none when DIR_NAME ends in one) when given: "cannot open dir a/b: a symbolic link,
+// not followed"; NotFound when a component is missing; ".." is refused.
 Result<UniqueFd> OpenDirBeneath(int dir, std::string_view rel, std::string_view dir_name = "");
 
 // The manifest's word for the file type in MODE: "file", "dir", "symlink", "fifo", "socket",

@@ -10,13 +10,16 @@
 
 namespace hangar {
 
-// Delivers DATA as DIR/new/NAME maildir-style: DIR/tmp/NAME is written and fsynced, renamed into
-// DIR/new (replacing an older NAME there atomically), and DIR/new is fsynced. Every step goes
-// through ENV. DIR/tmp and DIR/new are created (0755) when DIR exists but they do not.
-// Errors: NotFound when DIR does not exist; Invalid when NAME is not a plain file name; else the
-// Status of the Env call that failed (DIR unwritable, ...). After an error nothing is in DIR/new
-// that was not there before; a copy may remain in DIR/tmp (maildir readers ignore tmp/), and a
-// retry with the same NAME replaces it. Safe from several threads for different NAMEs.
+// Delivers DATA as DIR/new/NAME maildir-style through ENV's WriteMaildir: DIR/tmp/NAME is written
+// and fsynced, renamed into DIR/new (replacing an older NAME there atomically), and DIR/new is
+// fsynced. DIR is the requester's, not hangar's, and hangard may run as root: no symbolic link is
+// followed anywhere on the way (DIR walked from "/"), and no directory is created: DIR, DIR/tmp and
+// DIR/new must all be there (the requester makes them).
+// Errors: Invalid when NAME is not a plain file name; else WriteMaildir's (NotFound when DIR,
+// DIR/tmp or DIR/new is missing, Invalid for a symbolic link on the way, ...). After an error
+// nothing is in DIR/new that was not there before; a copy may remain in DIR/tmp (maildir readers
+// ignore tmp/), and a retry with the same NAME replaces it. Safe from several threads for
+// different NAMEs.
 Status DeliverMaildir(Env* env, const std::string& dir, const std::string& name,
                       std::string_view data);
 

@@ -124,11 +124,13 @@ ResolvedWrites ResolveWrites(std::string_view mission_bytes, const std::string& 
 
 ResolvedWrites ResolveWrites(const Mission& m, const std::string& home, const std::string& root) {
   ResolvedWrites out;
-  for (const std::string& w : m.writes) {
+  auto resolve = [&](const std::string& w) {
     Result<std::string> full = ExpandHome(w, home);
     Result<std::string> real = full.ok() ? ResolveExistingPath(*full, root) : full;
     out[w] = real.ok() ? ResolvedPath{*real, ""} : ResolvedPath{"", real.status().message()};
-  }
+  };
+  for (const std::string& w : m.writes) resolve(w);
+  if (m.notify_dir) resolve(*m.notify_dir);
   return out;
 }
 

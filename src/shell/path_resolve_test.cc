@@ -149,6 +149,21 @@ TEST_F(PathResolveTest, RealFilesystemWithoutRoot) {
   EXPECT_EQ(*r, real_root + "/etc/x");
 }
 
+// The paths a mission names are resolved for the gate: each of writes and the notify.dir, whose
+// return hangard (root perhaps) writes into.
+TEST_F(PathResolveTest, WritesAndTheNotifyDirOfAMission) {
+  Link("/etc", "/srv/work/inbox");
+  Mission m;
+  m.writes = {"/a/b", "~/x"};
+  m.notify_dir = "/srv/work/inbox";
+  ResolvedWrites r = ResolveWrites(m, "/other", root_);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r.at("/a/b").path, "/a/b");
+  EXPECT_EQ(r.at("~/x").path, "/other/x");
+  EXPECT_EQ(r.at("/srv/work/inbox").path, "/etc");
+  EXPECT_EQ(r.at("/srv/work/inbox").error, "");
+}
+
 TEST_F(PathResolveTest, BadInput) {
   for (std::string_view bad : {"", "a/b", "~/x", "./x"}) {
     Result<std::string> r = ResolveExistingPath(bad, root_);

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "shell/env.h"
+#include "shell/manifest.h"
 
 namespace hangar {
 
@@ -229,6 +230,37 @@ class Real : public Env {
       s = Status::Errno("fsync " + path, errno);
     close(fd);
     return s;
+  }
+
+  Status WriteMaildir(const std::string& dir, const std::string& name,
+                      std::string_view data) override {
+    if (!dir.starts_with('/'))
+      return Status::Invalid("cannot open dir " + dir + ": not an absolute path");
+    if (("/" + dir + "/").find("/../") != std::string::npos)
+      return Status::Invalid("cannot open dir " + dir + ": a \"..\" in it, not followed");
+    UniqueFd root(open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (root.get() < 0) return Status::Errno("open dir /", errno);
+    Result<UniqueFd> box = OpenDirBeneath(root.get(), std::string_view(dir).substr(1), "/");
+    if (!box.ok()) return box.status();
+    Result<UniqueFd> tmp = OpenDirBeneath(box->get(), "tmp", dir);
+    if (!tmp.ok()) return tmp.status();
+    Result<UniqueFd> fresh = OpenDirBeneath(box->get(), "new", dir);
+    if (!fresh.ok()) return fresh.status();
+    const std::string from = dir + "/tmp/" + name, to = dir + "/new/" + name;
+    unlinkat(tmp->get(), name.c_str(), 0);  // a leftover of ours, or anything planted: not followed
+    UniqueFd fd(openat(tmp->get(), name.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (fd.get() < 0) return Status::Errno("create " + from, errno);
+    Status s = WriteAll(fd.get(), data, from);
+    fd.Reset();
+    if (s.ok() && renameat(tmp->get(), name.c_str(), fresh->get(), name.c_str()) != 0)
+      s = Status::Errno("rename " + from + " to " + to, errno);
+    if (!s.ok()) {
+      unlinkat(tmp->get(), name.c_str(), 0);
+      return s;
+    }
+    if (fsync(fresh->get()) != 0) return Status::Errno("fsync " + dir + "/new", errno);
+    return Status::Ok();
   }
 
   Result<uint64_t> FileSize(const std::string& path) override {

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 setup 1
 mkdir -p "$S/hold/E1"
-mkdir -p "$T/inbox"
+mkdir -p "$T/inbox/tmp" "$T/inbox/new"  # the requester makes the maildir
 mission E1 true 1 '' 'nothing to do' |
   python3 -c 'import json,sys; m=json.load(sys.stdin); m["notify"]={"dir":sys.argv[1]}; print(json.dumps(m))' "$T/inbox" \
   >"$S/hold/E1/mission.json"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 setup
 start_hangard
-mkdir -p "$T/inbox"
+mkdir -p "$T/inbox/tmp" "$T/inbox/new"  # the requester makes the maildir
 mutated L1 "m['notify'] = {'dir': '$T/inbox'}" | drop L1.json
 wait_returned L1 20
 hangar ledger show --json >"$T/ledger.json" || fail "hangar ledger show failed"

@@ -27,7 +27,7 @@ check shipped-line grep -Eq "^$S/policy.json: ok, policy v1, [0-9]+ rules \(sha2
 
 printf '{"hangar_policy": 1}\n' >"$P/min.json"
 run policy check "$P/min.json"
-check minimal-valid grep -Eq "^$P/min.json: ok, policy v1, 6 rules \(sha256 [0-9a-f]{64}\)$" "$T/out"
+check minimal-valid grep -Eq "^$P/min.json: ok, policy v1, 7 rules \(sha256 [0-9a-f]{64}\)$" "$T/out"
 sha_min=$(sed -E 's/.*sha256 ([0-9a-f]+)\)$/\1/' "$T/out")
 # The same meaning written otherwise has the same digest; global options may come after.
 printf '{"deny_read": ["/root/", "//etc/shadow"], "hangar_policy": 1, "max_minutes": 1440.0}' >"$P/same.json"
@@ -73,7 +73,7 @@ check json-bad [ "$rc" = 65 -a -z "$err" ]
 check json-bad-doc jq_ok "$T/out" "d == {'file': '$P/bad-verb.json', 'ok': False, 'rules': None, 'sha256': None, 'error': 'cannot load policy: $P/bad-verb.json: acts.hold[2]: expected a verb of lower-case letters'}"
 run policy check --json "$P/min.json"
 check json-good [ "$rc" = 0 ]
-check json-good-doc jq_ok "$T/out" "d == {'file': '$P/min.json', 'ok': True, 'rules': 6, 'sha256': '$sha_min', 'error': None}"
+check json-good-doc jq_ok "$T/out" "d == {'file': '$P/min.json', 'ok': True, 'rules': 7, 'sha256': '$sha_min', 'error': None}"
 run --json policy check "$P/missing.json"
 check json-missing [ "$rc" = 66 ]
 check json-missing-doc jq_ok "$T/out" "d['ok'] is False and d['error'].startswith('cannot read policy')"
