@@ -119,6 +119,7 @@ std::vector<std::string> Policy::RuleIds() const {
       if (verdict == v) ids.push_back(std::string("acts.") + VerdictName(v) + "." + verb);
   if (acts_unknown != Verdict::kAllow) ids.push_back("acts.unknown");
   if (drones) ids.push_back("drones");
+  if (check_programs) ids.push_back("checks.program");
   ids.push_back("max_minutes");
   for (const char* mode : {"host", "none"})
     if (NetworkVerdict(mode).verdict != Verdict::kAllow)

@@ -68,6 +68,11 @@ TEST(Policy, RuleIdsAreDerivedFromTheFile) {
                 "acts.unknown", "drones", "max_minutes", "network.host", "ops.deny.sns.post",
                 "ops.grant.git.push", "ops.unknown", "paths.protected", "paths.deny_read",
                 "notify.dir.protected", "env.deny", "text.buy", "text.sns-post"}));
+  Policy checks = DefaultPolicy();
+  checks.check_programs = std::set<std::string>{"pytest"};
+  const std::vector<std::string> ids = checks.RuleIds();
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "checks.program"), ids.end());
+  EXPECT_EQ(ids.size(), DefaultPolicy().RuleIds().size() + 1);
 }
 
 TEST(Policy, QueriesNameTheRuleThatSpoke) {
