@@ -8,8 +8,16 @@ namespace hangar {
 
 namespace {
 
+// True when a component of PATH (normalised) is ".ssh": whoever's keys and authorized_keys those
+// are, a drone that writes there can log in as them.
+bool InSshDirectory(const std::string& path) {
+  for (size_t at = path.find("/.ssh"); at != std::string::npos; at = path.find("/.ssh", at + 1))
+    if (at + 5 == path.size() || path[at + 5] == '/') return true;
+  return false;
+}
+
 // Where a drone must never write: inside (or over) a protected path, hangar's own directories or
-// the rooms of other missions: why, or "" when `path` is none of these.
+// the rooms of other missions, inside any .ssh directory: why, or "" when `path` is none of these.
 std::string Forbidden(const std::string& path, const Policy& policy, const GateSite& site) {
   if (const std::string* dir = policy.ProtectedDirOf(path)) return "inside protected path " + *dir;
   for (const std::string& dir : policy.protected_paths)
@@ -20,6 +28,7 @@ std::string Forbidden(const std::string& path, const Policy& policy, const GateS
     return "in the rooms directory " + site.rooms + " (another mission's room)";
   if (!site.bindir.empty() && (PathInside(path, site.bindir) || PathInside(site.bindir, path)))
     return "in hangar's binaries directory " + site.bindir;
+  if (InSshDirectory(path)) return "inside an .ssh directory (keys, authorized_keys)";
   return "";
 }
 

@@ -208,6 +208,16 @@ TEST(Gate, Stage1JudgesWritesNormalisedAndResolved) {
     EXPECT_EQ(GateStage1(m, p, {}, site, {}).rules, (std::vector<std::string>{"paths.protected"}))
         << w;
   }
+  for (const char* w : {"/home/bob/.ssh", "/home/bob/.ssh/authorized_keys", "/srv/git/.ssh/x"}) {
+    Mission m = M();
+    m.writes = {w};
+    GateResult g = GateStage1(m, p, {}, site, {});
+    EXPECT_EQ(g.rules, (std::vector<std::string>{"paths.protected"})) << w;
+    EXPECT_NE(g.reason.find("inside an .ssh directory"), std::string::npos) << g.reason;
+  }
+  Mission sshish = M();
+  sshish.writes = {"/srv/.sshd-notes", "/srv/x.ssh"};  // not an .ssh directory
+  EXPECT_EQ(GateStage1(sshish, p, {}, site, {}).verdict, Verdict::kAllow);
   Mission beside = M();
   beside.writes = {"/opt/hangar/notes.txt"};  // a file of its own beside the config: only that
   EXPECT_EQ(GateStage1(beside, p, {}, site, {}).verdict, Verdict::kAllow);

@@ -13,6 +13,10 @@
 #   another room      read a file another mission left in its room, rooms outside the spool
 #   /proc/1/root      the host's root through pid 1 (a pid namespace of its own)
 #   kill -9 -1        signal every process it may (only its own pid namespace)
+#   /tmp              write a file in the host's /tmp (read-only)
+#   TCP, abstract     connect to a TCP port and an abstract unix socket the host listens on
+#                     (a network namespace of its own)
+#   hardlink          link a host file into the room (another mount: EXDEV)
 # blackbox-timeout: 240
 . "$(dirname "$0")/lib.sh"
 each_identity
@@ -20,6 +24,8 @@ setup 2
 mkdir -p "$T/secrets" "$T/etc" "$T/rooms"
 echo TOPSECRET-DENY-READ >"$T/secrets/key"
 SOCK=$T/host.sock
+ABSTRACT="hangar-rt-$$-$RT_AS"
+PORT=$((20000 + RANDOM % 20000))
 python3 - "$S/hangar.conf" "$T" <<'PY'
 import json, sys
 conf, t = sys.argv[1], sys.argv[2]
@@ -46,26 +52,55 @@ python3 -c 'import ctypes; p = ctypes.create_string_buffer(120); print("io_uring
 cat "$T/etc/hangar.conf" "$T/etc/policy.json" >>got.txt 2>>err.txt
 cat "$T/rooms/victim/victim-secret.txt" >>got.txt 2>>err.txt
 ls /proc/1/root/ >/dev/null 2>>err.txt && cat "/proc/1/root$T/secrets/key" >>got.txt 2>>err.txt
+echo pwned >"/tmp/hangar-rt-proof-$ABSTRACT" 2>>err.txt
+python3 -c 'import socket; s = socket.create_connection(("127.0.0.1", $PORT), 2); s.sendall(b"x")' 2>>err.txt
+python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("\0$ABSTRACT"); s.sendall(b"x")' 2>>err.txt
+ln "$T/attack.sh" hardlink 2>>err.txt && echo linked >>got.txt
 kill -9 -1 2>>err.txt
 echo finished >finished.txt
 EOF
 as_hangard_user
-# The host's socket server: every connection it accepts leaves a proof file.
-python3 - "$SOCK" "$T/proof-unix" <<'PY' &
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-os.chmod(sys.argv[1], 0o777)
-s.listen(4)
-s.settimeout(120)
-try:
-    c, _ = s.accept()
-    open(sys.argv[2], "w").write("connected\n")
-except socket.timeout:
-    pass
+# The host's socket servers: a filesystem socket, an abstract one and a TCP port on loopback;
+# every connection one accepts leaves a proof file naming it.
+python3 - "$SOCK" "$ABSTRACT" "$PORT" "$T/proof-unix" <<'PY' &
+import os, select, socket, sys, time
+path, abstract, port, proof = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+fs = socket.socket(socket.AF_UNIX)
+fs.bind(path)
+os.chmod(path, 0o777)
+ab = socket.socket(socket.AF_UNIX)
+ab.bind("\0" + abstract)
+tcp = socket.socket()
+tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+tcp.bind(("127.0.0.1", port))
+names = {fs: "unix", ab: "abstract", tcp: "tcp"}
+for s in names:
+    s.listen(4)
+end = time.time() + 120
+while time.time() < end:
+    ready, _, _ = select.select(list(names), [], [], 1)
+    for s in ready:
+        s.accept()
+        open(proof, "a").write(names[s] + "\n")
 PY
 SERVER=$!
-teardown_extra() { kill "$SERVER" 2>/dev/null || true; }
+# The servers answer the host itself: each of the three reached once, then the proof emptied.
+host_reaches() {
+  python3 - "$SOCK" "$ABSTRACT" "$PORT" <<'PY' 2>/dev/null
+import socket, sys
+for fam, addr in ((socket.AF_UNIX, sys.argv[1]), (socket.AF_UNIX, "\0" + sys.argv[2]),
+                  (socket.AF_INET, ("127.0.0.1", int(sys.argv[3])))):
+    socket.socket(fam).connect(addr)
+PY
+}
+wait_until 10 host_reaches || fail "the host's socket servers did not come up"
+wait_until 10 test "$(wc -l <"$T/proof-unix" 2>/dev/null || echo 0)" -ge 3 ||
+  fail "the host's socket servers did not record the host's own connections"
+: >"$T/proof-unix"
+teardown_extra() {
+  kill "$SERVER" 2>/dev/null || true
+  rm -f "/tmp/hangar-rt-proof-$ABSTRACT"
+}
 start_hangard --config "$T/etc/hangar.conf"
 mission victim script 1 '' 'write victim-secret.txt TOPSECRET-OTHER-ROOM' | drop victim.json
 wait_returned victim 30
@@ -80,7 +115,8 @@ check capabilities test "$(cat "$R/caps.txt")" == \
 check no-secret test ! -s "$R/got.txt"
 check no-remount test ! -e "$T/proof-remount"
 check no-nested-namespace test ! -e "$T/proof-nested"
-check no-unix-socket test ! -e "$T/proof-unix"
+check no-socket-reached test ! -s "$T/proof-unix"
+check no-write-in-host-tmp test ! -e "/tmp/hangar-rt-proof-$ABSTRACT"
 check no-io-uring grep -qx 'io_uring -1' "$R/uring.txt"
 check hangard-alive kill -0 "$HPID"
 if ((FAILED)); then
