@@ -112,7 +112,9 @@ std::string LimitsLine(const json::Value& s) {
   };
   const json::Value* enforced = l->find("processes_enforced");
   const bool root = enforced && enforced->is_bool() && !enforced->as_bool();
-  return "processes " + n("processes") +
+  const json::Value* uid = l->find("drone_uid");
+  const std::string as = uid && uid->is_int() ? "drones as uid " + n("drone_uid") + "; " : "";
+  return as + "processes " + n("processes") +
          (root ? " (RLIMIT_NPROC: NOT enforced, drones run as uid 0)" : " (RLIMIT_NPROC)") +
          ", files " + n("file_mb") + " MiB (RLIMIT_FSIZE), /dev/shm " + n("shm_mb") +
          " MiB, ops " + n("ops_per_minute") + "/min a mission; memory not limited";

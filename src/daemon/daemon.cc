@@ -103,7 +103,10 @@ Status Daemon::WritePresence(const char* status) {
   // The limits in force (man hangard.8, SANDBOX): RLIMIT_NPROC binds no process of uid 0.
   const DroneLimits& lim = setup_.config.limits;
   sandbox["limits"] = json::Object{{"processes", lim.processes},
-                                   {"processes_enforced", !setup_.root},
+                                   {"processes_enforced", !setup_.root || setup_.drone_uid >= 0},
+                                   {"drone_uid", setup_.drone_uid >= 0
+                                                     ? json::Value(setup_.drone_uid)
+                                                     : json::Value(nullptr)},
                                    {"file_mb", lim.file_mb},
                                    {"shm_mb", lim.shm_mb},
                                    {"ops_per_minute", lim.ops_per_minute},

@@ -1,6 +1,7 @@
 // hangard: the hangar kernel daemon. See man/hangard.8.
 #include <malloc.h>
 #include <sys/stat.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -134,6 +135,21 @@ int main(int argc, char** argv) {
   if (const char* home = getenv("HOME"); home && home[0] == '/') setup.home = home;
   setup.bwrap = FindBwrap();
   setup.root = geteuid() == 0;
+  if (!setup.config.drone_user.empty()) {
+    if (!setup.root)
+      return Fail(kExConfig, "cannot start: " + config_path + ": drone_user: only a hangard run "
+                             "as root can run drones as " + setup.config.drone_user +
+                             " (leave it out: drones then run as hangard's own user)");
+    const passwd* pw = getpwnam(setup.config.drone_user.c_str());
+    if (!pw)
+      return Fail(kExConfig, "cannot start: " + config_path + ": drone_user: no user named " +
+                                 setup.config.drone_user);
+    if (pw->pw_uid == 0)
+      return Fail(kExConfig, "cannot start: " + config_path + ": drone_user: " +
+                                 setup.config.drone_user + " is uid 0");
+    setup.drone_uid = pw->pw_uid;
+    setup.drone_gid = pw->pw_gid;
+  }
   for (const auto& [name, profile] : setup.config.profiles)
     if (profile.sandbox == "bwrap" && setup.bwrap.empty())
       std::fprintf(stderr,

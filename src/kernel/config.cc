@@ -243,6 +243,11 @@ Config Parse(element root, const std::string& file) {
         else
           Throw(f, "unknown field (manifest has max_entries, max_hash_bytes)");
       }
+    } else if (k == "drone_user") {
+      c.drone_user = Str(v, k);
+      if (c.drone_user.empty() || c.drone_user.size() > 32 ||
+          c.drone_user.find_first_of(":/\n") != std::string::npos)
+        Throw(k, "expected a login name");
     } else if (k == "limits") {
       if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
       for (auto [lk, lv] : AsObject(v)) {

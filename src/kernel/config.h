@@ -103,6 +103,9 @@ struct Config {
   std::map<std::string, OpHandler> ops;  // op name -> its handler; an op without one never runs
   LauncherSettings launchers;
   DroneLimits limits;
+  // The login name drones and done-checks run as (man/hangar.conf.5, drone_user); empty: hangard's
+  // own user. Only a hangard run as root can change to it.
+  std::string drone_user;
   // The ledger's name (SPOOL/ledger/NAME, ANCHOR/NAME.anchor) and the anchor directory: absolute,
   // or empty when the file does not say (then hangard's --anchor must).
   // The gate's policy file (man/hangar-policy.5), absolute; empty: the built-in default policy.

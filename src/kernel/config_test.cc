@@ -85,6 +85,21 @@ TEST(Config, LimitsOnEveryDroneWithDefaults) {
   EXPECT_EQ(err("[]"), "/c.conf: limits: expected an object");
 }
 
+TEST(Config, DroneUserIsALoginName) {
+  Result<Config> c =
+      ParseConfig(R"({"hangar":1,"drone_user":"hangar-drone","profiles":{"x":{"argv":["a"]}}})",
+                  "/c.conf");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->drone_user, "hangar-drone");
+  for (const char* bad : {R"("")", R"("a:b")", R"("../x")", "7"}) {
+    Result<Config> e = ParseConfig(
+        std::string(R"({"hangar":1,"drone_user":)") + bad + R"(,"profiles":{"x":{"argv":["a"]}}})",
+        "/c.conf");
+    EXPECT_FALSE(e.ok()) << bad;
+    EXPECT_EQ(e.status().message().rfind("/c.conf: drone_user: ", 0), 0u) << e.status().message();
+  }
+}
+
 TEST(Config, LedgerAnchorAndCheckpointSettings) {
   Result<Config> c = ParseConfig(
       R"({"hangar":1,"anchor":"anchor.d","ledger_name":"night","profiles":{"x":{"argv":["a"]}},)"

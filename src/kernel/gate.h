@@ -54,6 +54,7 @@ struct GateSite {
   bool root = false;   // hangard runs as root: a drone without a sandbox would hold every
                        // capability, so stage 2 refuses sandbox "none"
   DroneLimits limits;  // the config's: a plan must carry exactly these
+  int64_t drone_uid = -1, drone_gid = -1;  // drone_user's; -1: hangard's own
 };
 
 // One path a mission names (an entry of "writes", or notify.dir) as the shell found it on disk:

@@ -154,7 +154,13 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
                             std::to_string(site.limits.processes) + ", file_mb " +
                             std::to_string(site.limits.file_mb) + ", shm_mb " +
                             std::to_string(site.limits.shm_mb) + ")");
-  if (!bwrap && site.root)
+  if (plan.uid != site.drone_uid || plan.gid != site.drone_gid)
+    deny("plan.user", site.drone_uid < 0 ? "the plan changes the drone's user, and the config "
+                                           "names no drone_user"
+                                         : "the plan does not run the drone as the config's "
+                                           "drone_user (uid " +
+                                               std::to_string(site.drone_uid) + ")");
+  if (!bwrap && site.root && site.drone_uid < 0)
     deny("plan.sandbox.privileged",
          "hangard runs as root, and a drone without a sandbox would hold every capability");
   if (!bwrap && plan.network == "none")

@@ -363,6 +363,13 @@ TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
   // Each deny-read path, the spool, the anchor and the rooms: none hidden.
   EXPECT_EQ(rules(x), (V{"plan.network.uncut", "paths.deny_read", "paths.deny_read",
                          "paths.deny_read", "paths.deny_read", "paths.deny_read"}));
+  Plan as_user = plan;
+  as_user.uid = as_user.gid = 999;  // a drone_user the config does not name
+  EXPECT_EQ(rules(as_user), V{"plan.user"});
+  GateSite with_user = Site();
+  with_user.drone_uid = with_user.drone_gid = 999;
+  EXPECT_EQ(rules(as_user, with_user), V{});
+  EXPECT_EQ(rules(plan, with_user), V{"plan.user"});  // the config's user, left out of the plan
   Plan limited = plan;
   limited.processes = 1024;  // not the site's
   EXPECT_EQ(rules(limited), V{"plan.limits"});

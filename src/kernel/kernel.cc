@@ -752,6 +752,8 @@ class Decider {
     ob.check_confine = s_.bindir + "/hangar-confine";
     ob.check_hide = s_.Hidden();
     ob.check_limits = s_.config.limits;
+    ob.check_uid = s_.drone_uid;
+    ob.check_gid = s_.drone_gid;
     out_.push_back(std::move(ob));
   }
 
@@ -794,7 +796,9 @@ class Decider {
                        s_.Hidden(),
                        WritablePaths(m, site, rec.resolved),
                        s_.config.launchers,
-                       s_.config.limits};
+                       s_.config.limits,
+                       s_.drone_uid,
+                       s_.drone_gid};
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
       GateResult g = GateStage2(m, plan, s_.policy, site, rec.resolved, &p->second);
@@ -852,7 +856,7 @@ class Decider {
 }  // namespace
 
 GateSite KernelSetup::Site() const {
-  GateSite site{rooms, home, {spool}, bwrap, bindir, root, config.limits};
+  GateSite site{rooms, home, {spool}, bwrap, bindir, root, config.limits, drone_uid, drone_gid};
   if (!anchor.empty()) site.hangar_dirs.push_back(anchor);
   // The checkpoint signing key, when it lives elsewhere than the anchor directory.
   if (!config.checkpoint_key.empty()) site.hangar_dirs.push_back(config.checkpoint_key);

@@ -108,6 +108,7 @@ struct KernelSetup {
   std::string anchor;      // the anchor directory: hidden from drones, never written by them
   std::string bwrap;       // the bubblewrap program hangard found; empty: not installed
   bool root = false;       // hangard runs as root (GateSite::root)
+  int64_t drone_uid = -1, drone_gid = -1;  // config drone_user, looked up at start; -1: none
 
   // What the gate judges paths and plans by: the rooms, home, hangar's own directories, bwrap.
   GateSite Site() const;
@@ -308,6 +309,7 @@ struct Observe {
   std::string check_bwrap, check_confine;
   std::vector<std::string> check_hide;
   DroneLimits check_limits;
+  int64_t check_uid = -1, check_gid = -1;  // drone_user's: checks run as the drone does
   std::string last_message;
 };
 // Stop a running drone through its supervisor (SIGTERM to the shim, by exact identity).

@@ -81,6 +81,8 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.processes = where.limits.processes;
   plan.file_mb = where.limits.file_mb;
   plan.shm_mb = where.limits.shm_mb;
+  plan.uid = where.uid;
+  plan.gid = where.gid;
   if (p.launcher == "systemd") plan.systemd_user = where.launchers.systemd_user;
   if (p.launcher == "slurm") plan.slurm_partition = where.launchers.slurm_partition;
   return plan;
@@ -118,6 +120,7 @@ json::Value Plan::ToJson() const {
   o["grace_ms"] = grace_ms;
   o["enforced_deadline_ms"] = enforced_deadline_ms;
   o["limits"] = json::Object{{"processes", processes}, {"file_mb", file_mb}, {"shm_mb", shm_mb}};
+  if (uid >= 0) o["user"] = json::Object{{"uid", uid}, {"gid", gid}};
   if (launcher == "systemd") o["systemd_user"] = systemd_user;
   if (launcher == "slurm") o["slurm_partition"] = slurm_partition;
   return o;
@@ -165,6 +168,15 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
         return bad("limits." + k, "expected a non-negative integer");
       *out = n.as_int();
     }
+  }
+  if (const json::Value* x = v.find("user")) {
+    const json::Value* u = x->is_object() ? x->find("uid") : nullptr;
+    const json::Value* g = x->is_object() ? x->find("gid") : nullptr;
+    if (!u || !g || !u->is_int() || !g->is_int() || u->as_int() < 0 || g->as_int() < 0 ||
+        x->as_object().size() != 2)
+      return bad("user", "expected {\"uid\": N, \"gid\": N}");
+    p.uid = u->as_int();
+    p.gid = g->as_int();
   }
   if (const json::Value* x = v.find("systemd_user")) {
     if (!x->is_bool()) return bad("systemd_user", "expected true or false");

@@ -51,6 +51,8 @@ struct Plan {
   // The supervisor's rlimits and the sandbox's /dev/shm (DroneLimits; the config's, which stage 2
   // checks). 0: none (a plan written before limits existed).
   int64_t processes = 0, file_mb = 0, shm_mb = 0;
+  // The uid and gid the drone runs as (config drone_user); -1: the supervisor's own.
+  int64_t uid = -1, gid = -1;
   bool systemd_user = false;    // launcher "systemd": the user's manager (systemd-run --user)
   std::string slurm_partition;  // launcher "slurm": sbatch --partition; empty: the default
 
@@ -66,6 +68,7 @@ struct PlanPlaces {
   std::vector<std::string> writes;  // the mission's writes, resolved, in the mission's order
   LauncherSettings launchers;
   DroneLimits limits;
+  int64_t uid = -1, gid = -1;  // drone_user's
 };
 
 // The granularity of the deadline LAUNCHER enforces, in ms: 1 for "direct" (its supervisor counts

@@ -40,6 +40,36 @@ TEST(Plan, StdoutFileAndRoomDirsRoundTrip) {
   EXPECT_EQ(json::Write(back->ToJson()), json::Write(p.ToJson()));
 }
 
+TEST(Plan, LimitsAndTheDronesUserRoundTrip) {
+  Plan p = CodexLikePlan();
+  p.processes = 64;
+  p.file_mb = 10;
+  p.shm_mb = 8;
+  p.uid = 999;
+  p.gid = 998;
+  Result<Plan> back = Plan::FromJson(p.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->processes, 64);
+  EXPECT_EQ(back->file_mb, 10);
+  EXPECT_EQ(back->shm_mb, 8);
+  EXPECT_EQ(back->uid, 999);
+  EXPECT_EQ(back->gid, 998);
+  EXPECT_EQ(json::Write(back->ToJson()), json::Write(p.ToJson()));
+  // A plan of hangar before limits and users: none, the supervisor's own user.
+  json::Value old = CodexLikePlan().ToJson();
+  old.as_object().erase("limits");
+  Result<Plan> bare = Plan::FromJson(old);
+  ASSERT_TRUE(bare.ok()) << bare.status().message();
+  EXPECT_EQ(bare->processes, 0);
+  EXPECT_EQ(bare->uid, -1);
+  json::Value bad = p.ToJson();
+  bad.as_object()["user"] = json::Object{{"uid", -1}, {"gid", 1}};
+  EXPECT_EQ(FromJsonStatus(bad).message(), "plan.json: user: expected {\"uid\": N, \"gid\": N}");
+  bad.as_object()["user"] = json::Object{{"uid", 1}, {"gid", 1}};
+  bad.as_object()["limits"] = json::Object{{"memory_mb", 1}};
+  EXPECT_EQ(FromJsonStatus(bad).message(), "plan.json: limits.memory_mb: unknown field");
+}
+
 TEST(Plan, RoomDirsMustBePlainNames) {
   for (const char* bad : {"a/b", "..", ".", "", "/abs", "../up"}) {
     json::Value v = CodexLikePlan().ToJson();

@@ -41,6 +41,10 @@ namespace hangar {
     errno = e;
     fail(Step::kLimits);
   }
+  if (int e = BecomeDroneUser(spec.uid, spec.gid); e != 0) {
+    errno = e;
+    fail(Step::kUser);
+  }
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);

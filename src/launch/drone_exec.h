@@ -13,7 +13,7 @@ namespace hangar {
 
 // What the drone's child process reports through a close-on-exec pipe when it fails between fork
 // and exec: which step, and errno. Nothing arrives when exec succeeded.
-enum class Step : int { kGroup, kDeathSignal, kStdio, kRoom, kExec, kLimits };
+enum class Step : int { kGroup, kDeathSignal, kStdio, kRoom, kExec, kLimits, kUser };
 struct StepFailure {
   Step step;
   int error;
@@ -28,6 +28,7 @@ struct DroneSpec {
   int in = -1, out = -1, err = -1, room = -1;
   std::vector<int> inherit;  // descriptors (above 2) the drone's program inherits: the sandbox's binds
   int64_t processes = 0, file_mb = 0;  // the plan's limits (SetDroneLimits)
+  int64_t uid = -1, gid = -1;          // the plan's user (BecomeDroneUser)
   pid_t supervisor = 0;
 };
 

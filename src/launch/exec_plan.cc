@@ -58,6 +58,8 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
     if (fd < 0) return sys("create " + plan.last_message);
     close(fd);
   }
+  if (Status s = HandOverRoom(plan); !s.ok())
+    return Fail(kExecCannotRun, "cannot start drone for mission " + plan.id + ": " + s.message());
   if (chdir(plan.room.c_str()) != 0) return sys("enter room " + plan.room);
   Result<DroneCommand> cmd = PlanCommand(plan);
   if (!cmd.ok())
@@ -90,6 +92,11 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
     if (saved >= 0) dup2(saved, 2);
     errno = e;
     return sys("set the drone's limits");
+  }
+  if (int e = BecomeDroneUser(plan.uid, plan.gid); e != 0) {
+    if (saved >= 0) dup2(saved, 2);
+    errno = e;
+    return sys("change to the drone's user");
   }
   execve(cmd->exe.c_str(), argv.data(), envp.data());
   const int e = errno;

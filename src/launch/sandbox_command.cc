@@ -1,6 +1,8 @@
 #include "launch/sandbox_command.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -24,6 +26,27 @@ std::string ConfineProgram() {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   return (ec ? std::filesystem::path("/proc/self/exe") : self).parent_path() / "hangar-confine";
+}
+
+Status HandOverRoom(const Plan& plan) {
+  if (plan.uid < 0) return Status::Ok();
+  const uid_t uid = uid_t(plan.uid);
+  const gid_t gid = gid_t(plan.gid);
+  Result<UniqueFd> room = OpenRoom(plan.room);
+  if (!room.ok()) return room.status();
+  if (fchown(room->get(), uid, gid) != 0)
+    return Status::Errno("give room " + plan.room + " to uid " + std::to_string(uid), errno);
+  std::vector<std::string> dirs = plan.room_dirs;
+  dirs.push_back("ops");
+  for (const std::string& d : dirs)
+    if (fchownat(room->get(), d.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0 && errno != ENOENT)
+      return Status::Errno("give " + plan.room + "/" + d + " to uid " + std::to_string(uid), errno);
+  if (!plan.last_message.empty()) {
+    UniqueFd fd(open(plan.last_message.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (fd.get() < 0 || fchown(fd.get(), uid, gid) != 0)
+      return Status::Errno("give " + plan.last_message + " to uid " + std::to_string(uid), errno);
+  }
+  return Status::Ok();
 }
 
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,

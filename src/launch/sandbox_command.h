@@ -34,6 +34,11 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
 // hangar-confine beside the running program (/proc/self/exe).
 std::string ConfineProgram();
 
+// With a plan whose drone runs as another user (plan.uid >= 0, config drone_user): gives that
+// user the room, its ops/ and room_dirs, and the last-message file (fchown, no link followed), so
+// that the drone can write where the plan says and nowhere else. Nothing without one.
+Status HandOverRoom(const Plan& plan);
+
 // The command that runs the plan's drone: plan.argv[0] found on the plan's own PATH (FindProgram,
 // relative entries from the room), in the plan's sandbox. NotFound "cannot execute NAME: No such
 // file or directory" when there is no such program. Both hangar-shim's supervisor and its --exec

@@ -218,7 +218,7 @@ Status Supervisor::Prepare() {
     if (fd < 0) return Status::Errno("create " + plan_.last_message, errno);
     close(fd);
   }
-  return Status::Ok();
+  return HandOverRoom(plan_);
 }
 
 Status Supervisor::TakeLock() {
@@ -262,6 +262,8 @@ Result<pid_t> Supervisor::SpawnDrone() {
   spec.inherit = cmd->inherit();
   spec.processes = plan_.processes;
   spec.file_mb = plan_.file_mb;
+  spec.uid = plan_.uid;
+  spec.gid = plan_.gid;
   spec.supervisor = getpid();
 
   int p[2];
@@ -293,6 +295,9 @@ Result<pid_t> Supervisor::SpawnDrone() {
       return Status::Errno("enter room " + plan_.room, f.error);
     case Step::kLimits:
       return Status::Errno("set the drone's limits", f.error);
+    case Step::kUser:
+      return Status::Errno("change to the drone's user (uid " + std::to_string(plan_.uid) + ")",
+                           f.error);
     case Step::kExec:
       break;
   }

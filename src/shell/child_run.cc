@@ -4,6 +4,7 @@
 #include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
+#include <grp.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -40,7 +41,8 @@ int PrepareChild(const ChildFds& f) {
   if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) return errno;
   for (int fd : f.inherit)
     if (fcntl(fd, F_SETFD, 0) != 0) return errno;
-  return SetDroneLimits(f.processes, f.file_mb);
+  if (int e = SetDroneLimits(f.processes, f.file_mb); e != 0) return e;
+  return BecomeDroneUser(f.uid, f.gid);
 }
 
 }  // namespace
@@ -55,6 +57,14 @@ int SetDroneLimits(int64_t processes, int64_t file_mb) {
     if (setrlimit(RLIMIT_FSIZE, &f) != 0) return errno;
   }
   return 0;
+}
+
+int BecomeDroneUser(int64_t uid, int64_t gid) {
+  if (uid < 0) return 0;
+  if (setgroups(0, nullptr) != 0 || setresgid(gid_t(gid), gid_t(gid), gid_t(gid)) != 0 ||
+      setresuid(uid_t(uid), uid_t(uid), uid_t(uid)) != 0)
+    return errno;
+  return getuid() == uid_t(uid) && geteuid() == uid_t(uid) ? 0 : EPERM;
 }
 
 namespace {

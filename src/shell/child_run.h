@@ -28,6 +28,10 @@ std::string FindProgram(const std::string& name, const std::map<std::string, std
 // forked child; 0 or an errno value.
 int SetDroneLimits(int64_t processes, int64_t file_mb);
 
+// Changes to UID and GID for good (no supplementary group; real, effective and saved ids), when
+// UID >= 0: the drone_user of a hangard run as root. Async-signal-safe; 0 or an errno value.
+int BecomeDroneUser(int64_t uid, int64_t gid);
+
 // Moves FD above 2, so that the child's dup2 onto 0..2 cannot overwrite it before it is used.
 UniqueFd AboveStdio(int fd);
 
@@ -37,6 +41,7 @@ struct ChildFds {
   int err = -1;
   std::vector<int> inherit = {};  // above 2, also inherited (a sandbox's binds)
   int64_t processes = 0, file_mb = 0;  // SetDroneLimits in the child (0: as they are)
+  int64_t uid = -1, gid = -1;          // BecomeDroneUser in the child (-1: as it is)
 };
 
 struct ChildEnd {

@@ -61,6 +61,7 @@ struct CheckSandbox {
   std::string bwrap, confine;
   std::vector<std::string> hide;
   DroneLimits limits = {};  // processes, file_mb and shm_mb apply to checks too
+  int64_t uid = -1, gid = -1;  // the drone_user checks run as; -1: hangard's own
 };
 CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& checks,
                        const std::map<std::string, std::string>& env, const std::string& out_dir,

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Red team (issue 17): under a hangard run as root, a drone without capabilities is still uid 0,
+# and a root-owned file no deny-read path hides (an ssh host key, a daemon's 0600 file) is
+# readable to it by its owner bits; RLIMIT_NPROC binds no process of uid 0. With the config's
+# drone_user the supervisor changes to that user before bubblewrap runs: the drone's files in its
+# room belong to that uid (stat on the host), a root-only file stays unreadable to it and to its
+# done-checks, and 200 forks run at most `limits.processes` at once (counted on the host).
+# Only a hangard run as root can change users: skipped otherwise.
+. "$(dirname "$0")/lib.sh"
+[[ "$(id -u)" == 0 ]] || skip "skipped: drone_user needs hangard run as root"
+command -v useradd >/dev/null || skip "skipped: useradd missing"
+setup 2
+DRONE_USER="hangar-dr-$$"
+useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$DRONE_USER" ||
+  fail "useradd $DRONE_USER"
+teardown_extra() {
+  pkill -KILL -u "$DRONE_USER" 2>/dev/null || true
+  for _ in 1 2 3 4 5; do userdel "$DRONE_USER" 2>/dev/null && break; sleep 0.2; done
+}
+DUID=$(id -u "$DRONE_USER")
+# The drone's user reaches the rooms directory through the scratch directory (x only), as it must
+# reach /var/spool/hangar's parent in production (man hangar.conf.5, drone_user).
+chmod 711 "$T"
+echo TOPSECRET-ROOT-ONLY >"$T/root-only.txt"
+chmod 600 "$T/root-only.txt"
+python3 - "$S/hangar.conf" "$T" "$DRONE_USER" <<'PY'
+import json, sys
+conf, t, user = sys.argv[1:]
+c = json.load(open(conf))
+c["drone_user"] = user
+c["limits"] = {"processes": 64}
+c["profiles"]["attack"] = {"argv": ["/bin/sh", t + "/attack.sh"], "prompt": "stdin"}
+json.dump(c, open(conf, "w"), indent=2)
+PY
+cat >"$T/attack.sh" <<ATTACK
+id -u >uid.txt
+cat "$T/root-only.txt" >got.txt 2>>err.txt
+grep -E '^Cap(Eff|Bnd)' /proc/self/status >caps.txt
+python3 - fork-marker-5731 <<'PY'
+import os, time
+kids = []
+for _ in range(200):
+    try:
+        pid = os.fork()
+    except OSError:
+        continue
+    if pid == 0:
+        time.sleep(4)
+        os._exit(0)
+    kids.append(pid)
+open("forked.txt", "w").write("%d\n" % len(kids))
+for k in kids:
+    os.waitpid(k, 0)
+PY
+ATTACK
+start_hangard
+hangar status | grep -q "drones as uid $DUID; processes 64 (RLIMIT_NPROC)" ||
+  fail "hangar status does not say the drones' user and limit: $(hangar status | grep limits)"
+mission U-attack attack 1 '' 'attack' |
+  python3 -c 'import json,sys; m=json.load(sys.stdin); m["done_when"]=[{"run": ["sh", "-c", "id -u; cat '"$T"'/root-only.txt"]}]; print(json.dumps(m))' |
+  drop U-attack.json
+most=0
+for _ in $(seq 60); do
+  n=$(pgrep -f -c 'fork-marker-5731' || true)
+  ((n > most)) && most=$n
+  [[ -f "$S/rooms/U-attack/forked.txt" ]] && break
+  sleep 0.1
+done
+wait_returned U-attack 60
+R=$S/rooms/U-attack
+check room-files-belong-to-the-drone-user test "$(stat -c %u "$R/uid.txt")" == "$DUID"
+check root-only-file-unread test ! -s "$R/got.txt"
+check no-capability test "$(cat "$R/caps.txt")" == "$(printf 'CapEff:\t%016d\nCapBnd:\t%016d' 0 0)"
+check processes-limited test "$most" -le 64
+check processes-ran test "$most" -ge 1
+check check-ran-as-the-drone-user grep -qx "$DUID" "$S/returned/U-attack/run/check-1.out"
+check check-read-nothing test -z "$(grep -l TOPSECRET "$S/returned/U-attack/run/check-1.out")"
+note "drone as uid $DUID: at most $most forked processes at once"
+((FAILED == 0)) || exit 1
+pass
