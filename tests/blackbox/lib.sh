@@ -106,6 +106,43 @@ as_hangard_user() {
   HANGARD_AS=(setpriv "--reuid=$RT_USER" "--regid=$RT_USER" --clear-groups --)
 }
 
+# fork_bomb MARKER: the lines of a hostile drone's shell script that fork 200 times (each child
+# sleeps 4 s; a failed fork is counted, not fatal), MARKER in the command line of every process,
+# and write how many forks succeeded into forked.txt in the room.
+fork_bomb() {
+  cat <<EOF
+python3 - $1 <<'PY'
+import os, time
+kids = []
+for _ in range(200):
+    try:
+        pid = os.fork()
+    except OSError:
+        continue
+    if pid == 0:
+        time.sleep(4)
+        os._exit(0)
+    kids.append(pid)
+open("forked.txt", "w").write("%d\n" % len(kids))
+for k in kids:
+    os.waitpid(k, 0)
+PY
+EOF
+}
+
+# most_at_once MARKER DONE: the most processes with MARKER in their command line seen at once on
+# the host, sampling every 0.1 s until the file DONE exists (6 s at most).
+most_at_once() {
+  local most=0 n
+  for _ in $(seq 60); do
+    n=$(pgrep -f -c "$1" || true)
+    ((n > most)) && most=$n
+    [[ -f "$2" ]] && break
+    sleep 0.1
+  done
+  echo "$most"
+}
+
 # start_slurm: a one-node Slurm cluster in $T/slurm (scripts/slurm-test-cluster), stopped at the
 # end of the test, with SLURM_CONF exported for hangard and the tools; where it cannot start, the
 # test is skipped: "skipped: slurm unavailable: REASON".

@@ -36,36 +36,15 @@ cat >"$T/attack.sh" <<ATTACK
 id -u >uid.txt
 cat "$T/root-only.txt" >got.txt 2>>err.txt
 grep -E '^Cap(Eff|Bnd)' /proc/self/status >caps.txt
-python3 - fork-marker-5731 <<'PY'
-import os, time
-kids = []
-for _ in range(200):
-    try:
-        pid = os.fork()
-    except OSError:
-        continue
-    if pid == 0:
-        time.sleep(4)
-        os._exit(0)
-    kids.append(pid)
-open("forked.txt", "w").write("%d\n" % len(kids))
-for k in kids:
-    os.waitpid(k, 0)
-PY
 ATTACK
+fork_bomb fork-marker-5731 >>"$T/attack.sh"
 start_hangard
 hangar status | grep -q "drones as uid $DUID; processes 64 (RLIMIT_NPROC)" ||
   fail "hangar status does not say the drones' user and limit: $(hangar status | grep limits)"
 mission U-attack attack 1 '' 'attack' |
   python3 -c 'import json,sys; m=json.load(sys.stdin); m["done_when"]=[{"run": ["sh", "-c", "id -u; cat '"$T"'/root-only.txt"]}]; print(json.dumps(m))' |
   drop U-attack.json
-most=0
-for _ in $(seq 60); do
-  n=$(pgrep -f -c 'fork-marker-5731' || true)
-  ((n > most)) && most=$n
-  [[ -f "$S/rooms/U-attack/forked.txt" ]] && break
-  sleep 0.1
-done
+most=$(most_at_once fork-marker-5731 "$S/rooms/U-attack/forked.txt")
 wait_returned U-attack 60
 R=$S/rooms/U-attack
 check room-files-belong-to-the-drone-user test "$(stat -c %u "$R/uid.txt")" == "$DUID"

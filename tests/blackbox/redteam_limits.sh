@@ -31,34 +31,13 @@ stat -c %s /dev/shm/fill >shm-size.txt
 echo x >../stray 2>/dev/null && echo wrote-beside-the-room >>tmpfs.txt
 echo x >/dev/stray 2>/dev/null && echo wrote-in-dev >>tmpfs.txt
 : >>tmpfs.txt
-python3 - fork-marker-4731 <<'PY'
-import os, time
-kids = []
-for _ in range(200):
-    try:
-        pid = os.fork()
-    except OSError:
-        continue
-    if pid == 0:
-        time.sleep(4)
-        os._exit(0)
-    kids.append(pid)
-open("forked.txt", "w").write("%d\n" % len(kids))
-for k in kids:
-    os.waitpid(k, 0)
-PY
 ATTACK
+fork_bomb fork-marker-4731 >>"$T/attack.sh"
 as_hangard_user
 start_hangard
 mission L-attack attack 1 '' 'attack' | drop L-attack.json
 # Count on the host, while the drone's sleeps run: how many at once?
-most=0
-for _ in $(seq 60); do
-  n=$(pgrep -f -c 'fork-marker-4731' || true)
-  ((n > most)) && most=$n
-  [[ -f "$S/rooms/L-attack/forked.txt" ]] && break
-  sleep 0.1
-done
+most=$(most_at_once fork-marker-4731 "$S/rooms/L-attack/forked.txt")
 wait_returned L-attack 60
 R=$S/rooms/L-attack
 check file-size test "$(stat -c %s "$R/big")" -le 1048576
