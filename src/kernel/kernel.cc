@@ -748,12 +748,8 @@ class Decider {
                     {"HOME", ob.room},
                     {"LANG", "C.UTF-8"},
                     {"HANGAR_MISSION", id}};
-    ob.check_bwrap = s_.bwrap;
-    ob.check_confine = s_.bindir + "/hangar-confine";
-    ob.check_hide = s_.Hidden();
-    ob.check_limits = s_.config.limits;
-    ob.check_uid = s_.drone_uid;
-    ob.check_gid = s_.drone_gid;
+    ob.check_sandbox = {s_.bwrap,          s_.bindir + "/hangar-confine", s_.Hidden(),
+                        s_.config.limits, s_.drone_uid,                  s_.drone_gid};
     out_.push_back(std::move(ob));
   }
 

@@ -304,12 +304,7 @@ struct Observe {
   std::string stdout_file = "stdout";   // in run
   std::vector<DoneCheck> checks;
   std::map<std::string, std::string> check_env;
-  // The sandbox run checks run in (shell/done_checks.h): the drone's hidden paths, the room
-  // read-only, no network. check_bwrap empty: bubblewrap is not installed, and no run check runs.
-  std::string check_bwrap, check_confine;
-  std::vector<std::string> check_hide;
-  DroneLimits check_limits;
-  int64_t check_uid = -1, check_gid = -1;  // drone_user's: checks run as the drone does
+  CheckSandbox check_sandbox;  // where run checks run: the drone's hidden paths, limits, user
   std::string last_message;
 };
 // Stop a running drone through its supervisor (SIGTERM to the shim, by exact identity).

@@ -60,6 +60,16 @@ struct Plan {
   static Result<Plan> FromJson(const json::Value& v);
 };
 
+// The sandbox a mission's run done-checks run in (shell/done_checks.h), as the kernel decides it:
+// the drone's hidden paths, limits and user; the room read-only and no network are the shell's.
+struct CheckSandbox {
+  std::string bwrap;                // empty: bubblewrap is not installed, no run check runs
+  std::string confine;              // hangar-confine (absolute)
+  std::vector<std::string> hide;    // absolute
+  DroneLimits limits = {};          // processes, file_mb and shm_mb apply to checks too
+  int64_t uid = -1, gid = -1;       // the drone_user checks run as; -1: hangard's own
+};
+
 struct PlanPlaces {
   std::string room, run, bindir;
   int kill_grace_s = 5;

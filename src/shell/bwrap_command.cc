@@ -9,21 +9,10 @@
 #include <cerrno>
 
 #include "kernel/path_norm.h"
+#include "shell/child_run.h"
 #include "shell/path_resolve.h"
 
 namespace hangar {
-
-namespace {
-
-// FD moved above 2 (so that the child's dup2 onto stdio cannot replace it), close-on-exec.
-UniqueFd Above2(int fd) {
-  if (fd < 0 || fd > 2) return UniqueFd(fd);
-  UniqueFd high(fcntl(fd, F_DUPFD_CLOEXEC, 3));
-  close(fd);
-  return high;
-}
-
-}  // namespace
 
 std::vector<int> SandboxedCommand::inherit() const {
   std::vector<int> out;
@@ -37,7 +26,7 @@ Result<UniqueFd> OpenWithoutLinks(const std::string& path) {
   how.flags = O_PATH | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   const long fd = syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how);
-  if (fd >= 0) return Above2(int(fd));
+  if (fd >= 0) return AboveStdio(int(fd));
   if (errno == ELOOP) {
     Result<std::string> now = ResolveExistingPath(path);
     return Status::Invalid("write " + path + " now resolves to " +
@@ -79,7 +68,7 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   if (cmd.room_fd < 0) {
     Result<UniqueFd> room = OpenRoom(spec.room);
     if (!room.ok()) return room.status();
-    cmd.fds.push_back(Above2(dup(room->get())));
+    cmd.fds.emplace_back(fcntl(room->get(), F_DUPFD_CLOEXEC, 3));  // above 2, close-on-exec
     if (cmd.fds.back().get() < 0) return Status::Errno("duplicate the room's descriptor", errno);
     cmd.room_fd = cmd.fds.back().get();
   }
@@ -92,7 +81,7 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     cmd.fds.push_back(std::move(fd).value());
   }
   if (!spec.last_message.empty()) {
-    UniqueFd fd = Above2(open(spec.last_message.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd fd = AboveStdio(open(spec.last_message.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     struct stat st {};
     if (fd.get() < 0 || fstat(fd.get(), &st) != 0)
       return Status::Errno("bind " + spec.last_message + " writable into the sandbox", errno);

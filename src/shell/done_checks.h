@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "base/json.h"
-#include "kernel/config.h"
 #include "kernel/mission.h"
+#include "kernel/plan.h"
 
 namespace hangar {
 
@@ -55,14 +55,9 @@ struct CheckRun {
 // set to SIG_IGN and no other thread may wait for any child (waitpid(-1)), or the status is lost
 // (then "error" says so). The calling thread blocks for up to the sum of the checks' timeouts.
 //
-// SANDBOX: bwrap, confine (hangar-confine) and the paths to hide. With no bwrap, no run check runs:
-// each fails with "error" saying there is no sandbox to run it in.
-struct CheckSandbox {
-  std::string bwrap, confine;
-  std::vector<std::string> hide;
-  DroneLimits limits = {};  // processes, file_mb and shm_mb apply to checks too
-  int64_t uid = -1, gid = -1;  // the drone_user checks run as; -1: hangard's own
-};
+// SANDBOX (kernel/plan.h, CheckSandbox): bwrap, hangar-confine, the paths to hide, the limits and
+// the user. With no bwrap, no run check runs: each fails with "error" saying there is no sandbox
+// to run it in.
 CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& checks,
                        const std::map<std::string, std::string>& env, const std::string& out_dir,
                        const CheckSandbox& sandbox);

@@ -60,9 +60,7 @@ Observation ObserveMission(const Observe& ob, const ManifestLimits& limits) {
   Observation obs;
   obs.room = RoomManifest(ob.room, limits);
   obs.declaration = ReadDeclaration(ob.room);
-  CheckRun checks = RunDoneChecks(ob.room, ob.checks, ob.check_env, ob.run,
-                                  {ob.check_bwrap, ob.check_confine, ob.check_hide, ob.check_limits,
-                                   ob.check_uid, ob.check_gid});
+  CheckRun checks = RunDoneChecks(ob.room, ob.checks, ob.check_env, ob.run, ob.check_sandbox);
   obs.checks = checks.results;
   obs.checks_passed = checks.all_passed;
   json::Object files;
