@@ -101,8 +101,8 @@ std::string SandboxLine(const json::Value& s) {
   return bwrap + (names.empty() ? "" : " for " + names);
 }
 
-// "processes 1024 (RLIMIT_NPROC), files 4096 MiB (RLIMIT_FSIZE), /dev/shm 256 MiB, ops 60/min
-// a mission; memory not limited".
+// "processes 1024 (RLIMIT_NPROC), files 4096 MiB (RLIMIT_FSIZE), memory 8192 MiB a process
+// (RLIMIT_DATA), /dev/shm 256 MiB, ops 60/min a mission".
 std::string LimitsLine(const json::Value& s) {
   const json::Value* l = s.is_object() ? s.find("limits") : nullptr;
   if (!l || !l->is_object()) return "unknown (hangard has not said)";
@@ -116,8 +116,9 @@ std::string LimitsLine(const json::Value& s) {
   const std::string as = uid && uid->is_int() ? "drones as uid " + n("drone_uid") + "; " : "";
   return as + "processes " + n("processes") +
          (root ? " (RLIMIT_NPROC: NOT enforced, drones run as uid 0)" : " (RLIMIT_NPROC)") +
-         ", files " + n("file_mb") + " MiB (RLIMIT_FSIZE), /dev/shm " + n("shm_mb") +
-         " MiB, ops " + n("ops_per_minute") + "/min a mission; memory not limited";
+         ", files " + n("file_mb") + " MiB (RLIMIT_FSIZE), memory " + n("memory_mb") +
+         " MiB a process (RLIMIT_DATA), /dev/shm " + n("shm_mb") + " MiB, ops " +
+         n("ops_per_minute") + "/min a mission";
 }
 
 std::string LedgerLine(const json::Value& l) {

@@ -109,8 +109,8 @@ Status Daemon::WritePresence(const char* status) {
                                                      : json::Value(nullptr)},
                                    {"file_mb", lim.file_mb},
                                    {"shm_mb", lim.shm_mb},
-                                   {"ops_per_minute", lim.ops_per_minute},
-                                   {"memory", nullptr}};
+                                   {"memory_mb", lim.memory_mb},
+                                   {"ops_per_minute", lim.ops_per_minute}};
   o["sandbox"] = std::move(sandbox);
   o["status"] = status;
   o["time"] = FormatTime(env_->Now());

@@ -256,12 +256,14 @@ Config Parse(element root, const std::string& file) {
           c.limits.processes = Int(lv, f, 16, 1 << 22);
         else if (lk == "file_mb")
           c.limits.file_mb = Int(lv, f, 1, int64_t(1) << 30);
+        else if (lk == "memory_mb")
+          c.limits.memory_mb = Int(lv, f, 64, int64_t(1) << 30);
         else if (lk == "shm_mb")
           c.limits.shm_mb = Int(lv, f, 1, int64_t(1) << 20);
         else if (lk == "ops_per_minute")
           c.limits.ops_per_minute = int(Int(lv, f, 1, 100000));
         else
-          Throw(f, "unknown field (limits has processes, file_mb, shm_mb, ops_per_minute)");
+          Throw(f, "unknown field (limits has processes, file_mb, memory_mb, shm_mb, ops_per_minute)");
       }
     } else if (k == "launchers") {
       if (v.type() != element_type::OBJECT) Throw(k, "expected an object");

@@ -60,11 +60,14 @@ struct LauncherSettings {
 };
 
 // Limits on every drone and done-check, enforced outside it (man/hangar.conf.5, limits): by the
-// supervisor's setrlimit(2) before bubblewrap runs, by the sandbox's /dev/shm, and by the window.
-// Memory is not limited in this version (that needs a delegated cgroup v2 subtree).
+// supervisor's setrlimit(2) before bubblewrap runs, by the sandbox's /dev/shm, by the window, and
+// for drones of the engine launchers also by the engine (systemd MemoryMax=/TasksMax=, Slurm
+// --mem). Memory under the direct launcher is RLIMIT_DATA, per process: a cgroup v2 total needs a
+// delegated subtree, which this version does not drive.
 struct DroneLimits {
   int64_t processes = 1024;  // RLIMIT_NPROC: processes of the drone's uid (not enforced for uid 0)
   int64_t file_mb = 4096;    // RLIMIT_FSIZE: the largest file a drone may write, in MiB
+  int64_t memory_mb = 8192;  // RLIMIT_DATA of each drone process (heap and private mappings), MiB
   int64_t shm_mb = 256;      // the size of the sandbox's /dev/shm tmpfs, in MiB
   int ops_per_minute = 60;   // op handlers the window starts for one mission in any 60 s
   bool operator==(const DroneLimits&) const = default;

@@ -66,20 +66,23 @@ TEST(Config, LimitsOnEveryDroneWithDefaults) {
   EXPECT_EQ(d->limits, DroneLimits{});
   EXPECT_EQ(d->limits.processes, 1024);
   Result<Config> c = ParseConfig(
-      R"({"hangar":1,"limits":{"processes":64,"file_mb":10,"shm_mb":8,"ops_per_minute":5},)"
+      R"({"hangar":1,"limits":{"processes":64,"file_mb":10,"memory_mb":512,"shm_mb":8,)"
+      R"("ops_per_minute":5},)"
       R"("profiles":{"x":{"argv":["a"]}}})",
       "/c.conf");
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->limits, (DroneLimits{64, 10, 8, 5}));
+  EXPECT_EQ(c->limits, (DroneLimits{64, 10, 512, 8, 5}));
   auto err = [](const std::string& limits) {
     return ParseConfig(R"({"hangar":1,"limits":)" + limits + R"(,"profiles":{"x":{"argv":["a"]}}})",
                        "/c.conf")
         .status()
         .message();
   };
+  EXPECT_EQ(err(R"({"memory":1})"),
+            "/c.conf: limits.memory: unknown field (limits has processes, file_mb, memory_mb, "
+            "shm_mb, ops_per_minute)");
   EXPECT_EQ(err(R"({"memory_mb":1})"),
-            "/c.conf: limits.memory_mb: unknown field (limits has processes, file_mb, shm_mb, "
-            "ops_per_minute)");
+            "/c.conf: limits.memory_mb: expected an integer from 64 to 1073741824");
   EXPECT_EQ(err(R"({"processes":1})"),
             "/c.conf: limits.processes: expected an integer from 16 to 4194304");
   EXPECT_EQ(err("[]"), "/c.conf: limits: expected an object");

@@ -149,10 +149,11 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
                             : "the plan runs " + sb.bwrap + ", not the bubblewrap hangard found (" +
                                   site.bwrap + ")");
   if (plan.processes != site.limits.processes || plan.file_mb != site.limits.file_mb ||
-      plan.shm_mb != site.limits.shm_mb)
+      plan.memory_mb != site.limits.memory_mb || plan.shm_mb != site.limits.shm_mb)
     deny("plan.limits", "the plan's limits are not the config's (processes " +
                             std::to_string(site.limits.processes) + ", file_mb " +
-                            std::to_string(site.limits.file_mb) + ", shm_mb " +
+                            std::to_string(site.limits.file_mb) + ", memory_mb " +
+                            std::to_string(site.limits.memory_mb) + ", shm_mb " +
                             std::to_string(site.limits.shm_mb) + ")");
   if (plan.uid != site.drone_uid || plan.gid != site.drone_gid)
     deny("plan.user", site.drone_uid < 0 ? "the plan changes the drone's user, and the config "

@@ -42,7 +42,7 @@ Plan PlanFor(const Mission& m) {
 GateSite Site() {
   // Not root; the limits MakePlan's plans carry (none).
   return GateSite{"/s/rooms", "/home/u", {"/s", "/anchor"}, "/usr/bin/bwrap", "/b", false,
-                  DroneLimits{0, 0, 0, 60}};
+                  DroneLimits{0, 0, 0, 0, 60}};
 }
 
 const char* kPolicy = R"({"hangar_policy":1,

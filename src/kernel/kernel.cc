@@ -316,7 +316,8 @@ class Decider {
       const Phase from = rec.phase;
       if (from == Phase::kQueued) std::erase(st_->queue, id);
       Finish(id, rec, from,
-             BuildUnrunReturn(id, rec, "cancelled", "cancelled on request before it ran", now),
+             BuildUnrunReturn(id, rec, "cancelled", "cancelled on request before it ran",
+                              s_.config.limits, now),
              now);
     } else if (kill) {
       out_.push_back(Kill{id});
@@ -505,7 +506,7 @@ class Decider {
     } else {
       rec.error = "launch failed: " + l.error;
     }
-    Finish(l.id, rec, from, BuildReturn(l.id, rec, nullptr, l.now), l.now);
+    Finish(l.id, rec, from, BuildReturn(l.id, rec, nullptr, s_.config.limits, l.now), l.now);
     Pump(l.now);
   }
 
@@ -706,7 +707,8 @@ class Decider {
   void On(const Observed& o) {
     MissionRec* rec = Running(o.id, true);
     if (!rec) return;
-    Finish(o.id, *rec, Phase::kRunning, BuildReturn(o.id, *rec, &o.obs, o.now), o.now);
+    Finish(o.id, *rec, Phase::kRunning, BuildReturn(o.id, *rec, &o.obs, s_.config.limits, o.now),
+           o.now);
   }
 
   // ---- transitions ----

@@ -80,6 +80,7 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.enforced_deadline_ms = g > 0 ? RoundUpDeadline(plan.deadline_ms, g) : 0;
   plan.processes = where.limits.processes;
   plan.file_mb = where.limits.file_mb;
+  plan.memory_mb = where.limits.memory_mb;
   plan.shm_mb = where.limits.shm_mb;
   plan.uid = where.uid;
   plan.gid = where.gid;
@@ -119,7 +120,8 @@ json::Value Plan::ToJson() const {
   o["deadline_ms"] = deadline_ms;
   o["grace_ms"] = grace_ms;
   o["enforced_deadline_ms"] = enforced_deadline_ms;
-  o["limits"] = json::Object{{"processes", processes}, {"file_mb", file_mb}, {"shm_mb", shm_mb}};
+  o["limits"] = json::Object{{"processes", processes}, {"file_mb", file_mb},
+                             {"memory_mb", memory_mb}, {"shm_mb", shm_mb}};
   if (uid >= 0) o["user"] = json::Object{{"uid", uid}, {"gid", gid}};
   if (launcher == "systemd") o["systemd_user"] = systemd_user;
   if (launcher == "slurm") o["slurm_partition"] = slurm_partition;
@@ -161,6 +163,7 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
     for (const auto& [k, n] : x->as_object()) {
       int64_t* out = k == "processes" ? &p.processes
                      : k == "file_mb" ? &p.file_mb
+                     : k == "memory_mb" ? &p.memory_mb
                      : k == "shm_mb"  ? &p.shm_mb
                                       : nullptr;
       if (!out) return bad("limits." + k, "unknown field");

@@ -50,7 +50,7 @@ struct Plan {
   int64_t enforced_deadline_ms = 0;
   // The supervisor's rlimits and the sandbox's /dev/shm (DroneLimits; the config's, which stage 2
   // checks). 0: none (a plan written before limits existed).
-  int64_t processes = 0, file_mb = 0, shm_mb = 0;
+  int64_t processes = 0, file_mb = 0, memory_mb = 0, shm_mb = 0;
   // The uid and gid the drone runs as (config drone_user); -1: the supervisor's own.
   int64_t uid = -1, gid = -1;
   bool systemd_user = false;    // launcher "systemd": the user's manager (systemd-run --user)
@@ -66,7 +66,7 @@ struct CheckSandbox {
   std::string bwrap;                // empty: bubblewrap is not installed, no run check runs
   std::string confine;              // hangar-confine (absolute)
   std::vector<std::string> hide;    // absolute
-  DroneLimits limits = {};          // processes, file_mb and shm_mb apply to checks too
+  DroneLimits limits = {};          // all but ops_per_minute apply to checks too
   int64_t uid = -1, gid = -1;       // the drone_user checks run as; -1: hangard's own
 };
 

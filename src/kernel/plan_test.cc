@@ -44,6 +44,7 @@ TEST(Plan, LimitsAndTheDronesUserRoundTrip) {
   Plan p = CodexLikePlan();
   p.processes = 64;
   p.file_mb = 10;
+  p.memory_mb = 512;
   p.shm_mb = 8;
   p.uid = 999;
   p.gid = 998;
@@ -51,6 +52,7 @@ TEST(Plan, LimitsAndTheDronesUserRoundTrip) {
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->processes, 64);
   EXPECT_EQ(back->file_mb, 10);
+  EXPECT_EQ(back->memory_mb, 512);
   EXPECT_EQ(back->shm_mb, 8);
   EXPECT_EQ(back->uid, 999);
   EXPECT_EQ(back->gid, 998);
@@ -66,8 +68,8 @@ TEST(Plan, LimitsAndTheDronesUserRoundTrip) {
   bad.as_object()["user"] = json::Object{{"uid", -1}, {"gid", 1}};
   EXPECT_EQ(FromJsonStatus(bad).message(), "plan.json: user: expected {\"uid\": N, \"gid\": N}");
   bad.as_object()["user"] = json::Object{{"uid", 1}, {"gid", 1}};
-  bad.as_object()["limits"] = json::Object{{"memory_mb", 1}};
-  EXPECT_EQ(FromJsonStatus(bad).message(), "plan.json: limits.memory_mb: unknown field");
+  bad.as_object()["limits"] = json::Object{{"memory", 1}};
+  EXPECT_EQ(FromJsonStatus(bad).message(), "plan.json: limits.memory: unknown field");
 }
 
 TEST(Plan, RoomDirsMustBePlainNames) {

@@ -77,8 +77,47 @@ std::string DecideOutcome(const MissionRec& rec, bool checks_passed, bool harnes
   return "failed";
 }
 
+json::Value LimitsRecord(const DroneLimits& limits, const MissionRec& rec, const Observation* obs) {
+  constexpr int kSigXfsz = 25;       // SIGXFSZ on Linux: a write past RLIMIT_FSIZE
+  constexpr size_t kMaxFiles = 20;   // files at the cap named; the rest counted
+  json::Array reached;
+  if (rec.exit && rec.exit->signal == kSigXfsz)
+    reached.push_back(json::Object{{"limit", "file_mb"}, {"signal", kSigXfsz}});
+  const int64_t cap = limits.file_mb << 20;
+  const json::Value* manifest = obs && obs->room.is_object() ? obs->room.find("manifest") : nullptr;
+  int64_t at_cap = 0;
+  if (manifest && manifest->is_array() && cap > 0)
+    for (const json::Value& e : manifest->as_array()) {
+      const json::Value* type = e.is_object() ? e.find("type") : nullptr;
+      const json::Value* size = e.is_object() ? e.find("size") : nullptr;
+      const json::Value* path = e.is_object() ? e.find("path") : nullptr;
+      if (!type || !size || !path || !type->is_string() || type->as_string() != "file" ||
+          !size->is_int() || size->as_int() < cap || !path->is_string())
+        continue;
+      if (size_t(++at_cap) <= kMaxFiles)
+        reached.push_back(json::Object{{"limit", "file_mb"}, {"path", path->as_string()}});
+    }
+  if (size_t(at_cap) > kMaxFiles)
+    reached.push_back(
+        json::Object{{"limit", "file_mb"}, {"more_files", at_cap - int64_t(kMaxFiles)}});
+  const json::Value* answered = obs && obs->ops.is_object() ? obs->ops.find("answered") : nullptr;
+  int64_t rate = 0;
+  if (answered && answered->is_array())
+    for (const json::Value& a : answered->as_array()) {
+      const json::Value* rule = a.is_object() ? a.find("rule") : nullptr;
+      rate += rule && rule->is_string() && rule->as_string() == "op.rate";
+    }
+  if (rate > 0) reached.push_back(json::Object{{"limit", "ops_per_minute"}, {"refused", rate}});
+  return json::Object{{"in_force", json::Object{{"processes", limits.processes},
+                                                {"file_mb", limits.file_mb},
+                                                {"memory_mb", limits.memory_mb},
+                                                {"shm_mb", limits.shm_mb},
+                                                {"ops_per_minute", limits.ops_per_minute}}},
+                      {"reached", std::move(reached)}};
+}
+
 json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs,
-                        TimeMs now) {
+                        const DroneLimits& limits, TimeMs now) {
   const bool passed = obs ? obs->checks_passed : false;
   json::Object o = Base(id, rec, now);
   const bool harness_error = HarnessError(obs);
@@ -107,18 +146,21 @@ json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Obse
     o["ops"] = obs->ops;
     o["harness_reported"] = obs->harness;
     o["verdict"] = JudgeEvidence(obs->declaration, obs->ops);
+    o["limits"] = LimitsRecord(limits, rec, obs);
   } else {
     for (const char* k :
-         {"done_checks", "declaration", "files", "room", "ops", "harness_reported", "verdict"})
+         {"done_checks", "declaration", "files", "room", "ops", "harness_reported", "verdict",
+          "limits"})
       o[k] = nullptr;
   }
   return o;
 }
 
 json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec,
-                             const std::string& outcome, const std::string& reason, TimeMs now) {
+                             const std::string& outcome, const std::string& reason,
+                             const DroneLimits& limits, TimeMs now) {
   // The same record as a launch that never happened: nothing observed, every observation null.
-  json::Value r = BuildReturn(id, rec, nullptr, now);
+  json::Value r = BuildReturn(id, rec, nullptr, limits, now);
   r["outcome"] = outcome;
   r["reason"] = reason;
   return r;

@@ -14,12 +14,21 @@ namespace hangar {
 // error (Claude Code's is_error), which wins over an exit status of 0.
 std::string DecideOutcome(const MissionRec& rec, bool checks_passed, bool harness_error = false);
 
+// The limits the drone ran under and those its traces show it reached (man/hangar-return.5,
+// limits): {"in_force": {processes, file_mb, memory_mb, shm_mb, ops_per_minute}, "reached":
+// [...]}. Reached, from observations only: file_mb by a file of the room at the cap (a write past
+// it failed) or a drone killed by SIGXFSZ; ops_per_minute by the window's op.rate refusals. A
+// process or memory limit the drone reached leaves no trace the kernel observes (a failed fork
+// or allocation is the drone's own error).
+json::Value LimitsRecord(const DroneLimits& limits, const MissionRec& rec, const Observation* obs);
+
 // A return for a mission whose drone ran (or whose launch was attempted).
 json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs,
-                        TimeMs now);
+                        const DroneLimits& limits, TimeMs now);
 
 // A return for a mission that ended without running (cancelled while held or queued).
 json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec,
-                             const std::string& outcome, const std::string& reason, TimeMs now);
+                             const std::string& outcome, const std::string& reason,
+                             const DroneLimits& limits, TimeMs now);
 
 }  // namespace hangar

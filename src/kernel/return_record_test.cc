@@ -27,33 +27,64 @@ Observation WithHarness(const char* harness, json::Value report) {
 
 TEST(ReturnRecord, ClaudesIsErrorWinsOverExitZero) {
   Observation obs = WithHarness("claude", json::Object{{"is_error", true}});
-  json::Value r = BuildReturn("M", Exited(0), &obs, 1000);
+  json::Value r = BuildReturn("M", Exited(0), &obs, DroneLimits{}, 1000);
   EXPECT_EQ(r["outcome"].as_string(), "failed");
   EXPECT_NE(r["reason"].as_string().find("is_error"), std::string::npos) << r["reason"].as_string();
 }
 
 TEST(ReturnRecord, ClaudeWithoutAResultIsNoSuccess) {
   Observation obs = WithHarness("claude", json::Object{{"present", false}});
-  EXPECT_EQ(BuildReturn("M", Exited(0), &obs, 1000)["outcome"].as_string(), "failed");
+  EXPECT_EQ(BuildReturn("M", Exited(0), &obs, DroneLimits{}, 1000)["outcome"].as_string(), "failed");
 }
 
 TEST(ReturnRecord, ClaudeWithoutErrorAndCodexAreJudgedByExitAndChecks) {
   Observation ok = WithHarness("claude", json::Object{{"is_error", false}});
-  EXPECT_EQ(BuildReturn("M", Exited(0), &ok, 1000)["outcome"].as_string(), "done");
+  EXPECT_EQ(BuildReturn("M", Exited(0), &ok, DroneLimits{}, 1000)["outcome"].as_string(), "done");
   // Codex's report is evidence only: it never decides the outcome.
   Observation codex = WithHarness("codex", json::Object{{"errors", json::Array{"boom"}}});
-  EXPECT_EQ(BuildReturn("M", Exited(0), &codex, 1000)["outcome"].as_string(), "done");
+  EXPECT_EQ(BuildReturn("M", Exited(0), &codex, DroneLimits{}, 1000)["outcome"].as_string(), "done");
 }
 
 TEST(ReturnRecord, CarriesTheWindowRecordHarnessReportAndVerdict) {
   Observation obs = WithHarness("codex", json::Object{{"commands", json::Array{}}});
-  json::Value r = BuildReturn("M", Exited(0), &obs, 1000);
+  json::Value r = BuildReturn("M", Exited(0), &obs, DroneLimits{}, 1000);
   EXPECT_EQ(r["ops"], obs.ops);
   EXPECT_EQ(r["harness_reported"], obs.harness);
   EXPECT_EQ(r["verdict"]["verdict"].as_string(), "reassess");  // no declaration
-  json::Value unrun = BuildReturn("M", Exited(0), nullptr, 1000);
+  json::Value unrun = BuildReturn("M", Exited(0), nullptr, DroneLimits{}, 1000);
   EXPECT_TRUE(unrun["verdict"].is_null());
   EXPECT_TRUE(unrun["ops"].is_null());
+  EXPECT_TRUE(unrun["limits"].is_null()) << "nothing observed, nothing reached";
+}
+
+// What the traces show of the limits: files at the cap, SIGXFSZ, op.rate refusals; never a
+// file below the cap, a directory, or another refusal.
+TEST(ReturnRecord, LimitsReachedAreThoseTheTracesShow) {
+  DroneLimits lim;
+  lim.file_mb = 1;
+  Observation obs = WithHarness("codex", json::Object{});
+  auto entry = [](const char* path, const char* type, int64_t size) {
+    return json::Object{{"path", path}, {"type", type}, {"size", size}};
+  };
+  obs.room = json::Object{{"manifest", json::Array{entry("big", "file", 1 << 20),
+                                                   entry("small", "file", (1 << 20) - 1),
+                                                   entry("d", "dir", 4 << 20)}}};
+  obs.ops = json::Object{{"answered", json::Array{json::Object{{"rule", "op.rate"}},
+                                                  json::Object{{"rule", "op.undeclared"}},
+                                                  json::Object{{"rule", "op.rate"}}}}};
+  MissionRec rec = Exited(0);
+  json::Value r = BuildReturn("M", rec, &obs, lim, 1000)["limits"];
+  EXPECT_EQ(r["in_force"]["file_mb"].as_int(), 1);
+  EXPECT_EQ(r["in_force"]["memory_mb"].as_int(), DroneLimits{}.memory_mb);
+  EXPECT_EQ(r["reached"], (json::Value(json::Array{
+                              json::Object{{"limit", "file_mb"}, {"path", "big"}},
+                              json::Object{{"limit", "ops_per_minute"}, {"refused", 2}}})));
+  rec.exit->rc.reset();
+  rec.exit->signal = 25;  // SIGXFSZ
+  json::Value k = LimitsRecord(lim, rec, nullptr);
+  EXPECT_EQ(k["reached"], (json::Value(json::Array{
+                              json::Object{{"limit", "file_mb"}, {"signal", 25}}})));
+  EXPECT_TRUE(LimitsRecord(lim, Exited(0), nullptr)["reached"].as_array().empty());
 }
 
 }  // namespace

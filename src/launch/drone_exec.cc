@@ -37,7 +37,7 @@ namespace hangar {
   for (int fd : spec.inherit)
     if (fcntl(fd, F_SETFD, 0) != 0) fail(Step::kStdio);
   if (fchdir(spec.room) != 0) fail(Step::kRoom);
-  if (int e = SetDroneLimits(spec.processes, spec.file_mb); e != 0) {
+  if (int e = SetDroneLimits(spec.processes, spec.file_mb, spec.memory_mb); e != 0) {
     errno = e;
     fail(Step::kLimits);
   }

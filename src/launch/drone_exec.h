@@ -27,7 +27,7 @@ struct DroneSpec {
   std::vector<char*> argv, envp;
   int in = -1, out = -1, err = -1, room = -1;
   std::vector<int> inherit;  // descriptors (above 2) the drone's program inherits: the sandbox's binds
-  int64_t processes = 0, file_mb = 0;  // the plan's limits (SetDroneLimits)
+  int64_t processes = 0, file_mb = 0, memory_mb = 0;  // the plan's limits (SetDroneLimits)
   int64_t uid = -1, gid = -1;          // the plan's user (BecomeDroneUser)
   pid_t supervisor = 0;
 };

@@ -88,7 +88,7 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
   // Nothing of the engine's (slurmstepd's, systemd's) reaches the drone but stdio.
   close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
   for (int fd : cmd->inherit()) fcntl(fd, F_SETFD, 0);  // the sandbox's binds
-  if (int e = SetDroneLimits(plan.processes, plan.file_mb); e != 0) {
+  if (int e = SetDroneLimits(plan.processes, plan.file_mb, plan.memory_mb); e != 0) {
     if (saved >= 0) dup2(saved, 2);
     errno = e;
     return sys("set the drone's limits");

@@ -238,6 +238,8 @@ std::vector<std::string> SbatchArgv(const Plan& plan, const std::string& script,
       "--export=NONE",
       "--no-requeue"};
   if (!o.partition.empty()) argv.push_back("--partition=" + o.partition);
+  // The job's memory on its node, as Slurm's task plugin enforces it (cgroup or RLIMIT_AS there).
+  if (plan.memory_mb > 0) argv.push_back("--mem=" + std::to_string(plan.memory_mb) + "M");
   argv.push_back(script);
   return argv;
 }

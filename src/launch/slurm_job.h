@@ -43,9 +43,10 @@ std::string BatchScript(const std::string& shim, const std::string& plan_file,
 
 // sbatch --parsable --job-name=hangar-ID-N --time=M (the plan's enforced_deadline_ms in minutes)
 //   --chdir=ROOM --output=RUN/slurm.out
-//   --error=RUN/slurm.err --export=NONE --no-requeue [--partition=P] SCRIPT
+//   --error=RUN/slurm.err --export=NONE --no-requeue [--partition=P] [--mem=MB M] SCRIPT
 // (% in RUN doubled: sbatch expands %j and the like in --output and --error). --no-requeue: Slurm
-// would otherwise run the job again after a node failure, twice under one launch key. Slurm runs
+// would otherwise run the job again after a node failure, twice under one launch key. --mem: the
+// plan's memory_mb, when set (the shim's rlimits apply inside the job as well). Slurm runs
 // the job in /tmp when ROOM does not exist: the shim must not rely on the working directory.
 std::vector<std::string> SbatchArgv(const Plan& plan, const std::string& script,
                                     const SlurmOptions& o);

@@ -142,6 +142,10 @@ TEST(SlurmJob, SbatchArgv) {
   EXPECT_EQ(argv.front(), "/opt/slurm/bin/sbatch");
   EXPECT_EQ(argv[argv.size() - 2], "--partition=debug");
   EXPECT_EQ(argv.back(), "/s/job.sh");
+  Plan limited = MakePlan();
+  limited.memory_mb = 2048;
+  argv = SbatchArgv(limited, "/s/job.sh", o);
+  EXPECT_EQ(argv[argv.size() - 2], "--mem=2048M") << "the job's memory is the plan's";
 }
 
 // sbatch would expand %j in --output; %% is a plain % (tried on the test cluster).

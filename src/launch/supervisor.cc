@@ -262,6 +262,7 @@ Result<pid_t> Supervisor::SpawnDrone() {
   spec.inherit = cmd->inherit();
   spec.processes = plan_.processes;
   spec.file_mb = plan_.file_mb;
+  spec.memory_mb = plan_.memory_mb;
   spec.uid = plan_.uid;
   spec.gid = plan_.gid;
   spec.supervisor = getpid();

@@ -246,6 +246,15 @@ std::vector<std::string> SystemdRunArgv(const Plan& plan, const std::string& shi
            "--property=TimeoutStopSec=" + std::to_string(RuntimeMaxSec(plan.grace_ms)),
            "--setenv=HANGAR_UNIT=" + unit,
            "--working-directory=" + plan.room,
+       })
+    argv.push_back(std::move(a));
+  // The limits as the unit's cgroup (a total across the drone's processes, which the shim's
+  // rlimits are not): systemd.resource-control(5).
+  if (plan.memory_mb > 0)
+    argv.push_back("--property=MemoryMax=" + std::to_string(plan.memory_mb) + "M");
+  if (plan.processes > 0)
+    argv.push_back("--property=TasksMax=" + std::to_string(plan.processes));
+  for (std::string a : {
            // ':' turns off $ expansion for this command (ExecStopPostEx, flag no-env-expand).
            "--property=ExecStopPost=:" + QuoteWord(shim) + " --unit-ended " + QuoteWord(plan.run),
            std::string("--"),

@@ -53,7 +53,8 @@ Status CheckSystemdShim(const std::string& shim);
 // systemd-run [--user] --unit=hangar-ID-N.service "--description=hangar ID attempt N" --quiet
 //   --collect --property=Type=exec --property=RuntimeMaxSec=S --property=TimeoutStopSec=G
 //   --setenv=HANGAR_UNIT=UNIT
-//   --working-directory=ROOM '--property=ExecStopPost=:"SHIM" --unit-ended "RUN"'
+//   --working-directory=ROOM [--property=MemoryMax=MB M] [--property=TasksMax=PROCESSES]
+//   '--property=ExecStopPost=:"SHIM" --unit-ended "RUN"'
 //   -- SHIM --exec PLAN_FILE SHA256
 // S is the plan's enforced_deadline_ms in whole seconds rounded up, at least 1; G its grace_ms
 // likewise. In "..." words

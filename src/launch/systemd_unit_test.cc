@@ -1,5 +1,6 @@
 #include "launch/systemd_unit.h"
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -84,6 +85,21 @@ TEST(SystemdUnit, RunArgvForTheUsersManager) {
   Argv rest(got.begin() + 2, got.end());
   Argv system = SystemdRunArgv(p, kShim, kPlanFile, kSha, SystemdOptions{});
   EXPECT_EQ(rest, Argv(system.begin() + 1, system.end())) << "--user is the only difference";
+}
+
+// The config's limits become the unit's cgroup limits, a total across the drone's processes.
+TEST(SystemdUnit, LimitsAreTheUnitsResourceControl) {
+  Plan p = MakePlan();
+  p.memory_mb = 2048;
+  p.processes = 256;
+  Argv got = SystemdRunArgv(p, kShim, kPlanFile, kSha, SystemdOptions{});
+  Argv none = SystemdRunArgv(MakePlan(), kShim, kPlanFile, kSha, SystemdOptions{});
+  auto at = std::find(got.begin(), got.end(), "--working-directory=/srv/hangar/rooms/W-1");
+  ASSERT_NE(at, got.end());
+  EXPECT_EQ(*(at + 1), "--property=MemoryMax=2048M");
+  EXPECT_EQ(*(at + 2), "--property=TasksMax=256");
+  got.erase(at + 1, at + 3);
+  EXPECT_EQ(got, none) << "the two properties are the only difference";
 }
 
 // RuntimeMaxSec is the plan's enforced deadline in whole seconds, rounded up: never less time than

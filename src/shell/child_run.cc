@@ -41,13 +41,13 @@ int PrepareChild(const ChildFds& f) {
   if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) return errno;
   for (int fd : f.inherit)
     if (fcntl(fd, F_SETFD, 0) != 0) return errno;
-  if (int e = SetDroneLimits(f.processes, f.file_mb); e != 0) return e;
+  if (int e = SetDroneLimits(f.processes, f.file_mb, f.memory_mb); e != 0) return e;
   return BecomeDroneUser(f.uid, f.gid);
 }
 
 }  // namespace
 
-int SetDroneLimits(int64_t processes, int64_t file_mb) {
+int SetDroneLimits(int64_t processes, int64_t file_mb, int64_t memory_mb) {
   if (processes > 0) {
     const rlimit n{rlim_t(processes), rlim_t(processes)};
     if (setrlimit(RLIMIT_NPROC, &n) != 0) return errno;
@@ -55,6 +55,10 @@ int SetDroneLimits(int64_t processes, int64_t file_mb) {
   if (file_mb > 0) {
     const rlimit f{rlim_t(file_mb) << 20, rlim_t(file_mb) << 20};
     if (setrlimit(RLIMIT_FSIZE, &f) != 0) return errno;
+  }
+  if (memory_mb > 0) {
+    const rlimit d{rlim_t(memory_mb) << 20, rlim_t(memory_mb) << 20};
+    if (setrlimit(RLIMIT_DATA, &d) != 0) return errno;
   }
   return 0;
 }

@@ -23,10 +23,10 @@ namespace hangar {
 // file NAME in an absolute directory of ENV's PATH; "" when there is none.
 std::string FindProgram(const std::string& name, const std::map<std::string, std::string>& env);
 
-// Sets RLIMIT_NPROC to PROCESSES and RLIMIT_FSIZE to FILE_MB MiB, soft and hard (a limit of 0 is
-// left as it is): the limits of a drone or a done-check (DroneLimits). Async-signal-safe, for a
+// Sets RLIMIT_NPROC to PROCESSES, RLIMIT_FSIZE to FILE_MB MiB and RLIMIT_DATA to MEMORY_MB MiB,
+// soft and hard (a limit of 0 is left as it is): the limits of a drone or a done-check (DroneLimits). Async-signal-safe, for a
 // forked child; 0 or an errno value.
-int SetDroneLimits(int64_t processes, int64_t file_mb);
+int SetDroneLimits(int64_t processes, int64_t file_mb, int64_t memory_mb);
 
 // Changes to UID and GID for good (no supplementary group; real, effective and saved ids), when
 // UID >= 0: the drone_user of a hangard run as root. Async-signal-safe; 0 or an errno value.
@@ -40,8 +40,8 @@ struct ChildFds {
   int cwd, in, out;  // stdout, and stderr too unless `err` is given
   int err = -1;
   std::vector<int> inherit = {};  // above 2, also inherited (a sandbox's binds)
-  int64_t processes = 0, file_mb = 0;  // SetDroneLimits in the child (0: as they are)
-  int64_t uid = -1, gid = -1;          // BecomeDroneUser in the child (-1: as it is)
+  int64_t processes = 0, file_mb = 0, memory_mb = 0;  // SetDroneLimits (0: as they are)
+  int64_t uid = -1, gid = -1;  // BecomeDroneUser in the child (-1: as it is)
 };
 
 struct ChildEnd {

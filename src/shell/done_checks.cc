@@ -92,8 +92,8 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
   }
   ChildEnd e = RunChild(cmd->exe, cmd->argv, env,
                         {room->get(), in.get(), out.get(), -1, cmd->inherit(),
-                         sandbox.limits.processes, sandbox.limits.file_mb, sandbox.uid,
-                         sandbox.gid},
+                         sandbox.limits.processes, sandbox.limits.file_mb,
+                         sandbox.limits.memory_mb, sandbox.uid, sandbox.gid},
                         std::chrono::seconds(c.timeout_s));
   r["duration_ms"] = e.duration_ms;
   if (e.rc) r["rc"] = *e.rc;

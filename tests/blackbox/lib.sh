@@ -67,6 +67,18 @@ setup() {
   trap 'exit 130' INT TERM
 }
 
+# edit_conf PYTHON: runs PYTHON (statements) with c the scratch config as a dict and t the scratch
+# directory, then writes c back to $S/hangar.conf.
+edit_conf() {
+  python3 - "$S/hangar.conf" "$T" "$1" <<'PY'
+import json, sys
+conf, t, code = sys.argv[1:]
+c = json.load(open(conf))
+exec(code)
+json.dump(c, open(conf, "w"), indent=2)
+PY
+}
+
 # --- identities (the red-team tests) ---------------------------------------------------------------
 
 # each_identity: runs the calling test twice, hangard as root (as the shipped unit runs it) and as

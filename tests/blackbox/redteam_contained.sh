@@ -11,14 +11,10 @@
 . "$(dirname "$0")/lib.sh"
 each_identity
 setup 2
-python3 - "$S/hangar.conf" "$T" <<'PY'
-import json, sys
-conf, t = sys.argv[1], sys.argv[2]
-c = json.load(open(conf))
+edit_conf '
 c["profiles"]["attack"] = {"argv": ["/bin/sh", t + "/attack.sh"], "prompt": "stdin"}
 c["profiles"]["loops"] = {"argv": ["/bin/sh", t + "/loops.sh"], "prompt": "stdin"}
-json.dump(c, open(conf, "w"), indent=2)
-PY
+'
 cat >"$T/attack.sh" <<'ATTACK'
 cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n' | grep TOPSECRET >got.txt
 python3 - <<'PY' 2>>err.txt
