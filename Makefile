@@ -27,6 +27,9 @@ UNITDIR   ?= $(PREFIX)/lib/systemd/system
 CONFDIR   := /etc/hangar
 SPOOLDIR  := /var/spool/hangar
 ANCHORDIR := /var/lib/hangar-anchor
+# The group that may drop missions and control requests, and the user hangard runs as.
+SUBMITTERS   ?= hangar
+HANGARD_USER ?= root
 INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
@@ -204,6 +207,12 @@ install: $(INSTALLED)
 	  install -m 0640 etc/hangar.conf.example $(DESTDIR)$(CONFDIR)/hangar.conf
 	test -d $(DESTDIR)$(SPOOLDIR) || install -d -m 0750 $(DESTDIR)$(SPOOLDIR)
 	test -d $(DESTDIR)$(ANCHORDIR) || install -d -m 0700 $(DESTDIR)$(ANCHORDIR)
+	@# Who may drop (man/hangar-spool.5 SECURITY): the submitters' group, made when missing, owns
+	@# the drop directories; the rest is hangard's. Only for a real install as root.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+	  getent group $(SUBMITTERS) >/dev/null || groupadd --system $(SUBMITTERS); \
+	  scripts/spool-permissions $(SPOOLDIR) $(SUBMITTERS) $(HANGARD_USER); \
+	  echo "spool $(SPOOLDIR): drops by group $(SUBMITTERS), the rest $(HANGARD_USER)'s"; fi
 
 # Removes what install copied; keeps the admin's hangar.conf and hangar's state (spool, anchor).
 uninstall:

@@ -94,7 +94,9 @@ class Run:
         self.rejected = 0
 
     def hangar(self, *args):
-        return subprocess.run([os.path.join(BIN, "hangar"), "--spool", self.s, *args],
+        # --no-wait: hangard is killed at every step here; a request is judged by what the spool
+        # shows afterwards, not by waiting for an answer from a hangard that may be gone.
+        return subprocess.run([os.path.join(BIN, "hangar"), "--spool", self.s, "--no-wait", *args],
                               stdin=subprocess.DEVNULL, capture_output=True, text=True)
 
     def drop(self, name, doc):

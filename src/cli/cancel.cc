@@ -2,6 +2,7 @@
 // control request (control/tmp, then one rename into control/new) and the kernel acts on it.
 #include <unistd.h>
 
+#include "cli/answer.h"
 #include "cli/commands.h"
 #include "cli/drop.h"
 #include "cli/exit_code.h"
@@ -39,8 +40,7 @@ int RunCancel(const Context& ctx, const std::string& id) {
   const std::string text = json::Write(CancelRequest(id, Asker(), now)) + "\n";
   Status s = Drop(ctx.env, ctx.layout.ControlTmp(), ctx.layout.ControlNew(), name, text);
   if (!s.ok()) return FailTo(ctx.err, kExitCantCreate, "cancel " + id, s.message());
-  PrintDropped(ctx, id, "control/new/" + name, "cancel requested for " + id);
-  return kExitOk;
+  return AwaitAnswer(ctx, id, name, "cancel " + id, "cancelled " + id);
 }
 
 }  // namespace hangar::cli

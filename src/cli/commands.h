@@ -37,7 +37,10 @@ json::Value CancelRequest(const std::string& id, const std::string& by, TimeMs n
 std::string CancelRequestName(const std::string& id, TimeMs now, pid_t pid);
 
 // approve ID / deny ID --why TEXT: a person's decision on a held mission, as a control request.
-int RunApprove(const Context& ctx, const std::string& id, const std::string& why);
+// approve, signed when SIGN_KEY is given: ssh-keygen -Y sign -f SIGN_KEY -n hangar of the
+// mission's ApprovalMessage as it is held now, under PRINCIPAL (default: $USER).
+int RunApprove(const Context& ctx, const std::string& id, const std::string& why,
+               const std::string& sign_key = "", const std::string& principal = "");
 int RunDeny(const Context& ctx, const std::string& id, const std::string& why);
 // retry ID: asks the kernel to launch a returned mission again as its next attempt (new key), when
 // its last attempt did not end normally (kernel/retry.h) and nothing of it still lives.

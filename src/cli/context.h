@@ -19,6 +19,7 @@ struct Context {
   bool json = false;          // --json: one JSON document on out
   std::ostream& out;
   std::ostream& err;
+  double answer_wait_s = 10;  // control requests: how long to wait for hangard's answer (0: not)
 };
 
 }  // namespace hangar::cli

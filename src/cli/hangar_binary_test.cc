@@ -104,7 +104,7 @@ class HangarBinaryTest : public ::testing::Test {
 TEST_F(HangarBinaryTest, SubmitDropsTheExactBytesAndPrintsTheId) {
   const std::string bytes = Mission();
   s.Write(s.root() + "/m.json", bytes);
-  Ran r = Run({"submit", s.root() + "/m.json"});
+  Ran r = Run({"--no-wait", "submit", s.root() + "/m.json"});  // no hangard here to take it in
   ASSERT_EQ(r.rc, 0) << r.err;
   const std::string id = r.out.substr(0, r.out.size() - 1);
   EXPECT_EQ(r.out, id + "\n");
@@ -114,7 +114,7 @@ TEST_F(HangarBinaryTest, SubmitDropsTheExactBytesAndPrintsTheId) {
 }
 
 TEST_F(HangarBinaryTest, SubmitFromStdinWithJsonNamesTheFile) {
-  Ran r = Run({"--json", "submit", "-"}, Mission("m-given"));
+  Ran r = Run({"--json", "--no-wait", "submit", "-"}, Mission("m-given"));
   ASSERT_EQ(r.rc, 0) << r.err;
   json::Value v = ParsedOut(r);
   EXPECT_EQ(StringField(v, "id"), "m-given");
@@ -209,11 +209,24 @@ TEST_F(HangarBinaryTest, StatusSeesALiveKernelByItsLock) {
   EXPECT_EQ(Run({"--spool", s.root() + "/absent", "status"}).rc, 66);
 }
 
+// Without --no-wait the command waits for hangard's answer; none comes here: exit 75, saying
+// where the request waits.
+TEST_F(HangarBinaryTest, AControlRequestNobodyAnswersTimesOut) {
+  s.AddMission(Phase::kRunning, "r1", kT0);
+  Ran r = Run({"--answer-wait", "0.3", "cancel", "r1"});
+  EXPECT_EQ(r.rc, 75);
+  EXPECT_NE(r.err.find("hangard did not answer"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("control/new/cancel.r1."), std::string::npos) << r.err;
+  Ran sub = Run({"--answer-wait", "0.3", "submit", "-"}, Mission("w1"));
+  EXPECT_EQ(sub.rc, 75);
+  EXPECT_NE(sub.err.find("did not take it in"), std::string::npos) << sub.err;
+}
+
 TEST_F(HangarBinaryTest, CancelDropsAControlRequest) {
   s.AddMission(Phase::kRunning, "r1", kT0);
-  Ran r = Run({"cancel", "r1"});
+  Ran r = Run({"--no-wait", "cancel", "r1"});  // no hangard here to answer
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(r.out, "cancel requested for r1\n");
+  EXPECT_TRUE(r.out.starts_with("cancel r1: requested in control/new/cancel.r1.")) << r.out;
   std::vector<std::filesystem::path> files;
   for (auto& e : std::filesystem::directory_iterator(s.spool() + "/control/new"))
     files.push_back(e.path());

@@ -21,13 +21,17 @@ int Main(int argc, char** argv) {
   CLI::App app{"hangar: submit missions to a hangar spool and follow them (see hangar(1))",
                "hangar"};
   std::string spool, config;
-  bool json = false;
+  bool json = false, no_wait = false;
+  double answer_wait_s = 10;
   app.add_option("--spool", spool,
                  "the spool directory (default: $HANGAR_SPOOL, else /var/spool/hangar)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--config", config, "the config file (default: SPOOL/hangar.conf)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--json", json, "print one JSON document on stdout");
+  app.add_option("--answer-wait", answer_wait_s,
+                 "control requests: seconds to wait for hangard's answer (default 10)");
+  app.add_flag("--no-wait", no_wait, "control requests: drop the request and leave");
   app.require_subcommand(1);
 
   std::string file, state, id;
@@ -59,6 +63,11 @@ int Main(int argc, char** argv) {
   CLI::App* approve = command("approve", "approve a held mission (recorded in the ledger)");
   approve->add_option("id", id, "the mission id")->required();
   approve->add_option("--why", why, "why it may run, for the ledger");
+  std::string sign_key, principal;
+  approve->add_option("--sign", sign_key,
+                      "sign the approval with this SSH private key (ssh-keygen -Y sign)");
+  approve->add_option("--principal", principal,
+                      "the signer's name in hangard's allowed_signers (default: $USER)");
   CLI::App* deny = command("deny", "deny a held mission (recorded in the ledger)");
   deny->add_option("id", id, "the mission id")->required();
   deny->add_option("--why", why, "the reason, for the requester and the ledger")->required();
@@ -116,6 +125,8 @@ int Main(int argc, char** argv) {
               << " (hangar --help lists them)\n";
     return kExitUsage;
   }
+  if (!(answer_wait_s >= 0 && answer_wait_s <= 86400))
+    return FailTo(std::cerr, kExitUsage, "--answer-wait", "expected seconds, 0 to 86400");
   if (timeout && !(*timeout >= 0 && *timeout <= 1e9))
     return FailTo(std::cerr, kExitUsage, "wait", "--timeout: expected seconds, 0 or more");
 
@@ -130,7 +141,8 @@ int Main(int argc, char** argv) {
               !config.empty(),
               json,
               std::cout,
-              std::cerr};
+              std::cerr,
+              no_wait ? 0.0 : answer_wait_s};
 
   if (submit->parsed()) return RunSubmit(ctx, file);
   if (ls->parsed()) return RunList(ctx, state);
@@ -139,7 +151,7 @@ int Main(int argc, char** argv) {
   if (cancel->parsed()) return RunCancel(ctx, id);
   if (retry->parsed()) return RunRetry(ctx, id);
   if (status->parsed()) return RunStatus(ctx);
-  if (approve->parsed()) return RunApprove(ctx, id, why);
+  if (approve->parsed()) return RunApprove(ctx, id, why, sign_key, principal);
   if (deny->parsed()) return RunDeny(ctx, id, why);
   if (grant->parsed()) return RunGrant(ctx, grant_args, false);
   if (revoke->parsed()) return RunGrant(ctx, grant_args, true);

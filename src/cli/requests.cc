@@ -4,13 +4,17 @@
 // records it in the ledger and acts. Until then nothing is approved or granted.
 #include <unistd.h>
 
+#include "base/sha256.h"
+#include "cli/answer.h"
 #include "cli/commands.h"
 #include "cli/drop.h"
 #include "cli/exit_code.h"
 #include "cli/output.h"
 #include "cli/spool_view.h"
 #include "kernel/control.h"
+#include "kernel/mission.h"
 #include "kernel/retry.h"
+#include "launch/command.h"
 
 namespace hangar::cli {
 
@@ -32,8 +36,7 @@ int DropRequest(const Context& ctx, json::Object request, const std::string& wha
                            std::to_string(getpid());
   Status s = Drop(ctx.env, ctx.layout.ControlTmp(), ctx.layout.ControlNew(), name, text);
   if (!s.ok()) return FailTo(ctx.err, kExitCantCreate, what, s.message());
-  PrintDropped(ctx, subject, "control/new/" + name, said);
-  return kExitOk;
+  return AwaitAnswer(ctx, subject, name, what, said);
 }
 
 // approve and deny are for held missions: say so here rather than in control/bad later.
@@ -48,20 +51,40 @@ int RequireHeld(const Context& ctx, const std::string& what, const std::string& 
 
 }  // namespace
 
-int RunApprove(const Context& ctx, const std::string& id, const std::string& why) {
+int RunApprove(const Context& ctx, const std::string& id, const std::string& why,
+               const std::string& sign_key, const std::string& principal) {
   const std::string what = "approve " + id;
   if (int rc = RequireHeld(ctx, what, id); rc != kExitOk) return rc;
   json::Object r{{"request", "approve"}, {"id", id}};
   if (!why.empty()) r["why"] = why;
-  return DropRequest(ctx, std::move(r), what, id,
-                     "approval of " + id + " requested (the kernel records it in the ledger)");
+  if (!principal.empty() && sign_key.empty())
+    return FailTo(ctx.err, kExitUsage, what, "--principal is for --sign");
+  if (!sign_key.empty()) {
+    // The message binds the mission (and plan) as held now, read as hangard will read them.
+    const std::string dir = ctx.layout.MissionDir(Phase::kHold, id);
+    Result<std::string> mission = ctx.env->ReadFile(dir + "/mission.json", kMaxMissionBytes);
+    if (!mission.ok()) return FailTo(ctx.err, kExitIo, what, mission.status().message());
+    std::string plan_sha256;
+    if (Result<std::string> g2 = ctx.env->ReadFile(dir + "/gate2.json", kMaxMissionBytes); g2.ok())
+      if (Result<json::Value> v = json::Parse(*g2); v.ok())
+        plan_sha256 = StringField(*v, "plan_sha256");
+    CommandResult sig = RunCommand(
+        {"ssh-keygen", "-q", "-Y", "sign", "-f", sign_key, "-n", kSignatureNamespace},
+        std::chrono::minutes(5), {}, ApprovalMessage(id, Sha256Hex(*mission), plan_sha256));
+    if (!sig.ok() || sig.out.find("-----BEGIN SSH SIGNATURE-----") == std::string::npos)
+      return FailTo(ctx.err, kExitCantCreate, what,
+                    "cannot sign with " + sign_key + ": " + sig.Describe("ssh-keygen -Y sign"));
+    r["principal"] = principal.empty() ? Asker() : principal;
+    r["signature"] = sig.out;
+  }
+  return DropRequest(ctx, std::move(r), what, id, "approved " + id);
 }
 
 int RunDeny(const Context& ctx, const std::string& id, const std::string& why) {
   const std::string what = "deny " + id;
   if (int rc = RequireHeld(ctx, what, id); rc != kExitOk) return rc;
   return DropRequest(ctx, {{"request", "deny"}, {"id", id}, {"why", why}}, what, id,
-                     "denial of " + id + " requested");
+                     "denied " + id);
 }
 
 int RunGrant(const Context& ctx, const GrantArgs& a, bool revoke) {
@@ -76,8 +99,7 @@ int RunGrant(const Context& ctx, const GrantArgs& a, bool revoke) {
       a.mission.empty() ? "requester " + a.requester : "mission " + a.mission;
   const std::string verb = revoke ? "revoke " : "grant ";
   return DropRequest(ctx, std::move(r), verb + a.op, a.op,
-                     std::string(revoke ? "revocation" : "grant") + " of " + a.op + " for " +
-                         subject + " requested (in force once the kernel records it)");
+                     std::string(revoke ? "revoked " : "granted ") + a.op + " for " + subject);
 }
 
 // retry is for a returned mission whose attempt did not end normally: say so here, by the kernel's
@@ -101,14 +123,12 @@ int RunRetry(const Context& ctx, const std::string& id) {
                           attempt && attempt->is_int() ? int(attempt->as_int()) : 0);
   if (!why.empty()) return FailTo(ctx.err, kExitNoInput, what, why);
   return DropRequest(ctx, {{"request", "retry"}, {"id", id}}, what, id,
-                     "retry of " + id +
-                         " requested (the kernel launches the next attempt once nothing of the "
-                         "last one lives)");
+                     "retry of " + id + " taken");
 }
 
 int RunReanchor(const Context& ctx, const std::string& why) {
   return DropRequest(ctx, {{"request", "reanchor"}, {"why", why}}, "reanchor the ledger", "",
-                     "reanchor requested: the kernel starts a new epoch if it is failed closed");
+                     "ledger reanchored: a new epoch starts");
 }
 
 }  // namespace hangar::cli

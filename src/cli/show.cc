@@ -92,8 +92,14 @@ std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
   if (mission.is_object())
     for (const auto& [k, v] : mission.as_object())
       if (k != "hangar" && k != "id") rows.push_back({k, Lines(v)});
-  if (const json::Value& in = files.at("intake"); in.is_object())
-    rows.push_back({"intake", Text(in.find("time")) + SeqNote(in)});
+  if (const json::Value& in = files.at("intake"); in.is_object()) {
+    // Who dropped it as the OS said (the file's owner), not the mission's "requester" claim.
+    const json::Value* uid = in.find("uid");
+    const std::string by = uid && uid->is_int() ? ", dropped by " + Text(in.find("user")) +
+                                                      " (uid " + std::to_string(uid->as_int()) + ")"
+                                                : "";
+    rows.push_back({"intake", Text(in.find("time")) + by + SeqNote(in)});
+  }
   for (const char* g : {"gate1", "gate2"})
     if (const json::Value& v = files.at(g); v.is_object()) {
       std::string rules;

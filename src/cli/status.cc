@@ -152,6 +152,18 @@ std::string WorkLine(const json::Value& w) {
   return state;
 }
 
+// "approvers root, hangar, alice; four_eyes off": who may approve, deny, grant, revoke, reanchor.
+std::string DecideLine(const json::Value& d) {
+  const json::Value* a = d.is_object() ? d.find("approvers") : nullptr;
+  if (!a || !a->is_array()) return "unknown (hangard has not said)";
+  std::string names;
+  for (const json::Value& e : a->as_array())
+    names += (names.empty() ? "" : ", ") + Shown(e, "user");
+  const json::Value* four = d.find("four_eyes");
+  return "approvers " + names + "; four_eyes " +
+         (four && four->is_bool() && four->as_bool() ? "on" : "off");
+}
+
 std::string KernelLine(const json::Value& k) {
   const json::Value& alive = *k.find("alive");
   std::string s = alive.is_null()   ? "unknown (cannot open hangard.lock)"
@@ -187,6 +199,7 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
       << "policy    " << PolicyLine(*doc.find("policy")) << "\n"
       << "sandbox   " << SandboxLine(*doc.find("sandbox")) << "\n"
       << "limits    " << LimitsLine(*doc.find("sandbox")) << "\n"
+      << "decide    " << DecideLine(*doc.find("decide")) << "\n"
       << FormatTable(rows);
   std::vector<Row> waiting;
   for (const json::Value& n : notify) {
@@ -213,6 +226,7 @@ int RunStatus(const Context& ctx) {
   doc["ledger"] = PresenceObject(presence, "ledger");
   doc["policy"] = PresenceObject(presence, "policy");
   doc["sandbox"] = PresenceObject(presence, "sandbox");
+  doc["decide"] = PresenceObject(presence, "decide");
   json::Object counts;
   for (const auto& [state, n] : view.Counts()) counts[state] = n;
   doc["counts"] = counts;

@@ -16,6 +16,7 @@
 
 #include "base/json.h"
 #include "daemon/sd_notify.h"
+#include "daemon/signature.h"
 #include "kernel/control.h"
 #include "kernel/window.h"
 #include "launch/direct_launcher.h"
@@ -27,6 +28,7 @@
 #include "shell/retry.h"
 #include "shell/scan.h"
 #include "shell/transitions.h"
+#include "shell/users.h"
 
 namespace hangar {
 
@@ -102,16 +104,20 @@ Status Daemon::WritePresence(const char* status) {
   sandbox["profiles"] = std::move(bwrap_profiles);
   // The limits in force (man hangard.8, SANDBOX): RLIMIT_NPROC binds no process of uid 0.
   const DroneLimits& lim = setup_.config.limits;
-  sandbox["limits"] = json::Object{{"processes", lim.processes},
-                                   {"processes_enforced", !setup_.root || setup_.drone_uid >= 0},
-                                   {"drone_uid", setup_.drone_uid >= 0
-                                                     ? json::Value(setup_.drone_uid)
-                                                     : json::Value(nullptr)},
-                                   {"file_mb", lim.file_mb},
-                                   {"shm_mb", lim.shm_mb},
-                                   {"memory_mb", lim.memory_mb},
-                                   {"ops_per_minute", lim.ops_per_minute}};
+  sandbox["limits"] = json::Object{
+      {"processes", lim.processes},
+      {"processes_enforced", !setup_.root || setup_.drone_uid >= 0},
+      {"drone_uid", setup_.drone_uid >= 0 ? json::Value(setup_.drone_uid) : json::Value(nullptr)},
+      {"file_mb", lim.file_mb},
+      {"shm_mb", lim.shm_mb},
+      {"memory_mb", lim.memory_mb},
+      {"ops_per_minute", lim.ops_per_minute}};
   o["sandbox"] = std::move(sandbox);
+  json::Array approvers;
+  for (int64_t uid : setup_.approvers)
+    approvers.push_back(json::Object{{"uid", uid}, {"user", LoginName(uid)}});
+  o["decide"] =
+      json::Object{{"approvers", std::move(approvers)}, {"four_eyes", setup_.config.four_eyes}};
   o["status"] = status;
   o["time"] = FormatTime(env_->Now());
   json::Object l{{"name", ledger_.name()},
@@ -342,6 +348,11 @@ Status Daemon::TakeControl(const std::string& name) {
   if (name.empty() || name[0] == '.' || !env_->Exists(layout_.ControlNew() + "/" + name))
     return Status::Ok();
   ControlDropped c = ReadControl(env_, layout_, name, env_->Now());
+  if (AnsweredBefore(env_, layout_, c)) {
+    Say("control " + name + " was answered before a stop (control/done/" + name +
+        ".json); removed, not decided again");
+    return env_->Remove(layout_.ControlNew() + "/" + name);
+  }
   // A retry is decided on what the returned mission's files say and on whether anything of its
   // last attempt lives: read here, for the kernel reads nothing itself.
   auto parsed = ParseControl(c.bytes);
@@ -350,6 +361,10 @@ Status Daemon::TakeControl(const std::string& name) {
       env_->Exists(layout_.MissionDir(Phase::kReturned, r->id)))
     c.retry = ReadRetryFacts(env_, layout_, r->id, setup_.home,
                              [](const std::string& run) { return SupervisorAlive(run); });
+  // A signed approve is checked here, with ssh-keygen: the kernel runs nothing itself.
+  if (auto* r = std::get_if<ControlRequest>(&parsed);
+      r && r->kind == ControlKind::kApprove && !r->signature.empty() && c.read_error.empty())
+    c.signature = VerifyApproval(env_, layout_, setup_.config.allowed_signers, *r);
   return Dispatch(std::move(c));
 }
 
@@ -922,6 +937,12 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
         return Status::Ok();
       }
       Say("SIGHUP: rescanning the spool");
+      // Group membership may have changed: the approvers again, the old set kept on an error.
+      if (Result<std::set<int64_t>> a = ResolveApprovers(setup_.config.approvers, geteuid());
+          a.ok())
+        setup_.approvers = std::move(a).value();
+      else
+        Say("SIGHUP: approvers kept as they were: " + a.status().message());
       return ScanAll();
     }
     Say(std::string("stopping on ") + strsignal(int(si.ssi_signo)) +

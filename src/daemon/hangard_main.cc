@@ -1,7 +1,7 @@
 // hangard: the hangar kernel daemon. See man/hangard.8.
 #include <malloc.h>
-#include <sys/stat.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +16,7 @@
 #include "launch/drone_exec.h"
 #include "shell/env.h"
 #include "shell/fault_env.h"
+#include "shell/users.h"
 
 namespace {
 
@@ -135,18 +136,29 @@ int main(int argc, char** argv) {
   if (const char* home = getenv("HOME"); home && home[0] == '/') setup.home = home;
   setup.bwrap = FindBwrap();
   setup.root = geteuid() == 0;
+  Result<std::set<int64_t>> approvers = ResolveApprovers(setup.config.approvers, geteuid());
+  if (!approvers.ok())
+    return Fail(kExConfig, "cannot start: " + config_path + ": " + approvers.status().message());
+  setup.approvers = std::move(approvers).value();
+  if (const std::string& a = setup.config.allowed_signers; !a.empty()) {
+    if (Result<std::string> t = env->ReadFile(a, 1 << 20); !t.ok())
+      return Fail(kExConfig,
+                  "cannot start: " + config_path + ": allowed_signers: " + t.status().message());
+  }
   if (!setup.config.drone_user.empty()) {
     if (!setup.root)
-      return Fail(kExConfig, "cannot start: " + config_path + ": drone_user: only a hangard run "
-                             "as root can run drones as " + setup.config.drone_user +
-                             " (leave it out: drones then run as hangard's own user)");
+      return Fail(kExConfig, "cannot start: " + config_path +
+                                 ": drone_user: only a hangard run "
+                                 "as root can run drones as " +
+                                 setup.config.drone_user +
+                                 " (leave it out: drones then run as hangard's own user)");
     const passwd* pw = getpwnam(setup.config.drone_user.c_str());
     if (!pw)
       return Fail(kExConfig, "cannot start: " + config_path + ": drone_user: no user named " +
                                  setup.config.drone_user);
     if (pw->pw_uid == 0)
-      return Fail(kExConfig, "cannot start: " + config_path + ": drone_user: " +
-                                 setup.config.drone_user + " is uid 0");
+      return Fail(kExConfig, "cannot start: " + config_path +
+                                 ": drone_user: " + setup.config.drone_user + " is uid 0");
     setup.drone_uid = pw->pw_uid;
     setup.drone_gid = pw->pw_gid;
   }

@@ -248,6 +248,20 @@ Config Parse(element root, const std::string& file) {
       if (c.drone_user.empty() || c.drone_user.size() > 32 ||
           c.drone_user.find_first_of(":/\n") != std::string::npos)
         Throw(k, "expected a login name");
+    } else if (k == "approvers") {
+      c.approvers = Strings(v, k, false);
+      for (const std::string& a : c.approvers) {
+        const std::string name = a.starts_with("@") ? a.substr(1) : a;
+        if (name.empty() || name.size() > 32 || name.find_first_of(":/@\n, ") != std::string::npos)
+          Throw(k, "expected login names and @groups, got \"" + a + "\"");
+      }
+    } else if (k == "allowed_signers") {
+      c.allowed_signers = Str(v, k);
+      if (c.allowed_signers.empty() || c.allowed_signers[0] != '/')
+        Throw(k, "expected an absolute path to an OpenSSH allowed_signers file");
+    } else if (k == "four_eyes") {
+      if (v.type() != element_type::BOOL) Throw(k, "expected true or false");
+      c.four_eyes = v.get_bool().value_unsafe();
     } else if (k == "limits") {
       if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
       for (auto [lk, lv] : AsObject(v)) {
@@ -263,7 +277,8 @@ Config Parse(element root, const std::string& file) {
         else if (lk == "ops_per_minute")
           c.limits.ops_per_minute = int(Int(lv, f, 1, 100000));
         else
-          Throw(f, "unknown field (limits has processes, file_mb, memory_mb, shm_mb, ops_per_minute)");
+          Throw(f,
+                "unknown field (limits has processes, file_mb, memory_mb, shm_mb, ops_per_minute)");
       }
     } else if (k == "launchers") {
       if (v.type() != element_type::OBJECT) Throw(k, "expected an object");

@@ -109,6 +109,14 @@ struct Config {
   // The login name drones and done-checks run as (man/hangar.conf.5, drone_user); empty: hangard's
   // own user. Only a hangard run as root can change to it.
   std::string drone_user;
+  // Who may decide (man/hangar.conf.5): login names and @groups that may approve, deny, grant,
+  // revoke and reanchor, besides root and hangard's own user; four_eyes: the uid that dropped a
+  // mission never approves it nor grants to it.
+  std::vector<std::string> approvers;
+  bool four_eyes = false;
+  // OpenSSH's allowed_signers file (absolute): when set, every approve must be signed by a key it
+  // lists (hangar approve --sign), whatever uid dropped it.
+  std::string allowed_signers;
   // The ledger's name (SPOOL/ledger/NAME, ANCHOR/NAME.anchor) and the anchor directory: absolute,
   // or empty when the file does not say (then hangard's --anchor must).
   // The gate's policy file (man/hangar-policy.5), absolute; empty: the built-in default policy.

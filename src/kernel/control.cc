@@ -11,6 +11,7 @@ namespace {
 
 constexpr size_t kMaxControlBytes = 64 * 1024;
 constexpr size_t kMaxWhy = 1000;
+constexpr size_t kMaxSignature = 16384;  // an armored SSH signature is well under 1 KiB
 
 struct Bad {
   ControlError e;
@@ -48,6 +49,13 @@ ControlRequest Parse(const json::Value& v) {
     if (r.kind == ControlKind::kDeny || (r.kind == ControlKind::kApprove && v.find("why"))) {
       r.why = Str(v, "why", kMaxWhy);
       allowed.insert("why");
+    }
+    if (r.kind == ControlKind::kApprove && (v.find("principal") || v.find("signature"))) {
+      if (!v.find("principal") || !v.find("signature"))
+        throw Bad{{"", "a signed approve needs both \"principal\" and \"signature\""}};
+      r.principal = Str(v, "principal", 256);
+      r.signature = Str(v, "signature", kMaxSignature);
+      allowed.insert({"principal", "signature"});
     }
   } else if (req == "grant" || req == "revoke") {
     r.kind = req == "grant" ? ControlKind::kGrant : ControlKind::kRevoke;
@@ -104,6 +112,12 @@ const char* ControlKindName(ControlKind k) {
       return "retry";
   }
   return "?";
+}
+
+std::string ApprovalMessage(const std::string& id, const std::string& mission_sha256,
+                            const std::string& plan_sha256) {
+  return "hangar approve v1\nid " + id + "\nmission_sha256 " + mission_sha256 + "\nplan_sha256 " +
+         plan_sha256 + "\n";
 }
 
 std::string ControlError::Text() const {

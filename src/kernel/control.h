@@ -6,7 +6,7 @@
 //
 //   {"hangar":1,"request":"cancel","id":ID}
 //   {"hangar":1,"request":"retry","id":ID}
-//   {"hangar":1,"request":"approve","id":ID[,"why":TEXT]}
+//   {"hangar":1,"request":"approve","id":ID[,"why":TEXT][,"principal":NAME,"signature":SSHSIG]}
 //   {"hangar":1,"request":"deny","id":ID,"why":TEXT}
 //   {"hangar":1,"request":"grant","op":OP,"mission":ID | "requester":NAME[,"until":RFC3339]}
 //   {"hangar":1,"request":"revoke","op":OP,"mission":ID | "requester":NAME}
@@ -37,7 +37,19 @@ struct ControlRequest {
   std::string mission, requester;
   std::optional<TimeMs> until;  // grant: none = until revoked
   std::string by;
+  // approve, signed: the signer's principal as allowed_signers names it, and the armored SSH
+  // signature (ssh-keygen -Y sign -n hangar) of ApprovalMessage for the mission as held.
+  std::string principal, signature;
 };
+
+// The bytes a signed approval signs: the mission's id, the sha256 of its bytes as held and, when
+// it is held at stage 2, of the plan ("" otherwise), so a signature approves that mission as it
+// stands and nothing else. "hangar approve v1\nid ID\nmission_sha256 HEX\nplan_sha256 HEX\n".
+std::string ApprovalMessage(const std::string& id, const std::string& mission_sha256,
+                            const std::string& plan_sha256);
+// The namespace every hangar signature is made in (ssh-keygen -n), so a signature made for
+// anything else (a git commit, a file) never approves a mission.
+inline constexpr char kSignatureNamespace[] = "hangar";
 
 struct ControlError {
   std::string field;  // "" for the whole request

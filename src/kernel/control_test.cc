@@ -55,3 +55,24 @@ TEST(Control, ErrorsNameTheField) {
 
 }  // namespace
 }  // namespace hangar
+
+namespace hangar {
+namespace {
+
+// A signed approve carries both its principal and its signature, on an approve only; the message
+// it signs names the mission, its bytes and its plan, one per line.
+TEST(Control, SignedApprovesCarryPrincipalAndSignature) {
+  ControlRequest a = Ok(R"({"hangar":1,"request":"approve","id":"M1","principal":"alice",)"
+                        R"("signature":"-----BEGIN SSH SIGNATURE-----\nx\n"})");
+  EXPECT_EQ(a.principal, "alice");
+  EXPECT_EQ(a.signature, "-----BEGIN SSH SIGNATURE-----\nx\n");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"approve","id":"M1","principal":"alice"})").Text(),
+            "a signed approve needs both \"principal\" and \"signature\"");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"deny","id":"M1","why":"w","signature":"s"})").field,
+            "signature");
+  EXPECT_EQ(ApprovalMessage("M1", "aa", ""),
+            "hangar approve v1\nid M1\nmission_sha256 aa\nplan_sha256 \n");
+}
+
+}  // namespace
+}  // namespace hangar

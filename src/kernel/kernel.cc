@@ -15,6 +15,10 @@ namespace hangar {
 
 namespace {
 
+// control/done/NAME.json must fit in a file name (255 bytes): longer names get no answer.
+constexpr size_t kMaxAnsweredName = 200;
+const std::string kNoId;
+
 class Decider {
  public:
   Decider(const KernelSetup& setup, State* st) : s_(setup), st_(st) {}
@@ -82,11 +86,25 @@ class Decider {
     o["sha256"] = d.read_error.empty() ? json::Value(Sha256Hex(d.bytes)) : json::Value(nullptr);
     o["bytes"] = d.read_error.empty() ? json::Value(int64_t(d.bytes.size())) : json::Value(nullptr);
     o["time"] = FormatTime(d.now);
+    PutDropper(o, d.by);
     if (m) {
       o["drone"] = m->drone;
       o["requester"] = m->requester;
     }
     return o;
+  }
+
+  // Who dropped a file, as the OS said: "uid" and "user" (null when unknown).
+  static void PutDropper(json::Object& o, const Dropper& by) {
+    o["uid"] = by.uid >= 0 ? json::Value(by.uid) : json::Value(nullptr);
+    o["user"] = by.uid >= 0 ? json::Value(by.user) : json::Value(nullptr);
+  }
+  // A control request's ledger body: BODY, who asked as the OS said, and the "by" the request
+  // itself claimed (kept, never shown as who decided).
+  json::Object Asked(json::Object body) const {
+    PutDropper(body, asker_);
+    if (!claimed_.empty()) body["claimed_by"] = claimed_;
+    return body;
   }
 
   static json::Value Why(const std::string& id, const std::string& field, const std::string& reason,
@@ -103,9 +121,10 @@ class Decider {
   void Reject(const Dropped& d, const std::string& id, const std::string& field,
               const std::string& reason) {
     json::Value intake = IntakeRecord(id, d);
-    const int64_t seq = Ledger(
-        "mission.rejected",
-        {{"id", id}, {"sha256", intake["sha256"]}, {"field", field}, {"reason", reason}}, d.now);
+    json::Object body{
+        {"id", id}, {"sha256", intake["sha256"]}, {"field", field}, {"reason", reason}};
+    PutDropper(body, d.by);
+    const int64_t seq = Ledger("mission.rejected", std::move(body), d.now);
     intake["ledger_seq"] = seq;
     json::Value why = Why(id, field, reason, d.now);
     why["ledger_seq"] = seq;
@@ -167,6 +186,7 @@ class Decider {
     body["sha256"] = intake["sha256"];
     body["requester"] = m.requester;
     body["drone"] = m.drone;
+    PutDropper(body, d.by);
     const int64_t seq = Ledger(to == Phase::kQueued ? "mission.accepted"
                                : to == Phase::kHold ? "mission.held"
                                                     : "mission.denied",
@@ -193,6 +213,7 @@ class Decider {
     if (to != Phase::kDenied) rec.mission = m;
     rec.sha256 = Sha256Hex(d.bytes);
     rec.resolved = d.resolved;
+    rec.owner = d.by;
     const std::string id = m.id;
     st_->missions[id] = std::move(rec);
     if (to == Phase::kQueued) st_->queue.push_back(id);
@@ -206,6 +227,7 @@ class Decider {
     rec.held_plan_sha256 = r.held_plan_sha256;
     rec.approved_sha256 = r.approved_sha256;
     rec.approved_plan_sha256 = r.approved_plan_sha256;
+    rec.owner = r.by;
     if (r.phase == Phase::kHold || r.phase == Phase::kQueued || r.phase == Phase::kRunning) {
       rec.sha256 = Sha256Hex(r.mission_bytes);
       MissionOrError parsed = ParseMission(r.mission_bytes);
@@ -257,22 +279,127 @@ class Decider {
     Pump(r.now);
   }
 
+  // The answer to control/new/NAME (man/hangar-spool.5, control/done): status done, refused (for
+  // who asked: RULE names why) or invalid; none for a name too long to answer under.
+  std::string Answer(const ControlDropped& c, const ControlRequest* r, const char* status,
+                     const std::string& rule, const std::string& reason, TimeMs now) const {
+    if (c.name.size() > kMaxAnsweredName) return "";
+    json::Object a{{"hangar", 1},
+                   {"name", json::ValidUtf8(c.name) ? c.name : std::string("(not UTF-8)")},
+                   {"request", r ? json::Value(ControlKindName(r->kind)) : json::Value(nullptr)},
+                   {"status", status},
+                   {"rule", rule.empty() ? json::Value(nullptr) : json::Value(rule)},
+                   {"reason", reason.empty() ? json::Value(nullptr) : json::Value(reason)},
+                   {"effect", effect_.empty() ? json::Value(nullptr) : json::Value(effect_)},
+                   {"ledger_seq", st_->ledger_seq},
+                   {"request_sha256", Sha256Hex(c.bytes)},
+                   {"time", FormatTime(now)}};
+    PutDropper(a, c.by);
+    return Text(json::Value(std::move(a)));
+  }
+
+  // Who may ask for what (man/hangar.conf.5, approvers and four_eyes), judged on the uid the OS
+  // says dropped the request: {rule, reason} of a refusal, or nothing when it may.
+  std::optional<std::pair<std::string, std::string>> Refusal(const ControlRequest& r,
+                                                             const ControlDropped& c) const {
+    const bool approver = c.by.uid >= 0 && s_.approvers.count(c.by.uid);
+    const std::string who = c.by.uid < 0
+                                ? std::string("a request of unknown owner")
+                                : "uid " + std::to_string(c.by.uid) + " (" + c.by.user + ")";
+    auto owner_of = [&](const std::string& id) -> int64_t {
+      auto it = st_->missions.find(id);
+      if (it != st_->missions.end() && it->second.owner.uid >= 0) return it->second.owner.uid;
+      return r.kind == ControlKind::kRetry && c.retry ? c.retry->owner_uid : -1;
+    };
+    const char* verb = ControlKindName(r.kind);
+    if (r.kind == ControlKind::kApprove &&
+        (!s_.config.allowed_signers.empty() || !r.signature.empty()))
+      return SignedRefusal(r, c);
+    if (r.kind == ControlKind::kCancel || r.kind == ControlKind::kRetry) {
+      const int64_t owner = owner_of(r.id);
+      if (approver || (owner >= 0 && owner == c.by.uid)) return std::nullopt;
+      return std::make_pair(
+          std::string("control.not-owner"),
+          who + " may not " + verb + " mission " + r.id +
+              ": it neither dropped it nor is an approver (hangar.conf approvers)");
+    }
+    if (!approver)
+      return std::make_pair(std::string("control.not-approver"),
+                            who + " may not " + verb + ": not an approver (hangar.conf approvers)");
+    const std::string& id = r.kind == ControlKind::kApprove ? r.id
+                            : r.kind == ControlKind::kGrant ? r.mission
+                                                            : kNoId;
+    if (s_.config.four_eyes && !id.empty() && owner_of(id) == c.by.uid)
+      return std::make_pair(std::string("control.self-approval"),
+                            who + " dropped mission " + id + ", so may not " + verb +
+                                " for it: four_eyes wants another approver");
+    return std::nullopt;
+  }
+
+  // An approve under allowed_signers (or signed at all): the signer decides, not the uid that
+  // dropped it. Refused unless it is signed, the signature verified, it signed the mission (and
+  // plan) as held now, and, with four_eyes, the signer is not the mission's owner by name.
+  std::optional<std::pair<std::string, std::string>> SignedRefusal(const ControlRequest& r,
+                                                                   const ControlDropped& c) const {
+    auto no = [](const std::string& why) {
+      return std::make_optional(std::make_pair(std::string("control.bad-signature"), why));
+    };
+    auto it = st_->missions.find(r.id);
+    if (it == st_->missions.end() || it->second.phase != Phase::kHold)
+      return std::nullopt;  // ApproveOrDeny says why: no such mission, or not held
+    const MissionRec& rec = it->second;
+    if (s_.config.allowed_signers.empty())
+      return no("a signed approve, but the config names no allowed_signers to check it against");
+    if (r.signature.empty())
+      return no(
+          "approvals must be signed (hangar approve --sign KEY): the config names "
+          "allowed_signers " +
+          s_.config.allowed_signers);
+    if (!c.signature || !c.signature->verified)
+      return no("the signature of principal " + r.principal + " does not verify against " +
+                s_.config.allowed_signers +
+                (c.signature && !c.signature->error.empty() ? ": " + c.signature->error : ""));
+    if (c.signature->mission_sha256 != rec.sha256 ||
+        c.signature->plan_sha256 != rec.held_plan_sha256)
+      return no("the signature is of mission " + r.id + " as it was (sha256 " +
+                c.signature->mission_sha256 + "), not as it is held now (sha256 " + rec.sha256 +
+                ")");
+    if (s_.config.four_eyes && !rec.owner.user.empty() && rec.owner.user == r.principal)
+      return std::make_pair(std::string("control.self-approval"),
+                            "principal " + r.principal + " dropped mission " + r.id +
+                                ", so may not approve it: four_eyes wants another signer");
+    return std::nullopt;
+  }
+
   void On(const ControlDropped& c) {
     const std::string shown = json::ValidUtf8(c.name) ? c.name : std::string("(not UTF-8)");
-    auto bad = [&](const std::string& why) {
+    asker_ = c.by;
+    claimed_.clear();
+    effect_.clear();
+    const ControlRequest* req = nullptr;
+    auto bad = [&](const std::string& rule, const std::string& why) {
       const std::string bad_name = "request." + FreshId(c.now);
-      const int64_t seq = Ledger("control.refused",
-                                 {{"name", shown}, {"kept_as", bad_name}, {"reason", why}}, c.now);
+      json::Object body{{"name", shown}, {"kept_as", bad_name}, {"rule", rule}, {"reason", why}};
+      if (req) body["request"] = ControlKindName(req->kind);
+      const int64_t seq = Ledger("control.refused", Asked(std::move(body)), c.now);
       json::Value w = Why("", "", why, c.now);
       w["name"] = shown;
+      w["rule"] = rule;
       w["ledger_seq"] = seq;
-      out_.push_back(ConsumeControl{c.name, true, bad_name, Text(w)});
-      Log("control " + shown + " refused (kept as control/bad/" + bad_name + "): " + why);
+      const bool invalid = rule == "control.invalid";
+      out_.push_back(
+          ConsumeControl{c.name, true, bad_name, Text(w),
+                         Answer(c, req, invalid ? "invalid" : "refused", rule, why, c.now)});
+      Log("control " + shown + " refused (" + rule + ", kept as control/bad/" + bad_name +
+          "): " + why);
     };
-    if (!c.read_error.empty()) return bad(c.read_error);
+    if (!c.read_error.empty()) return bad("control.invalid", c.read_error);
     auto parsed = ParseControl(c.bytes);
-    if (auto* e = std::get_if<ControlError>(&parsed)) return bad(e->Text());
+    if (auto* e = std::get_if<ControlError>(&parsed)) return bad("control.invalid", e->Text());
     const ControlRequest& r = std::get<ControlRequest>(parsed);
+    req = &r;
+    claimed_ = r.by;
+    if (auto no = Refusal(r, c)) return bad(no->first, no->second);
     std::string refused;
     switch (r.kind) {
       case ControlKind::kCancel:
@@ -293,8 +420,8 @@ class Decider {
         refused = RetryMission(r, c.retry, c.now);
         break;
     }
-    if (!refused.empty()) return bad(refused);
-    out_.push_back(ConsumeControl{c.name, false, "", ""});
+    if (!refused.empty()) return bad("control.invalid", refused);
+    out_.push_back(ConsumeControl{c.name, false, "", "", Answer(c, &r, "done", "", "", c.now)});
   }
 
   // Each returns why the request is refused, or "" once it is recorded and carried out.
@@ -305,13 +432,8 @@ class Decider {
     MissionRec& rec = it->second;
     const bool unrun = rec.phase == Phase::kHold || rec.phase == Phase::kQueued;
     const bool kill = rec.phase == Phase::kRunning && !rec.exited;
-    Ledger("mission.cancel",
-           {{"id", id},
-            {"by", r.by},
-            {"effect", unrun  ? "returned"
-                       : kill ? "kill"
-                              : "none"}},
-           now);
+    effect_ = unrun ? "returned" : kill ? "kill" : "none";
+    Ledger("mission.cancel", Asked({{"id", id}, {"effect", effect_}}), now);
     if (unrun) {
       const Phase from = rec.phase;
       if (from == Phase::kQueued) std::erase(st_->queue, id);
@@ -342,11 +464,12 @@ class Decider {
       return "approve: the ledger is failed closed (" + st_->fail_closed +
              "); approvals wait for a reanchor";
     if (r.kind == ControlKind::kApprove) {
-      json::Object binds{{"id", r.id},
-                         {"by", r.by},
-                         {"why", r.why},
-                         {"mission_sha256", rec.sha256},
-                         {"plan_sha256", rec.held_plan_sha256}};
+      json::Object binds = Asked({{"id", r.id},
+                                  {"by", r.principal.empty() ? asker_.user : r.principal},
+                                  {"why", r.why},
+                                  {"mission_sha256", rec.sha256},
+                                  {"plan_sha256", rec.held_plan_sha256}});
+      if (!r.principal.empty()) binds["signed_by"] = r.principal;
       const int64_t seq = Ledger("person.approved", binds, now);
       json::Object a = binds;
       a["hangar"] = 1;
@@ -357,15 +480,20 @@ class Decider {
       Move mv{r.id, Phase::kHold, Phase::kQueued, {}, std::nullopt};
       mv.files["approve.json"] = Text(json::Value(std::move(a)));
       out_.push_back(std::move(mv));
-      Log(r.id + " hold -> queued (approved" + (r.by.empty() ? "" : " by " + r.by) + ")");
+      effect_ = "queued";
+      Log(r.id + " hold -> queued (approved by " +
+          (r.principal.empty() ? asker_.user : r.principal + ", signed") + ")");
       rec.phase = Phase::kQueued;
       if (rec.mission) st_->queue.push_back(r.id);
       Pump(now);
       return "";
     }
-    const int64_t seq = Ledger("person.denied", {{"id", r.id}, {"by", r.by}, {"why", r.why}}, now);
+    const int64_t seq =
+        Ledger("person.denied", Asked({{"id", r.id}, {"by", asker_.user}, {"why", r.why}}), now);
     json::Value why = Why(r.id, "", "denied by a person: " + r.why, now);
-    why["by"] = r.by;
+    why["by"] = asker_.user;
+    if (!claimed_.empty()) why["claimed_by"] = claimed_;
+    effect_ = "denied";
     why["ledger_seq"] = seq;
     Move mv{r.id, Phase::kHold, Phase::kDenied, {}, std::nullopt};
     mv.files["why.json"] = Text(why);
@@ -408,18 +536,19 @@ class Decider {
       return "retry: returned/" + id + "/mission.json changed after intake (sha256 " + sha +
              ", taken in as " + f.intake_sha256 + "); submit it again to have it judged";
     const int64_t seq = Ledger("mission.retry",
-                               {{"id", id},
-                                {"by", r.by},
-                                {"previous", previous},
-                                {"previous_outcome", f.outcome},
-                                {"attempt", previous + 1},
-                                {"key", LaunchKeyName(id, previous + 1)},
-                                {"mission_sha256", sha}},
+                               Asked({{"id", id},
+                                      {"by", asker_.user},
+                                      {"previous", previous},
+                                      {"previous_outcome", f.outcome},
+                                      {"attempt", previous + 1},
+                                      {"key", LaunchKeyName(id, previous + 1)},
+                                      {"mission_sha256", sha}}),
                                now);
     Retry rt{id, previous, {}};
-    rt.files["retry.json"] = RetryRecordText({id, r.by, f.outcome, previous, seq, now});
+    rt.files["retry.json"] = RetryRecordText({id, asker_.user, f.outcome, previous, seq, now});
+    effect_ = "queued (attempt " + std::to_string(previous + 1) + ")";
     out_.push_back(std::move(rt));
-    Log(id + " returned -> queued (retry" + (r.by.empty() ? "" : " by " + r.by) + ": attempt " +
+    Log(id + " returned -> queued (retry by " + asker_.user + ": attempt " +
         std::to_string(previous) + " " + f.outcome + ", attempt " + std::to_string(previous + 1) +
         " next)");
     // A fresh attempt: nothing of the last one's end carries over, nor an approval of its plan.
@@ -429,6 +558,7 @@ class Decider {
     next.attempt = previous;
     next.sha256 = sha;
     next.resolved = f.resolved;
+    next.owner = rec.owner.uid >= 0 ? rec.owner : Dropper{f.owner_uid, f.owner_user};
     rec = std::move(next);
     st_->queue.push_back(id);
     Pump(now);
@@ -441,7 +571,7 @@ class Decider {
       return "grant: the ledger is failed closed (" + st_->fail_closed +
              "); grants wait for a reanchor";
     if (grant && r.until && *r.until <= now) return "until: " + FormatTime(*r.until) + " is past";
-    json::Object body{{"op", r.op}, {"by", r.by}};
+    json::Object body = Asked({{"op", r.op}, {"by", asker_.user}});
     if (!r.mission.empty()) body["mission"] = r.mission;
     if (!r.requester.empty()) body["requester"] = r.requester;
     if (grant) body["until"] = r.until ? json::Value(FormatTime(*r.until)) : json::Value(nullptr);
@@ -450,6 +580,7 @@ class Decider {
     e.body = body;
     e.seq = Ledger(e.kind, std::move(body), now);
     (void)st_->grants.Apply(e);  // the kernel's own well-formed body: it always applies
+    effect_ = grant ? "granted" : "revoked";
     Log(std::string(grant ? "granted " : "revoked ") + r.op + " for " +
         (r.mission.empty() ? "requester " + r.requester : "mission " + r.mission));
     return "";
@@ -458,8 +589,10 @@ class Decider {
   std::string Reanchor(const ControlRequest& r, TimeMs now) {
     if (st_->fail_closed.empty())
       return "reanchor: the ledger is not failed closed; there is nothing to reanchor";
-    Ledger("ledger.reanchor", {{"why", r.why}, {"by", r.by}, {"failure", st_->fail_closed}}, now,
+    Ledger("ledger.reanchor",
+           Asked({{"why", r.why}, {"by", asker_.user}, {"failure", st_->fail_closed}}), now,
            /*new_epoch=*/true);
+    effect_ = "reanchored";
     Log("ledger reanchored (" + r.why + "): a new epoch starts; launches resume");
     st_->fail_closed.clear();
     Pump(now);
@@ -601,8 +734,7 @@ class Decider {
     body["key"] = r.key;
     while (!rec->op_starts.empty() && rec->op_starts.front() <= q.now - 60000)
       rec->op_starts.pop_front();
-    if (q.key != OpKeyState::kDone &&
-        int(rec->op_starts.size()) >= s_.config.limits.ops_per_minute)
+    if (q.key != OpKeyState::kDone && int(rec->op_starts.size()) >= s_.config.limits.ops_per_minute)
       return refuse(r.op, r.key, "op.rate",
                     "the window started " + std::to_string(rec->op_starts.size()) +
                         " handlers for this mission in the last 60 s, the config's "
@@ -750,8 +882,9 @@ class Decider {
                     {"HOME", ob.room},
                     {"LANG", "C.UTF-8"},
                     {"HANGAR_MISSION", id}};
-    ob.check_sandbox = {s_.bwrap,          s_.bindir + "/hangar-confine", s_.Hidden(),
-                        s_.config.limits, s_.drone_uid,                  s_.drone_gid};
+    ob.check_sandbox = {s_.bwrap,     s_.bindir + "/hangar-confine",
+                        s_.Hidden(),  s_.config.limits,
+                        s_.drone_uid, s_.drone_gid};
     out_.push_back(std::move(ob));
   }
 
@@ -849,6 +982,10 @@ class Decider {
   const KernelSetup& s_;
   State* st_;
   std::vector<Action> out_;
+  // The control request being decided: who dropped it, the "by" it claimed, what it did.
+  Dropper asker_;
+  std::string claimed_;
+  std::string effect_;
 };
 
 }  // namespace
@@ -858,7 +995,7 @@ GateSite KernelSetup::Site() const {
   if (!anchor.empty()) site.hangar_dirs.push_back(anchor);
   // The checkpoint signing key, when it lives elsewhere than the anchor directory.
   if (!config.checkpoint_key.empty()) site.hangar_dirs.push_back(config.checkpoint_key);
-  for (const std::string* file : {&config.file, &config.policy})
+  for (const std::string* file : {&config.file, &config.policy, &config.allowed_signers})
     if (!file->empty() && (*file)[0] == '/') site.hangar_dirs.push_back(*file);
   return site;
 }

@@ -109,11 +109,22 @@ struct KernelSetup {
   std::string bwrap;       // the bubblewrap program hangard found; empty: not installed
   bool root = false;       // hangard runs as root (GateSite::root)
   int64_t drone_uid = -1, drone_gid = -1;  // config drone_user, looked up at start; -1: none
+  // The uids that may approve, deny, grant, revoke and reanchor: the config's approvers, users and
+  // groups' members resolved by the shell, with root and hangard's own uid always among them.
+  std::set<int64_t> approvers;
 
   // What the gate judges paths and plans by: the rooms, home, hangar's own directories, bwrap.
   GateSite Site() const;
   // What every sandbox hides: the policy's deny-read paths, hangar's own places, the rooms.
   std::vector<std::string> Hidden() const;
+};
+
+// Who dropped a file, as the OS says: the uid that owns the file the shell read (fstat of the
+// descriptor it read, before the rename that claims it) and that uid's login name (its decimal
+// form when it has none). -1 and "": unknown.
+struct Dropper {
+  int64_t uid = -1;
+  std::string user;
 };
 
 struct MissionRec {
@@ -131,6 +142,7 @@ struct MissionRec {
   std::string approved_sha256;       // a recorded approval: of the mission it approved
   std::string approved_plan_sha256;  // ... and of the plan, when it was held at stage 2
   ResolvedWrites resolved;           // the mission's writes as the shell resolved them
+  Dropper owner;                     // who dropped the mission: may cancel and retry it
   std::deque<TimeMs> op_starts;      // when the window started its handlers, the last minute's
   // The window: keys of ops whose handler runs now, and the request names answered or running.
   // The drone's end is observed only once no handler runs for it (observe_waits says one ended).
@@ -161,6 +173,7 @@ struct Dropped {
   std::string read_error;
   TimeMs now = 0;
   ResolvedWrites resolved;  // the mission's "writes" as the shell resolved them on disk
+  Dropper by = {};
 };
 // A mission directory found at start (or after an inotify overflow) in a state directory.
 struct Recovered {
@@ -177,14 +190,25 @@ struct Recovered {
   std::string approved_sha256;       // approve.json "mission_sha256", when approved
   std::string approved_plan_sha256;  // approve.json "plan_sha256"
   ResolvedWrites resolved;           // live phases: the mission's "writes", resolved again now
+  Dropper by = {};                   // intake.json "uid" and "user": who dropped the mission
+};
+// A signed approve's signature as the shell checked it (shell/signature.h): ssh-keygen -Y verify
+// against the config's allowed_signers, of ApprovalMessage built from the mission as the shell
+// found it in hold/.
+struct SignatureCheck {
+  bool verified = false;
+  std::string error;                        // why it did not verify
+  std::string mission_sha256, plan_sha256;  // what the verified message bound
 };
 struct ControlDropped {
   std::string name;
   std::string bytes;
   std::string read_error;
   TimeMs now = 0;
+  Dropper by = {};
   // A retry request for a mission in returned/: what the shell read of it (kernel/retry.h).
   std::optional<RetryFacts> retry = std::nullopt;
+  std::optional<SignatureCheck> signature = std::nullopt;  // a signed approve, checked
 };
 struct LaunchDone {
   std::string id;
@@ -330,11 +354,14 @@ struct Retry {
 };
 // Remove control/new/NAME; when bad, move it to control/bad/BAD_NAME with BAD_NAME.why.json
 // (a generated name: a request's own name may be too long or taken there).
+// Done with control/new/NAME: the answer (control/done/NAME.json, man/hangar-spool.5) written
+// first, then the request removed or, when bad, filed as control/bad/BAD_NAME beside its why.
 struct ConsumeControl {
   std::string name;
   bool bad = false;
   std::string bad_name;
   std::string why;
+  std::string answer;
 };
 // One line for the log (stderr), e.g. "M1 queued -> running".
 struct Log {

@@ -40,7 +40,7 @@ Recovered Held(const std::string& id, const std::string& bytes = "") {
 }
 
 ControlDropped Control(const std::string& body, TimeMs now = 5000) {
-  return ControlDropped{"req", "{\"hangar\":1," + body + "}", "", now};
+  return ControlDropped{"req", "{\"hangar\":1," + body + "}", "", now, kRoot};
 }
 
 TEST(KernelLedger, RecordsComeBeforeTheActsTheyBackAndFilesNameTheirSeq) {
@@ -147,7 +147,8 @@ TEST(KernelLedger, ApproveQueuesAHeldMissionAndDenyEndsIt) {
   auto recs = Only<Record>(acts);
   ASSERT_EQ(recs.size(), 2u);
   EXPECT_EQ(recs[0].kind, "person.approved");
-  EXPECT_EQ(recs[0].body["by"].as_string(), "ana");
+  EXPECT_EQ(recs[0].body["by"].as_string(), "root") << "who decided: the uid that dropped it";
+  EXPECT_EQ(recs[0].body["claimed_by"].as_string(), "ana") << "the request's own by, a claim";
   auto mv = Only<Move>(acts);
   ASSERT_EQ(mv.size(), 1u);
   EXPECT_EQ(mv[0].to, Phase::kQueued);

@@ -33,7 +33,10 @@ RetryFacts Facts(const std::string& id, const std::string& outcome, bool ran = t
 
 ControlDropped RetryOf(const std::string& id, std::optional<RetryFacts> f, TimeMs now = 9000) {
   ControlDropped c{"retry." + id,
-                   R"({"hangar":1,"request":"retry","id":")" + id + R"(","by":"ann"})", "", now,
+                   R"({"hangar":1,"request":"retry","id":")" + id + R"(","by":"ann"})",
+                   "",
+                   now,
+                   kRoot,
                    std::move(f)};
   return c;
 }
@@ -66,7 +69,8 @@ TEST(KernelRetry, LostMissionIsRecordedThenRelaunchedAsTheNextAttemptUnderANewKe
   EXPECT_EQ(rec->kind, "mission.retry");
   EXPECT_EQ(rec->seq, before + 1);
   EXPECT_EQ(rec->body.find("id")->as_string(), "M1");
-  EXPECT_EQ(rec->body.find("by")->as_string(), "ann");
+  EXPECT_EQ(rec->body.find("by")->as_string(), "root");  // the dropper, as the OS said
+  EXPECT_EQ(rec->body.find("claimed_by")->as_string(), "ann");
   EXPECT_EQ(rec->body.find("previous")->as_int(), 1);
   EXPECT_EQ(rec->body.find("previous_outcome")->as_string(), "lost");
   EXPECT_EQ(rec->body.find("attempt")->as_int(), 2);
@@ -171,7 +175,8 @@ TEST(KernelRetry, CancelledBeforeItRanIsRefused) {
   KernelSetup s = ScriptSetup(0);
   State st;
   Decide(s, &st, Dropped{"M1.json", Bytes("M1"), "", 1000, {}});
-  Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"M1"})", "", 1500});
+  Decide(s, &st,
+         ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"M1"})", "", 1500, kRoot});
   ASSERT_EQ(st.missions["M1"].phase, Phase::kReturned);
   ExpectRefused(s, &st, RetryOf("M1", Facts("M1", "cancelled", false, 0)),
                 "cancelled before it ran");

@@ -178,15 +178,15 @@ TEST(Kernel, CancelQueuedReturnsWithoutRunningAndCancelRunningKills) {
   State st;
   Decide(s, &st, Drop("a", MissionText("\"id\":\"RUN\",")));
   Decide(s, &st, Drop("b", MissionText("\"id\":\"Q\",")));
-  auto acts =
-      Decide(s, &st, ControlDropped{"c1", R"({"hangar":1,"request":"cancel","id":"Q"})", "", 5});
+  auto acts = Decide(
+      s, &st, ControlDropped{"c1", R"({"hangar":1,"request":"cancel","id":"Q"})", "", 5, kRoot});
   json::Value ret = ReturnOf(acts);
   EXPECT_EQ(ret.find("outcome")->as_string(), "cancelled");
   EXPECT_EQ(Only<Move>(acts)[0].from, Phase::kQueued);
   ASSERT_EQ(Only<ConsumeControl>(acts).size(), 1u);
   EXPECT_FALSE(Only<ConsumeControl>(acts)[0].bad);
-  acts =
-      Decide(s, &st, ControlDropped{"c2", R"({"hangar":1,"request":"cancel","id":"RUN"})", "", 6});
+  acts = Decide(
+      s, &st, ControlDropped{"c2", R"({"hangar":1,"request":"cancel","id":"RUN"})", "", 6, kRoot});
   ASSERT_EQ(Only<Kill>(acts).size(), 1u);
   EXPECT_TRUE(Only<Launch>(acts).empty());  // Q is gone, nothing else to launch
 }
@@ -205,7 +205,8 @@ TEST(Kernel, NothingLaunchesBeforeReadySoAWaitingCancelIsReadFirst) {
     return r;
   }());
   EXPECT_TRUE(Only<Launch>(acts).empty());
-  acts = Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"Q"})", "", 3});
+  acts = Decide(s, &st,
+                ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"Q"})", "", 3, kRoot});
   EXPECT_EQ(ReturnOf(acts).find("outcome")->as_string(), "cancelled");
   Decide(s, &st, Drop("b", MissionText("\"id\":\"B\",")));
   acts = Decide(s, &st, Ready{4});
@@ -217,7 +218,7 @@ TEST(Kernel, CancelOutcomeComesFromTheSupervisorsRecordOnly) {
   KernelSetup s = TestSetup(1);
   State st;
   Decide(s, &st, Drop("a", MissionText("\"id\":\"E\",")));
-  Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"E"})", "", 2});
+  Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"cancel","id":"E"})", "", 2, kRoot});
   Decide(s, &st, ExitSig("E", 0));  // it ended on its own before the signal reached it
   json::Value ret = ReturnOf(Decide(s, &st, Observed{"E", Observation{}, 3}));
   EXPECT_EQ(ret.find("outcome")->as_string(), "done");
@@ -226,8 +227,8 @@ TEST(Kernel, CancelOutcomeComesFromTheSupervisorsRecordOnly) {
 TEST(Kernel, BadControlRequestIsSetAsideWithAReason) {
   KernelSetup s = TestSetup();
   State st;
-  auto acts =
-      Decide(s, &st, ControlDropped{"c", R"({"hangar":1,"request":"explode","id":"X"})", "", 1});
+  auto acts = Decide(
+      s, &st, ControlDropped{"c", R"({"hangar":1,"request":"explode","id":"X"})", "", 1, kRoot});
   auto c = Only<ConsumeControl>(acts);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_TRUE(c[0].bad);

@@ -24,8 +24,12 @@ inline KernelSetup ScriptSetup(int slots = 1) {
   p.name = "script";
   p.argv = {"{bindir}/drone"};
   s.config.profiles["script"] = p;
+  s.approvers = {0};
   return s;
 }
+
+// Who drops the tests' control requests and missions: root, an approver in ScriptSetup.
+inline const Dropper kRoot{0, "root"};
 
 // The actions of type T among acts, in order.
 template <typename T>

@@ -82,7 +82,7 @@ OpFinished Ran(const std::string& id, const std::string& name, const std::string
 }
 
 ControlDropped Control(const std::string& body, TimeMs now = kT) {
-  return ControlDropped{"req", "{\"hangar\":1," + body + "}", "", now};
+  return ControlDropped{"req", "{\"hangar\":1," + body + "}", "", now, kRoot};
 }
 
 // The index of the first action of type T (whose Record kind is `kind`, for Record); -1 if none.
@@ -443,10 +443,14 @@ namespace {
 // in any 60 s; a refused request takes no key, so it may be asked again once the minute has passed.
 TEST_F(KernelWindowTest, HandlerRunsPerMinuteAreCapped) {
   s_.config.limits.ops_per_minute = 2;
-  EXPECT_EQ(Only<RunOp>(Decide(Req("M1", "p1", Request("post.message", "k1"), OpKeyState::kFree,
-                                   kT))).size(), 1u);
-  EXPECT_EQ(Only<RunOp>(Decide(Req("M1", "p2", Request("post.message", "k2"), OpKeyState::kFree,
-                                   kT + 10))).size(), 1u);
+  EXPECT_EQ(
+      Only<RunOp>(Decide(Req("M1", "p1", Request("post.message", "k1"), OpKeyState::kFree, kT)))
+          .size(),
+      1u);
+  EXPECT_EQ(Only<RunOp>(
+                Decide(Req("M1", "p2", Request("post.message", "k2"), OpKeyState::kFree, kT + 10)))
+                .size(),
+            1u);
   auto third = Decide(Req("M1", "p3", Request("post.message", "k3"), OpKeyState::kFree, kT + 20));
   EXPECT_TRUE(Only<RunOp>(third).empty());
   const json::Value res = Json(AnswerIn(third).result);
@@ -454,11 +458,15 @@ TEST_F(KernelWindowTest, HandlerRunsPerMinuteAreCapped) {
   EXPECT_EQ(Str(RecordOf(third, "op.refused").body, "rule"), "op.rate");
   // Another mission has a minute of its own.
   Launch("M2");
-  EXPECT_EQ(Only<RunOp>(Decide(Req("M2", "p1", Request("post.message", "k1"), OpKeyState::kFree,
-                                   kT + 30))).size(), 1u);
+  EXPECT_EQ(Only<RunOp>(
+                Decide(Req("M2", "p1", Request("post.message", "k1"), OpKeyState::kFree, kT + 30)))
+                .size(),
+            1u);
   // Once the first run is 60 s old, one more may start; the refused key too.
   EXPECT_EQ(Only<RunOp>(Decide(Req("M1", "p4", Request("post.message", "k3"), OpKeyState::kFree,
-                                   kT + 60001))).size(), 1u);
+                                   kT + 60001)))
+                .size(),
+            1u);
 }
 
 }  // namespace

@@ -18,6 +18,8 @@ struct RetryFacts {
   std::string mission_bytes;  // mission.json
   std::string intake_sha256;  // intake.json "sha256": the bytes taken in
   TimeMs accepted = 0;        // intake.json "time"
+  int64_t owner_uid = -1;     // intake.json "uid" and "user": who dropped the mission (may
+  std::string owner_user;     // retry it)
   ResolvedWrites resolved;    // the mission's "writes", resolved again now
   // Why attempt N may still be alive: its supervisor's lock run/lock is held, or the shim or the
   // drone that run/shim.json names (pid and start time) still exists. "" when nothing of it lives.

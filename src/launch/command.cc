@@ -43,7 +43,8 @@ std::string CommandResult::Describe(const std::string& program) const {
 }
 
 CommandResult RunCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                         const std::vector<std::string>& extra_env) {
+                         const std::vector<std::string>& extra_env,
+                         const std::optional<std::string>& input) {
   CommandResult r;
   if (argv.empty()) {
     r.error = "no command";
@@ -66,7 +67,18 @@ CommandResult RunCommand(const std::vector<std::string>& argv, std::chrono::mill
   }
   UniqueFd out = AboveStdio(memfd_create("hangar-out", MFD_CLOEXEC));
   UniqueFd err = AboveStdio(memfd_create("hangar-err", MFD_CLOEXEC));
-  UniqueFd in = AboveStdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  UniqueFd in = AboveStdio(input ? memfd_create("hangar-in", MFD_CLOEXEC)
+                                 : open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (input && in.get() >= 0) {
+    size_t done = 0;
+    while (done < input->size()) {
+      ssize_t n = write(in.get(), input->data() + done, input->size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      done += size_t(n);
+    }
+    if (done != input->size() || lseek(in.get(), 0, SEEK_SET) != 0) in.Reset();
+  }
   UniqueFd cwd = AboveStdio(open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (out.get() < 0 || err.get() < 0 || in.get() < 0 || cwd.get() < 0) {
     r.error = std::string("cannot prepare its stdio: ") + std::strerror(errno);

@@ -24,10 +24,11 @@ struct CommandResult {
 using CommandRunner = std::function<CommandResult(const std::vector<std::string>& argv)>;
 
 // Runs ARGV (argv[0] looked up on PATH) with hangard's own environment plus EXTRA (NAME=VALUE
-// entries, replacing a variable of the same name), stdin /dev/null, for at most TIMEOUT (then its
-// process group is killed).
+// entries, replacing a variable of the same name), stdin /dev/null (or INPUT's bytes, when
+// given), for at most TIMEOUT (then its process group is killed).
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          std::chrono::milliseconds timeout = std::chrono::seconds(30),
-                         const std::vector<std::string>& extra_env = {});
+                         const std::vector<std::string>& extra_env = {},
+                         const std::optional<std::string>& input = std::nullopt);
 
 }  // namespace hangar

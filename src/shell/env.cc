@@ -27,6 +27,11 @@ std::string AtomicTmpPath(const std::string& dir, const std::string& name) {
   return dir + "/." + name + ".tmp." + std::to_string(getpid());
 }
 
+Result<std::string> Env::ReadFileOwned(const std::string& path, size_t max_bytes, int64_t* owner) {
+  *owner = -1;
+  return ReadFile(path, max_bytes);
+}
+
 Result<std::unique_ptr<Env::Dir>> Env::OpenDir(const std::string& path) {
   if (!Exists(path)) return Status::Errno("open directory " + path, ENOENT);
   return std::unique_ptr<Dir>(std::make_unique<PathDir>(this, path));

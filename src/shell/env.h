@@ -74,6 +74,11 @@ class Env {
   // Reads a regular file without following a final symlink; Invalid when larger than max_bytes or
   // not a regular file, NotFound when absent. Never blocks on a FIFO.
   virtual Result<std::string> ReadFile(const std::string& path, size_t max_bytes) = 0;
+  // ReadFile, and the uid that owns the file as fstat(2) of the descriptor read says it into
+  // *owner (the identity of whoever dropped a mission or a control request: a user cannot create
+  // a file another uid owns). The default, for Envs with no owners, says -1 (unknown).
+  virtual Result<std::string> ReadFileOwned(const std::string& path, size_t max_bytes,
+                                            int64_t* owner);
   // Names in a directory, without "." and "..", sorted.
   virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
   // The same with each entry's type as the directory tells it (d_type; lstat where the filesystem

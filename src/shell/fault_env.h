@@ -105,6 +105,10 @@ class FaultEnv : public Env {
   Result<std::string> ReadAt(const std::string& path, uint64_t offset, size_t n) override {
     return base_->ReadAt(path, offset, n);
   }
+  Result<std::string> ReadFileOwned(const std::string& path, size_t max_bytes,
+                                    int64_t* owner) override {
+    return base_->ReadFileOwned(path, max_bytes, owner);
+  }
   Result<std::string> ReadFile(const std::string& path, size_t max_bytes) override {
     return base_->ReadFile(path, max_bytes);
   }

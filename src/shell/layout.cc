@@ -15,9 +15,17 @@ Layout Layout::Make(const std::string& spool, const std::string& rooms_setting) 
 }
 
 std::vector<std::string> Layout::AllDirs() const {
-  std::vector<std::string> d = {
-      spool + "/incoming", IncomingTmp(), IncomingNew(), spool + "/control", ControlTmp(),
-      ControlNew(),        ControlBad(),  Keys(),        Notify(),           rooms};
+  std::vector<std::string> d = {spool + "/incoming",
+                                IncomingTmp(),
+                                IncomingNew(),
+                                spool + "/control",
+                                ControlTmp(),
+                                ControlNew(),
+                                ControlBad(),
+                                ControlDone(),
+                                Keys(),
+                                Notify(),
+                                rooms};
   for (Phase p : kAllPhases) d.push_back(StateDir(p));
   return d;
 }

@@ -21,6 +21,7 @@ struct Layout {
   std::string ControlTmp() const { return spool + "/control/tmp"; }
   std::string ControlNew() const { return spool + "/control/new"; }
   std::string ControlBad() const { return spool + "/control/bad"; }
+  std::string ControlDone() const { return spool + "/control/done"; }  // hangard's answers
   std::string Keys() const { return spool + "/keys"; }
   std::string Notify() const { return spool + "/notify"; }
   std::string LockFile() const {

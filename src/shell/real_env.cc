@@ -49,9 +49,10 @@ Status WriteAll(int fd, std::string_view data, const std::string& path, bool syn
 constexpr int kReadFlags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
 
 // Env::ReadFile of the file open on fd (or of the open(2) that failed: fd < 0 and errno), closing
-// fd. The file is named dir/rel in errors (rel alone when dir is empty).
+// fd. The file is named dir/rel in errors (rel alone when dir is empty). *owner, when given: the
+// file's uid, from the same fstat.
 Result<std::string> ReadOpened(int fd, std::string_view dir, const std::string& rel,
-                               size_t max_bytes) {
+                               size_t max_bytes, int64_t* owner = nullptr) {
   auto path = [&] { return dir.empty() ? rel : std::string(dir) + "/" + rel; };
   if (fd < 0) {
     int e = errno;
@@ -73,6 +74,7 @@ Result<std::string> ReadOpened(int fd, std::string_view dir, const std::string& 
                                               : "a device";
     return Status::Invalid("cannot read " + path() + ": " + what + ", not a regular file");
   }
+  if (owner) *owner = int64_t(st.st_uid);
   const size_t size = size_t(st.st_size);
   if (size > max_bytes) {
     close(fd);
@@ -302,6 +304,12 @@ class Real : public Env {
 
   Result<std::string> ReadFile(const std::string& path, size_t max_bytes) override {
     return ReadOpened(open(path.c_str(), kReadFlags), "", path, max_bytes);
+  }
+
+  Result<std::string> ReadFileOwned(const std::string& path, size_t max_bytes,
+                                    int64_t* owner) override {
+    *owner = -1;
+    return ReadOpened(open(path.c_str(), kReadFlags), "", path, max_bytes, owner);
   }
 
   Result<std::vector<std::string>> ListDir(const std::string& path) override {

@@ -95,6 +95,10 @@ RetryFacts ReadRetryFacts(Env* env, const Layout& l, const std::string& id, cons
     const json::Value* time = in->find("time");
     if (sha && sha->is_string()) f.intake_sha256 = sha->as_string();
     if (time && time->is_string()) f.accepted = ParseTime(time->as_string()).value_or(0);
+    const json::Value* uid = in->find("uid");
+    if (uid && uid->is_int() && uid->as_int() >= 0) f.owner_uid = uid->as_int();
+    const json::Value* user = in->find("user");
+    if (user && user->is_string()) f.owner_user = user->as_string();
   }
   f.alive = MayLive(env, dir + "/run", alive);
   return f;

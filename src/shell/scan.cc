@@ -6,8 +6,10 @@
 
 #include "base/json.h"
 #include "base/parallel.h"
+#include "base/sha256.h"
 #include "shell/path_resolve.h"
 #include "shell/retry.h"
+#include "shell/users.h"
 
 namespace hangar {
 
@@ -42,6 +44,23 @@ std::vector<std::string> StringMembersOf(Env::Dir* dir, const std::string& rel,
   return out;
 }
 
+// intake.json's "time", "sha256", "uid" and "user" (what is absent or of another type stays as
+// it was: 0, "", -1).
+void ReadIntake(Env::Dir* dir, const std::string& rel, TimeMs* accepted, std::string* sha256,
+                Dropper* by) {
+  Result<std::string> text = dir->ReadFile(rel, kMaxMissionBytes);
+  Result<json::Value> v = text.ok() ? json::Parse(*text) : Result<json::Value>(text.status());
+  if (!v.ok() || !v->is_object()) return;
+  const json::Value* time = v->find("time");
+  const json::Value* sha = v->find("sha256");
+  const json::Value* uid = v->find("uid");
+  const json::Value* user = v->find("user");
+  if (time && time->is_string()) *accepted = ParseTime(time->as_string()).value_or(0);
+  if (sha && sha->is_string()) *sha256 = sha->as_string();
+  if (uid && uid->is_int() && uid->as_int() >= 0) by->uid = uid->as_int();
+  if (user && user->is_string()) by->user = user->as_string();
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> Waiting(Env* env, const std::string& dir) {
@@ -53,14 +72,16 @@ Result<std::vector<std::string>> Waiting(Env* env, const std::string& dir) {
   return out;
 }
 
-// DIR/NAME into a Dropped or ControlDropped: its bytes, or why they could not be read.
+// DIR/NAME into a Dropped or ControlDropped: its bytes, or why they could not be read, and who
+// owns the file (the owner of the descriptor read, so a swap after the read cannot change it).
 template <typename T>
 T ReadWaiting(Env* env, const std::string& dir, const std::string& name, TimeMs now) {
   T t;
   t.name = name;
   t.now = now;
   const std::string path = dir + "/" + name;
-  Result<std::string> bytes = env->ReadFile(path, kMaxMissionBytes);
+  Result<std::string> bytes = env->ReadFileOwned(path, kMaxMissionBytes, &t.by.uid);
+  t.by.user = LoginName(t.by.uid);
   if (bytes.ok())
     t.bytes = std::move(bytes).value();
   else
@@ -75,6 +96,13 @@ Dropped ReadDrop(Env* env, const Layout& l, const std::string& name, TimeMs now)
 
 ControlDropped ReadControl(Env* env, const Layout& l, const std::string& name, TimeMs now) {
   return ReadWaiting<ControlDropped>(env, l.ControlNew(), name, now);
+}
+
+bool AnsweredBefore(Env* env, const Layout& l, const ControlDropped& c) {
+  if (!c.read_error.empty()) return false;
+  std::optional<json::Value> a = ReadJson(env, l.ControlDone() + "/" + c.name + ".json");
+  const json::Value* sha = a ? a->find("request_sha256") : nullptr;
+  return sha && sha->is_string() && sha->as_string() == Sha256Hex(c.bytes);
 }
 
 Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir) {
@@ -101,10 +129,7 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
     Result<std::string> bytes = state->ReadFile(r->id + "/mission.json", kMaxMissionBytes);
     if (bytes.ok()) r->mission_bytes = std::move(bytes).value();
     r->resolved = ResolveWrites(r->mission_bytes, home);
-    std::vector<std::string> intake =
-        StringMembersOf(state, r->id + "/intake.json", {"time", "sha256"});
-    r->accepted = ParseTime(intake[0]).value_or(0);
-    r->intake_sha256 = std::move(intake[1]);
+    ReadIntake(state, r->id + "/intake.json", &r->accepted, &r->intake_sha256, &r->by);
     std::vector<std::string> approve =
         StringMembersOf(state, r->id + "/approve.json", {"mission_sha256", "plan_sha256"});
     r->approved_sha256 = std::move(approve[0]);

@@ -19,6 +19,10 @@ Result<std::vector<std::string>> Waiting(Env* env, const std::string& dir);
 
 Dropped ReadDrop(Env* env, const Layout& l, const std::string& name, TimeMs now);
 ControlDropped ReadControl(Env* env, const Layout& l, const std::string& name, TimeMs now);
+// True when control/done/NAME.json answers these very bytes (its request_sha256): the request was
+// decided and answered before a stop kept it from being removed. It is then removed, not decided
+// again. A name answered before for other bytes (a name used again) is decided anew.
+bool AnsweredBefore(Env* env, const Layout& l, const ControlDropped& c);
 
 // RUN_DIR/exit.json, written by the supervisor as its last act before it lets go of its lock.
 // NotFound until then; Invalid when malformed (the message names the file and field).

@@ -214,8 +214,13 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
 
 Status PerformConsumeControl(Env* env, const Layout& l, const ConsumeControl& c) {
   const std::string path = l.ControlNew() + "/" + c.name;
+  // The answer before the request goes: a crash in between leaves both, and the request is then
+  // finished by the answer it already has (AnsweredControl), never decided twice.
+  Status s = c.answer.empty() ? Status::Ok()
+                              : env->WriteFileAtomic(l.ControlDone(), c.name + ".json", c.answer);
+  if (!s.ok()) return s;
   if (!c.bad) return env->Remove(path);
-  Status s = env->WriteFileAtomic(l.ControlBad(), c.bad_name + ".why.json", c.why);
+  s = env->WriteFileAtomic(l.ControlBad(), c.bad_name + ".why.json", c.why);
   if (!s.ok()) return s;
   return env->RenameNoReplace(path, l.ControlBad() + "/" + c.bad_name);
 }

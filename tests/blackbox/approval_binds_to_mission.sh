@@ -21,7 +21,7 @@ jq_ok "$S/queued/E1/approve.json" "d['mission_sha256'] == '$sha'" ||
   fail "approve.json does not bind the mission's sha256: $(cat "$S/queued/E1/approve.json")"
 stop_hangard TERM
 printf ' ' >>"$S/queued/E1/mission.json"   # edited after the approval
-hangar cancel blocker >/dev/null
+hangar --no-wait cancel blocker >/dev/null  # hangard is down: the request waits for it
 start_hangard
 wait_until 10 test -d "$S/hold/E1" || fail "edited E1 not back in hold (state: $(state_of E1))"
 jq_ok "$S/hold/E1/gate1.json" "d['verdict'] == 'hold' and d['rules'] == ['mission.changed']" ||

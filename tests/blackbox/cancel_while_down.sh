@@ -9,7 +9,7 @@ wait_until 10 test -d "$S/running/blocker" || fail "blocker did not start"
 mission victim script 1 '' "count $T/starts" 'sleep 1' | drop victim.json
 wait_until 10 test -d "$S/queued/victim" || fail "victim not queued"
 stop_hangard TERM
-hangar cancel victim >/dev/null || fail "hangar cancel victim failed while hangard was down"
+hangar --no-wait cancel victim >/dev/null || fail "hangar cancel victim failed while hangard was down"
 wait_until 20 test -f "$S/running/blocker/run/exit.json" || fail "blocker did not end"
 start_hangard
 wait_returned victim 20

@@ -33,7 +33,8 @@ writer() {
   if ((w >= 14)); then
     for ((i = w; i < N; i += 16)); do
       f=$(printf '%05d.json' "$i")
-      if ! "$BIN/hangar" --spool "$S" submit "$T/src/$f" >"$T/src/$f.out" 2>&1; then
+      # --no-wait: the burst is the point here; who_decides and concurrent_200 wait for intake.
+      if ! "$BIN/hangar" --spool "$S" submit --no-wait "$T/src/$f" >"$T/src/$f.out" 2>&1; then
         # hangar submit looks for the id itself: a refusal there is the submitter's rejection.
         if grep -q 'is already in the spool' "$T/src/$f.out"; then
           echo "$i" >>"$T/refused.$w"

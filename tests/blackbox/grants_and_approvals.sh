@@ -43,7 +43,10 @@ jq_ok "$T/grants.json" "[(g['op'], g.get('mission'), g.get('requester')) for g i
 hangar grants --all | grep -q revoke || fail "hangar grants --all does not list the revocation"
 # Refused requests: a grant already expired, an approve of a returned mission (dropped by hand:
 # the CLI would refuse it before the kernel sees it).
-hangar grant x.y --mission M1 --until 2001-01-01T00:00:00Z >/dev/null || fail "grant drop failed"
+rc=0
+hangar grant x.y --mission M1 --until 2001-01-01T00:00:00Z >/dev/null 2>"$T/past.err" || rc=$?
+((rc == 65)) && grep -q "is past" "$T/past.err" ||
+  fail "a grant whose until is past: exit $rc, expected 65 with the reason: $(cat "$T/past.err")"
 printf '{"hangar":1,"request":"approve","id":"H1"}' >"$S/control/tmp/approve-again"
 mv "$S/control/tmp/approve-again" "$S/control/new/approve-again"
 wait_until 10 controls_taken || fail "refused requests not taken"

@@ -24,7 +24,9 @@ mission T2 true 1 '' 'nothing to do' | drop T2.json
 wait_until 10 test -d "$S/queued/T2" || fail "T2 not taken in while failed closed (state: $(state_of T2))"
 sleep 1.5
 [[ "$(state_of T2)" == queued && ! -e "$S/keys/launch.T2.1" ]] || fail "T2 launched on a failed-closed ledger"
-hangar grant a.b --mission T2 >/dev/null || fail "grant drop failed"
+rc=0
+hangar grant a.b --mission T2 >/dev/null 2>&1 || rc=$?
+((rc == 65)) || fail "a grant on a failed-closed ledger: exit $rc, expected 65 (invalid now)"
 wait_until 10 controls_taken || fail "grant request not taken"
 hangar ledger show --kind control.refused | grep -q "failed closed" || fail "the grant was not refused"
 hangar ledger reanchor --why "segment edited in a test; reviewed" >/dev/null || fail "reanchor failed"

@@ -36,7 +36,10 @@ d = json.load(open(path))
 d["drone_pid"], d["drone_start"] = pid, int(stat[stat.rindex(")") + 2:].split()[19])
 json.dump(d, open(path, "w"))
 PY
-hangar retry L >"$T/retry.out" 2>&1 || fail "hangar retry L failed: $(cat "$T/retry.out")"
+rc=0
+hangar retry L >"$T/retry.out" 2>&1 || rc=$?
+((rc == 65)) && grep -q "may still be alive" "$T/retry.out" ||
+  fail "hangar retry L while its drone lives: exit $rc, expected 65 with the reason: $(cat "$T/retry.out")"
 wait_until 10 controls_taken || fail "the retry request was not taken within 10 s"
 grep -l "may still be alive" "$S"/control/bad/*.why.json >/dev/null 2>&1 ||
   fail "a retry while attempt 1's drone lives was not refused (control/bad: $(cat "$S"/control/bad/*.why.json 2>/dev/null))"
@@ -47,7 +50,7 @@ cp "$T/shim.json" "$S/returned/L/run/shim.json"
 
 # Accepted: attempt 2 under a new key, through the normal launch path.
 hangar --json retry L >"$T/retry.json" 2>&1 || fail "hangar retry L failed: $(cat "$T/retry.json")"
-jq_ok "$T/retry.json" "d['id'] == 'L' and d['file'].startswith('control/new/retry.L.')" ||
+jq_ok "$T/retry.json" "d['id'] == 'L' and d['file'].startswith('control/new/retry.L.') and d['answer']['effect'] == 'queued (attempt 2)'" ||
   fail "hangar --json retry printed $(cat "$T/retry.json")"
 wait_until 15 started L 2 || fail "attempt 2 did not start within 15 s (state: $(state_of L))"
 wait_until 20 jq_ok "$S/returned/L/return.json" "d['attempt'] == 2" ||
