@@ -63,8 +63,11 @@ class Env {
   // DIR/tmp or DIR/new does not exist; Invalid for a relative DIR, a ".." in it, or a symbolic link
   // on the way ("a symbolic link, not followed"); else the failed call's Errno naming its path.
   // After an error nothing new is in DIR/new; DIR/tmp/NAME may remain (maildir readers skip tmp/).
+  // OWNER >= 0 (the uid that dropped the mission; 0, root, may name any directory): DIR, DIR/tmp
+  // and DIR/new must each be owned by it, as fstat of the opened directory says, else Invalid
+  // ("DIR is owned by uid N, not by uid M, who dropped the mission") and nothing is written.
   virtual Status WriteMaildir(const std::string& dir, const std::string& name,
-                              std::string_view data) = 0;
+                              std::string_view data, int64_t owner = -1) = 0;
 
   // Size of a regular file (a final symlink is not followed). NotFound when absent.
   virtual Result<uint64_t> FileSize(const std::string& path) = 0;

@@ -247,9 +247,9 @@ Status FaultEnv::Truncate(const std::string& path, uint64_t size) {
 }
 
 Status FaultEnv::WriteMaildir(const std::string& dir, const std::string& name,
-                              std::string_view data) {
+                              std::string_view data, int64_t owner) {
   return Intercept({"maildir", "write " + dir + "/tmp/" + name, dir + "/new/" + name},
-                   [&] { return base_->WriteMaildir(dir, name, data); });
+                   [&] { return base_->WriteMaildir(dir, name, data, owner); });
 }
 
 Result<std::unique_ptr<FaultEnv>> FaultEnvFromVariables(Env* base, const char* fault,

@@ -98,8 +98,8 @@ class FaultEnv : public Env {
   Status Remove(const std::string& path) override;
   Status AppendDurable(const std::string& path, std::string_view data) override;
   Status Truncate(const std::string& path, uint64_t size) override;
-  Status WriteMaildir(const std::string& dir, const std::string& name,
-                      std::string_view data) override;
+  Status WriteMaildir(const std::string& dir, const std::string& name, std::string_view data,
+                      int64_t owner = -1) override;
 
   Result<uint64_t> FileSize(const std::string& path) override { return base_->FileSize(path); }
   Result<std::string> ReadAt(const std::string& path, uint64_t offset, size_t n) override {

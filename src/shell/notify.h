@@ -20,7 +20,10 @@ namespace hangar {
 // nothing is in DIR/new that was not there before; a copy may remain in DIR/tmp (maildir readers
 // ignore tmp/), and a retry with the same NAME replaces it. Safe from several threads for
 // different NAMEs.
+// OWNER: the uid that dropped the mission (-1: unknown, as for a mission taken in before hangar
+// recorded it): DIR and its tmp/ and new/ must be that uid's (Env::WriteMaildir), so a requester
+// can have its returns delivered only into a maildir of its own.
 Status DeliverMaildir(Env* env, const std::string& dir, const std::string& name,
-                      std::string_view data);
+                      std::string_view data, int64_t owner = -1);
 
 }  // namespace hangar

@@ -6,6 +6,17 @@
 
 namespace hangar {
 
+int64_t NotifyOutbox::DropperOf(const std::string& id) {
+  for (Phase p : {Phase::kReturned, Phase::kHold, Phase::kRunning, Phase::kQueued}) {
+    Result<std::string> t = env_->ReadFile(layout_.MissionDir(p, id) + "/intake.json", 1 << 20);
+    if (!t.ok()) continue;
+    Result<json::Value> v = json::Parse(*t);
+    const json::Value* uid = v.ok() && v->is_object() ? v->find("uid") : nullptr;
+    return uid && uid->is_int() ? uid->as_int() : -1;
+  }
+  return -1;
+}
+
 Status NotifyOutbox::Record(const std::string& id, const std::string& dir,
                             const std::string& reason) {
   json::Object rec;
@@ -20,9 +31,10 @@ Status NotifyOutbox::Record(const std::string& id, const std::string& dir,
 Status NotifyOutbox::Deliver(const std::string& id, const std::string& dir,
                              const std::string& text) {
   const std::string checkpoint = checkpoint_ ? checkpoint_() : "";
-  Status s =
-      checkpoint.empty() ? Status::Ok() : DeliverMaildir(env_, dir, id + ".checkpoint", checkpoint);
-  if (s.ok()) s = DeliverMaildir(env_, dir, id + ".json", text);
+  const int64_t owner = DropperOf(id);
+  Status s = checkpoint.empty() ? Status::Ok()
+                                : DeliverMaildir(env_, dir, id + ".checkpoint", checkpoint, owner);
+  if (s.ok()) s = DeliverMaildir(env_, dir, id + ".json", text, owner);
   if (s.ok()) {
     say_(id + " return delivered to " + dir);
     return env_->Remove(layout_.Notify() + "/" + id + ".json");
@@ -33,7 +45,7 @@ Status NotifyOutbox::Deliver(const std::string& id, const std::string& dir,
 
 void NotifyOutbox::DeliverHold(const std::string& id, const std::string& dir,
                                const std::string& verdict) {
-  Status s = DeliverMaildir(env_, dir, id + ".hold.json", verdict);
+  Status s = DeliverMaildir(env_, dir, id + ".hold.json", verdict, DropperOf(id));
   say_(id + (s.ok() ? " hold notice delivered to " + dir
                     : " hold notice not delivered: " + s.message() + " (not retried)"));
 }

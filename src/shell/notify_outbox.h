@@ -34,10 +34,13 @@ class NotifyOutbox {
   // (rules and reason). Best effort: a failure is said in the log, not retried (the hold itself is
   // in the spool, hold/ID, for `hangar ls hold`).
   void DeliverHold(const std::string& id, const std::string& dir, const std::string& verdict);
+  // Every delivery goes only into a maildir owned by the uid that dropped the mission (its
+  // intake.json "uid"; root may name any; unknown for missions taken in before hangar recorded it).
   // Tries every waiting record again.
   Status Retry();
 
  private:
+  int64_t DropperOf(const std::string& id);
   Env* env_;
   Layout layout_;
   std::function<void(const std::string&)> say_;

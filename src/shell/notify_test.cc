@@ -51,10 +51,10 @@ class RecordingEnv : public Env {
   Status Truncate(const std::string& path, uint64_t size) override {
     return RealEnv()->Truncate(path, size);
   }
-  Status WriteMaildir(const std::string& dir, const std::string& name,
-                      std::string_view data) override {
+  Status WriteMaildir(const std::string& dir, const std::string& name, std::string_view data,
+                      int64_t owner = -1) override {
     if (Record("maildir " + Rel(dir) + "/new/" + name)) return Status::Io("cannot write: injected");
-    return RealEnv()->WriteMaildir(dir, name, data);
+    return RealEnv()->WriteMaildir(dir, name, data, owner);
   }
   Result<uint64_t> FileSize(const std::string& path) override { return RealEnv()->FileSize(path); }
   Result<std::string> ReadAt(const std::string& path, uint64_t offset, size_t n) override {

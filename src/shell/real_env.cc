@@ -234,8 +234,8 @@ class Real : public Env {
     return s;
   }
 
-  Status WriteMaildir(const std::string& dir, const std::string& name,
-                      std::string_view data) override {
+  Status WriteMaildir(const std::string& dir, const std::string& name, std::string_view data,
+                      int64_t owner = -1) override {
     if (!dir.starts_with('/'))
       return Status::Invalid("cannot open dir " + dir + ": not an absolute path");
     if (("/" + dir + "/").find("/../") != std::string::npos)
@@ -248,6 +248,16 @@ class Real : public Env {
     if (!tmp.ok()) return tmp.status();
     Result<UniqueFd> fresh = OpenDirBeneath(box->get(), "new", dir);
     if (!fresh.ok()) return fresh.status();
+    if (owner > 0)
+      for (const auto& [fd, shown] : {std::pair{box->get(), dir}, std::pair{tmp->get(), dir + "/tmp"},
+                                      std::pair{fresh->get(), dir + "/new"}}) {
+        struct stat st {};
+        if (fstat(fd, &st) != 0) return Status::Errno("stat " + shown, errno);
+        if (int64_t(st.st_uid) != owner)
+          return Status::Invalid(shown + " is owned by uid " + std::to_string(st.st_uid) +
+                                 ", not by uid " + std::to_string(owner) +
+                                 ", who dropped the mission: not delivered");
+      }
     const std::string from = dir + "/tmp/" + name, to = dir + "/new/" + name;
     unlinkat(tmp->get(), name.c_str(), 0);  // a leftover of ours, or anything planted: not followed
     UniqueFd fd(openat(tmp->get(), name.c_str(),

@@ -14,6 +14,7 @@
 #   four_eyes: the approver's approve of its own mission is refused (control.self-approval);
 #     root's approve of it takes effect
 #   approve of a mission that is not held: exit non-zero at once, with the reason
+#   notify.dir: A's return reaches A's own maildir, never B's (hangard is root and could write it)
 . "$(dirname "$0")/lib.sh"
 [[ "$(id -u)" == 0 ]] || { say "skip $TEST: skipped: needs root (creates users)"; exit 0; }
 command -v useradd >/dev/null && command -v groupadd >/dev/null && command -v setpriv >/dev/null ||
@@ -117,6 +118,24 @@ as "$RB" sh -c "echo '{}' >'$S/incoming/tmp/rb-draft'"
 check no-remove-anothers-drop cannot as "$RA" rm -f "$S/incoming/tmp/rb-draft"
 check anothers-drop-still-there test -f "$S/incoming/tmp/rb-draft"
 rm -f "$S/incoming/tmp/rb-draft"
+
+# Returns go only into a maildir of the dropper's own.
+for u in "$RA" "$RB"; do
+  mkdir -p "$T/box-$u/tmp" "$T/box-$u/new"
+  chown -R "$u:" "$T/box-$u"
+done
+notified() {
+  mission "$1" true 1 '' 'nothing' |
+    python3 -c 'import json,sys; m=json.load(sys.stdin); m["notify"]={"dir":sys.argv[1]}; print(json.dumps(m))' "$2"
+}
+notified N-own "$T/box-$RA" | h "$RA" submit - >/dev/null || fail "A could not submit N-own"
+notified N-other "$T/box-$RB" | h "$RA" submit - >/dev/null || fail "A could not submit N-other"
+wait_returned N-own 30
+wait_returned N-other 30
+wait_until 10 test -f "$T/box-$RA/new/N-own.json" || true
+check notify-own-box-delivered test -f "$T/box-$RA/new/N-own.json"
+check notify-other-box-untouched test -z "$(find "$T/box-$RB" -type f)"
+check notify-other-box-reason grep -q "not by uid $(id -u "$RA")" "$S/notify/N-other.json"
 
 rc=0; hangar approve W-a >/dev/null 2>"$T/nh.err" || rc=$?
 check approve-not-held-fails test "$rc" != 0
