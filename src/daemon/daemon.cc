@@ -74,7 +74,7 @@ Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits
           [this] { return ledger_.checkpoint(); }) {}
 
 Daemon::~Daemon() {
-  for (int fd : {inotify_fd_, signal_fd_, lock_fd_})
+  for (int fd : {inotify_fd_, signal_fd_, lock_fd_, anchor_lock_fd_})
     if (fd >= 0) close(fd);
 }
 
@@ -209,6 +209,18 @@ Status Daemon::Start() {
       return Status::Unavailable("cannot lock " + layout_.LockFile() +
                                  ": another hangard runs on this spool");
     return Status::Errno("lock " + layout_.LockFile(), errno);
+  }
+  // One writer per anchor: a second hangard (another spool, or a copy of this one) pointed at the
+  // same anchor directory is refused before it writes a line there. The directory itself is
+  // locked, so nothing is created on an anchor mount that may be missing.
+  anchor_lock_fd_ = open(anchor_dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (anchor_lock_fd_ < 0) return Status::Errno("open the anchor directory " + anchor_dir_, errno);
+  if (flock(anchor_lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK)
+      return Status::Unavailable("cannot lock the anchor directory " + anchor_dir_ +
+                                 ": another hangard writes this anchor (another spool, or a copy "
+                                 "of this one); one anchor directory serves one hangard");
+    return Status::Errno("lock the anchor directory " + anchor_dir_, errno);
   }
 
   sigset_t mask;
