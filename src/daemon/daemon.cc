@@ -541,9 +541,15 @@ Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
     Status s = ledger_.AppendAll(records, &anchor_error);
     if (!s.ok()) return s;
     if (!anchor_error.empty()) {
-      Say("ledger seqs " + std::to_string(records.front().seq) + ".." +
-          std::to_string(records.back().seq) + ": " + anchor_error);
-      if (state_.fail_closed.empty()) pending->push_front(LedgerFailed{anchor_error, env_->Now()});
+      // Record before act holds for the anchor as for the ledger: entries the anchor does not
+      // vouch for back no act. The decision's acts are dropped (nothing launched, moved, granted
+      // or answered) and the work stops, failed closed; the next start decides again from the
+      // spool, anchoring or refusing the unvouched tail (man/hangar-ledger.5, START-UP).
+      const std::string seqs =
+          std::to_string(records.front().seq) + ".." + std::to_string(records.back().seq);
+      if (state_.fail_closed.empty()) state_.fail_closed = anchor_error;
+      return Status::Io("ledger seqs " + seqs + " are not on the anchor (" + anchor_error +
+                        "): their acts are dropped");
     }
     Checkpoint();
   }
