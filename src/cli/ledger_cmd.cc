@@ -71,12 +71,20 @@ json::Value EntryJson(const ledger::Entry& e) {
 }  // namespace
 
 int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
-                    const std::string& checkpoint) {
+                    const std::string& checkpoint_given) {
   const std::string what = "verify the ledger";
   LedgerPlace place = FindLedger(ctx, anchor_dir);
   if (place.anchor_file.empty())
     return FailTo(ctx.err, kExitConfig, what,
                   "no anchor known: give --anchor DIR (hangard.json and the config name none)");
+  // Without --checkpoint, the newest one hangard signed, beside the anchor, when there is one:
+  // the ledger must extend it, as hangard holds it at start.
+  std::string checkpoint = checkpoint_given;
+  if (checkpoint.empty()) {
+    const std::string beside = place.anchor_file.substr(0, place.anchor_file.rfind('/') + 1) +
+                               ledger::CheckpointFileName(place.name);
+    if (ctx.env->Exists(beside)) checkpoint = beside;
+  }
   ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
   if (Status s = store.OpenForReading(); !s.ok())
     return FailTo(ctx.err, kExitData, what, s.message());

@@ -60,7 +60,7 @@ Status LedgerKeeper::Start(TimeMs now) {
   }
   Result<ledger::VerifyReport> v = ledger::Verify(store_, *anchor_);
   if (!v.ok()) return v.status();
-  if (v->ok) return Status::Ok();
+  if (v->ok) return HoldToCheckpoint();
   // A short unvouched tail after vouched entries of the same epoch, or the whole of a new
   // ledger's first epoch while its anchor file holds no line of it: a crash between the ledger
   // write and the anchor line (see the header).
@@ -68,11 +68,25 @@ Status LedgerKeeper::Start(TimeMs now) {
   const bool new_ledger = v->epoch == 1 && v->first_seq == 1 && v->missing_from == 1 &&
                           v->anchor_own == 0 && env_->Exists(anchor_path_);
   if (v->failure == ledger::Failure::kAnchorBehind && v->missing_to == v->head_seq &&
-      (after_vouched || new_ledger) && v->missing_to - v->missing_from + 1 <= kMaxCatchUp)
-    return CatchUp(v->missing_from, v->missing_to, now);
+      (after_vouched || new_ledger) && v->missing_to - v->missing_from + 1 <= kMaxCatchUp) {
+    if (Status c = CatchUp(v->missing_from, v->missing_to, now); !c.ok()) return c;
+    return HoldToCheckpoint();
+  }
   anchor_missing_ = v->failure == ledger::Failure::kAnchorMissing;
   failure_ = std::string("ledger verification failed (") + ledger::FailureName(v->failure) +
              (v->seq ? " at seq " + N(v->seq) : "") + "): " + v->reason;
+  return Status::Ok();
+}
+
+Status LedgerKeeper::HoldToCheckpoint() {
+  const std::string file = anchor_dir_ + "/" + ledger::CheckpointFileName(store_.name());
+  Result<ledger::Checkpoint> cp = ledger::ReadCheckpoint(env_, file);
+  if (cp.status().code() == Code::kNotFound) return Status::Ok();  // none signed yet
+  Status s = cp.ok() ? ledger::CheckExtends(store_, *cp) : cp.status();
+  if (!s.ok() && s.code() != Code::kInvalid) return s;  // cannot read: not a verdict
+  if (!s.ok())
+    failure_ = "the ledger does not extend the checkpoint hangard signed (" + file +
+               "): " + s.message();
   return Status::Ok();
 }
 
@@ -124,6 +138,9 @@ Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
                       " to a decision the kernel numbered " + N(r.seq));
   Result<ledger::Entry> e = store_.Append(r.kind, std::move(body), r.time, r.new_epoch);
   if (!e.ok()) return e.status();
+  // A new epoch gets its checkpoint at once: the last one, of the old head, would otherwise be
+  // held against the ledger at the next start.
+  if (r.new_epoch) last_checkpoint_seq_ = -1;
   if (anchor_missing_ && !r.new_epoch) return Status::Ok();  // failed closed already
   anchor_missing_ = false;  // a reanchor names this directory the anchor from now on
   Status a = anchor_->Append(e->epoch, e->seq, e->hash);

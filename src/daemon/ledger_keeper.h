@@ -92,6 +92,10 @@ class LedgerKeeper {
 
  private:
   Status CatchUp(int64_t from, int64_t to, TimeMs now);
+  // The newest checkpoint hangard signed (ANCHOR_DIR/NAME.checkpoint) is a commitment: a ledger
+  // that no longer extends it (cut back below its seq, wiped, rewritten at or before it) fails
+  // closed with that reason. None yet: nothing to hold.
+  Status HoldToCheckpoint();
 
   Env* env_;
   std::string spool_, anchor_dir_;
