@@ -164,6 +164,15 @@ std::string DecideLine(const json::Value& d) {
          (four && four->is_bool() && four->as_bool() ? "on" : "off");
 }
 
+// "ok" or "BEHIND the ledger's latest time T: launches held until it catches up".
+std::string ClockLine(const json::Value& c) {
+  const json::Value* behind = c.is_object() ? c.find("behind") : nullptr;
+  if (!behind || !behind->is_bool()) return "unknown (hangard has not said)";
+  if (!behind->as_bool()) return "ok";
+  return "BEHIND the ledger's latest time " + Shown(c, "ledger_time") +
+         ": launches held until it catches up (fix the clock: NTP)";
+}
+
 std::string KernelLine(const json::Value& k) {
   const json::Value& alive = *k.find("alive");
   std::string s = alive.is_null()   ? "unknown (cannot open hangard.lock)"
@@ -200,6 +209,7 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
       << "sandbox   " << SandboxLine(*doc.find("sandbox")) << "\n"
       << "limits    " << LimitsLine(*doc.find("sandbox")) << "\n"
       << "decide    " << DecideLine(*doc.find("decide")) << "\n"
+      << "clock     " << ClockLine(*doc.find("clock")) << "\n"
       << FormatTable(rows);
   std::vector<Row> waiting;
   for (const json::Value& n : notify) {
@@ -227,6 +237,7 @@ int RunStatus(const Context& ctx) {
   doc["policy"] = PresenceObject(presence, "policy");
   doc["sandbox"] = PresenceObject(presence, "sandbox");
   doc["decide"] = PresenceObject(presence, "decide");
+  doc["clock"] = PresenceObject(presence, "clock");
   json::Object counts;
   for (const auto& [state, n] : view.Counts()) counts[state] = n;
   doc["counts"] = counts;

@@ -118,6 +118,10 @@ Status Daemon::WritePresence(const char* status) {
     approvers.push_back(json::Object{{"uid", uid}, {"user", LoginName(uid)}});
   o["decide"] =
       json::Object{{"approvers", std::move(approvers)}, {"four_eyes", setup_.config.four_eyes}};
+  o["clock"] =
+      json::Object{{"behind", state_.clock_behind},
+                   {"ledger_time", state_.ledger_time ? json::Value(FormatTime(state_.ledger_time))
+                                                      : json::Value(nullptr)}};
   o["status"] = status;
   o["time"] = FormatTime(env_->Now());
   json::Object l{{"name", ledger_.name()},
@@ -138,6 +142,7 @@ Status Daemon::WritePresence(const char* status) {
                                     : json::Value(nullptr)}};
   o["work"] = std::move(w);
   presence_fail_closed_ = state_.fail_closed;
+  presence_clock_behind_ = state_.clock_behind;
   SdNotify(StatusLine({.stopping = std::string(status) == "stopped",
                        .work_stopped = stopped_,
                        .fail_closed = state_.fail_closed,
@@ -246,6 +251,7 @@ Status Daemon::Start() {
   // hangard was down) are recorded too, and nothing launches on a ledger that does not verify.
   if (Status l = ledger_.Start(env_->Now()); !l.ok()) return l;
   state_.ledger_seq = ledger_.head_seq();
+  state_.ledger_time = ledger_.HeadTime();
   if (Status g = ledger_.FoldGrants(&state_.grants); !g.ok() && ledger_.failure().empty())
     return Status::Invalid("cannot fold the ledger's grants: " + g.message());
   {
@@ -525,7 +531,9 @@ Status Daemon::Dispatch(Signal first) {
       return Status::Ok();
     }
   }
-  if (running_ && state_.fail_closed != presence_fail_closed_) UpdatePresence();
+  if (running_ && (state_.fail_closed != presence_fail_closed_ ||
+                   state_.clock_behind != presence_clock_behind_))
+    UpdatePresence();
   return Status::Ok();
 }
 

@@ -118,7 +118,9 @@ class Daemon {
   bool running_ = false;              // Start is over: hangard.json follows fail_closed
   NotifyOutbox outbox_;
   int lock_fd_ = -1, inotify_fd_ = -1, signal_fd_ = -1;
-  int anchor_lock_fd_ = -1;  // flock on the anchor directory: one hangard per anchor
+  int anchor_lock_fd_ = -1;
+  bool presence_clock_behind_ = false;  // what hangard.json says of the clock  // flock on the
+                                        // anchor directory: one hangard per anchor
   int wd_incoming_ = -1, wd_control_ = -1;
   // Drops and control requests seen but not yet taken: a burst is taken a batch per loop turn, so
   // drones' ends and finished observations are handled in between (they free slots).

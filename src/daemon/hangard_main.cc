@@ -82,16 +82,21 @@ int main(int argc, char** argv) {
   // A testing aid (man/hangard.8, ENVIRONMENT): crash-safety tests make hangard fail or end at its
   // Nth mutating call, or count its calls. Never set in production; said loudly when set.
   Result<std::unique_ptr<FaultEnv>> fault =
-      FaultEnvFromVariables(RealEnv(), getenv("HANGAR_FAULT"), getenv("HANGAR_FAULT_LOG"));
+      FaultEnvFromVariables(RealEnv(), getenv("HANGAR_FAULT"), getenv("HANGAR_FAULT_LOG"),
+                            getenv("HANGAR_FAULT_CLOCK_MS"));
   if (!fault.ok())
     return Fail(fault.status().code() == Code::kInvalid ? kExUsage : kExIoErr,
                 fault.status().message());
   if (FaultEnv* f = fault->get()) {
     env = f;
     const char* fault_log = getenv("HANGAR_FAULT_LOG");
-    std::fprintf(stderr, "hangard: warning: faults are injected, for testing only: %s%s%s\n",
-                 DescribeFaultPlan(f->plan()).c_str(),
-                 fault_log ? "; mutating calls logged to " : "", fault_log ? fault_log : "");
+    std::fprintf(
+        stderr, "hangard: warning: faults are injected, for testing only: %s%s%s%s\n",
+        DescribeFaultPlan(f->plan()).c_str(), fault_log ? "; mutating calls logged to " : "",
+        fault_log ? fault_log : "",
+        f->clock_offset()
+            ? ("; the clock is off by " + std::to_string(f->clock_offset()) + " ms").c_str()
+            : "");
   }
 
   Result<std::string> text = env->ReadFile(config_path, 1 << 20);

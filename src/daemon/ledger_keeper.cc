@@ -78,6 +78,16 @@ Status LedgerKeeper::Start(TimeMs now) {
   return Status::Ok();
 }
 
+TimeMs LedgerKeeper::HeadTime() const {
+  TimeMs t = 0;
+  if (store_.head_seq() == 0) return 0;
+  (void)store_.ForEach(store_.head_seq(), [&](const ledger::Entry& e) {
+    t = ParseTime(e.time).value_or(0);
+    return Status::Ok();
+  });
+  return t;
+}
+
 Status LedgerKeeper::HoldToCheckpoint() {
   const std::string file = anchor_dir_ + "/" + ledger::CheckpointFileName(store_.name());
   Result<ledger::Checkpoint> cp = ledger::ReadCheckpoint(env_, file);
@@ -85,8 +95,8 @@ Status LedgerKeeper::HoldToCheckpoint() {
   Status s = cp.ok() ? ledger::CheckExtends(store_, *cp) : cp.status();
   if (!s.ok() && s.code() != Code::kInvalid) return s;  // cannot read: not a verdict
   if (!s.ok())
-    failure_ = "the ledger does not extend the checkpoint hangard signed (" + file +
-               "): " + s.message();
+    failure_ =
+        "the ledger does not extend the checkpoint hangard signed (" + file + "): " + s.message();
   return Status::Ok();
 }
 

@@ -45,6 +45,9 @@ class LedgerKeeper {
   Status Start(TimeMs now);
   // Why the ledger is not to be trusted, as found by Start; empty when it verified.
   const std::string& failure() const { return failure_; }
+  // The head entry's time (0 for an empty ledger or one whose head time cannot be read): the
+  // kernel dates nothing before it (State::ledger_time).
+  TimeMs HeadTime() const;
 
   // Appends the kernel's record durably, then its anchor line. An error means the ledger could not
   // be written (a spool I/O failure) or gave another seq than the kernel numbered. An anchor that

@@ -24,7 +24,11 @@ class Decider {
   Decider(const KernelSetup& setup, State* st) : s_(setup), st_(st) {}
 
   std::vector<Action> Run(const Signal& sig) {
+    const TimeMs now = std::visit([](const auto& x) { return x.now; }, sig);
+    const bool was_behind = st_->clock_behind;
+    CheckClock(now);
     std::visit([this](const auto& x) { On(x); }, sig);
+    if (was_behind && !st_->clock_behind) Pump(now);
     return std::move(out_);
   }
 
@@ -60,8 +64,27 @@ class Decider {
   // Puts the ledger entry for a decision before the actions that carry it out; returns its seq.
   int64_t Ledger(std::string kind, json::Object body, TimeMs now, bool new_epoch = false) {
     const int64_t seq = ++st_->ledger_seq;
-    out_.push_back(Record{seq, std::move(kind), json::Value(std::move(body)), now, new_epoch});
+    // Never dated before an earlier entry, whatever the clock says now.
+    st_->ledger_time = std::max(st_->ledger_time, now);
+    out_.push_back(
+        Record{seq, std::move(kind), json::Value(std::move(body)), st_->ledger_time, new_epoch});
     return seq;
+  }
+
+  // A clock well behind the ledger's latest time (set back, or a restore onto a machine whose
+  // clock is wrong) holds launches until it catches up: recorded once, then said when over.
+  void CheckClock(TimeMs now) {
+    const bool behind = st_->ledger_time > 0 && now + kClockSlackMs < st_->ledger_time;
+    if (behind && !st_->clock_behind) {
+      st_->clock_behind = true;
+      Ledger("clock.behind",
+             {{"now", FormatTime(now)}, {"ledger_time", FormatTime(st_->ledger_time)}}, now);
+      Log("the clock (" + FormatTime(now) + ") is behind the ledger's latest time (" +
+          FormatTime(st_->ledger_time) + "): launches are held until it catches up");
+    } else if (!behind && st_->clock_behind && now >= st_->ledger_time) {
+      st_->clock_behind = false;
+      Log("the clock has caught up with the ledger's latest time: launches resume");
+    }
   }
 
   static json::Value Rules(const GateResult& g) {
@@ -570,7 +593,8 @@ class Decider {
     if (grant && !st_->fail_closed.empty())
       return "grant: the ledger is failed closed (" + st_->fail_closed +
              "); grants wait for a reanchor";
-    if (grant && r.until && *r.until <= now) return "until: " + FormatTime(*r.until) + " is past";
+    if (grant && r.until && *r.until <= std::max(now, st_->ledger_time))
+      return "until: " + FormatTime(*r.until) + " is past";
     json::Object body = Asked({{"op", r.op}, {"by", asker_.user}});
     if (!r.mission.empty()) body["mission"] = r.mission;
     if (!r.requester.empty()) body["requester"] = r.requester;
@@ -720,9 +744,13 @@ class Decider {
       return refuse(r.op, r.key, "op.key_running",
                     "an act under key " + r.key + " runs now; ask again once its result is in");
     auto handler = s_.config.ops.find(r.op);
-    const OpContext ctx{&*rec->mission, &q.declaration,   &s_.policy,
-                        &st_->grants,   st_->fail_closed, handler != s_.config.ops.end(),
-                        q.now};
+    const OpContext ctx{&*rec->mission,
+                        &q.declaration,
+                        &s_.policy,
+                        &st_->grants,
+                        st_->fail_closed,
+                        handler != s_.config.ops.end(),
+                        std::max(q.now, st_->ledger_time)};  // a clock set back revives no grant
     const OpJudgement j = JudgeOp(r, ctx);
     if (!j.allowed) return refuse(r.op, r.key, j.rule, j.reason);
     if (q.key == OpKeyState::kTaken)
@@ -889,8 +917,8 @@ class Decider {
   }
 
   void Pump(TimeMs now) {
-    while (st_->ready && st_->fail_closed.empty() && st_->running < s_.config.slots &&
-           !st_->queue.empty()) {
+    while (st_->ready && st_->fail_closed.empty() && !st_->clock_behind &&
+           st_->running < s_.config.slots && !st_->queue.empty()) {
       const std::string id = st_->queue.front();
       st_->queue.pop_front();
       MissionRec& rec = st_->missions[id];
@@ -1013,7 +1041,8 @@ std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal&
 }
 
 bool MayLaunch(const KernelSetup& setup, const State& state) {
-  return state.ready && state.fail_closed.empty() && state.running < setup.config.slots;
+  return state.ready && state.fail_closed.empty() && !state.clock_behind &&
+         state.running < setup.config.slots;
 }
 
 }  // namespace hangar

@@ -158,8 +158,14 @@ struct State {
   // False while hangard recovers at start: nothing launches before every mission is known and
   // every control request that waited (a cancel) is read. Ready sets it.
   bool ready = true;
-  int64_t ledger_seq = 0;    // the ledger's head seq: the next Record takes ledger_seq + 1
-  std::string fail_closed;   // why launches and grants are refused; empty when they are not
+  int64_t ledger_seq = 0;   // the ledger's head seq: the next Record takes ledger_seq + 1
+  std::string fail_closed;  // why launches and grants are refused; empty when they are not
+  // Time: the latest time on the ledger (the shell gives the head entry's at start). No entry is
+  // dated before it, and grants expire by the later of it and the signal's clock. A signal whose
+  // clock is more than kClockSlackMs before it holds launches (clock_behind) until the clock
+  // catches up, recorded once as a clock.behind entry.
+  TimeMs ledger_time = 0;
+  bool clock_behind = false;
   ledger::GrantBook grants;  // folded from the ledger at start, then from the kernel's own records
 };
 
@@ -407,5 +413,10 @@ std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal&
 // True when a signal decided now could launch a drone (ready, not failed closed, a slot free):
 // the shell checks the ledger's head against its anchor first, as the protected act requires.
 bool MayLaunch(const KernelSetup& setup, const State& state);
+
+// How far a signal's clock may lag the ledger's latest time before the kernel holds launches: the
+// shell's threads read the clock at slightly different moments (an observation's `now` may be a
+// little older than an entry just written).
+inline constexpr TimeMs kClockSlackMs = 60 * 1000;
 
 }  // namespace hangar

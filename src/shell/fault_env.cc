@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 
@@ -253,8 +254,18 @@ Status FaultEnv::WriteMaildir(const std::string& dir, const std::string& name,
 }
 
 Result<std::unique_ptr<FaultEnv>> FaultEnvFromVariables(Env* base, const char* fault,
-                                                        const char* log) {
-  if (!fault && !log) return std::unique_ptr<FaultEnv>();
+                                                        const char* log, const char* clock_ms) {
+  if (!fault && !log && !clock_ms) return std::unique_ptr<FaultEnv>();
+  TimeMs offset = 0;
+  if (clock_ms) {
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(clock_ms, &end, 10);
+    if (!*clock_ms || *end || errno != 0)
+      return Status::Invalid("cannot use HANGAR_FAULT_CLOCK_MS=\"" + Printable(clock_ms) +
+                             "\": expected a signed integer of milliseconds");
+    offset = TimeMs(v);
+  }
   FaultPlan plan;
   if (fault) {
     Result<FaultPlan> parsed = ParseFaultPlan(fault);
@@ -262,6 +273,7 @@ Result<std::unique_ptr<FaultEnv>> FaultEnvFromVariables(Env* base, const char* f
     plan = *parsed;
   }
   auto env = std::make_unique<FaultEnv>(base, plan);
+  env->SetClockOffset(offset);
   if (log) {
     if (log[0] != '/')
       return Status::Invalid("cannot use HANGAR_FAULT_LOG=\"" + Printable(log) +

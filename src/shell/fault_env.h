@@ -85,7 +85,9 @@ class FaultEnv : public Env {
   uint64_t calls() const;
   const FaultPlan& plan() const { return plan_; }
 
-  TimeMs Now() override { return base_->Now(); }
+  TimeMs Now() override { return base_->Now() + clock_offset_ms_; }
+  void SetClockOffset(TimeMs ms) { clock_offset_ms_ = ms; }
+  TimeMs clock_offset() const { return clock_offset_ms_; }
   Status WriteFileAtomic(const std::string& dir, const std::string& name,
                          std::string_view data) override;
   Status WriteFileVisible(const std::string& dir, const std::string& name,
@@ -149,14 +151,18 @@ class FaultEnv : public Env {
   uint64_t done_below_ = 0;  // calls numbered before plan_.at that have completed; guarded by mu_
   std::condition_variable done_;  // done_below_ reached plan_.at - 1
   int log_fd_ = -1;               // guarded by mu_
+  TimeMs clock_offset_ms_ = 0;    // set before use, never changed after
 };
 
-// The Env a process runs on, from its environment's HANGAR_FAULT and HANGAR_FAULT_LOG (the values
-// given, null when unset): nullptr when both are unset (run on base), else a FaultEnv around base
-// with that plan and log. Invalid naming the variable and the reason when HANGAR_FAULT is malformed
-// or HANGAR_FAULT_LOG is empty or relative; Io when the log cannot be opened.
+// The Env a process runs on, from its environment's HANGAR_FAULT, HANGAR_FAULT_LOG and
+// HANGAR_FAULT_CLOCK_MS (the values given, null when unset): nullptr when all are unset (run on
+// base), else a FaultEnv around base with that plan and log, whose Now() is base's plus the clock
+// offset (a signed integer of milliseconds: a clock set back or forward, for the clock tests).
+// Invalid naming the variable and the reason when one is malformed or HANGAR_FAULT_LOG is empty or
+// relative; Io when the log cannot be opened.
 Result<std::unique_ptr<FaultEnv>> FaultEnvFromVariables(Env* base, const char* fault,
-                                                        const char* log);
+                                                        const char* log,
+                                                        const char* clock_ms = nullptr);
 
 // A sentence for a person: what plan injects ("crash before mutating call 17").
 std::string DescribeFaultPlan(const FaultPlan& plan);
