@@ -246,24 +246,28 @@ cleanup() {
   exit "$rc"
 }
 
-# kill_run SHIM_JSON: SIGKILL to the shim's and the drone's process groups, each only when the pid
-# still names the same process (its start time, field 22 of /proc/PID/stat, matches shim.json).
+# kill_run SHIM_JSON: SIGSTOP, then SIGKILL, to the shim's and the drone's process groups, each only
+# when the pid still names the same process (its start time, field 22 of /proc/PID/stat, matches
+# shim.json).
 kill_run() {
   python3 - "$1" <<'EOF' || true
 import json, os, signal, sys
 d = json.load(open(sys.argv[1]))
-for who in ("drone", "shim"):
-    pid, start = d.get(who + "_pid"), d.get(who + "_start")
-    try:
-        stat = open("/proc/%d/stat" % pid).read()
-        if int(stat[stat.rindex(")") + 2:].split()[19]) != int(start):
-            continue
+# Stopped first, both, then killed: as at a power loss, the shim never sees its drone die first
+# (it would record that end, and the attempt would not be lost).
+for sig in (signal.SIGSTOP, signal.SIGKILL):
+    for who in ("shim", "drone"):
+        pid, start = d.get(who + "_pid"), d.get(who + "_start")
         try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            os.kill(pid, signal.SIGKILL)
-    except (OSError, TypeError, ValueError):
-        pass
+            stat = open("/proc/%d/stat" % pid).read()
+            if int(stat[stat.rindex(")") + 2:].split()[19]) != int(start):
+                continue
+            try:
+                os.killpg(pid, sig)
+            except OSError:
+                os.kill(pid, sig)
+        except (OSError, TypeError, ValueError):
+            pass
 EOF
 }
 
