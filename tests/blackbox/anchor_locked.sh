@@ -4,7 +4,9 @@
 # exit is non-zero and names the anchor, the anchor file is byte for byte as it was, and the first
 # hangard runs on. Once the first has stopped, the anchor is free again.
 . "$(dirname "$0")/lib.sh"
+each_identity
 setup
+as_hangard_user
 start_hangard
 mission A1 true 1 '' 'nothing' | drop A1.json
 wait_returned A1 20

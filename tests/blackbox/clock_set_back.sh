@@ -5,7 +5,9 @@
 # ledger's latest time, so the ledger's times never run backwards. With the clock right again
 # the mission runs. (HANGAR_FAULT_CLOCK_MS sets hangard's clock off: man/hangard.8, ENVIRONMENT.)
 . "$(dirname "$0")/lib.sh"
+each_identity
 setup 1
+as_hangard_user
 start_hangard
 mission K1 true 1 '' 'nothing' | drop K1.json
 wait_returned K1 20

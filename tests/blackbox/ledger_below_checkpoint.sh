@@ -5,7 +5,9 @@
 # refuses them without being given --checkpoint; a reanchor then writes a checkpoint of the new
 # epoch at once, so the next start is trusted again.
 . "$(dirname "$0")/lib.sh"
+each_identity
 setup 1
+as_hangard_user
 edit_conf "c['checkpoint'] = {'every': 1}"
 start_hangard
 for id in C1 C2 C3; do mission "$id" true 1 '' 'nothing' | drop "$id.json"; done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Signed approvals (issue 18): with allowed_signers in the config, an approve takes effect only
 # when signed, with OpenSSH's ssh-keygen, by a key that file lists, for the mission as it is held
-# now. Judged by the mission's fate (held, or run) and the ledger, as root or as any user:
+# now. Judged by the mission's fate (held, or run) and the ledger, with hangard as root and as a
+# user:
 #   unsigned approve (even by root, an approver): refused, control.bad-signature, exit 77
 #   signed by a key the file does not list, under a listed principal: refused
 #   a forged signature (a real one, one byte changed): refused
@@ -10,7 +11,9 @@
 #   alice's signature: exit 0, the mission runs; the ledger names alice as signed_by
 . "$(dirname "$0")/lib.sh"
 command -v ssh-keygen >/dev/null || { say "skip $TEST: skipped: ssh-keygen missing (openssh-client)"; exit 0; }
+each_identity
 setup 2
+as_hangard_user
 ssh-keygen -q -t ed25519 -N '' -C alice -f "$T/alice" || fail "ssh-keygen alice"
 ssh-keygen -q -t ed25519 -N '' -C mallory -f "$T/mallory" || fail "ssh-keygen mallory"
 printf 'alice namespaces="hangar" %s\n' "$(cut -d' ' -f1,2 "$T/alice.pub")" >"$T/allowed_signers"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Who may decide (issue 18): hangard as root on a spool laid out as `make install` lays it
-# (scripts/spool-permissions), with real Unix users the test creates — an approver and two
-# requesters, all in the submitters' group — judged by what happens to the missions, never by
-# hangard's word alone:
+# Who may decide (issue 18): hangard as root (as the shipped unit runs it), then as an unprivileged
+# user, on a spool laid out as `make install` lays it (scripts/spool-permissions), with real Unix
+# users the test creates — an approver and two requesters, all in the submitters' group — judged
+# by what happens to the missions, never by hangard's word alone:
 #   requester A approves its own held mission: refused (control.not-approver, exit 77), still held;
 #     the same by a hand-dropped request claiming "by": "root": refused, the claim kept as claimed_by
 #   requester B cancels A's mission: refused (control.not-owner), still held
@@ -14,11 +14,13 @@
 #   four_eyes: the approver's approve of its own mission is refused (control.self-approval);
 #     root's approve of it takes effect
 #   approve of a mission that is not held: exit non-zero at once, with the reason
-#   notify.dir: A's return reaches A's own maildir, never B's (hangard is root and could write it)
+#   notify.dir: A's return reaches A's own maildir, never B's (which hangard could write: as root,
+#     or as a user, the boxes being writable by all)
 . "$(dirname "$0")/lib.sh"
 [[ "$(id -u)" == 0 ]] || { say "skip $TEST: skipped: needs root (creates users)"; exit 0; }
 command -v useradd >/dev/null && command -v groupadd >/dev/null && command -v setpriv >/dev/null ||
   { say "skip $TEST: skipped: useradd, groupadd or setpriv missing"; exit 0; }
+each_identity
 setup 2
 SUB=hangar-sub-$$ AP=hangar-ap-$$ RA=hangar-ra-$$ RB=hangar-rb-$$
 teardown_extra() {
@@ -29,6 +31,7 @@ groupadd --system "$SUB"
 for u in "$AP" "$RA" "$RB"; do
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin -G "$SUB" "$u"
 done
+as_hangard_user  # the user pass: hangard runs as a user of its own, from a copy in $T/bin
 mkdir -p "$T/bin"
 cp "$BIN/hangar" "$T/bin/"
 chmod 755 "$T" "$T/bin"
@@ -36,7 +39,7 @@ cat >"$T/policy.json" <<'JSON'
 {"hangar_policy": 1, "acts": {"hold": ["push"], "allow": ["read"], "unknown": "hold"}}
 JSON
 edit_conf "c['policy'] = t + '/policy.json'; c['approvers'] = ['$AP']"
-"$ROOT/scripts/spool-permissions" "$S" "$SUB" root
+"$ROOT/scripts/spool-permissions" "$S" "$SUB" "${RT_USER:-root}"
 
 # as USER CMD...: CMD as that user, with its groups, USER set to it unless the caller set one.
 as() {
@@ -123,6 +126,7 @@ rm -f "$S/incoming/tmp/rb-draft"
 for u in "$RA" "$RB"; do
   mkdir -p "$T/box-$u/tmp" "$T/box-$u/new"
   chown -R "$u:" "$T/box-$u"
+  chmod 0777 "$T/box-$u/tmp" "$T/box-$u/new"  # a hangard run as a user must be able to deliver
 done
 notified() {
   mission "$1" true 1 '' 'nothing' |
