@@ -73,15 +73,15 @@ while [ ! -f ops/good.result.json ] && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i + 
 cat /proc/self/status >status.txt
 OPSTRAP
 # ttyhold.py OUT CMD...: runs CMD in a new session whose controlling terminal is a fresh pty,
-# stdin on it. The test's bytes go into that terminal's input first ("CONTROL"), then the session
-# leader pushes "SELFTEST" with TIOCSTI (what any process of hangard's session could do); once CMD
-# has ended, everything in the terminal's input is written to OUT.
+# stdin on it. The session leader first pushes "SELFTEST" with TIOCSTI (what any process of
+# hangard's session could do); once CMD has ended, everything in the terminal's input is written
+# to OUT. (Bytes written to the master beforehand were once lost in a user pass on a loaded
+# machine, so the test's own marker is pushed the same way as an attacker's would be.)
 cat >"$T/ttyhold.py" <<'HOLD'
 import fcntl, os, pty, sys, termios, tty
 out, cmd = sys.argv[1], sys.argv[2:]
 master, slave = pty.openpty()
 tty.setraw(slave)
-os.write(master, b"CONTROL\n")
 pid = os.fork()
 if pid == 0:
     os.setsid()
@@ -130,6 +130,6 @@ check ops-secret-nowhere test -z "$(grep -rlF "TOPSECRET-TRAP-$$" "$S" "$A" "$T/
 stop_hangard
 wait "$WPID" 2>/dev/null || true
 check tty-selftest-seen grep -q SELFTEST "$T/tty.out"
-check tty-nothing-injected test "$(tr -d '\r' <"$T/tty.out")" == $'CONTROL\nSELFTEST'
+check tty-nothing-injected test "$(tr -d '\r' <"$T/tty.out")" == SELFTEST
 ((FAILED == 0)) || exit 1
 pass
