@@ -4,7 +4,6 @@
 // records it in the ledger and acts. Until then nothing is approved or granted.
 #include <unistd.h>
 
-#include "base/sha256.h"
 #include "cli/answer.h"
 #include "cli/commands.h"
 #include "cli/drop.h"
@@ -12,9 +11,9 @@
 #include "cli/output.h"
 #include "cli/spool_view.h"
 #include "kernel/control.h"
-#include "kernel/mission.h"
 #include "kernel/retry.h"
 #include "launch/command.h"
+#include "shell/scan.h"
 
 namespace hangar::cli {
 
@@ -61,16 +60,13 @@ int RunApprove(const Context& ctx, const std::string& id, const std::string& why
     return FailTo(ctx.err, kExitUsage, what, "--principal is for --sign");
   if (!sign_key.empty()) {
     // The message binds the mission (and plan) as held now, read as hangard will read them.
-    const std::string dir = ctx.layout.MissionDir(Phase::kHold, id);
-    Result<std::string> mission = ctx.env->ReadFile(dir + "/mission.json", kMaxMissionBytes);
-    if (!mission.ok()) return FailTo(ctx.err, kExitIo, what, mission.status().message());
-    std::string plan_sha256;
-    if (Result<std::string> g2 = ctx.env->ReadFile(dir + "/gate2.json", kMaxMissionBytes); g2.ok())
-      if (Result<json::Value> v = json::Parse(*g2); v.ok())
-        plan_sha256 = StringField(*v, "plan_sha256");
-    CommandResult sig = RunCommand(
-        {"ssh-keygen", "-q", "-Y", "sign", "-f", sign_key, "-n", kSignatureNamespace},
-        std::chrono::minutes(5), {}, ApprovalMessage(id, Sha256Hex(*mission), plan_sha256));
+    std::string mission_sha256, plan_sha256;
+    Result<std::string> message =
+        HeldApprovalMessage(ctx.env, ctx.layout, id, &mission_sha256, &plan_sha256);
+    if (!message.ok()) return FailTo(ctx.err, kExitIo, what, message.status().message());
+    CommandResult sig =
+        RunCommand({"ssh-keygen", "-q", "-Y", "sign", "-f", sign_key, "-n", kSignatureNamespace},
+                   std::chrono::minutes(5), {}, *message);
     if (!sig.ok() || sig.out.find("-----BEGIN SSH SIGNATURE-----") == std::string::npos)
       return FailTo(ctx.err, kExitCantCreate, what,
                     "cannot sign with " + sign_key + ": " + sig.Describe("ssh-keygen -Y sign"));

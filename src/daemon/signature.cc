@@ -5,8 +5,6 @@
 
 #include <cstdlib>
 
-#include "base/json.h"
-#include "base/sha256.h"
 #include "launch/command.h"
 #include "shell/scan.h"
 
@@ -45,17 +43,12 @@ class SignatureFile {
 SignatureCheck VerifyApproval(Env* env, const Layout& l, const std::string& allowed_signers,
                               const ControlRequest& r) {
   SignatureCheck c;
-  const std::string dir = l.MissionDir(Phase::kHold, r.id);
-  Result<std::string> mission = env->ReadFile(dir + "/mission.json", kMaxMissionBytes);
-  if (!mission.ok()) {
-    c.error = "mission " + r.id + " is not held (" + mission.status().message() + ")";
+  Result<std::string> message =
+      HeldApprovalMessage(env, l, r.id, &c.mission_sha256, &c.plan_sha256);
+  if (!message.ok()) {
+    c.error = "mission " + r.id + " is not held (" + message.status().message() + ")";
     return c;
   }
-  c.mission_sha256 = Sha256Hex(*mission);
-  if (Result<std::string> g2 = env->ReadFile(dir + "/gate2.json", kMaxMissionBytes); g2.ok())
-    if (Result<json::Value> v = json::Parse(*g2); v.ok() && v->is_object())
-      if (const json::Value* p = v->find("plan_sha256"); p && p->is_string())
-        c.plan_sha256 = p->as_string();
   if (allowed_signers.empty()) {
     c.error = "no allowed_signers in the config";
     return c;
@@ -67,8 +60,7 @@ SignatureCheck VerifyApproval(Env* env, const Layout& l, const std::string& allo
   }
   CommandResult v = RunCommand({"ssh-keygen", "-Y", "verify", "-f", allowed_signers, "-I",
                                 r.principal, "-n", kSignatureNamespace, "-s", sig.path()},
-                               std::chrono::seconds(10), {},
-                               ApprovalMessage(r.id, c.mission_sha256, c.plan_sha256));
+                               std::chrono::seconds(10), {}, *message);
   c.verified = v.ok();
   if (!c.verified) c.error = v.Describe("ssh-keygen -Y verify");
   return c;

@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "base/parallel.h"
 #include "base/sha256.h"
+#include "kernel/control.h"
 #include "shell/path_resolve.h"
 #include "shell/retry.h"
 #include "shell/users.h"
@@ -103,6 +104,19 @@ bool AnsweredBefore(Env* env, const Layout& l, const ControlDropped& c) {
   std::optional<json::Value> a = ReadJson(env, l.ControlDone() + "/" + c.name + ".json");
   const json::Value* sha = a ? a->find("request_sha256") : nullptr;
   return sha && sha->is_string() && sha->as_string() == Sha256Hex(c.bytes);
+}
+
+Result<std::string> HeldApprovalMessage(Env* env, const Layout& l, const std::string& id,
+                                        std::string* mission_sha256, std::string* plan_sha256) {
+  const std::string dir = l.MissionDir(Phase::kHold, id);
+  Result<std::string> mission = env->ReadFile(dir + "/mission.json", kMaxMissionBytes);
+  if (!mission.ok()) return mission.status();
+  *mission_sha256 = Sha256Hex(*mission);
+  plan_sha256->clear();
+  if (std::optional<json::Value> g2 = ReadJson(env, dir + "/gate2.json"))
+    if (const json::Value* p = g2->find("plan_sha256"); p && p->is_string())
+      *plan_sha256 = p->as_string();
+  return ApprovalMessage(id, *mission_sha256, *plan_sha256);
 }
 
 Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir) {

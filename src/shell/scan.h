@@ -23,6 +23,12 @@ ControlDropped ReadControl(Env* env, const Layout& l, const std::string& name, T
 // decided and answered before a stop kept it from being removed. It is then removed, not decided
 // again. A name answered before for other bytes (a name used again) is decided anew.
 bool AnsweredBefore(Env* env, const Layout& l, const ControlDropped& c);
+// What a signed approve of held mission ID signs (ApprovalMessage, kernel/control.h), read as
+// hangard and the CLI both read it: the sha256 of hold/ID/mission.json's bytes into
+// *mission_sha256 and hold/ID/gate2.json's plan_sha256 ("" when absent) into *plan_sha256.
+// mission.json's read error when it cannot be read (the mission is not held).
+Result<std::string> HeldApprovalMessage(Env* env, const Layout& l, const std::string& id,
+                                        std::string* mission_sha256, std::string* plan_sha256);
 
 // RUN_DIR/exit.json, written by the supervisor as its last act before it lets go of its lock.
 // NotFound until then; Invalid when malformed (the message names the file and field).
