@@ -93,9 +93,10 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
   Result<ledger::VerifyReport> r = ledger::Verify(store, *anchor);
   if (!r.ok()) return FailTo(ctx.err, ExitForRead(r.status()), what, r.status().message());
   // The checkpoint proof counts only on a ledger that verifies: Verify links the chain from the
-  // checkpoint's seq to the head, CheckExtends shows the checkpoint's head is still in it.
+  // checkpoint's seq to the head, CheckExtends shows the checkpoint's head is still in it. On one
+  // that does not, a checkpoint it no longer extends still says why (a rollback, a restore).
   Status cp = Status::Ok();
-  if (!checkpoint.empty() && r->ok) {
+  if (!checkpoint.empty()) {
     cp = CheckCheckpoint(ctx, place, store, checkpoint);
     if (!cp.ok() && cp.code() != Code::kInvalid)
       return FailTo(ctx.err, ExitForRead(cp), what, cp.message());
@@ -120,7 +121,9 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
       o["checkpoint"] =
           json::Object{{"file", checkpoint},
                        {"ok", r->ok && cp.ok()},
-                       {"reason", r->ok ? cp.message() : "the ledger does not verify"}};
+                       {"reason", !cp.ok() ? cp.message()
+                                  : r->ok  ? std::string()
+                                           : std::string("the ledger does not verify")}};
     PrintJson(ctx.out, o);
   } else if (r->ok && r->head_seq == 0) {
     ctx.out << "ledger " << Printable(place.name) << ": ok, empty (anchor "
@@ -136,7 +139,8 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
     if (!ctx.json)
       return FailTo(ctx.err, kExitData, what,
                     std::string(ledger::FailureName(r->failure)) + " at seq " +
-                        std::to_string(r->seq) + ": " + r->reason);
+                        std::to_string(r->seq) + ": " + r->reason +
+                        (cp.ok() ? "" : "; and " + cp.message()));
     return kExitData;
   }
   if (!cp.ok()) {

@@ -137,10 +137,15 @@ std::string LedgerLine(const json::Value& l) {
 
 // hangard.json's "work": whether hangard takes work, and why not (man/hangard.8, STORAGE
 // FAILURES).
-std::string WorkLine(const json::Value& w) {
+std::string WorkLine(const json::Value& w, const json::Value& storage) {
   if (!w.is_object()) return "unknown (no running hangard has said)";
   const std::string state = Shown(w, "state"), reason = Shown(w, "reason");
   const std::string since = Shown(w, "since");
+  if (state == "stopped" && Shown(storage, "state") == "full")
+    return "STOPPED" + (since.empty() ? "" : " since " + since) + ": " + reason +
+           " (storage full: no intake, launch, control, op or grant; running drones go on and "
+           "their supervisors keep their ends; hangard restarts in place by itself once space "
+           "returns)";
   if (state == "stopped")
     return "STOPPED" + (since.empty() ? "" : " since " + since) + ": " + reason +
            " (no intake, launch, control, op or grant; running drones go on under their "
@@ -150,6 +155,28 @@ std::string WorkLine(const json::Value& w) {
            " (drops wait in incoming/new and are tried again every few seconds; nothing is "
            "rejected for it)";
   return state;
+}
+
+// The spool's filesystem, as statvfs says now and as hangard said: "ok, 12034 MiB free" or
+// "FULL ...". The CLI reads the free space itself: a full disk may keep hangard from saying so.
+std::string StorageLine(const json::Value& s) {
+  const json::Value* free = s.find("free_bytes");
+  const std::string mib =
+      free && free->is_int() ? std::to_string(free->as_int() >> 20) + " MiB free" : "free unknown";
+  const json::Value* rooms = s.find("rooms_on_spool_filesystem");
+  const std::string shared =
+      rooms && rooms->is_bool() && rooms->as_bool()
+          ? "; the rooms are on this filesystem: a drone can fill it (hangar.conf(5), rooms)"
+          : "";
+  if (Shown(s, "state") == "full")
+    return "FULL since " + Shown(s, "since") + ", " + mib +
+           " now: hangard's work waits and resumes by itself once 8 MiB are free" + shared;
+  if (free && free->is_int() && free->as_int() < (int64_t{1} << 20))
+    return "FULL: " + std::to_string(free->as_int()) +
+           " bytes free (hangard has not said; it stops its work at its next write and resumes "
+           "by itself once space returns)" +
+           shared;
+  return "ok, " + mib + shared;
 }
 
 // "approvers root, hangar, alice; four_eyes off": who may approve, deny, grant, revoke, reanchor.
@@ -203,7 +230,8 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
   // The kernel line apart, so its long value does not widen the count column; state names are at
   // most 8 characters, so 10 aligns it with the counts.
   out << "kernel    " << KernelLine(*doc.find("kernel")) << "\n"
-      << "work      " << WorkLine(*doc.find("work")) << "\n"
+      << "work      " << WorkLine(*doc.find("work"), *doc.find("storage")) << "\n"
+      << "storage   " << StorageLine(*doc.find("storage")) << "\n"
       << "ledger    " << LedgerLine(*doc.find("ledger")) << "\n"
       << "policy    " << PolicyLine(*doc.find("policy")) << "\n"
       << "sandbox   " << SandboxLine(*doc.find("sandbox")) << "\n"
@@ -238,6 +266,20 @@ int RunStatus(const Context& ctx) {
   doc["sandbox"] = PresenceObject(presence, "sandbox");
   doc["decide"] = PresenceObject(presence, "decide");
   doc["clock"] = PresenceObject(presence, "clock");
+  // The free space now, from the CLI's own statvfs; hangard's word on the rest while it runs.
+  json::Value said = alive->is_bool() && alive->as_bool() ? PresenceObject(presence, "storage")
+                                                          : json::Value(nullptr);
+  json::Object storage{
+      {"state", said.is_object() && Shown(said, "state") == "full" ? "full" : "ok"},
+      {"since",
+       said.is_object() && said.find("since") ? *said.find("since") : json::Value(nullptr)},
+      {"free_bytes", nullptr},
+      {"rooms_on_spool_filesystem", said.is_object() && said.find("rooms_on_spool_filesystem")
+                                        ? *said.find("rooms_on_spool_filesystem")
+                                        : json::Value(nullptr)}};
+  if (Result<uint64_t> f = ctx.env->FreeBytes(ctx.layout.spool); f.ok())
+    storage["free_bytes"] = int64_t(*f);
+  doc["storage"] = std::move(storage);
   json::Object counts;
   for (const auto& [state, n] : view.Counts()) counts[state] = n;
   doc["counts"] = counts;

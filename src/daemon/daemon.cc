@@ -39,6 +39,8 @@ constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are
 constexpr int kExitRechecks = 50;   // times 10 ms: how long a seen exit.json waits for the lock
 constexpr time_t kOpSettleS = 2;    // a request a scan finds is taken once this long unchanged
 constexpr TimeMs kIntakeRetryMs = 5000;  // intake paused for space: a waiting drop tried this often
+constexpr TimeMs kStorageRetryMs = 2000;  // stopped for a full disk: space looked for this often
+constexpr uint64_t kResumeFreeBytes = uint64_t{8} << 20;  // free space that ends such a stop
 // An engine's tool (systemctl, squeue, ...) that does not answer in this long is taken as "the
 // engine cannot say now", never as "the drone is gone".
 constexpr std::chrono::milliseconds kEngineToolTimeout{10000};
@@ -113,6 +115,14 @@ Status Daemon::WritePresence(const char* status) {
       {"memory_mb", lim.memory_mb},
       {"ops_per_minute", lim.ops_per_minute}};
   o["sandbox"] = std::move(sandbox);
+  // The spool's filesystem: "full" while the work is stopped for want of space (it resumes by
+  // itself); the rooms on it can fill it (man/hangar.conf.5, rooms).
+  Result<uint64_t> free = env_->FreeBytes(layout_.spool);
+  o["storage"] = json::Object{
+      {"state", storage_full_ ? "full" : "ok"},
+      {"free_bytes", free.ok() ? json::Value(int64_t(*free)) : json::Value(nullptr)},
+      {"since", storage_full_ ? json::Value(FormatTime(stopped_at_)) : json::Value(nullptr)},
+      {"rooms_on_spool_filesystem", rooms_same_fs_}};
   json::Array approvers;
   for (int64_t uid : setup_.approvers)
     approvers.push_back(json::Object{{"uid", uid}, {"user", LoginName(uid)}});
@@ -158,13 +168,21 @@ void Daemon::UpdatePresence() {
   presence_said_ = !s.ok();
 }
 
-void Daemon::StopWork(const std::string& reason) {
+void Daemon::StopWork(const Status& cause) {
   if (!stopped_.empty()) return;  // the first reason stands
-  stopped_ = reason;
+  stopped_ = cause.message();
   stopped_at_ = env_->Now();
-  Say("STOPPED: " + reason +
-      "; no intake, launch, control, op or grant until hangard is restarted (fix the disk first: "
-      "the next start recovers from the spool); running drones go on under their supervisors");
+  storage_full_ = NoSpace(cause);
+  if (storage_full_)
+    Say("STOPPED (storage full): " + stopped_ +
+        "; no intake, launch, control, op or grant until space returns, then hangard restarts in "
+        "place and recovers from the spool; running drones go on under their supervisors, which "
+        "keep their exit records until they can be written");
+  else
+    Say("STOPPED: " + stopped_ +
+        "; no intake, launch, control, op or grant until hangard is restarted (fix the disk "
+        "first: the next start recovers from the spool); running drones go on under their "
+        "supervisors");
   pending_names_.clear();
   pending_controls_.clear();
   pending_ops_.clear();
@@ -184,10 +202,23 @@ void Daemon::PauseIntake(const std::string& reason) {
   UpdatePresence();
 }
 
+bool Daemon::SpaceReturned() {
+  Result<uint64_t> free = env_->FreeBytes(layout_.spool);
+  if (!free.ok() || *free < kResumeFreeBytes || pool_->in_flight() > 0) {
+    UpdatePresence();  // best effort: says "storage": "full" as soon as it can be written
+    return false;
+  }
+  // The restart's first act is a write too: one that fails now leaves the stop as it is.
+  if (Status s = WritePresence("running"); !s.ok()) return false;
+  Say("space is back (" + std::to_string(*free >> 20) + " MiB free on " + layout_.spool +
+      "): restarting in place, to recover from the spool");
+  return true;
+}
+
 void Daemon::RetryIntake() {
   last_intake_retry_ = env_->Now();
   Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
-  if (!names.ok()) return StopWork(names.status().message());
+  if (!names.ok()) return StopWork(names.status());
   for (const std::string& n : *names)
     if (!n.empty() && n[0] != '.') {
       pending_names_.push_back(n);  // taken by this turn's TakePending, as the one try
@@ -207,6 +238,11 @@ Status Daemon::Start() {
     Status s = env_->MakeDir(d);
     if (!s.ok() && s.code() != Code::kExists) return s;
   }
+  struct stat spool_st {
+  }, rooms_st{};
+  rooms_same_fs_ = ::stat(layout_.spool.c_str(), &spool_st) == 0 &&
+                   ::stat(layout_.rooms.c_str(), &rooms_st) == 0 &&
+                   spool_st.st_dev == rooms_st.st_dev;
   lock_fd_ = open(layout_.LockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return Status::Errno("open " + layout_.LockFile(), errno);
   if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -266,7 +302,7 @@ Status Daemon::Start() {
   }
   state_.ready = false;  // no launch before every mission is known and waiting cancels are read
   if (!ledger_.failure().empty()) {
-    Status f = Dispatch(LedgerFailed{ledger_.failure(), env_->Now()});
+    Status f = Dispatch(LedgerFailed{ledger_.failure(), env_->Now(), ledger_.rolled_back()});
     if (!f.ok()) return f;
   }
   if (ledger_.anchor_same_filesystem())
@@ -307,7 +343,9 @@ Status Daemon::Start() {
       ", sha256 " + setup_.policy_sha256);
   Say("started on " + layout_.spool + " (" + std::to_string(setup_.config.slots) + " slots, " +
       std::to_string(state_.missions.size()) + " missions known)");
-  return ScanAll();
+  Status scanned = ScanAll();
+  start_names_.insert(pending_names_.begin(), pending_names_.end());
+  return scanned;
 }
 
 Status Daemon::ScanAll() {
@@ -359,6 +397,7 @@ Status Daemon::TakeName(const std::string& name) {
     return Status::Ok();
   Dropped d = ReadDrop(env_, layout_, name, env_->Now());
   d.resolved = ResolveWrites(d.bytes, setup_.home);
+  d.found_at_start = start_names_.erase(name) > 0;
   return Dispatch(std::move(d));
 }
 
@@ -519,7 +558,7 @@ Status Daemon::Dispatch(Signal first) {
       if (Status h = ledger_.CheckHead(); !h.ok()) {
         Status s = Decided(LedgerFailed{h.message(), env_->Now()}, &pending);
         if (!s.ok()) {
-          StopWork(s.message());
+          StopWork(s);
           return Status::Ok();
         }
       }
@@ -527,7 +566,7 @@ Status Daemon::Dispatch(Signal first) {
     // A decision whose entries or acts did not all reach the disk: the kernel is ahead of it.
     Status s = Decided(sig, &pending);
     if (!s.ok()) {
-      StopWork(s.message());
+      StopWork(s);
       return Status::Ok();
     }
   }
@@ -948,7 +987,7 @@ Status Daemon::Run() {
         Turn(fds[1].revents & POLLIN, fds[0].revents & POLLIN, fds[2].revents & POLLIN, &quit);
     if (quit) return stopped_.empty() ? s : Status::Ok();  // s: hangard.json's last write
     // A failure outside a decision (a scan that cannot list, a notify record): the same stop.
-    if (!s.ok()) StopWork(s.message());
+    if (!s.ok()) StopWork(s);
   }
 }
 
@@ -1015,6 +1054,15 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
     last_engine_check_ = now;
     Status s = CheckEngines();
     if (!s.ok()) return s;
+  }
+  if (storage_full_ &&
+      (now < last_storage_check_ || now - last_storage_check_ >= kStorageRetryMs)) {
+    last_storage_check_ = now;
+    if (SpaceReturned()) {
+      *quit = true;
+      restart_ = true;
+      return Status::Ok();
+    }
   }
   if (!stopped_.empty()) return Status::Ok();  // no checkpoint, no delivery: nothing is trusted
   Checkpoint();

@@ -19,6 +19,15 @@
 // At start, failures before recovery's decisions (the ledger, the spool's directories, unfinished
 // intakes) still end hangard with exit 74.
 //
+// A full disk (ENOSPC, EDQUOT) is the one stop that ends by itself. A drone filling the spool's
+// filesystem must not stop the service for good: once stopped for want of space, the daemon looks
+// every few seconds (kStorageRetryMs) whether space has returned (at least kResumeFreeBytes free,
+// no observation in flight, hangard.json written again) and then asks for a restart in place
+// (restart(): hangard_main re-executes itself, same pid, HANGAR_FAULT dropped), which recovers
+// from the spool like any start. Meanwhile hangard.json says "storage": "full" whenever it can be
+// written, and `hangar status` reads the free space itself. Supervisors keep a drone's exit record
+// until it can be written (launch/supervisor.cc), so no end is lost to a full disk.
+//
 // A full disk at intake (ENOSPC, EDQUOT while taking incoming/new/NAME in) is not such a failure:
 // the half-made .ID.tmp is removed and the drop stays where it is, the kernel forgets the mission
 // (IntakeFailed, recorded), and intake *pauses*: the first waiting drop is tried again every few
@@ -59,6 +68,8 @@ class Daemon {
   // Why the work stopped (a storage failure), empty while it goes on; why intake waits for space.
   const std::string& stopped() const { return stopped_; }
   const std::string& intake_paused() const { return intake_paused_; }
+  // Run returned because space came back after a stop for a full disk: restart in place.
+  bool restart() const { return restart_; }
 
  private:
   Status Dispatch(Signal s);
@@ -93,8 +104,11 @@ class Daemon {
   Status WritePresence(const char* status);
   // hangard.json while running: a write that fails stops the work (or, once stopped, is said).
   void UpdatePresence();
-  // Enters the stopped state with the reason (the first reason stands), see above.
-  void StopWork(const std::string& reason);
+  // Enters the stopped state with cause's message as the reason (the first reason stands), see
+  // above; a cause of ENOSPC or EDQUOT is a full disk, which ends by a restart in place.
+  void StopWork(const Status& cause);
+  // Stopped for a full disk: has space returned (see above)? Then the loop ends for a restart.
+  bool SpaceReturned();
   // Performs an Intake; false when it failed for lack of space and was undone (intake paused,
   // IntakeFailed queued in *pending).
   Status PerformIntakeAction(const Intake& in, std::deque<Signal>* pending, bool* undone);
@@ -142,10 +156,15 @@ class Daemon {
   std::deque<std::pair<std::string, std::string>> pending_ops_;
   std::set<std::pair<std::string, std::string>> ops_taken_;
   TimeMs started_ = 0, last_supervisor_check_ = 0, last_notify_retry_ = 0;
-  std::string stopped_;        // why the work stopped; empty: it goes on
-  std::string intake_paused_;  // why intake waits for space; empty: it does not
+  std::set<std::string> start_names_;  // drops that waited in incoming/new at start, not taken yet
+  std::string stopped_;                // why the work stopped; empty: it goes on
+  std::string intake_paused_;          // why intake waits for space; empty: it does not
   TimeMs stopped_at_ = 0, intake_paused_at_ = 0, last_intake_retry_ = 0;
   bool presence_said_ = false;  // a failed hangard.json write while stopped was logged
+  bool storage_full_ = false;   // stopped for want of space (ENOSPC, EDQUOT)
+  bool restart_ = false;        // space returned: Run ended for a restart in place
+  TimeMs last_storage_check_ = 0;
+  bool rooms_same_fs_ = false;  // the rooms are on the spool's filesystem (st_dev), seen at start
   Watchdog watchdog_ = Watchdog::FromEnvironment();  // pinged at every turn of the loop
 };
 

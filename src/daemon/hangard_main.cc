@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "daemon/daemon.h"
@@ -200,6 +202,19 @@ int main(int argc, char** argv) {
                 s.message());
   SdNotify("READY=1");
   s = d.Run();
+  if (d.restart()) {
+    // Space came back after a stop for a full disk (daemon/daemon.h): start again in place, as a
+    // fresh process would (the same pid for systemd and for the supervisors' records), on the real
+    // environment: a fault plan given for this run is not the next start's.
+    std::fflush(stderr);
+    SdNotify("STATUS=restarting in place: space is back on the spool");
+    unsetenv("HANGAR_FAULT");
+    unsetenv("HANGAR_FAULT_LOG");
+    execv("/proc/self/exe", argv);
+    std::fprintf(stderr, "hangard: cannot restart in place (%s); exiting for a restart\n",
+                 std::strerror(errno));
+    _exit(kExTempFail);
+  }
   SdNotify("STOPPING=1");
   std::fflush(stderr);
   // Observations still in flight are redone at the next start (their missions stay in running/);

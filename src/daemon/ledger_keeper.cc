@@ -69,10 +69,27 @@ Status LedgerKeeper::Start(TimeMs now) {
                           v->anchor_own == 0 && env_->Exists(anchor_path_);
   if (v->failure == ledger::Failure::kAnchorBehind && v->missing_to == v->head_seq &&
       (after_vouched || new_ledger) && v->missing_to - v->missing_from + 1 <= kMaxCatchUp) {
-    if (Status c = CatchUp(v->missing_from, v->missing_to, now); !c.ok()) return c;
-    return HoldToCheckpoint();
+    Result<std::optional<ledger::Entry>> authority = FirstAuthority(v->missing_from);
+    if (!authority.ok()) return authority.status();
+    if (!authority->has_value()) {
+      if (Status c = CatchUp(v->missing_from, v->missing_to, now); !c.ok()) return c;
+      return HoldToCheckpoint();
+    }
+    const ledger::Entry& e = **authority;
+    failure_ =
+        "ledger verification failed (anchor-behind at seq " + N(v->missing_from) +
+        "): the unanchored tail " + N(v->missing_from) + ".." + N(v->missing_to) + " holds a " +
+        e.kind + " entry (seq " + N(e.seq) +
+        "), which start-up never adopts: a grant, revocation, person's decision or "
+        "reanchor counts only once the anchor vouches for it. If it is one of yours (hangard "
+        "stopped between its ledger write and its anchor line), check it with `hangar "
+        "ledger show --from " +
+        N(e.seq) + "` and reanchor; its request, not yet answered, is decided again";
+    return Status::Ok();
   }
   anchor_missing_ = v->failure == ledger::Failure::kAnchorMissing;
+  rolled_back_ =
+      v->failure == ledger::Failure::kRollback || v->failure == ledger::Failure::kAnchorMismatch;
   failure_ = std::string("ledger verification failed (") + ledger::FailureName(v->failure) +
              (v->seq ? " at seq " + N(v->seq) : "") + "): " + v->reason;
   return Status::Ok();
@@ -94,9 +111,11 @@ Status LedgerKeeper::HoldToCheckpoint() {
   if (cp.status().code() == Code::kNotFound) return Status::Ok();  // none signed yet
   Status s = cp.ok() ? ledger::CheckExtends(store_, *cp) : cp.status();
   if (!s.ok() && s.code() != Code::kInvalid) return s;  // cannot read: not a verdict
-  if (!s.ok())
+  if (!s.ok()) {
     failure_ =
         "the ledger does not extend the checkpoint hangard signed (" + file + "): " + s.message();
+    rolled_back_ = true;
+  }
   return Status::Ok();
 }
 
@@ -113,6 +132,28 @@ Status LedgerKeeper::FoldGrants(ledger::GrantBook* book) const {
     e.body = std::move(body).value();
     return book->Apply(e);
   });
+}
+
+namespace {
+
+// An entry that is itself authority a later decision reads (the window folds grants from the
+// ledger) or a person's decision, or one that opens an epoch: never adopted unvouched.
+bool CarriesAuthority(const ledger::Entry& e) {
+  return e.kind == "grant" || e.kind == "revoke" || e.kind == "person.approved" ||
+         e.kind == "person.denied" || e.kind == "ledger.reanchor" ||
+         e.body.find("previous") != nullptr;
+}
+
+}  // namespace
+
+Result<std::optional<ledger::Entry>> LedgerKeeper::FirstAuthority(int64_t from) const {
+  std::optional<ledger::Entry> found;
+  Status s = store_.ForEach(from, [&](const ledger::Entry& e) {
+    if (!found && CarriesAuthority(e)) found = e;
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return found;
 }
 
 Status LedgerKeeper::CatchUp(int64_t from, int64_t to, TimeMs now) {
@@ -151,8 +192,10 @@ Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
   // A new epoch gets its checkpoint at once: the last one, of the old head, would otherwise be
   // held against the ledger at the next start.
   if (r.new_epoch) last_checkpoint_seq_ = -1;
-  if (anchor_missing_ && !r.new_epoch) return Status::Ok();  // failed closed already
-  anchor_missing_ = false;  // a reanchor names this directory the anchor from now on
+  // Failed closed already; a rolled-back ledger's anchor keeps the evidence as it stands (lines
+  // for seqs it vouched for otherwise would only blur it) until the reanchor.
+  if ((anchor_missing_ || rolled_back_) && !r.new_epoch) return Status::Ok();
+  anchor_missing_ = rolled_back_ = false;  // a reanchor names this the anchor from now on
   Status a = anchor_->Append(e->epoch, e->seq, e->hash);
   if (!a.ok()) *anchor_error = "cannot write the anchor: " + a.message();
   return Status::Ok();

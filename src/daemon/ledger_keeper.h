@@ -14,6 +14,16 @@
 // there). It records that as a "ledger.caught-up" entry naming the seqs. Anything else the anchor
 // does not vouch for (a missing anchor file, a long unvouched tail) fails closed.
 //
+// Catch-up never adopts authority: a tail holding a grant, a revoke, a person's approval or
+// denial, or a reanchor (an entry that opens an epoch) fails closed, whatever else it holds. Such
+// an entry is something a later decision reads (the window folds grants from the ledger) or a
+// person's word, and a hash-correct forged tail costs nothing to write. The rest is adopted for
+// what it is, a record of decisions whose acts never happened: a decision's acts wait for its
+// anchor line (daemon/daemon.h), so no spool file acts on or names an unanchored entry, and the
+// kernel decides those missions, ops and requests again from the spool. (The issue asked for
+// mission entries corroborated by a mission file naming their seq; after a real crash in that
+// window no file can name it, for the same reason, so that test would fail every real catch-up.)
+//
 // Thread: hangard's loop thread only.
 #pragma once
 
@@ -84,6 +94,10 @@ class LedgerKeeper {
   // Start found entries but no anchor file (the anchor mount is not there): until a reanchor no
   // anchor line is written, so nothing is created where the mount should be.
   bool anchor_missing() const { return anchor_missing_; }
+  // Start found the ledger behind what its anchor or checkpoint vouches for: rolled back, or
+  // rewritten from some seq on (a spool restored from a backup). Until a reanchor no anchor line
+  // is written either, so every start until then finds the same (kernel.h, LedgerFailed).
+  bool rolled_back() const { return rolled_back_; }
 
   int64_t head_seq() const { return store_.head_seq(); }
   int64_t epoch() const { return store_.epoch(); }
@@ -95,6 +109,8 @@ class LedgerKeeper {
 
  private:
   Status CatchUp(int64_t from, int64_t to, TimeMs now);
+  // The first entry from seq `from` on that carries authority (see the header), if any.
+  Result<std::optional<ledger::Entry>> FirstAuthority(int64_t from) const;
   // The newest checkpoint hangard signed (ANCHOR_DIR/NAME.checkpoint) is a commitment: a ledger
   // that no longer extends it (cut back below its seq, wiped, rewritten at or before it) fails
   // closed with that reason. None yet: nothing to hold.
@@ -106,7 +122,7 @@ class LedgerKeeper {
   std::string anchor_path_;
   std::optional<ledger::Anchor> anchor_;  // bound by Start
   std::string failure_;
-  bool same_fs_ = false, anchor_missing_ = false;
+  bool same_fs_ = false, anchor_missing_ = false, rolled_back_ = false;
   std::optional<ledger::SigningKey> key_;
   int64_t every_ = 100;
   TimeMs period_ms_ = 300000, last_checkpoint_time_ = 0;

@@ -175,6 +175,68 @@ TEST(LedgerKeeper, ALongUnanchoredTailFailsClosed) {
   EXPECT_NE(k.failure().find("anchor-behind"), std::string::npos) << k.failure();
 }
 
+// A ledger of `vouched` entries, all anchored, then a tail appended through a keeper whose anchor
+// lines are taken back: what a crash between the ledger write and its anchor line leaves, or a
+// forger who can write the spool but not the anchor. Each record of tail takes the next seq.
+void UnanchoredTail(const Scratch& s, int vouched, const std::vector<Record>& tail) {
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    Grow(&k, vouched);
+  }
+  const std::vector<std::string> lines = Lines(s.anchor_path());
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    for (Record r : tail) {
+      r.seq = k.head_seq() + 1;
+      std::string err;
+      ASSERT_TRUE(k.Append(r, &err).ok());
+    }
+  }
+  WriteLines(s.anchor_path(), lines);
+}
+
+// A forged tail hashes and links like the tail of a crash; it must not bring a grant, a person's
+// decision or a new epoch with it.
+TEST(LedgerKeeper, CatchUpNeverAdoptsAuthority) {
+  for (const char* kind : {"grant", "revoke", "person.approved", "person.denied"}) {
+    SCOPED_TRACE(kind);
+    Scratch s;
+    UnanchoredTail(s, 3,
+                   {Record{0, "mission.accepted", json::Object{{"id", "M1"}}, kNow},
+                    Record{0, kind, json::Object{{"op", "wire.funds"}}, kNow}});
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    EXPECT_NE(k.failure().find(std::string("holds a ") + kind + " entry (seq 5)"),
+              std::string::npos)
+        << k.failure();
+    EXPECT_EQ(Lines(s.anchor_path()).size(), 3u) << "the forged tail was anchored";
+  }
+}
+
+TEST(LedgerKeeper, CatchUpNeverAdoptsANewEpoch) {
+  Scratch s;
+  UnanchoredTail(s, 2, {Record{0, "ledger.reanchor", json::Object{{"why", "forged"}}, kNow, true}});
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  EXPECT_NE(k.failure(), "");
+  EXPECT_EQ(Lines(s.anchor_path()).size(), 2u) << "the forged epoch was anchored";
+}
+
+// The tail of a crash between a ledger write and its anchor line: mission entries, adopted.
+TEST(LedgerKeeper, CatchUpAdoptsATailOfMissionEntries) {
+  Scratch s;
+  std::vector<Record> tail;
+  for (const char* kind : {"mission.accepted", "mission.launched", "op.allowed"})
+    tail.push_back(Record{0, kind, json::Object{{"id", "M1"}}, kNow});
+  UnanchoredTail(s, 2, tail);
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  EXPECT_EQ(k.failure(), "");
+  EXPECT_EQ(Lines(s.anchor_path()).size(), 6u);  // 2 + the tail of 3 + ledger.caught-up
+}
+
 TEST(LedgerKeeper, AMissingAnchorFileIsNeverRecreatedAtStart) {
   Scratch s;
   {

@@ -237,6 +237,7 @@ class Decider {
     rec.sha256 = Sha256Hex(d.bytes);
     rec.resolved = d.resolved;
     rec.owner = d.by;
+    rec.unproven = st_->rolled_back && d.found_at_start && to != Phase::kDenied;
     const std::string id = m.id;
     st_->missions[id] = std::move(rec);
     if (to == Phase::kQueued) st_->queue.push_back(id);
@@ -245,12 +246,23 @@ class Decider {
   }
 
   void On(const Recovered& r) {
+    // Renames are atomic, so only a copy of a live spool (rsync of a running hangard's) holds a
+    // mission in two state directories. The one found first stands (recovery hands them over
+    // terminal first, then running, hold, queued: the furthest it got); the other is left alone.
+    if (auto known = st_->missions.find(r.id); known != st_->missions.end()) {
+      Log(r.id + " is also in " + std::string(PhaseName(r.phase)) +
+          "/ (a copied spool?): left "
+          "alone; the mission is the one in " +
+          std::string(PhaseName(known->second.phase)) + "/");
+      return;
+    }
     MissionRec rec = Rec(r.phase, r.accepted);
     rec.attempt = r.attempt;
     rec.held_plan_sha256 = r.held_plan_sha256;
     rec.approved_sha256 = r.approved_sha256;
     rec.approved_plan_sha256 = r.approved_plan_sha256;
     rec.owner = r.by;
+    rec.unproven = st_->rolled_back && (r.phase == Phase::kHold || r.phase == Phase::kQueued);
     if (r.phase == Phase::kHold || r.phase == Phase::kQueued || r.phase == Phase::kRunning) {
       rec.sha256 = Sha256Hex(r.mission_bytes);
       MissionOrError parsed = ParseMission(r.mission_bytes);
@@ -613,20 +625,47 @@ class Decider {
   std::string Reanchor(const ControlRequest& r, TimeMs now) {
     if (st_->fail_closed.empty())
       return "reanchor: the ledger is not failed closed; there is nothing to reanchor";
-    Ledger("ledger.reanchor",
-           Asked({{"why", r.why}, {"by", asker_.user}, {"failure", st_->fail_closed}}), now,
-           /*new_epoch=*/true);
+    // After a rollback, what waited at the start on the restored spool may have launched after
+    // the backup was taken: returned lost, never launched by the reanchor.
+    std::vector<std::string> unproven;
+    if (st_->rolled_back)
+      for (const auto& [id, rec] : st_->missions)
+        if (rec.unproven && (rec.phase == Phase::kHold || rec.phase == Phase::kQueued))
+          unproven.push_back(id);
+    json::Object body = Asked({{"why", r.why}, {"by", asker_.user}, {"failure", st_->fail_closed}});
+    if (st_->rolled_back) body["returned_lost"] = json::Array(unproven.begin(), unproven.end());
+    Ledger("ledger.reanchor", std::move(body), now, /*new_epoch=*/true);
+    for (const std::string& id : unproven) {
+      MissionRec& rec = st_->missions[id];
+      const Phase from = rec.phase;
+      if (from == Phase::kQueued) std::erase(st_->queue, id);
+      rec.lost = true;
+      Finish(id, rec, from,
+             BuildUnrunReturn(id, rec, "lost",
+                              "the spool was restored from a backup older than its ledger's "
+                              "anchor, and this mission waited in it: whether it was launched "
+                              "after the backup cannot be ruled out, so it is not launched again "
+                              "by itself (`hangar retry " +
+                                  id + "` launches it, knowingly)",
+                              s_.config.limits, now),
+             now);
+    }
     effect_ = "reanchored";
-    Log("ledger reanchored (" + r.why + "): a new epoch starts; launches resume");
+    Log("ledger reanchored (" + r.why + "): a new epoch starts; launches resume" +
+        (unproven.empty() ? std::string()
+                          : "; " + std::to_string(unproven.size()) +
+                                " missions found on the restored spool returned lost"));
     st_->fail_closed.clear();
+    st_->rolled_back = false;
     Pump(now);
     return "";
   }
 
   void On(const LedgerFailed& f) {
+    if (f.rolled_back) st_->rolled_back = true;
     if (!st_->fail_closed.empty()) return;  // already closed: the first reason stands
     st_->fail_closed = f.reason;
-    Ledger("ledger.fail-closed", {{"reason", f.reason}}, f.now);
+    Ledger("ledger.fail-closed", {{"reason", f.reason}, {"rolled_back", f.rolled_back}}, f.now);
     Log("FAIL-CLOSED: " + f.reason + "; no launch or grant until `hangar ledger reanchor`");
   }
 

@@ -9,6 +9,8 @@
 //   state     | signal                          | next      | actions
 //   ----------+---------------------------------+-----------+---------------------------------------
 //   (start)   | Recovered (one per mission dir) | as found  | none until Ready: no launch yet
+//   (start)   | Recovered, id known already     | -         | none (a copied spool: the first
+//             |                                 |           |   found, furthest on, stands)
 //   (start)   | Ready (controls read)           | -         | launches begin
 //   (none)    | Dropped, unreadable or invalid  | rejected  | Intake(rejected: mission.raw, why.json)
 //   (none)    | Dropped, id already in spool    | rejected  | Intake(rejected under a fresh id)
@@ -49,6 +51,10 @@
 //             |                                 |           |   or grant until a reanchor
 //   any       | Control reanchor (failed closed)| same      | Record(ledger.reanchor, new epoch);
 //             |                                 |           |   launches resume
+//   hold/queued | Control reanchor after a      | returned  | Finish(outcome lost): found at the
+//             |   rollback (LedgerFailed        |           |   start on a restored spool, its
+//             |   rolled_back), found at start  |           |   launch after the backup cannot be
+//             |                                 |           |   ruled out; never launched by itself
 //   any       | Control bad / unknown id        | same      | Record(control.refused),
 //             |                                 |           |   ConsumeControl(bad, why)
 //   running   | OpRequested, refused            | running   | Record(op.refused), AnswerOp
@@ -148,6 +154,10 @@ struct MissionRec {
   // The drone's end is observed only once no handler runs for it (observe_waits says one ended).
   std::set<std::string> ops_running, ops_seen;
   bool observe_waits = false;
+  // Restore (man/hangar-spool.5, BACKUP AND RESTORE): found in hold or queued (or in incoming/new)
+  // when hangard started on a rolled-back ledger. Its launch after the backup cannot be ruled
+  // out, so the reanchor returns it lost instead of launching it.
+  bool unproven = false;
 };
 
 struct State {
@@ -166,6 +176,9 @@ struct State {
   // catches up, recorded once as a clock.behind entry.
   TimeMs ledger_time = 0;
   bool clock_behind = false;
+  // The ledger is behind what its anchor or checkpoint vouches for (a spool restored from a
+  // backup): set by LedgerFailed, cleared by the reanchor that returns the unproven missions.
+  bool rolled_back = false;
   ledger::GrantBook grants;  // folded from the ledger at start, then from the kernel's own records
 };
 
@@ -180,6 +193,7 @@ struct Dropped {
   TimeMs now = 0;
   ResolvedWrites resolved;  // the mission's "writes" as the shell resolved them on disk
   Dropper by = {};
+  bool found_at_start = false;  // it waited in incoming/new when hangard started
 };
 // A mission directory found at start (or after an inotify overflow) in a state directory.
 struct Recovered {
@@ -286,9 +300,12 @@ inline constexpr size_t kOpOutputShown = 64 * 1024;
 
 // The ledger failed verification (at start, or the head check before a launch), or its anchor
 // could not be written: fail closed.
+// rolled_back: the ledger lacks entries its anchor or signed checkpoint vouches for (rolled back
+// or rewritten from some seq on: a spool restored from a backup); see MissionRec::unproven.
 struct LedgerFailed {
   std::string reason;
   TimeMs now = 0;
+  bool rolled_back = false;
 };
 
 // An Intake the kernel decided could not be done for lack of space (ENOSPC, EDQUOT): the shell

@@ -222,5 +222,59 @@ TEST(KernelLedger, AnUneditedApprovedMissionLaunchesAfterARestart) {
   EXPECT_EQ(Only<Launch>(Decide(s, &st, Ready{2000})).size(), 1u);
 }
 
+// Restore from a backup (man/hangar-spool.5, BACKUP AND RESTORE): what waited in the restored
+// spool may have launched after the backup was taken. The reanchor returns it lost and launches
+// nothing of it; a mission dropped after the start launches as usual.
+TEST(KernelLedger, AReanchorAfterARollbackReturnsWhatTheBackupHeldLost) {
+  KernelSetup s = LedgerSetup(4);
+  State st;
+  st.ready = false;
+  Decide(s, &st, LedgerFailed{"rollback at seq 40", 1000, /*rolled_back=*/true});
+  Recovered q = Held("Q1");
+  q.phase = Phase::kQueued;
+  Decide(s, &st, q);
+  Decide(s, &st, Held("H1"));
+  Decide(s, &st, Ready{1000});
+  Dropped waited{"w.json", Mission("W1"), "", 1100, {}};
+  waited.found_at_start = true;
+  Decide(s, &st, waited);
+  auto acts = Decide(s, &st, Dropped{"n.json", Mission("N1"), "", 2000, {}});  // after the start
+  EXPECT_TRUE(Only<Launch>(acts).empty());                                     // failed closed
+
+  acts = Decide(s, &st, Control("\"request\":\"reanchor\",\"why\":\"restored\""));
+  auto recs = Only<Record>(acts);
+  ASSERT_GE(recs.size(), 4u);
+  EXPECT_EQ(recs[0].kind, "ledger.reanchor");
+  EXPECT_EQ(json::Write(recs[0].body["returned_lost"]), "[\"H1\",\"Q1\",\"W1\"]");
+  std::vector<std::string> launched;
+  for (const Launch& l : Only<Launch>(acts)) launched.push_back(l.id);
+  EXPECT_EQ(launched, std::vector<std::string>{"N1"});
+  for (const char* id : {"H1", "Q1", "W1"}) {
+    EXPECT_EQ(st.missions[id].phase, Phase::kReturned) << id;
+    bool returned_lost = false;
+    for (const Move& m : Only<Move>(acts))
+      if (m.id == id && m.to == Phase::kReturned)
+        returned_lost = Json(m.files.at("return.json"))["outcome"].as_string() == "lost";
+    EXPECT_TRUE(returned_lost) << id;
+  }
+  EXPECT_FALSE(st.rolled_back);
+}
+
+// A failure that is not a rollback (an edited entry) leaves what waited to launch after the
+// reanchor, as before.
+TEST(KernelLedger, AReanchorAfterAnEditLaunchesWhatWaited) {
+  KernelSetup s = LedgerSetup();
+  State st;
+  st.ready = false;
+  Decide(s, &st, LedgerFailed{"hash-mismatch at seq 3", 1000});
+  Recovered q = Held("Q1");
+  q.phase = Phase::kQueued;
+  Decide(s, &st, q);
+  Decide(s, &st, Ready{1000});
+  auto acts = Decide(s, &st, Control("\"request\":\"reanchor\",\"why\":\"reviewed\""));
+  ASSERT_EQ(Only<Launch>(acts).size(), 1u);
+  EXPECT_EQ(Only<Launch>(acts)[0].id, "Q1");
+}
+
 }  // namespace
 }  // namespace hangar

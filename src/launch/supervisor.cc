@@ -408,8 +408,23 @@ void Supervisor::KillStragglers() {
 }
 
 void Supervisor::WriteExit() {
-  Status s = RealEnv()->WriteFileAtomic(plan_.run, "exit.json", json::WritePretty(exit_.ToJson()));
-  if (!s.ok()) Note(s.message());
+  // A full disk (a drone may have filled it) must not lose the drone's end: the record is kept
+  // here, the lock held (so hangard counts this supervisor alive), and written once space returns.
+  const std::string text = json::WritePretty(exit_.ToJson());
+  for (int waited_s = 0;; waited_s++) {
+    Status s = RealEnv()->WriteFileAtomic(plan_.run, "exit.json", text);
+    if (s.ok()) {
+      if (waited_s > 0)
+        Note("exit.json written after " + std::to_string(waited_s) + " s without space");
+      return;
+    }
+    if (s.sys_errno() != ENOSPC && s.sys_errno() != EDQUOT) {
+      Note(s.message());
+      return;
+    }
+    if (waited_s == 0) Note(s.message() + "; kept, and tried again every second");
+    sleep(1);
+  }
 }
 
 void Supervisor::Note(const std::string& msg) {

@@ -25,7 +25,9 @@ inline constexpr int kShimBadPlan = 78;    // EX_CONFIG: the plan could not be r
 // passed it; a plan whose bytes hash otherwise was changed after the gate and is never run. Forks:
 // the first process returns once the supervisor has reported (kShimStarted, kShimNotStarted,
 // kShimBadPlan); the supervisor returns when the drone's story is written to exit.json (or it could
-// not start). Call once, from main, in a process that has no other threads.
+// not start). Without space for exit.json (ENOSPC, EDQUOT) it keeps the record and its lock and
+// tries again every second until the write succeeds: a full disk delays an end, never loses it.
+// Call once, from main, in a process that has no other threads.
 int RunShim(const std::string& plan_file, const std::string& plan_sha256);
 
 // Reads PLAN_FILE and checks that its bytes hash to plan_sha256 (the plan the gate passed), for

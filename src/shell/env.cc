@@ -32,6 +32,10 @@ Result<std::string> Env::ReadFileOwned(const std::string& path, size_t max_bytes
   return ReadFile(path, max_bytes);
 }
 
+Result<uint64_t> Env::FreeBytes(const std::string& path) {
+  return Status::Unavailable("no free space known for " + path);
+}
+
 Result<std::unique_ptr<Env::Dir>> Env::OpenDir(const std::string& path) {
   if (!Exists(path)) return Status::Errno("open directory " + path, ENOENT);
   return std::unique_ptr<Dir>(std::make_unique<PathDir>(this, path));

@@ -93,6 +93,9 @@ class Env {
   };
   virtual Result<std::vector<DirEntry>> ListEntries(const std::string& path) = 0;
   virtual bool Exists(const std::string& path) = 0;  // lstat succeeds
+  // The bytes an unprivileged writer may still use on the filesystem holding path (statvfs(2):
+  // f_bavail * f_frsize). The default, for Envs with no filesystem, is Unavailable.
+  virtual Result<uint64_t> FreeBytes(const std::string& path);
 
   // A directory held open for reading files below it, so that reading a file of each of many
   // missions does not walk the directory's own path every time (RealEnv: an O_DIRECTORY descriptor

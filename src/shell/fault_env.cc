@@ -146,6 +146,16 @@ uint64_t FaultEnv::calls() const {
   return calls_;
 }
 
+Result<uint64_t> FaultEnv::FreeBytes(const std::string& path) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (plan_.kind == FaultPlan::Kind::kFail && plan_.sticky && calls_ >= plan_.at &&
+        (plan_.error == ENOSPC || plan_.error == EDQUOT))
+      return uint64_t{0};
+  }
+  return base_->FreeBytes(path);
+}
+
 Result<uint64_t> FaultEnv::Begin(const Call& call) {
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t n = ++calls_;

@@ -121,6 +121,9 @@ class FaultEnv : public Env {
     return base_->ListEntries(path);
   }
   bool Exists(const std::string& path) override { return base_->Exists(path); }
+  // The base's, except that a sticky no-space fault that has struck leaves no space (a full
+  // disk stays full).
+  Result<uint64_t> FreeBytes(const std::string& path) override;
   Result<std::unique_ptr<Dir>> OpenDir(const std::string& path) override {
     return base_->OpenDir(path);
   }

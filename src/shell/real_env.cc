@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -249,8 +250,9 @@ class Real : public Env {
     Result<UniqueFd> fresh = OpenDirBeneath(box->get(), "new", dir);
     if (!fresh.ok()) return fresh.status();
     if (owner > 0)
-      for (const auto& [fd, shown] : {std::pair{box->get(), dir}, std::pair{tmp->get(), dir + "/tmp"},
-                                      std::pair{fresh->get(), dir + "/new"}}) {
+      for (const auto& [fd, shown] :
+           {std::pair{box->get(), dir}, std::pair{tmp->get(), dir + "/tmp"},
+            std::pair{fresh->get(), dir + "/new"}}) {
         struct stat st {};
         if (fstat(fd, &st) != 0) return Status::Errno("stat " + shown, errno);
         if (int64_t(st.st_uid) != owner)
@@ -367,6 +369,12 @@ class Real : public Env {
   bool Exists(const std::string& path) override {
     struct stat st {};
     return lstat(path.c_str(), &st) == 0;
+  }
+
+  Result<uint64_t> FreeBytes(const std::string& path) override {
+    struct statvfs v {};
+    if (statvfs(path.c_str(), &v) != 0) return Status::Errno("statvfs " + path, errno);
+    return uint64_t(v.f_bavail) * uint64_t(v.f_frsize);
   }
 };
 

@@ -43,10 +43,16 @@ check wiped-fails-closed jq_ok "$S/hangard.json" \
 sleep 1
 check wiped-launches-nothing test ! -e "$S/keys/launch.C4.1"
 
-# 3. A person looks, then reanchors: C4 runs; the next start is trusted (a fresh checkpoint).
+# 3. A person looks, then reanchors. C4 waited in queued/ when hangard started on a ledger behind
+# its checkpoint, as a mission of a restored backup does: whether it launched after the backup
+# cannot be ruled out, so the reanchor returns it lost (restore_drill); a retry runs it, knowingly.
+# The next start is trusted (a fresh checkpoint).
 hangar ledger reanchor --why "restored from an old backup; reviewed" >/dev/null || fail "reanchor failed"
 wait_returned C4 20
-check reanchored-runs test "$(outcome C4)" == done
+check reanchor-returns-waiting-lost test "$(outcome C4)" == lost
+check reanchor-launches-nothing test ! -e "$S/keys/launch.C4.1"
+hangar retry C4 >/dev/null || fail "hangar retry C4 failed"
+wait_until 20 jq_ok "$S/returned/C4/return.json" "d['outcome'] == 'done'" || fail "C4 not done after the retry (state: $(state_of C4))"
 stop_hangard
 start_hangard
 check next-start-trusted jq_ok "$S/hangard.json" "d['ledger']['state'] == 'ok'"
