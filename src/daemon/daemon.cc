@@ -302,7 +302,8 @@ Status Daemon::Start() {
   }
   state_.ready = false;  // no launch before every mission is known and waiting cancels are read
   if (!ledger_.failure().empty()) {
-    Status f = Dispatch(LedgerFailed{ledger_.failure(), env_->Now(), ledger_.rolled_back()});
+    Status f = Dispatch(LedgerFailed{ledger_.failure(), env_->Now(), ledger_.rolled_back(),
+                                     ledger_.unvouched_grants()});
     if (!f.ok()) return f;
   }
   if (ledger_.anchor_same_filesystem())

@@ -76,15 +76,20 @@ Status LedgerKeeper::Start(TimeMs now) {
       return HoldToCheckpoint();
     }
     const ledger::Entry& e = **authority;
+    (void)store_.ForEach(v->missing_from, [&](const ledger::Entry& t) {
+      if (t.kind == "grant") unvouched_grants_.push_back(t.seq);
+      return Status::Ok();
+    });
     failure_ =
         "ledger verification failed (anchor-behind at seq " + N(v->missing_from) +
         "): the unanchored tail " + N(v->missing_from) + ".." + N(v->missing_to) + " holds a " +
         e.kind + " entry (seq " + N(e.seq) +
         "), which start-up never adopts: a grant, revocation, person's decision or "
-        "reanchor counts only once the anchor vouches for it. If it is one of yours (hangard "
-        "stopped between its ledger write and its anchor line), check it with `hangar "
-        "ledger show --from " +
-        N(e.seq) + "` and reanchor; its request, not yet answered, is decided again";
+        "reanchor counts only once the anchor vouches for it. Check it with `hangar ledger "
+        "show --from " +
+        N(e.seq) +
+        "`, then reanchor: the reanchor voids the tail's grants, and the requests behind the "
+        "tail (never answered: hangard stopped before their anchor line) are decided again";
     return Status::Ok();
   }
   anchor_missing_ = v->failure == ledger::Failure::kAnchorMissing;
@@ -123,7 +128,7 @@ Status LedgerKeeper::FoldGrants(ledger::GrantBook* book) const {
   ledger::ScanOptions options;
   options.threads = 1;
   return ledger::ScanLedger(store_, options, [&](const ledger::EntryView& v, bool) {
-    if (v.kind != "grant" && v.kind != "revoke") return Status::Ok();
+    if (v.kind != "grant" && v.kind != "revoke" && v.kind != "ledger.reanchor") return Status::Ok();
     Result<json::Value> body = json::Parse(v.body);
     if (!body.ok()) return body.status();
     ledger::Entry e;

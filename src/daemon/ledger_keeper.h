@@ -98,6 +98,9 @@ class LedgerKeeper {
   // rewritten from some seq on (a spool restored from a backup). Until a reanchor no anchor line
   // is written either, so every start until then finds the same (kernel.h, LedgerFailed).
   bool rolled_back() const { return rolled_back_; }
+  // Start failed closed on an unanchored tail holding authority: the seqs of its grants, which
+  // the reanchor voids (kernel.h, LedgerFailed; ledger/grants.h).
+  const std::vector<int64_t>& unvouched_grants() const { return unvouched_grants_; }
 
   int64_t head_seq() const { return store_.head_seq(); }
   int64_t epoch() const { return store_.epoch(); }
@@ -123,6 +126,7 @@ class LedgerKeeper {
   std::optional<ledger::Anchor> anchor_;  // bound by Start
   std::string failure_;
   bool same_fs_ = false, anchor_missing_ = false, rolled_back_ = false;
+  std::vector<int64_t> unvouched_grants_;
   std::optional<ledger::SigningKey> key_;
   int64_t every_ = 100;
   TimeMs period_ms_ = 300000, last_checkpoint_time_ = 0;

@@ -634,6 +634,13 @@ class Decider {
           unproven.push_back(id);
     json::Object body = Asked({{"why", r.why}, {"by", asker_.user}, {"failure", st_->fail_closed}});
     if (st_->rolled_back) body["returned_lost"] = json::Array(unproven.begin(), unproven.end());
+    if (!st_->unvouched_grants.empty())
+      body["void"] = json::Array(st_->unvouched_grants.begin(), st_->unvouched_grants.end());
+    ledger::Entry reanchor;
+    reanchor.kind = "ledger.reanchor";
+    reanchor.body = body;
+    (void)st_->grants.Apply(reanchor);  // the kernel's own well-formed body: it always applies
+    st_->unvouched_grants.clear();
     Ledger("ledger.reanchor", std::move(body), now, /*new_epoch=*/true);
     for (const std::string& id : unproven) {
       MissionRec& rec = st_->missions[id];
@@ -663,6 +670,8 @@ class Decider {
 
   void On(const LedgerFailed& f) {
     if (f.rolled_back) st_->rolled_back = true;
+    st_->unvouched_grants.insert(st_->unvouched_grants.end(), f.unvouched_grants.begin(),
+                                 f.unvouched_grants.end());
     if (!st_->fail_closed.empty()) return;  // already closed: the first reason stands
     st_->fail_closed = f.reason;
     Ledger("ledger.fail-closed", {{"reason", f.reason}, {"rolled_back", f.rolled_back}}, f.now);

@@ -179,6 +179,7 @@ struct State {
   // The ledger is behind what its anchor or checkpoint vouches for (a spool restored from a
   // backup): set by LedgerFailed, cleared by the reanchor that returns the unproven missions.
   bool rolled_back = false;
+  std::vector<int64_t> unvouched_grants;  // voided by the reanchor (LedgerFailed)
   ledger::GrantBook grants;  // folded from the ledger at start, then from the kernel's own records
 };
 
@@ -302,10 +303,13 @@ inline constexpr size_t kOpOutputShown = 64 * 1024;
 // could not be written: fail closed.
 // rolled_back: the ledger lacks entries its anchor or signed checkpoint vouches for (rolled back
 // or rewritten from some seq on: a spool restored from a backup); see MissionRec::unproven.
+// unvouched_grants: the seqs of grants in an unanchored tail that start-up would not adopt; the
+// reanchor voids them (its body's "void"), so reanchoring never brings a forged grant to life.
 struct LedgerFailed {
   std::string reason;
   TimeMs now = 0;
   bool rolled_back = false;
+  std::vector<int64_t> unvouched_grants = {};
 };
 
 // An Intake the kernel decided could not be done for lack of space (ENOSPC, EDQUOT): the shell

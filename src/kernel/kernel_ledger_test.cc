@@ -260,6 +260,27 @@ TEST(KernelLedger, AReanchorAfterARollbackReturnsWhatTheBackupHeldLost) {
   EXPECT_FALSE(st.rolled_back);
 }
 
+// A grant in a tail the anchor never vouched for (folded at start like every grant) is void once
+// the person reanchors: the reanchor never brings a forged grant to life.
+TEST(KernelLedger, AReanchorVoidsTheUnvouchedGrants) {
+  KernelSetup s = LedgerSetup();
+  State st;
+  ledger::Entry forged;
+  forged.seq = 7;
+  forged.kind = "grant";
+  forged.body = json::Object{{"op", "wire.funds"}, {"mission", "M1"}};
+  ASSERT_TRUE(st.grants.Apply(forged).ok());
+  st.ledger_seq = 7;
+  LedgerFailed f{"anchor-behind at seq 7: ... holds a grant entry (seq 7)", 1000};
+  f.unvouched_grants = {7};
+  Decide(s, &st, f);
+  auto acts = Decide(s, &st, Control("\"request\":\"reanchor\",\"why\":\"not ours\""));
+  auto recs = Only<Record>(acts);
+  ASSERT_GE(recs.size(), 1u);
+  EXPECT_EQ(json::Write(recs[0].body["void"]), "[7]");
+  EXPECT_FALSE(st.grants.Allows("wire.funds", "M1", "", 2000));
+}
+
 // A failure that is not a rollback (an edited entry) leaves what waited to launch after the
 // reanchor, as before.
 TEST(KernelLedger, AReanchorAfterAnEditLaunchesWhatWaited) {

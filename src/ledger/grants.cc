@@ -14,11 +14,21 @@ std::string Member(const json::Value& body, const char* k) {
 }  // namespace
 
 Status GrantBook::Apply(const Entry& e) {
-  if (e.kind != "grant" && e.kind != "revoke") return Status::Ok();
   auto bad = [&](const std::string& why) {
     return Status::Invalid("ledger entry seq " + std::to_string(e.seq) + " (" + e.kind +
                            "): " + why);
   };
+  if (e.kind == "ledger.reanchor") {
+    const json::Value* v = e.body.find("void");
+    if (!v) return Status::Ok();
+    if (!v->is_array()) return bad("void: expected an array of seqs");
+    for (const json::Value& seq : v->as_array()) {
+      if (!seq.is_int()) return bad("void: expected an array of seqs");
+      std::erase_if(grants_, [&](const Grant& g) { return g.seq == seq.as_int(); });
+    }
+    return Status::Ok();
+  }
+  if (e.kind != "grant" && e.kind != "revoke") return Status::Ok();
   Grant g;
   g.op = Member(e.body, "op");
   g.mission = Member(e.body, "mission");

@@ -5,7 +5,9 @@
 //     ends it, null means until revoked;
 //   - a revocation removes every earlier grant of the same op and subject: it wins over an older
 //     grant, and only a later grant gives the op back;
-//   - a reanchor does not forget grants: they are history of the same ledger.
+//   - a reanchor does not forget grants: they are history of the same ledger; but the grants its
+//     body lists in "void" (seqs: grants of a tail the anchor never vouched for, which the
+//     person's reanchor does not vouch for either) are removed.
 // Pure: it reads entries handed to it.
 #pragma once
 
@@ -29,8 +31,9 @@ struct Grant {
 
 class GrantBook {
  public:
-  // Folds one entry in (entries of other kinds are ignored). Invalid, naming the seq, for a grant
-  // or revoke entry whose body is malformed: the ledger is then not to be trusted for grants.
+  // Folds one entry in (grant, revoke, and a ledger.reanchor's "void"; other kinds are ignored).
+  // Invalid, naming the seq, for such an entry whose body is malformed: the ledger is then not to
+  // be trusted for grants.
   Status Apply(const Entry& e);
   // Grants in force at `now`, in ledger order.
   std::vector<Grant> Active(TimeMs now) const;

@@ -45,6 +45,20 @@ TEST(GrantBook, RequesterGrantsAndExpiry) {
   EXPECT_FALSE(b.Allows("x", "M1", "", kT));
 }
 
+// A reanchor over an unanchored tail voids that tail's grants (a forged grant stays void); the
+// other grants of the ledger stand.
+TEST(GrantBook, AReanchorVoidsTheGrantsItLists) {
+  GrantBook b;
+  ASSERT_TRUE(b.Apply(E(1, "grant", {{"op", "git.push"}, {"mission", "M1"}})).ok());
+  ASSERT_TRUE(b.Apply(E(2, "grant", {{"op", "wire.funds"}, {"mission", "M1"}})).ok());
+  ASSERT_TRUE(b.Apply(E(3, "ledger.reanchor", {{"why", "w"}, {"void", json::Array{2}}})).ok());
+  EXPECT_TRUE(b.Allows("git.push", "M1", "", kT));
+  EXPECT_FALSE(b.Allows("wire.funds", "M1", "", kT));
+  ASSERT_TRUE(b.Apply(E(4, "ledger.reanchor", {{"why", "w"}})).ok());  // no void: nothing goes
+  EXPECT_TRUE(b.Allows("git.push", "M1", "", kT));
+  EXPECT_FALSE(b.Apply(E(5, "ledger.reanchor", {{"void", "2"}})).ok());
+}
+
 TEST(GrantBook, AMalformedGrantEntryIsAnError) {
   GrantBook b;
   EXPECT_FALSE(b.Apply(E(1, "grant", {{"op", "a"}})).ok());
