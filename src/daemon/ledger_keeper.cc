@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "ledger/checkpoint.h"
 #include "ledger/scan.h"
@@ -26,6 +27,19 @@ json::Value Recordable(const json::Value& body) {
       id && id->is_string() && json::ValidUtf8(id->as_string()))
     o["id"] = *id;
   return o;
+}
+
+// Two origins "HOST:SPOOL" name the same home: the same host, and spool paths that resolve to the
+// same directory (a symlink or another spelling of the path is no other home).
+bool SameHome(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  const size_t ca = a.find(':'), cb = b.find(':');
+  if (ca == std::string::npos || cb == std::string::npos || a.substr(0, ca) != b.substr(0, cb))
+    return false;
+  std::error_code e1, e2;
+  const std::filesystem::path pa = std::filesystem::weakly_canonical(a.substr(ca + 1), e1);
+  const std::filesystem::path pb = std::filesystem::weakly_canonical(b.substr(cb + 1), e2);
+  return !e1 && !e2 && pa == pb;
 }
 
 }  // namespace
@@ -199,8 +213,8 @@ Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
   if (r.new_epoch) last_checkpoint_seq_ = -1;
   // Failed closed already; a rolled-back ledger's anchor keeps the evidence as it stands (lines
   // for seqs it vouched for otherwise would only blur it) until the reanchor.
-  if ((anchor_missing_ || rolled_back_) && !r.new_epoch) return Status::Ok();
-  anchor_missing_ = rolled_back_ = false;  // a reanchor names this the anchor from now on
+  if ((anchor_missing_ || rolled_back_ || foreign_) && !r.new_epoch) return Status::Ok();
+  anchor_missing_ = rolled_back_ = foreign_ = false;  // a reanchor names this the anchor now
   Status a = anchor_->Append(e->epoch, e->seq, e->hash);
   if (!a.ok()) *anchor_error = "cannot write the anchor: " + a.message();
   return Status::Ok();
@@ -257,10 +271,22 @@ Status LedgerKeeper::StartCheckpoints(const std::string& key_path, int64_t every
   every_ = every;
   period_ms_ = seconds * 1000;
   origin_ = std::move(origin);
-  if (Result<std::string> last =
-          env_->ReadFile(anchor_dir_ + "/" + ledger::CheckpointFileName(store_.name()), 64 * 1024);
-      last.ok())
+  const std::string file = anchor_dir_ + "/" + ledger::CheckpointFileName(store_.name());
+  if (Result<std::string> last = env_->ReadFile(file, 64 * 1024); last.ok()) {
     checkpoint_text_ = *last;
+    // The anchor serves one spool: the checkpoint names the home of the ledger it vouches for. A
+    // copy of the spool (or one moved elsewhere) pointed at this anchor extends the same ledger,
+    // so only its home tells it apart; it writes nothing here until a person reanchors it.
+    Result<ledger::Checkpoint> cp = ledger::ParseCheckpoint(*last);
+    if (cp.ok() && !SameHome(cp->origin, origin_)) {
+      foreign_ = true;
+      if (failure_.empty())
+        failure_ = "the anchor " + anchor_dir_ + " vouches for the ledger kept at " + cp->origin +
+                   ", not at " + origin_ +
+                   " (a copy of that spool, or the spool moved): one anchor serves one spool; "
+                   "reanchor if this is now the ledger's home";
+    }
+  }
   return Status::Ok();
 }
 

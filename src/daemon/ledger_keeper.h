@@ -80,7 +80,9 @@ class LedgerKeeper {
   // (0600, with key_path.pub) on first use. Call after Start. origin names this ledger's home in
   // each checkpoint (host and spool). While the anchor file is missing nothing is created (the
   // key may sit on the anchor mount that is not there): the key is looked for again after a
-  // reanchor. Invalid when the key exists but cannot be used (its mode, its .pub).
+  // reanchor. Invalid when the key exists but cannot be used (its mode, its .pub). A checkpoint in
+  // the anchor directory whose origin is not this one (a copied or moved spool pointed at this
+  // anchor) sets failure(), and no anchor line is written until a reanchor.
   Status StartCheckpoints(const std::string& key_path, int64_t every, int64_t seconds,
                           std::string origin);
   // Writes ANCHOR/NAME.checkpoint when `every` entries or `seconds` passed since the last one and
@@ -126,6 +128,7 @@ class LedgerKeeper {
   std::optional<ledger::Anchor> anchor_;  // bound by Start
   std::string failure_;
   bool same_fs_ = false, anchor_missing_ = false, rolled_back_ = false;
+  bool foreign_ = false;  // the anchor's checkpoint names another home (StartCheckpoints)
   std::vector<int64_t> unvouched_grants_;
   std::optional<ledger::SigningKey> key_;
   int64_t every_ = 100;

@@ -271,6 +271,36 @@ TEST(LedgerKeeper, TheFirstCheckpointCoversTheFirstEntry) {
   EXPECT_NE(Lines(file).at(0).find("\"size\":1,"), std::string::npos) << Lines(file).at(0);
 }
 
+// One anchor serves one spool: a copy of it (another home) started on the anchor fails closed
+// and writes no anchor line; the same spool reached through a symbolic link is no other home.
+TEST(LedgerKeeper, ACheckpointOfAnotherHomeFailsClosed) {
+  Scratch s;
+  const std::string key = AnchorDir(s) + "/live.key", home = "h:" + s.spool();
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    ASSERT_TRUE(k.StartCheckpoints(key, 1, 300, home).ok());
+    Grow(&k, 1);
+    std::string error;
+    k.MaybeCheckpoint(kNow + 1, true, &error);
+    ASSERT_EQ(error, "");
+  }
+  std::filesystem::create_directory_symlink(s.spool(), s.base() + "/link");
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    ASSERT_TRUE(k.StartCheckpoints(key, 1, 300, "h:" + s.base() + "/link").ok());
+    EXPECT_EQ(k.failure(), "");
+  }
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  ASSERT_TRUE(k.StartCheckpoints(key, 1, 300, "h:/srv/copy").ok());
+  EXPECT_NE(k.failure().find("vouches for the ledger kept at " + home), std::string::npos)
+      << k.failure();
+  Grow(&k, 1);
+  EXPECT_EQ(Lines(s.anchor_path()).size(), 1u) << "the copy wrote on the original's anchor";
+}
+
 TEST(LedgerKeeper, NoAnchorDirectoryIsAnError) {
   Scratch s;
   LedgerKeeper k(RealEnv(), s.spool(), s.base() + "/no-such-mount", "live");

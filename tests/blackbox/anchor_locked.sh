@@ -2,7 +2,8 @@
 # One writer per anchor (issue 19, point 5): a second hangard on another spool — a fresh one, or a
 # copy of the running one — pointed at the same anchor directory is refused before it writes: its
 # exit is non-zero and names the anchor, the anchor file is byte for byte as it was, and the first
-# hangard runs on. Once the first has stopped, the anchor is free again.
+# hangard runs on. Once the first has stopped, the anchor is free again for the first; a copy
+# started on it then is told apart by the checkpoint's origin (its home) and writes nothing.
 . "$(dirname "$0")/lib.sh"
 each_identity
 setup
@@ -27,8 +28,29 @@ mission A2 true 1 '' 'nothing' | drop A2.json
 wait_returned A2 20
 check first-still-works test "$(outcome A2)" == done
 stop_hangard
-# Free again: the same spool starts on it.
+
+# Not at once but after: the copy started on the anchor while the original is stopped. It extends
+# the same ledger, so only its home (the checkpoint's origin) tells it apart: it starts failed
+# closed, launches nothing, and writes no line on the original's anchor.
+before=$(sha256sum "$A/live.anchor")
+cp -a "$S" "$T/copy2"
+rm -f "$T/copy2/hangard.lock" "$T/copy2/hangard.json"
+orig=$S
+S=$T/copy2
+mission A3 true 1 '' 'nothing' | drop A3.json
+start_hangard
+check copy-fails-closed jq_ok "$S/hangard.json" \
+  "d['ledger']['state'] == 'fail-closed' and 'vouches for the ledger kept at' in d['ledger']['reason']"
+wait_until 10 test -d "$S/queued/A3" || fail "A3 not taken in by the copy (state: $(state_of A3))"
+sleep 1
+check copy-launches-nothing test ! -e "$S/keys/launch.A3.1"
+stop_hangard
+check copy-wrote-nothing test "$(sha256sum "$A/live.anchor")" == "$before"
+S=$orig
+
+# Free again: the same spool starts on it, trusted.
 start_hangard
 check restart-takes-the-anchor kill -0 "$HPID"
+check original-trusted jq_ok "$S/hangard.json" "d['ledger']['state'] == 'ok'"
 ((FAILED == 0)) || exit 1
 pass
