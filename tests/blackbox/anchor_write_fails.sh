@@ -5,7 +5,9 @@
 # hangard stops its work, saying why.
 # A restart without the fault launches it once, and the ledger verifies.
 . "$(dirname "$0")/lib.sh"
+each_identity
 setup 1
+as_hangard_user
 FLOG=$T/fault.log
 drop_l() { mission l script 1 '' "count $T/starts" 'write REPORT.md launched' | drop l.json; }
 

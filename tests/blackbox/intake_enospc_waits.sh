@@ -8,7 +8,9 @@
 # the intake is a stop instead (the decision cannot be recorded), which ends by itself: once space
 # is back hangard restarts in place and takes x in.
 . "$(dirname "$0")/lib.sh"
+each_identity
 setup 1
+as_hangard_user
 FLOG=$T/fault.log
 
 drop_x() { mission x script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md in' | drop x.json; }

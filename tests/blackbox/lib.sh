@@ -107,7 +107,7 @@ each_identity() {
 # scratch directory (the checkout may sit where the user cannot enter). Elsewhere nothing.
 as_hangard_user() {
   [[ "${RT_AS:-}" == user ]] || return 0
-  RT_USER="hangar-rt-$$"
+  export RT_USER="hangar-rt-$$"  # mission() gives it the count files it makes
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
     "$RT_USER" 2>>"$T/useradd.err" || fail "useradd $RT_USER: $(cat "$T/useradd.err")"
   mkdir -p "$T/bin"
@@ -329,6 +329,7 @@ fresh_spool() {
   cp -a "$ROOT/spool/." "$S/"
   set_slots "$1"
   : >"$LOG"
+  if [[ -n "${RT_USER:-}" ]]; then chown -R "$RT_USER:" "$S" "$A"; fi
 }
 
 # --- missions -------------------------------------------------------------------------------------
@@ -342,7 +343,7 @@ mission() {
   local id=$1 drone=$2 max=$3 done_when=$4
   shift 4
   python3 - "$id" "$drone" "$max" "$done_when" "$@" <<'EOF'
-import json, sys
+import json, os, shutil, sys
 id_, drone, mx, dw, *lines = sys.argv[1:]
 m = {"hangar": 1}
 if id_:
@@ -358,6 +359,8 @@ if counts:
     m["writes"] = counts
     for c in counts:
         open(c, "a").close()
+        if os.environ.get("RT_USER"):  # hangard (and so the drone) runs as that user
+            shutil.chown(c, os.environ["RT_USER"])
 print(json.dumps(m))
 EOF
 }

@@ -4,7 +4,9 @@
 # and the mission stays queued, with no outcome made up for it ("failed" would claim it was
 # tried). A restart without the fault launches it once, and the ledger verifies.
 . "$(dirname "$0")/lib.sh"
+each_identity
 setup 1
+as_hangard_user
 FLOG=$T/fault.log
 drop_l() { mission l script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md launched' | drop l.json; }
 

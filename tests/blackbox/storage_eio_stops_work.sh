@@ -7,7 +7,9 @@
 # writes exit.json). A restart without the fault recovers from the spool: every mission returns
 # done, each drone started once, and the ledger verifies.
 . "$(dirname "$0")/lib.sh"
+each_identity
 setup 2
+as_hangard_user
 FLOG=$T/fault.log
 
 is_running() { [[ "$(state_of "$1")" == running && -f "$S/running/$1/launch.json" ]]; }
