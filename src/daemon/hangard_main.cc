@@ -141,6 +141,9 @@ int main(int argc, char** argv) {
   setup.bindir = SelfDir();
   setup.anchor = anchor;
   if (const char* home = getenv("HOME"); home && home[0] == '/') setup.home = home;
+  // The policy's home patterns (~*/.ssh: every home; ~/.codex: hangard's) stand for the paths in
+  // the home directories that exist now (the digest above is the file's, whatever they are).
+  setup.policy = ExpandHomePatterns(setup.policy, HomeDirectories(), setup.home);
   setup.bwrap = FindBwrap();
   setup.root = geteuid() == 0;
   Result<std::set<int64_t>> approvers = ResolveApprovers(setup.config.approvers, geteuid());

@@ -16,12 +16,19 @@ bool InSshDirectory(const std::string& path) {
   return false;
 }
 
+// A policy path as reasons name it: with the home pattern it stands for, when it came from one.
+std::string Named(const std::string& path, const Policy& policy) {
+  auto p = policy.from_pattern.find(path);
+  return p == policy.from_pattern.end() ? path : path + " (policy " + p->second + ")";
+}
+
 // Where a drone must never write: inside (or over) a protected path, hangar's own directories or
 // the rooms of other missions, inside any .ssh directory: why, or "" when `path` is none of these.
 std::string Forbidden(const std::string& path, const Policy& policy, const GateSite& site) {
-  if (const std::string* dir = policy.ProtectedDirOf(path)) return "inside protected path " + *dir;
+  if (const std::string* dir = policy.ProtectedDirOf(path))
+    return "inside protected path " + Named(*dir, policy);
   for (const std::string& dir : policy.protected_paths)
-    if (PathInside(dir, path)) return "over protected path " + dir;
+    if (PathInside(dir, path)) return "over protected path " + Named(dir, policy);
   for (const std::string& dir : site.hangar_dirs)
     if (PathInside(path, dir) || PathInside(dir, path)) return "in hangar's own directory " + dir;
   if (!site.rooms.empty() && (PathInside(path, site.rooms) || PathInside(site.rooms, path)))
@@ -36,7 +43,8 @@ std::string Forbidden(const std::string& path, const Policy& policy, const GateS
 std::string Hidden(const std::string& path, const Policy& policy) {
   for (const std::string& d : policy.deny_read)
     if (PathInside(path, d) || PathInside(d, path))
-      return std::string(PathInside(path, d) ? "inside" : "over") + " deny-read path " + d;
+      return std::string(PathInside(path, d) ? "inside" : "over") + " deny-read path " +
+             Named(d, policy);
   return "";
 }
 
@@ -203,7 +211,8 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
       if (NormalizedInside(d, open[i]) || NormalizedInside(open[i], d))
         deny("paths.deny_read", "the sandbox binds " + got[i] + " writable, laying open " + d);
   };
-  for (const std::string& d : policy.deny_read) judge_hidden(d);
+  for (const std::string& d : policy.deny_read)
+    if (d[0] == '/') judge_hidden(d);  // a home pattern stands for the paths it was expanded to
   for (const std::string& d : site.hangar_dirs) judge_hidden(NormalizeAbsolute(d));
   if (!site.rooms.empty()) judge_hidden(NormalizeAbsolute(site.rooms));
   for (const std::string& w : got) {

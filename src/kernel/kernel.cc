@@ -1078,7 +1078,9 @@ GateSite KernelSetup::Site() const {
 
 std::vector<std::string> KernelSetup::Hidden() const {
   const GateSite site = Site();
-  std::vector<std::string> hide = policy.deny_read;
+  std::vector<std::string> hide;
+  for (const std::string& d : policy.deny_read)
+    if (!d.empty() && d[0] == '/') hide.push_back(d);  // a home pattern stands for its paths
   hide.insert(hide.end(), site.hangar_dirs.begin(), site.hangar_dirs.end());
   hide.push_back(rooms);  // every room: a drone's own is bound over it
   return hide;

@@ -26,13 +26,42 @@ Policy DefaultPolicy() {
   p.max_minutes = kPolicyMaxMinutes;
   p.network = {{"none", Verdict::kAllow}, {"host", Verdict::kHold}};
   p.ops_unknown = OpAccess::kDeny;
-  p.deny_read = {"/etc/shadow", "/root"};
+  // Credentials in every home (and hangard's) hidden from drones and refused as writes: the
+  // agent's own credentials reach it only through its profile's environment. Sorted, as
+  // ParsePolicy stores them ('/' sorts before '~').
+  p.deny_read = {"/etc/shadow",         "/root",         "~*/.aws",
+                 "~*/.azure",           "~*/.claude",    "~*/.codex",
+                 "~*/.config/gcloud",   "~*/.config/gh", "~*/.docker/config.json",
+                 "~*/.git-credentials", "~*/.gnupg",     "~*/.kube",
+                 "~*/.netrc",           "~*/.ssh"};
   // Sorted, as ParsePolicy stores them.
   p.env_deny = {
       "*_KEY", "*_SECRET*",    "*_TOKEN",        "ANTHROPIC_API_KEY",
       "AWS_*", "GITHUB_TOKEN", "OPENAI_API_KEY",
   };
   return p;
+}
+
+Policy ExpandHomePatterns(const Policy& p, const std::vector<std::string>& homes,
+                          const std::string& own_home) {
+  Policy out = p;
+  auto expand = [&](std::vector<std::string>* paths) {
+    std::set<std::string> all(paths->begin(), paths->end());
+    for (const std::string& pattern : *paths) {
+      const bool every = pattern.starts_with("~*/"), own = pattern.starts_with("~/");
+      if (!every && !own) continue;
+      const std::string rel = pattern.substr(every ? 3 : 2);
+      for (const std::string& home : every ? homes : std::vector<std::string>{own_home}) {
+        if (home.empty() || home[0] != '/') continue;
+        const std::string path = NormalizeAbsolute(home + "/" + rel);
+        if (all.insert(path).second) out.from_pattern.emplace(path, pattern);
+      }
+    }
+    paths->assign(all.begin(), all.end());
+  };
+  expand(&out.protected_paths);
+  expand(&out.deny_read);
+  return out;
 }
 
 bool EnvGlobMatch(std::string_view glob, std::string_view name) {
@@ -178,8 +207,14 @@ json::Value Policy::ToJson() const {
                           {"deny", NamesWith(ops, OpAccess::kDeny)},
                           {"grant", NamesWith(ops, OpAccess::kGrant)},
                           {"unknown", OpAccessName(ops_unknown)}};
-  o["protected_paths"] = List(protected_paths);
-  o["deny_read"] = List(deny_read);
+  auto as_written = [&](const std::vector<std::string>& paths) {
+    std::vector<std::string> out;
+    for (const std::string& path : paths)
+      if (!from_pattern.count(path)) out.push_back(path);
+    return List(out);
+  };
+  o["protected_paths"] = as_written(protected_paths);
+  o["deny_read"] = as_written(deny_read);
   if (notify_dirs) o["notify_dirs"] = List(*notify_dirs);  // absent: the digest of older files
   o["env_deny"] = List(env_deny);
   o["env_hold"] = List(env_hold);

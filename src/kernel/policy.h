@@ -6,7 +6,7 @@
 //    "drones": [PROFILE...], "max_minutes": 120, "check_programs": [PROGRAM...],
 //    "network": {"allow": ["none"], "hold": ["host"]},
 //    "ops": {"allow": [OP...], "deny": [...], "grant": [...], "unknown": "deny"},
-//    "protected_paths": [ABS...], "deny_read": [ABS...], "notify_dirs": [ABS...],
+//    "protected_paths": [PATH...], "deny_read": [PATH...], "notify_dirs": [ABS...],
 //    "env_deny": [GLOB...], "env_hold": [GLOB...], "env_allow": {PROFILE: [NAME...]},
 //    "text_rules": [{"id": ID, "verbs": {"en": [...], "ja": [...]}, "verdict": "hold",
 //                    "why": TEXT}]}
@@ -96,12 +96,19 @@ struct Policy {
   // The programs a done-check of kind run may name as its argv[0], as written (a name looked up
   // on the check's PATH, or a path); nullopt: any (every check runs in the drone's sandbox).
   std::optional<std::set<std::string>> check_programs;
-  double max_minutes = 0;                       // > 0, <= kPolicyMaxMinutes
-  std::map<std::string, Verdict> network;       // "none"/"host" -> allow or hold; absent: deny
-  std::map<std::string, OpAccess> ops;          // op -> its list (allow, deny, grant)
+  double max_minutes = 0;                  // > 0, <= kPolicyMaxMinutes
+  std::map<std::string, Verdict> network;  // "none"/"host" -> allow or hold; absent: deny
+  std::map<std::string, OpAccess> ops;     // op -> its list (allow, deny, grant)
   OpAccess ops_unknown = OpAccess::kDeny;
-  std::vector<std::string> protected_paths;  // absolute, normalised (kernel/path_norm.h), sorted
-  std::vector<std::string> deny_read;        // the same
+  // Absolute, normalised (kernel/path_norm.h), sorted; and home patterns ("~*/.aws": in every
+  // home directory; "~/.codex": in hangard's home), which match nothing until ExpandHomePatterns
+  // adds the paths they stand for. A write inside or over a deny-read path is refused as one
+  // inside a protected path is (it would lay the hidden path open).
+  std::vector<std::string> protected_paths;
+  std::vector<std::string> deny_read;
+  // Each path ExpandHomePatterns added -> the pattern it stands for (reasons name the pattern;
+  // ToJson leaves the added paths out, so the digest is the file's whatever the homes are).
+  std::map<std::string, std::string> from_pattern;
   // Where returns may be delivered (a mission's notify.dir inside one of them), the same form;
   // nullopt: anywhere not forbidden (notify.dir.protected).
   std::optional<std::vector<std::string>> notify_dirs;
@@ -138,10 +145,19 @@ struct Policy {
   json::Value ToJson() const;
 };
 
+// The home patterns of p's protected_paths and deny_read expanded for these home directories
+// (absolute; every user's, as the shell read them from the user database) and hangard's own home:
+// each pattern stays, and the paths it stands for are added (sorted, deduplicated) and noted in
+// from_pattern. Pure.
+Policy ExpandHomePatterns(const Policy& p, const std::vector<std::string>& homes,
+                          const std::string& own_home);
+
 // The policy in force when none is configured, and the value of every section a file leaves
 // out: acts unknown -> hold, no drone restriction, max_minutes 1440, network none allowed and host
-// held, ops unknown -> deny, no protected path, deny_read /root and /etc/shadow, no notify_dirs
-// list (a notify.dir anywhere not forbidden), env_deny
+// held, ops unknown -> deny, no protected path, deny_read /root, /etc/shadow and the credentials
+// of every home (~*/.ssh, .gnupg, .aws, .azure, .config/gcloud,
+// .kube, .docker/config.json, .netrc, .git-credentials, .codex, .claude, .config/gh), no
+// notify_dirs list (a notify.dir anywhere not forbidden), env_deny
 // *_TOKEN *_SECRET* *_KEY AWS_* GITHUB_TOKEN OPENAI_API_KEY ANTHROPIC_API_KEY, no env_allow, no
 // text rule.
 Policy DefaultPolicy();

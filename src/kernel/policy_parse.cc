@@ -202,15 +202,34 @@ void ParseOps(element e, Policy* p) {
 }
 
 // Absolute paths, stored normalised and sorted; two that normalise alike are a duplicate.
-std::vector<std::string> Paths(element e, const std::string& f) {
+// homes: home patterns are accepted too (protected_paths, deny_read): "~*/REL" (REL in every home
+// directory) and "~/REL" (in hangard's home), REL a relative path without "." or ".." parts,
+// kept as "~*/" or "~/" and REL normalised.
+std::vector<std::string> Paths(element e, const std::string& f, bool homes = false) {
   std::map<std::string, std::string> seen;  // normalised -> as written
   Strings(e, f, [&](const std::string& s, const std::string& sf) {
     if (s.empty()) Throw(sf, "expected an absolute path, not an empty string");
     if (s.find('\0') != std::string::npos) Throw(sf, "a path may not hold a NUL byte");
     if (s.size() > 4096) Throw(sf, "expected a path of at most 4096 bytes");
-    if (s[0] == '~') Throw(sf, "expected an absolute path (\"~\" is not expanded in a policy)");
-    if (s[0] != '/') Throw(sf, "expected an absolute path (starting with \"/\"), not " + Quote(s));
-    std::string n = NormalizeAbsolute(s);
+    std::string n;
+    if (homes && (s.starts_with("~*/") || s.starts_with("~/"))) {
+      const std::string head = s.substr(0, s.find('/') + 1), rel = s.substr(head.size());
+      n = NormalizeAbsolute("/" + rel);
+      if (n == "/" || ("/" + rel + "/").find("/../") != std::string::npos ||
+          ("/" + rel + "/").find("/./") != std::string::npos)
+        Throw(sf, "expected a path inside the home after " + Quote(head) + ", such as " +
+                      Quote(head + ".ssh") + ", not " + Quote(s));
+      n = head + n.substr(1);
+    } else if (s[0] == '~') {
+      Throw(sf, homes ? "expected an absolute path or a home pattern (\"~*/REL\": every home; "
+                        "\"~/REL\": hangard's), not " +
+                            Quote(s)
+                      : "expected an absolute path (\"~\" is not expanded here)");
+    } else if (s[0] != '/') {
+      Throw(sf, "expected an absolute path (starting with \"/\"), not " + Quote(s));
+    } else {
+      n = NormalizeAbsolute(s);
+    }
     auto [it, fresh] = seen.emplace(n, s);
     if (!fresh)
       Throw(sf, it->second == s
@@ -382,9 +401,9 @@ Policy Parse(element root) {
     } else if (k == "ops") {
       ParseOps(v, &p);
     } else if (k == "protected_paths") {
-      p.protected_paths = Paths(v, f);
+      p.protected_paths = Paths(v, f, /*homes=*/true);
     } else if (k == "deny_read") {
-      p.deny_read = Paths(v, f);
+      p.deny_read = Paths(v, f, /*homes=*/true);
     } else if (k == "notify_dirs") {
       p.notify_dirs = Paths(v, f);
     } else if (k == "env_deny") {

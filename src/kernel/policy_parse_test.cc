@@ -27,10 +27,11 @@ TEST(PolicyErrors, WholeDocument) {
   EXPECT_EQ(Err(R"({"hangar_policy": "1"})"),
             "p.json: hangar_policy: expected 1 (the only policy format version this hangar reads)");
   EXPECT_EQ(Err(With(R"("hangar_policy": 1)")), "p.json: hangar_policy: field given twice");
-  EXPECT_EQ(Err(With(R"("act": {})")),
-            "p.json: act: unknown field (a policy has hangar_policy, acts, drones, check_programs, "
-            "max_minutes, network, ops, protected_paths, deny_read, notify_dirs, env_deny, env_hold, "
-            "env_allow, text_rules)");
+  EXPECT_EQ(
+      Err(With(R"("act": {})")),
+      "p.json: act: unknown field (a policy has hangar_policy, acts, drones, check_programs, "
+      "max_minutes, network, ops, protected_paths, deny_read, notify_dirs, env_deny, env_hold, "
+      "env_allow, text_rules)");
   EXPECT_EQ(Err(With(R"("check_programs": ["make", ""])")),
             "p.json: check_programs[1]: expected a program name or path");
   EXPECT_EQ(Err(With(R"("check_programs": ["make", "make"])")),
@@ -99,12 +100,39 @@ TEST(PolicyErrors, Ops) {
   EXPECT_EQ(Err(With(R"("ops": {"grant": ["a.b"], "unknown": "grant"})")), "(parsed)");
 }
 
+// Home patterns (protected_paths and deny_read only): "~*/REL" every home, "~/REL" hangard's.
+TEST(PolicyErrors, HomePatternsNameAPathInsideTheHome) {
+  Result<Policy> p = ParsePolicy(
+      R"({"hangar_policy": 1, "deny_read": ["/root", "~*/.ssh/", "~/.codex", "~*/.config//gh"]})",
+      "p.json");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->deny_read,
+            (std::vector<std::string>{"/root", "~*/.config/gh", "~*/.ssh", "~/.codex"}));
+  for (const char* bad : {"~*/", "~/..", "~*/a/../../etc", "~*/./x", "~user/.ssh", "~*"})
+    EXPECT_NE(Err(With(std::string(R"("protected_paths": [")") + bad + "\"]")), "(parsed)") << bad;
+  EXPECT_EQ(Err(With(R"("deny_read": ["~*/a/../../etc"])")),
+            "p.json: deny_read[0]: expected a path inside the home after \"~*/\", such as "
+            "\"~*/.ssh\", not \"~*/a/../../etc\"");
+}
+
+TEST(Policy, HomePatternsExpandToEveryHomeAndNameThemselvesInReasons) {
+  Result<Policy> p =
+      ParsePolicy(R"({"hangar_policy": 1, "deny_read": ["~*/.aws", "~/.codex"]})", "p.json");
+  ASSERT_TRUE(p.ok());
+  Policy e = ExpandHomePatterns(*p, {"/home/a", "/srv/b/"}, "/var/lib/hangar");
+  EXPECT_EQ(e.deny_read,
+            (std::vector<std::string>{"/home/a/.aws", "/srv/b/.aws", "/var/lib/hangar/.codex",
+                                      "~*/.aws", "~/.codex"}));
+  EXPECT_EQ(e.from_pattern.at("/srv/b/.aws"), "~*/.aws");
+  EXPECT_EQ(PolicyDigest(e), PolicyDigest(*p)) << "the digest is the file's, whatever the homes";
+}
+
 TEST(PolicyErrors, PathsMustBeAbsoluteAndAreNormalised) {
   EXPECT_EQ(Err(With(R"("protected_paths": ["/etc", "srv/prod"])")),
             "p.json: protected_paths[1]: expected an absolute path (starting with \"/\"), not "
             "\"srv/prod\"");
-  EXPECT_EQ(Err(With(R"("deny_read": ["~/.ssh"])")),
-            "p.json: deny_read[0]: expected an absolute path (\"~\" is not expanded in a policy)");
+  EXPECT_EQ(Err(With(R"("notify_dirs": ["~/inbox"])")),
+            "p.json: notify_dirs[0]: expected an absolute path (\"~\" is not expanded here)");
   EXPECT_EQ(Err(With(R"("deny_read": [""])")),
             "p.json: deny_read[0]: expected an absolute path, not an empty string");
   EXPECT_EQ(Err(With(R"("deny_read": ["./x"])")),

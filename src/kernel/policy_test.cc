@@ -126,7 +126,11 @@ TEST(Policy, DefaultIsTheVersionLineAlone) {
   EXPECT_EQ(d.NetworkVerdict("host").verdict, Verdict::kHold);
   EXPECT_EQ(d.OpAccessFor("git.push").access, OpAccess::kDeny);
   EXPECT_TRUE(d.protected_paths.empty());
-  EXPECT_EQ(d.deny_read, (std::vector<std::string>{"/etc/shadow", "/root"}));
+  EXPECT_EQ(d.deny_read,
+            (std::vector<std::string>{"/etc/shadow", "/root", "~*/.aws", "~*/.azure", "~*/.claude",
+                                      "~*/.codex", "~*/.config/gcloud", "~*/.config/gh",
+                                      "~*/.docker/config.json", "~*/.git-credentials", "~*/.gnupg",
+                                      "~*/.kube", "~*/.netrc", "~*/.ssh"}));
   for (const char* v : {"GH_TOKEN", "DB_SECRET", "DB_SECRET_FILE", "STRIPE_KEY", "AWS_REGION",
                         "GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
     EXPECT_TRUE(d.EnvDenied("any", v)) << v;

@@ -41,21 +41,23 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   SandboxedCommand cmd;
   cmd.exe = spec.bwrap;
   std::vector<std::string>& a = cmd.argv;
-  a = {spec.bwrap, "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-       "--ro-bind", "/",           "/",          "--dev",    "/dev",
-       "--proc",    "/proc"};
+  a = {spec.bwrap, "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--ro-bind", "/", "/",
+       "--dev",    "/dev",           "--proc",           "/proc"};
   if (spec.shm_mb > 0)
     a.insert(a.end(), {"--size", std::to_string(spec.shm_mb << 20), "--tmpfs", "/dev/shm"});
   std::vector<std::string> hidden_dirs;
   for (const std::string& h : spec.hide) {
     Result<std::string> real = ResolveExistingPath(h);
+    // Beneath a directory hangard may not enter (another user's home, when hangard is not root):
+    // the drone, which runs with no more rights than hangard, cannot read it either.
+    if (!real.ok() && real.status().sys_errno() == EACCES) continue;
     if (!real.ok()) return Status::Io("cannot hide " + h + ": " + real.status().message());
     bool covered = false;  // inside a directory already hidden (the config in the spool)
     for (const std::string& d : hidden_dirs) covered = covered || PathInside(*real, d);
     if (covered) continue;
     struct stat st {};
     if (lstat(real->c_str(), &st) != 0) {
-      if (errno == ENOENT || errno == ENOTDIR) continue;  // nothing there to read
+      if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) continue;  // nothing to read
       return Status::Errno("hide " + *real, errno);
     }
     if (S_ISDIR(st.st_mode)) {
@@ -72,8 +74,8 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     if (cmd.fds.back().get() < 0) return Status::Errno("duplicate the room's descriptor", errno);
     cmd.room_fd = cmd.fds.back().get();
   }
-  a.insert(a.end(), {spec.room_writable ? "--bind-fd" : "--ro-bind-fd",
-                     std::to_string(cmd.room_fd), spec.room});
+  a.insert(a.end(), {spec.room_writable ? "--bind-fd" : "--ro-bind-fd", std::to_string(cmd.room_fd),
+                     spec.room});
   for (const std::string& w : spec.writes) {
     Result<UniqueFd> fd = OpenWithoutLinks(w);
     if (!fd.ok()) return fd.status();

@@ -2,10 +2,12 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 namespace hangar {
@@ -85,6 +87,19 @@ Result<std::set<int64_t>> ResolveApprovers(const std::vector<std::string>& appro
     endpwent();
   }
   return uids;
+}
+
+std::vector<std::string> HomeDirectories() {
+  std::set<std::string> homes;
+  setpwent();
+  while (const passwd* pw = getpwent()) {
+    const std::string dir = pw->pw_dir ? pw->pw_dir : "";
+    struct stat st {};
+    if (dir.size() > 1 && dir[0] == '/' && stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      homes.insert(dir);
+  }
+  endpwent();
+  return {homes.begin(), homes.end()};
 }
 
 }  // namespace hangar

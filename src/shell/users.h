@@ -22,4 +22,9 @@ std::string LoginName(int64_t uid);
 // approvals to nobody or to someone else.
 Result<std::set<int64_t>> ResolveApprovers(const std::vector<std::string>& approvers, int64_t self);
 
+// Every home directory the user database names (getpwent) that is an absolute path other than "/"
+// and a directory now, sorted and without duplicates: what a policy's "~*/" patterns stand for
+// (kernel/policy.h, ExpandHomePatterns). Not thread-safe (getpwent): call at start.
+std::vector<std::string> HomeDirectories();
+
 }  // namespace hangar

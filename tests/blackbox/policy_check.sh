@@ -30,7 +30,7 @@ run policy check "$P/min.json"
 check minimal-valid grep -Eq "^$P/min.json: ok, policy v1, 7 rules \(sha256 [0-9a-f]{64}\)$" "$T/out"
 sha_min=$(sed -E 's/.*sha256 ([0-9a-f]+)\)$/\1/' "$T/out")
 # The same meaning written otherwise has the same digest; global options may come after.
-printf '{"deny_read": ["/root/", "//etc/shadow"], "hangar_policy": 1, "max_minutes": 1440.0}' >"$P/same.json"
+printf '{"deny_read": ["/root/", "//etc/shadow", "~*/.ssh/", "~*/.gnupg", "~*/.aws", "~*/.azure", "~*/.config//gcloud", "~*/.kube", "~*/.docker/config.json", "~*/.netrc", "~*/.git-credentials", "~*/.codex", "~*/.claude", "~*/.config/gh"], "hangar_policy": 1, "max_minutes": 1440.0}' >"$P/same.json"
 run policy check "$P/same.json" --spool "$T/nowhere"
 check same-digest grep -q "sha256 $sha_min)" "$T/out"
 
