@@ -13,7 +13,8 @@ LIB_SRC  := $(filter-out %_test.cc %_main.cc,$(wildcard src/*/*.cc))
 TEST_SRC := $(wildcard src/*/*_test.cc)
 LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
-BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-fake-drone
+BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-egress \
+            bin/hangar-fake-drone
 
 # make install (man/hangard.8, SYSTEMD): DESTDIR stages the tree (a package, a test); PREFIX says
 # where the binaries, man pages and units go. hangard finds hangar-shim beside itself ({bindir}),
@@ -30,7 +31,7 @@ ANCHORDIR := /var/lib/hangar-anchor
 # The group that may drop missions and control requests, and the user hangard runs as.
 SUBMITTERS   ?= hangar
 HANGARD_USER ?= root
-INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine
+INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-egress
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
@@ -61,6 +62,11 @@ bin/hangar: $(BUILD)/src/cli/hangar_main.o $(BUILD)/libhangar.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 bin/hangar-shim: $(BUILD)/src/launch/shim_main.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+# A drone's egress proxy (launch/egress_proxy.h), run outside its sandbox.
+bin/hangar-egress: $(BUILD)/src/launch/egress_main.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
