@@ -41,11 +41,12 @@ std::string Absolute(const std::string& p) {
 
 // bubblewrap on hangard's PATH (else the usual places): the sandbox every "bwrap" profile needs.
 // Empty when it is not installed: stage 2 then denies those launches, never runs them unsandboxed.
-std::string FindBwrap() {
+// The same for socat, the forwarder inside an egress sandbox (network "egress").
+std::string FindTool(const char* name) {
   const char* path = getenv("PATH");
   std::string dirs = path && *path ? path : "";
   dirs += (dirs.empty() ? "" : ":") + std::string("/usr/bin:/bin");
-  return hangar::FindProgram("bwrap", dirs, "/").value_or("");
+  return hangar::FindProgram(name, dirs, "/").value_or("");
 }
 
 int Fail(int code, const std::string& msg) {
@@ -144,7 +145,8 @@ int main(int argc, char** argv) {
   // The policy's home patterns (~*/.ssh: every home; ~/.codex: hangard's) stand for the paths in
   // the home directories that exist now (the digest above is the file's, whatever they are).
   setup.policy = ExpandHomePatterns(setup.policy, HomeDirectories(), setup.home);
-  setup.bwrap = FindBwrap();
+  setup.bwrap = FindTool("bwrap");
+  setup.socat = FindTool("socat");
   setup.root = geteuid() == 0;
   Result<std::set<int64_t>> approvers = ResolveApprovers(setup.config.approvers, geteuid());
   if (!approvers.ok())

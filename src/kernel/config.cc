@@ -1,5 +1,6 @@
 #include "kernel/config.h"
 
+#include <algorithm>
 #include <set>
 
 #include "base/simdjson_util.h"
@@ -116,6 +117,14 @@ Profile ParseProfile(const std::string& name, element e) {
       if (p.sandbox != "bwrap" && p.sandbox != "none") Throw(k, "expected \"bwrap\" or \"none\"");
     } else if (key == "env") {
       p.env = Env(v, k);
+    } else if (key == "egress") {
+      for (const std::string& s : Strings(v, k, false)) {
+        Result<Destination> d = ParseDestination(s);
+        if (!d.ok()) Throw(k, d.status().message());
+        if (std::find(p.egress.begin(), p.egress.end(), *d) != p.egress.end())
+          Throw(k, d->Text() + " given twice");
+        p.egress.push_back(*d);
+      }
     } else if (key == "launcher") {
       p.launcher = Str(v, k);
       if (p.launcher != "direct" && p.launcher != "systemd" && p.launcher != "slurm")
@@ -123,7 +132,7 @@ Profile ParseProfile(const std::string& name, element e) {
     } else {
       Throw(k,
             "unknown field (a profile has harness, argv, program, args, allowed_tools, prompt, "
-            "last_message, env, sandbox, launcher)");
+            "last_message, env, egress, sandbox, launcher)");
     }
   }
   const bool preset = p.harness != Harness::kCommand;

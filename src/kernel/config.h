@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kernel/egress.h"
 
 namespace hangar {
 
@@ -36,6 +37,9 @@ struct Profile {
   std::string last_message;
   // The drone's whole environment (templates allowed in values). Nothing else reaches it.
   std::map<std::string, std::string> env;
+  // Where a drone of this profile in network "egress" may connect through hangar's proxy (its
+  // model's API), with the mission's own "egress"; an internal address only as an exact ip:port.
+  std::vector<Destination> egress;
   // The drone's sandbox: "bwrap" (bubblewrap: read-only root, writes only in its room and the
   // mission's writes, deny-read paths and hangar's own directories hidden, network cut unless the
   // mission's network is "host") or "none" (no sandbox: the gate then denies any launch whose

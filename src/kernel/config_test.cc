@@ -29,7 +29,7 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
             "/c.conf: slots: expected an integer from 0 to 4096");
   EXPECT_EQ(err(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"shell":true}}})"),
             "/c.conf: profiles.x.shell: unknown field (a profile has harness, argv, program, args, "
-            "allowed_tools, prompt, last_message, env, sandbox, launcher)");
+            "allowed_tools, prompt, last_message, env, egress, sandbox, launcher)");
   EXPECT_EQ(err(R"({"hangar":1,"profiles":{}})"),
             "/c.conf: profiles: expected at least one drone profile");
   EXPECT_EQ(err("{"),

@@ -1,5 +1,6 @@
 #include "kernel/gate.h"
 
+#include <algorithm>
 #include <set>
 
 #include "kernel/gate_paths.h"
@@ -109,6 +110,46 @@ GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& t
   return g;
 }
 
+namespace {
+
+// Network "egress": the drone's only way out is hangar's proxy, to exactly the destinations of its
+// profile and mission (kernel/egress.h, plan.h EgressPlan).
+void JudgeEgress(const Mission& m, const Plan& plan, const GateSite& site, const Profile* profile,
+                 GateResult* g) {
+  auto deny = [&](const char* rule, std::string why) {
+    g->Fire(Verdict::kDeny, rule, std::move(why));
+  };
+  const EgressPlan& e = plan.egress;
+  if (plan.sandbox.engine != "bwrap")
+    deny("plan.egress.sandbox",
+         "network \"egress\" needs the bubblewrap sandbox: its own network namespace is what "
+         "leaves the proxy the only way out");
+  if (plan.launcher != "direct")
+    deny("plan.egress.launcher",
+         "only the direct launcher's supervisor runs the egress proxy, "
+         "not launcher \"" +
+             plan.launcher + "\"");
+  if (profile && e.allow != EgressAllowlist(m, *profile))
+    deny("plan.egress.allow",
+         "the plan's egress list is not the profile's and the mission's destinations");
+  if (site.socat.empty())
+    deny("plan.egress.forwarder",
+         "socat is not installed (Debian package socat): an egress drone would have no way out");
+  else if (e.forwarder != site.socat)
+    deny("plan.egress.forwarder", "the plan forwards with " + e.forwarder + ", not " + site.socat);
+  if (e.proxy != site.bindir + "/hangar-egress")
+    deny("plan.egress.proxy", "the plan's proxy is " + e.proxy + ", not hangar's");
+  if (e.socket != plan.run + "/egress.sock" || e.port != kEgressPort)
+    deny("plan.egress.socket", "the plan's proxy socket or port is not hangar's");
+  for (const std::string& v : kEgressProxyVars) {
+    auto it = plan.env.find(v);
+    if (it == plan.env.end() || it->second != kEgressProxyUrl)
+      deny("plan.egress.env", v + " does not name hangar's proxy (" + kEgressProxyUrl + ")");
+  }
+}
+
+}  // namespace
+
 GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
                       const GateSite& site, const ResolvedWrites& resolved,
                       const Profile* profile) {
@@ -157,7 +198,11 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
   if (plan.network != m.network)
     deny("plan.network.mismatch",
          "the plan's network \"" + plan.network + "\" is not the mission's \"" + m.network + "\"");
+  const bool egress = plan.network == "egress";
+  if (egress) JudgeEgress(m, plan, site, profile, &g);
   for (const auto& [name, value] : plan.env) {
+    // The proxy variables an egress plan sets are the kernel's own (JudgeEgress checks them).
+    if (egress && std::count(kEgressProxyVars.begin(), kEgressProxyVars.end(), name)) continue;
     RuleVerdict v = policy.EnvVerdict(m.drone, name);
     g.Fire(v.verdict, v.rule,
            "the plan passes " + name + " to the drone; the policy " +

@@ -43,8 +43,8 @@ namespace hangar {
 
 // The machine's facts the gate judges paths and plans by, fixed when hangard starts.
 struct GateSite {
-  std::string rooms;                     // the rooms directory (absolute)
-  std::string home = "/";                // what "~" in a mission's writes means (absolute)
+  std::string rooms;       // the rooms directory (absolute)
+  std::string home = "/";  // what "~" in a mission's writes means (absolute)
   // Hangar's own places, never written by a drone and always hidden from it: the spool, the
   // anchor, the signing key, the config and policy files (a config's handlers may hold
   // credentials; a policy a drone could rewrite would free the next drone).
@@ -55,6 +55,7 @@ struct GateSite {
                        // capability, so stage 2 refuses sandbox "none"
   DroneLimits limits;  // the config's: a plan must carry exactly these
   int64_t drone_uid = -1, drone_gid = -1;  // drone_user's; -1: hangard's own
+  std::string socat = "";  // the egress forwarder hangard found; empty: not installed
 };
 
 // One path a mission names (an entry of "writes", or notify.dir) as the shell found it on disk:

@@ -41,8 +41,8 @@ Plan PlanFor(const Mission& m) {
 
 GateSite Site() {
   // Not root; the limits MakePlan's plans carry (none).
-  return GateSite{"/s/rooms", "/home/u", {"/s", "/anchor"}, "/usr/bin/bwrap", "/b", false,
-                  DroneLimits{0, 0, 0, 0, 60}};
+  return GateSite{"/s/rooms", "/home/u", {"/s", "/anchor"},          "/usr/bin/bwrap",
+                  "/b",       false,     DroneLimits{0, 0, 0, 0, 60}};
 }
 
 const char* kPolicy = R"({"hangar_policy":1,
@@ -116,7 +116,8 @@ TEST(Gate, Stage1JudgesTheProgramsOfRunChecks) {
   GateResult g = GateStage1(m, listed);
   EXPECT_EQ(g.verdict, Verdict::kDeny);
   EXPECT_EQ(g.rules, (std::vector<std::string>{"checks.program", "checks.program"}));
-  EXPECT_EQ(g.reason, "done-check runs \"/bin/sh\", which the policy's check_programs does not list");
+  EXPECT_EQ(g.reason,
+            "done-check runs \"/bin/sh\", which the policy's check_programs does not list");
   m.done_when = {file, run({"pytest"}), run({"/usr/bin/make", "test"})};
   EXPECT_EQ(GateStage1(m, listed).verdict, Verdict::kAllow);
 }
@@ -375,9 +376,9 @@ TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
   EXPECT_EQ(rules(limited), V{"plan.limits"});
   GateSite as_root = Site();
   as_root.root = true;  // a drone without a sandbox would hold every capability
-  EXPECT_EQ(rules(x, as_root), (V{"plan.sandbox.privileged", "plan.network.uncut",
-                                  "paths.deny_read", "paths.deny_read", "paths.deny_read",
-                                  "paths.deny_read", "paths.deny_read"}));
+  EXPECT_EQ(rules(x, as_root),
+            (V{"plan.sandbox.privileged", "plan.network.uncut", "paths.deny_read",
+               "paths.deny_read", "paths.deny_read", "paths.deny_read", "paths.deny_read"}));
   GateSite no_bwrap = Site();
   no_bwrap.bwrap.clear();
   EXPECT_EQ(rules(plan, no_bwrap), V{"plan.sandbox.unavailable"});
@@ -420,6 +421,55 @@ TEST(Gate, Stage2RefusesAnAgentHarnessCutOffFromItsModel) {
   Profile command = codex;
   command.harness = Harness::kCommand;  // a script may well work offline
   EXPECT_EQ(GateStage2(m, plan, p, Site(), {}, &command).rules, std::vector<std::string>{});
+}
+
+// Network "egress": the plan's proxy, forwarder, socket and allowlist are exactly hangar's, the
+// proxy variables name hangar's forwarder (and pass env_hold, which would hold them otherwise), and
+// only the direct launcher in a bubblewrap sandbox runs it.
+TEST(Gate, Stage2JudgesTheEgressPlan) {
+  Policy p = P(kPathPolicy);
+  Mission m = M();
+  m.network = "egress";
+  m.egress = {*ParseDestination("example.com:443")};
+  Profile codex;
+  codex.name = "script";
+  codex.harness = Harness::kCodex;
+  codex.argv = {"/bin/true"};
+  codex.egress = {*ParseDestination("api.openai.com:443")};
+  GateSite site = Site();
+  site.socat = "/usr/bin/socat";
+  PlanPlaces where;
+  where.room = "/s/rooms/M1";
+  where.run = "/s/running/M1/run";
+  where.bindir = "/b";
+  where.bwrap = "/usr/bin/bwrap";
+  where.hide = {"/anchor", "/home/u/.aws", "/root", "/s"};
+  where.socat = site.socat;
+  where.limits = site.limits;
+  Plan plan = BuildPlan(m, codex, where, 1);
+  EXPECT_EQ(plan.egress.allow, (std::vector<std::string>{"api.openai.com:443", "example.com:443"}));
+  EXPECT_EQ(plan.env.at("HTTPS_PROXY"), kEgressProxyUrl);
+  EXPECT_EQ(GateStage2(m, plan, p, site, {}, &codex).rules, std::vector<std::string>{})
+      << GateStage2(m, plan, p, site, {}, &codex).reason;
+  auto rules = [&](Plan changed, GateSite at) {
+    return GateStage2(m, changed, p, at, {}, &codex).rules;
+  };
+  Plan more = plan;
+  more.egress.allow.push_back("evil.example:443");
+  EXPECT_EQ(rules(more, site), std::vector<std::string>{"plan.egress.allow"});
+  Plan elsewhere = plan;
+  elsewhere.env["HTTPS_PROXY"] = "http://10.0.0.1:3128";
+  EXPECT_EQ(rules(elsewhere, site), std::vector<std::string>{"plan.egress.env"});
+  Plan other_proxy = plan;
+  other_proxy.egress.proxy = "/tmp/proxy";
+  EXPECT_EQ(rules(other_proxy, site), std::vector<std::string>{"plan.egress.proxy"});
+  GateSite no_socat = site;
+  no_socat.socat = "";
+  EXPECT_EQ(rules(plan, no_socat), std::vector<std::string>{"plan.egress.forwarder"});
+  Plan bare = plan;
+  bare.sandbox.engine = "none";
+  const std::vector<std::string> got = rules(bare, site);
+  EXPECT_NE(std::count(got.begin(), got.end(), "plan.egress.sandbox"), 0);
 }
 
 TEST(Gate, Stage2HoldsAVariableThePolicyLetsThroughOnlyWithAPerson) {

@@ -945,6 +945,7 @@ class Decider {
     ob.mission_ops = s_.spool + "/running/" + id + "/ops";
     if (rec.mission) {
       ob.checks = rec.mission->done_when;
+      ob.egress = rec.mission->network == "egress";
       auto p = s_.config.profiles.find(rec.mission->drone);
       if (p != s_.config.profiles.end() && !p->second.last_message.empty())
         ob.last_message =
@@ -1005,7 +1006,8 @@ class Decider {
                        s_.config.launchers,
                        s_.config.limits,
                        s_.drone_uid,
-                       s_.drone_gid};
+                       s_.drone_gid,
+                       s_.socat};
       Plan plan = BuildPlan(m, p->second, where, attempt);
       std::string plan_text = Text(plan.ToJson());
       GateResult g = GateStage2(m, plan, s_.policy, site, rec.resolved, &p->second);
@@ -1068,6 +1070,7 @@ class Decider {
 
 GateSite KernelSetup::Site() const {
   GateSite site{rooms, home, {spool}, bwrap, bindir, root, config.limits, drone_uid, drone_gid};
+  site.socat = socat;
   if (!anchor.empty()) site.hangar_dirs.push_back(anchor);
   // The checkpoint signing key, when it lives elsewhere than the anchor directory.
   if (!config.checkpoint_key.empty()) site.hangar_dirs.push_back(config.checkpoint_key);

@@ -113,6 +113,7 @@ struct KernelSetup {
   std::string home = "/";  // "~" in a mission's writes: hangard's home (absolute)
   std::string anchor;      // the anchor directory: hidden from drones, never written by them
   std::string bwrap;       // the bubblewrap program hangard found; empty: not installed
+  std::string socat;       // the egress forwarder (socat) hangard found; empty: not installed
   bool root = false;       // hangard runs as root (GateSite::root)
   int64_t drone_uid = -1, drone_gid = -1;  // config drone_user, looked up at start; -1: none
   // The uids that may approve, deny, grant, revoke and reanchor: the config's approvers, users and
@@ -264,6 +265,9 @@ struct Observation {
   // What the harness itself reported (codex events, claude's result), kept apart from what the
   // kernel observed: null for a command profile.
   json::Value harness;
+  // Network "egress": every connection hangar's proxy saw, {"list": [...], "omitted": N} (man
+  // hangar-return.5); null for another network.
+  json::Value connections;
 };
 struct Observed {
   std::string id;
@@ -357,6 +361,7 @@ struct Observe {
   std::map<std::string, std::string> check_env;
   CheckSandbox check_sandbox;  // where run checks run: the drone's hidden paths, limits, user
   std::string last_message;
+  bool egress = false;  // network "egress": the proxy's connections are part of the observation
 };
 // Stop a running drone through its supervisor (SIGTERM to the shim, by exact identity).
 struct Kill {

@@ -1,5 +1,6 @@
 #include "kernel/mission.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -194,7 +195,20 @@ Mission Parse(element root) {
         m.done_when.push_back(ParseCheck(c, k + "[" + std::to_string(i++) + "]"));
     } else if (k == "network") {
       m.network = String(value, k);
-      if (m.network != "none" && m.network != "host") Throw(k, "expected \"none\" or \"host\"");
+      if (m.network != "none" && m.network != "egress" && m.network != "host")
+        Throw(k, "expected \"none\", \"egress\" or \"host\"");
+    } else if (k == "egress") {
+      if (value.type() != element_type::ARRAY) Throw(k, "expected a list of \"host:port\"");
+      size_t i = 0;
+      for (element e : AsArray(value)) {
+        const std::string f = k + "[" + std::to_string(i++) + "]";
+        Result<Destination> d = ParseDestination(String(e, f));
+        if (!d.ok()) Throw(f, d.status().message());
+        if (std::find(m.egress.begin(), m.egress.end(), *d) != m.egress.end())
+          Throw(f, d->Text() + " given twice");
+        m.egress.push_back(*d);
+      }
+      if (m.egress.size() > 64) Throw(k, "at most 64 destinations");
     } else if (k == "max_minutes") {
       m.max_minutes = Number(value, k);
       if (!(m.max_minutes > 0) || m.max_minutes > kMaxMinutes || !std::isfinite(m.max_minutes))
@@ -216,6 +230,8 @@ Mission Parse(element root) {
   }
   for (const char* req : {"hangar", "requester", "drone", "future", "now", "max_minutes"})
     if (!seen.count(req)) Throw(req, "missing required field");
+  if (seen.count("egress") && m.network != "egress")
+    Throw("egress", "only a mission whose network is \"egress\" lists destinations");
   return m;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "kernel/egress.h"
 
 namespace hangar {
 
@@ -36,7 +37,10 @@ struct Mission {
   // against protected paths after normalisation and symlink resolution.
   std::vector<std::string> writes;
   std::vector<DoneCheck> done_when;
+  // "none" (no network), "egress" (only through hangar's proxy, to the profile's and these
+  // destinations: kernel/egress.h) or "host" (the host's network).
   std::string network = "none";
+  std::vector<Destination> egress;  // network "egress" only; in the mission's order, unique
   double max_minutes = 0;
   std::optional<std::string> notify_dir;
 

@@ -43,6 +43,21 @@ int64_t RoundUpDeadline(int64_t deadline_ms, int64_t granularity_ms) {
   return (deadline_ms + granularity_ms - 1) / granularity_ms * granularity_ms;
 }
 
+std::vector<std::string> EgressAllowlist(const Mission& m, const Profile& p) {
+  std::set<std::string> all;
+  for (const Destination& d : p.egress) all.insert(d.Text());
+  for (const Destination& d : m.egress) all.insert(d.Text());
+  return {all.begin(), all.end()};
+}
+
+json::Value EgressPlan::ToJson() const {
+  return json::Object{{"allow", json::Array(allow.begin(), allow.end())},
+                      {"proxy", proxy},
+                      {"forwarder", forwarder},
+                      {"socket", socket},
+                      {"port", port}};
+}
+
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt) {
   Plan plan;
   plan.id = m.id;
@@ -64,6 +79,13 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.stdout_file = p.stdout_file;
   plan.room_dirs = p.room_dirs;
   plan.network = m.network;
+  if (m.network == "egress") {
+    plan.egress.allow = EgressAllowlist(m, p);
+    plan.egress.proxy = where.bindir + "/hangar-egress";
+    plan.egress.forwarder = where.socat;
+    plan.egress.socket = where.run + "/egress.sock";
+    for (const std::string& v : kEgressProxyVars) plan.env[v] = kEgressProxyUrl;
+  }
   plan.sandbox.engine = p.sandbox;
   if (p.sandbox == "bwrap") {
     plan.sandbox.bwrap = where.bwrap;
@@ -116,12 +138,13 @@ json::Value Plan::ToJson() const {
   o["stdout_file"] = stdout_file;
   if (!room_dirs.empty()) o["room_dirs"] = json::Array(room_dirs.begin(), room_dirs.end());
   o["network"] = network;
+  if (network == "egress") o["egress"] = egress.ToJson();
   o["sandbox"] = sandbox.ToJson();
   o["deadline_ms"] = deadline_ms;
   o["grace_ms"] = grace_ms;
   o["enforced_deadline_ms"] = enforced_deadline_ms;
-  o["limits"] = json::Object{{"processes", processes}, {"file_mb", file_mb},
-                             {"memory_mb", memory_mb}, {"shm_mb", shm_mb}};
+  o["limits"] = json::Object{
+      {"processes", processes}, {"file_mb", file_mb}, {"memory_mb", memory_mb}, {"shm_mb", shm_mb}};
   if (uid >= 0) o["user"] = json::Object{{"uid", uid}, {"gid", gid}};
   if (launcher == "systemd") o["systemd_user"] = systemd_user;
   if (launcher == "slurm") o["slurm_partition"] = slurm_partition;
@@ -157,15 +180,37 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
       return bad("enforced_deadline_ms", "expected a non-negative integer");
     p.enforced_deadline_ms = x->as_int();
   }
+  if (p.network == "egress") {
+    const json::Value* e = v.find("egress");
+    if (!e || !e->is_object()) return bad("egress", "expected an object (network \"egress\")");
+    for (auto [k, out] :
+         {std::pair{"proxy", &p.egress.proxy}, std::pair{"forwarder", &p.egress.forwarder},
+          std::pair{"socket", &p.egress.socket}}) {
+      const json::Value* x = e->find(k);
+      if (!x || !x->is_string()) return bad(std::string("egress.") + k, "expected a string");
+      *out = x->as_string();
+    }
+    const json::Value* port = e->find("port");
+    if (!port || !port->is_int() || port->as_int() < 1 || port->as_int() > 65535)
+      return bad("egress.port", "expected a port from 1 to 65535");
+    p.egress.port = int(port->as_int());
+    const json::Value* allow = e->find("allow");
+    if (!allow || !allow->is_array()) return bad("egress.allow", "expected a list");
+    for (const json::Value& d : allow->as_array()) {
+      if (!d.is_string() || !ParseDestination(d.as_string()).ok())
+        return bad("egress.allow", "expected a list of \"host:port\"");
+      p.egress.allow.push_back(d.as_string());
+    }
+  }
   // Absent in plans of hangar before the limits: none.
   if (const json::Value* x = v.find("limits")) {
     if (!x->is_object()) return bad("limits", "expected an object");
     for (const auto& [k, n] : x->as_object()) {
-      int64_t* out = k == "processes" ? &p.processes
-                     : k == "file_mb" ? &p.file_mb
+      int64_t* out = k == "processes"   ? &p.processes
+                     : k == "file_mb"   ? &p.file_mb
                      : k == "memory_mb" ? &p.memory_mb
-                     : k == "shm_mb"  ? &p.shm_mb
-                                      : nullptr;
+                     : k == "shm_mb"    ? &p.shm_mb
+                                        : nullptr;
       if (!out) return bad("limits." + k, "unknown field");
       if (!n.is_int() || n.as_int() < 0)
         return bad("limits." + k, "expected a non-negative integer");

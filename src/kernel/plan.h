@@ -13,6 +13,16 @@
 
 namespace hangar {
 
+// The loopback port of the forwarder to hangar's egress proxy inside an egress sandbox, and the
+// URL the drone's HTTP(S)_PROXY and ALL_PROXY name.
+inline constexpr int kEgressPort = 3128;
+inline const std::string kEgressProxyUrl = "http://127.0.0.1:3128";
+// The variables the plan of an egress drone sets to kEgressProxyUrl.
+inline const std::vector<std::string> kEgressProxyVars = {
+    "ALL_PROXY", "HTTPS_PROXY", "HTTP_PROXY", "all_proxy", "http_proxy", "https_proxy"};
+// The destinations an egress plan allows: the profile's, then the mission's, as text, sorted.
+std::vector<std::string> EgressAllowlist(const Mission& m, const Profile& p);
+
 // The drone's sandbox, as the launcher will build it (launch/sandbox_argv.h turns it into the
 // bubblewrap command line). Stage 2 judges it: every deny-read path hidden, no write inside a
 // protected path, the network cut when the mission's network is "none".
@@ -22,6 +32,19 @@ struct Sandbox {
   std::vector<std::string> hide;   // hidden from the drone (absolute, normalised, sorted)
   std::vector<std::string> write;  // bound read-write: the room first, then the mission's writes
                                    // with their symlinks resolved when the mission was taken in
+  json::Value ToJson() const;
+};
+
+// Network "egress" (kernel/egress.h): the drone's one way out. The supervisor runs `proxy`
+// (hangar-egress) outside the sandbox on `socket`, which the sandbox binds at the same path;
+// inside, hangar-confine starts `forwarder` (socat) on 127.0.0.1:port to that socket before the
+// drone runs, and the plan's env points HTTP(S)_PROXY and ALL_PROXY (both cases) at it.
+struct EgressPlan {
+  std::vector<std::string> allow;  // the profile's and the mission's destinations, sorted, unique
+  std::string proxy;               // {bindir}/hangar-egress
+  std::string forwarder;           // socat (absolute); empty: not installed (stage 2 denies)
+  std::string socket;              // RUN/egress.sock
+  int port = kEgressPort;
   json::Value ToJson() const;
 };
 
@@ -41,6 +64,7 @@ struct Plan {
   // (its CODEX_HOME must exist and be writable; inside the sandbox only the room is).
   std::vector<std::string> room_dirs;
   std::string network = "none";
+  EgressPlan egress;  // network "egress" only
   Sandbox sandbox;
   int64_t deadline_ms = 0;  // the mission's, enforced by the direct launcher's supervisor:
   int64_t grace_ms = 0;     // SIGTERM to the group, then SIGKILL after grace_ms
@@ -63,11 +87,11 @@ struct Plan {
 // The sandbox a mission's run done-checks run in (shell/done_checks.h), as the kernel decides it:
 // the drone's hidden paths, limits and user; the room read-only and no network are the shell's.
 struct CheckSandbox {
-  std::string bwrap;                // empty: bubblewrap is not installed, no run check runs
-  std::string confine;              // hangar-confine (absolute)
-  std::vector<std::string> hide;    // absolute
-  DroneLimits limits = {};          // all but ops_per_minute apply to checks too
-  int64_t uid = -1, gid = -1;       // the drone_user checks run as; -1: hangard's own
+  std::string bwrap;              // empty: bubblewrap is not installed, no run check runs
+  std::string confine;            // hangar-confine (absolute)
+  std::vector<std::string> hide;  // absolute
+  DroneLimits limits = {};        // all but ops_per_minute apply to checks too
+  int64_t uid = -1, gid = -1;     // the drone_user checks run as; -1: hangard's own
 };
 
 struct PlanPlaces {
@@ -79,6 +103,7 @@ struct PlanPlaces {
   LauncherSettings launchers;
   DroneLimits limits;
   int64_t uid = -1, gid = -1;  // drone_user's
+  std::string socat;           // the forwarder program hangard found; empty: not installed
 };
 
 // The granularity of the deadline LAUNCHER enforces, in ms: 1 for "direct" (its supervisor counts

@@ -24,7 +24,7 @@ Policy DefaultPolicy() {
   Policy p;
   p.acts_unknown = Verdict::kHold;
   p.max_minutes = kPolicyMaxMinutes;
-  p.network = {{"none", Verdict::kAllow}, {"host", Verdict::kHold}};
+  p.network = {{"egress", Verdict::kAllow}, {"none", Verdict::kAllow}, {"host", Verdict::kHold}};
   p.ops_unknown = OpAccess::kDeny;
   // Credentials in every home (and hangard's) hidden from drones and refused as writes: the
   // agent's own credentials reach it only through its profile's environment. Sorted, as

@@ -162,12 +162,12 @@ void ParseActs(element e, Policy* p) {
 void ParseNetwork(element e, Policy* p) {
   p->network.clear();
   std::map<std::string, std::string> where;
-  auto mode = [](const std::string& m) { return m == "none" || m == "host"; };
+  auto mode = [](const std::string& m) { return m == "none" || m == "egress" || m == "host"; };
   Members(e, "network", "network has allow, hold",
           [&](const std::string& k, const std::string& f, element v) {
             if (k != "allow" && k != "hold") return false;
             SortInto(&p->network, &where,
-                     Names(v, f, mode, "expected a network mode, \"none\" or \"host\""),
+                     Names(v, f, mode, "expected a network mode, \"none\", \"egress\" or \"host\""),
                      k == "allow" ? Verdict::kAllow : Verdict::kHold, f, "a mode");
             return true;
           });

@@ -80,7 +80,7 @@ TEST(PolicyErrors, DronesMinutesNetwork) {
   EXPECT_EQ(Err(With(R"("max_minutes": "60")")), "p.json: max_minutes: expected a number");
   EXPECT_EQ(Err(With(R"("max_minutes": 1440)")), "(parsed)");
   EXPECT_EQ(Err(With(R"("network": {"allow": ["none", "bridge"]})")),
-            "p.json: network.allow[1]: expected a network mode, \"none\" or \"host\"");
+            "p.json: network.allow[1]: expected a network mode, \"none\", \"egress\" or \"host\"");
   EXPECT_EQ(Err(With(R"("network": {"allow": ["host"], "hold": ["host"]})")),
             "p.json: network.hold[0]: \"host\" is in network.allow already (a mode goes in one "
             "list)");

@@ -78,8 +78,8 @@ std::string DecideOutcome(const MissionRec& rec, bool checks_passed, bool harnes
 }
 
 json::Value LimitsRecord(const DroneLimits& limits, const MissionRec& rec, const Observation* obs) {
-  constexpr int kSigXfsz = 25;       // SIGXFSZ on Linux: a write past RLIMIT_FSIZE
-  constexpr size_t kMaxFiles = 20;   // files at the cap named; the rest counted
+  constexpr int kSigXfsz = 25;      // SIGXFSZ on Linux: a write past RLIMIT_FSIZE
+  constexpr size_t kMaxFiles = 20;  // files at the cap named; the rest counted
   json::Array reached;
   if (rec.exit && rec.exit->signal == kSigXfsz)
     reached.push_back(json::Object{{"limit", "file_mb"}, {"signal", kSigXfsz}});
@@ -145,12 +145,12 @@ json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Obse
     o["room"] = obs->room;
     o["ops"] = obs->ops;
     o["harness_reported"] = obs->harness;
+    o["connections"] = obs->connections;
     o["verdict"] = JudgeEvidence(obs->declaration, obs->ops);
     o["limits"] = LimitsRecord(limits, rec, obs);
   } else {
-    for (const char* k :
-         {"done_checks", "declaration", "files", "room", "ops", "harness_reported", "verdict",
-          "limits"})
+    for (const char* k : {"done_checks", "declaration", "files", "room", "ops", "harness_reported",
+                          "connections", "verdict", "limits"})
       o[k] = nullptr;
   }
   return o;

@@ -2,14 +2,18 @@
 
 #include <linux/capability.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace hangar {
 
@@ -30,7 +34,8 @@ CapabilitySets ReadCapabilities() {
     const int in_bounding = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
     if (in_bounding < 0) break;  // EINVAL: past the last capability this kernel knows
     if (in_bounding > 0) s.bounding |= uint64_t(1) << cap;
-    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) > 0) s.ambient |= uint64_t(1) << cap;
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) > 0)
+      s.ambient |= uint64_t(1) << cap;
   }
   return s;
 }
@@ -68,6 +73,53 @@ std::string LockDown(UnixSockets sockets) {
   seccomp_release(ctx);
   if (rc != 0) return std::string("cannot load the system-call filter: ") + std::strerror(-rc);
   return "";
+}
+
+namespace {
+
+// Whether this network namespace has a TCP socket listening on 127.0.0.1:PORT (/proc/net/tcp:
+// local address in hex, little-endian for the address, state 0A).
+bool Listening(int port) {
+  char want[32];
+  std::snprintf(want, sizeof want, "0100007F:%04X", port);
+  std::ifstream tcp("/proc/net/tcp");
+  std::string line;
+  while (std::getline(tcp, line)) {
+    std::istringstream in(line);
+    std::string sl, local, remote, state;
+    if (in >> sl >> local >> remote >> state && local == want && state == "0A") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string StartForwarder(int port, const std::string& forwarder, const std::string& socket) {
+  const std::string listen =
+      "TCP-LISTEN:" + std::to_string(port) + ",bind=127.0.0.1,fork,reuseaddr";
+  const std::string connect = "UNIX-CONNECT:" + socket;
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) return std::string("cannot fork the egress forwarder: ") + std::strerror(errno);
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);
+    dup2(2, 1);  // its words, if any, with the drone's stderr
+    const char* argv[] = {"socat", listen.c_str(), connect.c_str(), nullptr};
+    execv(forwarder.c_str(), const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  for (int waited = 0; waited < 5000; waited += 5) {
+    if (Listening(port)) return "";
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      return "the egress forwarder " + forwarder + " ended before it listened (status " +
+             std::to_string(status) + ")";
+    usleep(5000);
+  }
+  kill(pid, SIGKILL);
+  return "the egress forwarder " + forwarder +
+         " did not listen on 127.0.0.1:" + std::to_string(port) + " within 5 s";
 }
 
 }  // namespace hangar

@@ -41,4 +41,11 @@ enum class UnixSockets { kAllow, kDeny };
 // loads the filter described above. An error message, or "" on success.
 std::string LockDown(UnixSockets sockets);
 
+// Network "egress" (kernel/egress.h): starts FORWARDER (socat) as a child that listens on
+// 127.0.0.1:PORT and passes each connection to the unix socket SOCKET (hangar's egress proxy,
+// outside the sandbox), and returns once it listens (as /proc/net/tcp of this network namespace
+// says: no probe connection reaches the proxy). The child dies with this process (PR_SET_PDEATHSIG)
+// and is not under the filter LockDown loads after it. An error message, or "".
+std::string StartForwarder(int port, const std::string& forwarder, const std::string& socket);
+
 }  // namespace hangar

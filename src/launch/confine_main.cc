@@ -1,12 +1,13 @@
-// hangar-confine SOCKETS PROGRAM [ARG...]: the last step inside the sandbox before the drone or a
-// done-check runs (launch/confine.h). SOCKETS is "unix-deny" (network "none") or "unix-allow".
-// Refuses to run PROGRAM while any capability remains, sets no_new_privs, loads the system-call
-// filter, then executes PROGRAM with ARGs (argv[0] = PROGRAM) and the environment it was given.
-// Exit 126 with "hangar-confine: refusing to run PROGRAM: REASON" on stderr when it does not run
-// it; 127 when PROGRAM cannot be executed; 64 on a usage error.
+// hangar-confine [--forward PORT FORWARDER SOCKET] SOCKETS PROGRAM [ARG...]: the last step inside
+// the sandbox before the drone or a done-check runs (launch/confine.h). SOCKETS is "unix-deny"
+// (network "none") or "unix-allow". Refuses to run PROGRAM while any capability remains, sets
+// no_new_privs, loads the system-call filter, then executes PROGRAM with ARGs (argv[0] = PROGRAM)
+// and the environment it was given. Exit 126 with "hangar-confine: refusing to run PROGRAM: REASON"
+// on stderr when it does not run it; 127 when PROGRAM cannot be executed; 64 on a usage error.
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -24,12 +25,31 @@ int Say(const std::string& line, int rc) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // [--forward PORT FORWARDER SOCKET]: network "egress" (launch/confine.h, StartForwarder).
+  int forward_port = 0;
+  std::string forwarder, socket;
+  if (argc > 4 && std::string(argv[1]) == "--forward") {
+    forward_port = std::atoi(argv[2]);
+    forwarder = argv[3];
+    socket = argv[4];
+    argv += 4;
+    argc -= 4;
+    if (forward_port < 1 || forward_port > 65535 || forwarder[0] != '/')
+      return Say("--forward: expected PORT FORWARDER SOCKET, the forwarder an absolute path", 64);
+  }
   const std::string mode = argc > 1 ? argv[1] : "";
   if (argc < 3 || (mode != "unix-deny" && mode != "unix-allow"))
-    return Say("usage: hangar-confine unix-deny|unix-allow PROGRAM [ARG...]", 64);
+    return Say(
+        "usage: hangar-confine [--forward PORT FORWARDER SOCKET] unix-deny|unix-allow PROGRAM "
+        "[ARG...]",
+        64);
   const std::string program = argv[2];
   if (std::optional<std::string> held = hangar::CapabilityHeld(hangar::ReadCapabilities()))
     return Say("refusing to run " + program + ": " + *held, 126);
+  if (forward_port) {
+    const std::string started = hangar::StartForwarder(forward_port, forwarder, socket);
+    if (!started.empty()) return Say("refusing to run " + program + ": " + started, 126);
+  }
   const std::string locked = hangar::LockDown(mode == "unix-deny" ? hangar::UnixSockets::kDeny
                                                                   : hangar::UnixSockets::kAllow);
   if (!locked.empty()) return Say("refusing to run " + program + ": " + locked, 126);

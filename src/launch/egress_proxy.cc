@@ -322,15 +322,23 @@ Status ServeEgress(const EgressProxyOptions& o, const std::atomic<bool>* stop) {
   // Shared with the connections' threads, which may outlive this call (the process ends them).
   auto log = std::make_shared<Log>(log_fd);
   auto options = std::make_shared<const EgressProxyOptions>(o);
+  auto open = std::make_shared<std::atomic<int>>(0);
   while (!stop->load()) {
     pollfd p{ls, POLLIN, 0};
     if (poll(&p, 1, 200) <= 0) continue;
     int fd = accept4(ls, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
-    std::thread([fd, options, log] { Serve(fd, *options, log.get()); }).detach();
+    ++*open;
+    std::thread([fd, options, log, open] {
+      Serve(fd, *options, log.get());
+      --*open;
+    }).detach();
   }
   close(ls);
   unlink(o.socket_path.c_str());
+  // The connections still open (their drone has ended: they end too) get 2 s to be logged.
+  for (int waited = 0; waited < 2000 && open->load() > 0; waited += 10)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return Status::Ok();
 }
 

@@ -70,6 +70,11 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
   if (!plan.last_message.empty() && !PathInside(plan.last_message, plan.room))
     spec.last_message = plan.last_message;
   spec.cut_network = plan.network != "host";
+  if (plan.network == "egress") {
+    spec.egress_socket = plan.egress.socket;
+    spec.forwarder = plan.egress.forwarder;
+    spec.forward_port = plan.egress.port;
+  }
   spec.shm_mb = plan.shm_mb;
   return BwrapCommand(spec, program, {plan.argv.begin() + 1, plan.argv.end()});
 }

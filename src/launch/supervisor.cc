@@ -121,6 +121,9 @@ class Supervisor {
   Status Prepare();
   Status TakeLock();
   Result<pid_t> SpawnDrone();
+  // Network "egress": hangar-egress on the plan's socket, before the drone; stopped after it.
+  Status StartEgress();
+  void StopEgress();
   Status WriteShimJson(pid_t drone);
   void Report(const std::string& line);
   void Watch(pid_t drone);
@@ -136,6 +139,7 @@ class Supervisor {
   int64_t start_mono_ = 0;
   std::optional<int> drone_status_;
   ExitInfo exit_;
+  pid_t egress_ = -1;
 };
 
 int Supervisor::Run() {
@@ -162,6 +166,15 @@ int Supervisor::Run() {
   }
   exit_.started = RealEnv()->Now();
   start_mono_ = MonotonicMs();
+  if (Status e = StartEgress(); !e.ok()) {
+    // The launch was attempted: the drone's outcome, as a drone that could not be executed.
+    exit_.error = e.message();
+    Report("ok");
+    exit_.ended = RealEnv()->Now();
+    KillStragglers();
+    WriteExit();
+    return 0;
+  }
   Result<pid_t> drone = SpawnDrone();
   if (!drone.ok()) {
     // The launch was attempted: this is the drone's outcome, not a start failure.
@@ -181,6 +194,7 @@ int Supervisor::Run() {
   Report("ok");
   Watch(*drone);
   exit_.ended = RealEnv()->Now();
+  StopEgress();
   KillStragglers();
   WriteExit();
   return 0;
@@ -303,6 +317,70 @@ Result<pid_t> Supervisor::SpawnDrone() {
       break;
   }
   return Status::Errno("execute " + name, f.error);
+}
+
+Status Supervisor::StartEgress() {
+  if (plan_.network != "egress") return Status::Ok();
+  const EgressPlan& e = plan_.egress;
+  json::Object rules{{"allow", json::Array(e.allow.begin(), e.allow.end())}};
+  if (Status s = RealEnv()->WriteFileAtomic(plan_.run, "egress-rules.json",
+                                            json::WritePretty(json::Value(std::move(rules))));
+      !s.ok())
+    return s;
+  const std::string rules_file = plan_.run + "/egress-rules.json";
+  const std::string log = plan_.run + "/connections.jsonl";
+  const std::string words = plan_.run + "/egress.log";
+  const pid_t self = getpid();
+  pid_t pid = fork();
+  if (pid < 0) return Status::Errno("fork the egress proxy", errno);
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != self) _exit(0);
+    int fd = open(words.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    const char* argv[] = {e.proxy.c_str(),    "--socket", e.socket.c_str(), "--rules",
+                          rules_file.c_str(), "--log",    log.c_str(),      nullptr};
+    execv(e.proxy.c_str(), const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  egress_ = pid;
+  struct stat st {};
+  for (int waited = 0; waited < 5000; waited += 5) {
+    if (stat(e.socket.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return Status::Ok();
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      egress_ = -1;
+      return Status::Io("the egress proxy " + e.proxy + " ended before it listened (see " + words +
+                        ")");
+    }
+    usleep(5000);
+  }
+  return Status::Io("the egress proxy " + e.proxy + " did not listen on " + e.socket +
+                    " within 5 s");
+}
+
+void Supervisor::StopEgress() {
+  if (egress_ < 0) return;
+  // SIGTERM: it stops taking connections and gives the open ones a moment to end and be logged.
+  kill(egress_, SIGTERM);
+  for (int waited = 0; waited < 3000; waited += 10) {
+    const pid_t r = waitpid(egress_, nullptr, WNOHANG);
+    if (r == egress_ || (r < 0 && errno == ECHILD)) {  // ECHILD: Reap took it already
+      egress_ = -1;
+      return;
+    }
+    usleep(10000);
+  }
+  Note("the egress proxy did not stop within 3 s of SIGTERM; killed");
+  kill(egress_, SIGKILL);
+  waitpid(egress_, nullptr, 0);
+  egress_ = -1;
 }
 
 Status Supervisor::WriteShimJson(pid_t drone) {

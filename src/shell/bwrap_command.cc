@@ -93,14 +93,21 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     a.insert(a.end(), {"--bind-fd", std::to_string(fd.get()), spec.last_message});
     cmd.fds.push_back(std::move(fd));
   }
+  // The egress proxy's socket: hangar's own file in the hidden run directory (a drone never writes
+  // there), bound at its path so the forwarder inside finds it where the plan says.
+  if (!spec.egress_socket.empty())
+    a.insert(a.end(), {"--bind", spec.egress_socket, spec.egress_socket});
   // Once every bind is made beneath them: the hiding tmpfs and /dev read-only, so that the drone
   // can write nowhere but its binds (and /dev/shm, whose size is capped).
   for (const std::string& d : hidden_dirs) a.insert(a.end(), {"--remount-ro", d});
   a.insert(a.end(), {"--remount-ro", "/dev"});
   a.insert(a.end(), {"--unshare-pid", "--unshare-ipc", "--die-with-parent"});
   if (spec.cut_network) a.push_back("--unshare-net");
-  a.insert(a.end(), {"--chdir", spec.room, "--", spec.confine,
-                     spec.cut_network ? "unix-deny" : "unix-allow", program});
+  a.insert(a.end(), {"--chdir", spec.room, "--", spec.confine});
+  if (!spec.egress_socket.empty())
+    a.insert(a.end(),
+             {"--forward", std::to_string(spec.forward_port), spec.forwarder, spec.egress_socket});
+  a.insert(a.end(), {spec.cut_network ? "unix-deny" : "unix-allow", program});
   a.insert(a.end(), args.begin(), args.end());
   return cmd;
 }

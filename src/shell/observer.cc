@@ -40,6 +40,23 @@ json::Value FileDigest(const std::string& path, const std::string& name) {
   return o;
 }
 
+json::Value ConnectionsRecord(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return json::Object{{"list", json::Array{}}, {"omitted", 0}};
+  json::Array list;
+  int64_t omitted = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    Result<json::Value> v = json::Parse(line);
+    if (!v.ok() || !v->is_object()) continue;  // a line cut by a kill: the proxy's, not a drone's
+    if (list.size() < kMaxConnectionsListed)
+      list.push_back(std::move(v).value());
+    else
+      omitted++;
+  }
+  return json::Object{{"list", std::move(list)}, {"omitted", omitted}};
+}
+
 json::Value HarnessReport(Harness h, const std::string& path) {
   if (h == Harness::kCommand) return nullptr;
   json::Object o{{"harness", HarnessName(h)}, {"file", "run/" + path.substr(path.rfind('/') + 1)}};
@@ -77,6 +94,7 @@ Observation ObserveMission(const Observe& ob, const ManifestLimits& limits) {
   obs.files = files;
   obs.ops = ReadOpsEvidence(ob.mission_ops, ob.room);
   obs.harness = HarnessReport(ob.harness, ob.run + "/" + ob.stdout_file);
+  if (ob.egress) obs.connections = ConnectionsRecord(ob.run + "/connections.jsonl");
   return obs;
 }
 

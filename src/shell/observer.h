@@ -20,4 +20,11 @@ inline constexpr size_t kMaxHarnessStream = size_t(64) << 20;  // 64 MiB of even
 // stream.jsonl): {"harness","file","report"} (or "error"); null for a command profile.
 json::Value HarnessReport(Harness h, const std::string& path);
 
+inline constexpr size_t kMaxConnectionsListed = 1000;  // the rest counted as "omitted"
+
+// The egress proxy's record at PATH (run/connections.jsonl, written by hangar-egress outside the
+// sandbox): {"list": [one object per connection, in order of ending], "omitted": N}; an absent file
+// is an empty list (the drone made no connection).
+json::Value ConnectionsRecord(const std::string& path);
+
 }  // namespace hangar

@@ -9,14 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 setup 0
 command -v socat >/dev/null && command -v curl >/dev/null || skip "skipped: socat or curl missing (scripts/install-deps installs them)"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-API=$(free_port) INTERNAL=$(free_port) FWD=$(free_port)
-mkdir -p "$T/www"
-echo "model says hi" >"$T/www/index.html"
-(cd "$T/www" && exec python3 -m http.server "$API" --bind 127.0.0.1 >"$T/api.log" 2>&1) &
-API_PID=$!
-(cd "$T/www" && exec python3 -m http.server "$INTERNAL" --bind 127.0.0.1 >"$T/internal.log" 2>&1) &
-INTERNAL_PID=$!
+http_servers
+FWD=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat >"$T/rules.json" <<JSON
 {"allow": ["127.0.0.1:$API", "localhost:$INTERNAL"], "methods": ["GET", "HEAD"]}
 JSON
@@ -26,9 +20,8 @@ EGRESS_PID=$!
 wait_until 5 test -S "$T/egress.sock" || fail "no proxy socket: $(cat "$T/egress.out")"
 socat "TCP-LISTEN:$FWD,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$T/egress.sock" </dev/null &
 SOCAT_PID=$!
-teardown_extra() { kill "$API_PID" "$INTERNAL_PID" "$EGRESS_PID" "$SOCAT_PID" 2>/dev/null; }
-wait_until 5 curl -s -o /dev/null "http://127.0.0.1:$API/" || fail "the test's API server did not start"
-: >"$T/api.log"
+# shellcheck disable=SC2086
+teardown_extra() { kill $HTTP_PIDS "$EGRESS_PID" "$SOCAT_PID" 2>/dev/null; }
 px=(-s -x "http://127.0.0.1:$FWD")
 check plain-listed test "$(curl "${px[@]}" "http://127.0.0.1:$API/index.html")" == "model says hi"
 check tunnel-listed test "$(curl "${px[@]}" -p "http://127.0.0.1:$API/index.html")" == "model says hi"

@@ -111,11 +111,29 @@ as_hangard_user() {
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
     "$RT_USER" 2>>"$T/useradd.err" || fail "useradd $RT_USER: $(cat "$T/useradd.err")"
   mkdir -p "$T/bin"
-  cp "$BIN/hangard" "$BIN/hangar-shim" "$BIN/hangar-confine" "$BIN/hangar-fake-drone" "$T/bin/"
+  cp "$BIN/hangard" "$BIN/hangar-shim" "$BIN/hangar-confine" "$BIN/hangar-egress" "$BIN/hangar-fake-drone" \
+    "$T/bin/"
   HBIN=$T/bin
   chown -R "$RT_USER:" "$T"
   chmod 755 "$T"
   HANGARD_AS=(setpriv "--reuid=$RT_USER" "--regid=$RT_USER" --clear-groups --)
+}
+
+# http_servers: two HTTP servers (python3 http.server) on free 127.0.0.1 ports, both serving
+# $T/www/index.html ("model says hi"): API, standing for a model's API, and INTERNAL, for an internal
+# service; their access logs are $T/api.log and $T/internal.log (a request line holds "HTTP/1").
+# Their pids are HTTP_PIDS, for the test's teardown_extra. Returns once API answers.
+http_servers() {
+  free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+  API=$(free_port) INTERNAL=$(free_port)
+  mkdir -p "$T/www"
+  echo "model says hi" >"$T/www/index.html"
+  (cd "$T/www" && exec python3 -m http.server "$API" --bind 127.0.0.1 >"$T/api.log" 2>&1) &
+  HTTP_PIDS=$!
+  (cd "$T/www" && exec python3 -m http.server "$INTERNAL" --bind 127.0.0.1 >"$T/internal.log" 2>&1) &
+  HTTP_PIDS+=" $!"
+  wait_until 5 curl -s -o /dev/null "http://127.0.0.1:$API/" || fail "the test's HTTP server did not start"
+  : >"$T/api.log"
 }
 
 # fork_bomb MARKER: the lines of a hostile drone's shell script that fork 200 times (each child
