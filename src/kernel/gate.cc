@@ -191,7 +191,7 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
     deny("plan.network.harness", std::string("a ") + HarnessName(profile->harness) +
                                      " drone reaches its model over the network; with network "
                                      "\"none\" it could only wait for its deadline (ask for "
-                                     "network \"host\")");
+                                     "network \"egress\", its profile listing its model's API)");
   if (plan.id != m.id) deny("plan.id.mismatch", "the plan is for another mission");
   if (!PathInside(plan.room, rooms) || NormalizeAbsolute(plan.room) == NormalizeAbsolute(rooms))
     deny("plan.room.outside", "the plan's room " + plan.room + " is not inside " + rooms);

@@ -417,7 +417,7 @@ TEST(Gate, Stage2RefusesAnAgentHarnessCutOffFromItsModel) {
   ASSERT_EQ(plan.network, "none");
   GateResult g = GateStage2(m, plan, p, Site(), {}, &codex);
   EXPECT_EQ(g.rules, std::vector<std::string>{"plan.network.harness"});
-  EXPECT_NE(g.reason.find("network \"host\""), std::string::npos) << g.reason;
+  EXPECT_NE(g.reason.find("network \"egress\""), std::string::npos) << g.reason;
   Profile command = codex;
   command.harness = Harness::kCommand;  // a script may well work offline
   EXPECT_EQ(GateStage2(m, plan, p, Site(), {}, &command).rules, std::vector<std::string>{});

@@ -3,7 +3,8 @@
 # as a drone, offline, against tests/model-server/messages_server.py playing a script: a
 # well-behaved session (declaration, a file, one op through the window) returns done with its
 # stream-json result kept apart as harness_reported; a session whose model call fails ends with
-# the result's is_error, which makes the outcome failed.
+# the result's is_error, which makes the outcome failed. Both run in network "egress": the model
+# is reached only through hangar's proxy, and the return lists that connection.
 . "$(dirname "$0")/lib.sh"
 command -v bwrap >/dev/null || skip "bubblewrap not installed (scripts/install-deps installs it)"
 rc=0
@@ -35,7 +36,7 @@ for name in good broken; do
   wait_until 10 test -s "$T/$name.port" || fail "the model server for $name did not start: $(cat "$T/$name.server.out")"
 done
 cat >"$T/policy.json" <<JSON
-{"hangar_policy": 1, "network": {"allow": ["none", "host"]},
+{"hangar_policy": 1, "network": {"allow": ["none", "egress"]},
  "ops": {"allow": ["post.message"], "unknown": "deny"},
  "env_allow": {"claude-good": ["ANTHROPIC_API_KEY"], "claude-broken": ["ANTHROPIC_API_KEY"]}}
 JSON
@@ -50,13 +51,15 @@ for name in ("good", "broken"):
         "harness": "claude", "program": claude, "allowed_tools": ["Bash", "Write", "Read"],
         "env": {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
                 "ANTHROPIC_BASE_URL": "http://127.0.0.1:" + port, "ANTHROPIC_API_KEY": "dummy",
-                "CLAUDE_CODE_MAX_RETRIES": "1"}}
+                "CLAUDE_CODE_MAX_RETRIES": "1"},
+        # Its model, and nothing else, through hangar's proxy (network "egress").
+        "egress": ["127.0.0.1:" + port]}
 c["ops"] = {"post.message": {"argv": ["/bin/sh", "-c", "cat >/dev/null; echo ran >>%s/runs" % t]}}
 json.dump(c, open(conf, "w"))
 PY
 start_hangard
 for name in good broken; do
-  python3 -c 'import json,sys; print(json.dumps({"hangar": 1, "id": "CL-" + sys.argv[1], "requester": "blackbox", "drone": "claude-" + sys.argv[1], "future": "REPORT.md exists", "now": "a test", "max_minutes": 2, "network": "host", "ops": ["post.message"], "done_when": [{"file": "REPORT.md"}]}))' "$name" |
+  python3 -c 'import json,sys; print(json.dumps({"hangar": 1, "id": "CL-" + sys.argv[1], "requester": "blackbox", "drone": "claude-" + sys.argv[1], "future": "REPORT.md exists", "now": "a test", "max_minutes": 2, "network": "egress", "ops": ["post.message"], "done_when": [{"file": "REPORT.md"}]}))' "$name" |
     drop "CL-$name.json"
 done
 wait_returned CL-good 120
@@ -67,6 +70,10 @@ jq_ok "$(R CL-good)" "d['outcome'] == 'done' and d['verdict']['verdict'] == 'all
 jq_ok "$(R CL-good)" "d['harness_reported']['harness'] == 'claude' and d['harness_reported']['report']['is_error'] is False and [u['name'] for u in d['harness_reported']['report']['tool_uses']] == ['Bash', 'Bash', 'Bash']" ||
   fail "CL-good harness report: $(jget "$(R CL-good)" "d['harness_reported']")"
 [[ $(wc -l <"$T/runs") == 1 ]] || fail "the op ran $(wc -l <"$T/runs") times"
+# Its model reached only through hangar's proxy: the connection is the proxy's record.
+good_port=$(cat "$T/good.port")
+jq_ok "$(R CL-good)" "any(c['asked'] == '127.0.0.1:$good_port' and c['verdict'] == 'allowed' for c in d['connections']['list'])" ||
+  fail "CL-good: its model connection is not listed: $(jget "$(R CL-good)" "d['connections']")"
 jq_ok "$(R CL-broken)" "d['outcome'] == 'failed' and d['harness_reported']['report']['is_error'] is True" ||
   fail "CL-broken: $(jget "$(R CL-broken)" "[d['outcome'], d['reason'], d['harness_reported']]")"
 pass
