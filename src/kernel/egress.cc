@@ -144,6 +144,40 @@ std::optional<AddressKind> ClassifyAddress(std::string_view text) {
   return AddressKind::kPublic;
 }
 
+Status CheckEgressPattern(std::string_view pattern) {
+  const std::string shown = "destination pattern \"" + std::string(pattern.substr(0, 300)) + "\"";
+  const size_t colon = pattern.rfind(':');
+  if (colon == std::string_view::npos)
+    return Status::Invalid(shown + ": expected HOST:PORT, such as \"*.example.com:*\"");
+  std::string host(pattern.substr(0, colon));
+  const std::string_view port = pattern.substr(colon + 1);
+  if (port != "*" && !ParseDestination("x:" + std::string(port)).ok())
+    return Status::Invalid(shown +
+                           ": expected a port from 1 to 65535 or \"*\" after the last \":\"");
+  if (host == "*") return Status::Ok();
+  if (host.starts_with("*.")) host = host.substr(2);
+  Result<Destination> d = ParseDestination(host + ":1");
+  if (!d.ok() || (d->host != host && "[" + d->host + "]" != host))
+    return Status::Invalid(shown +
+                           ": expected a lower-case name, an address, \"*.SUFFIX\" or "
+                           "\"*\" before the port");
+  return Status::Ok();
+}
+
+bool EgressPatternMatches(std::string_view pattern, const Destination& d) {
+  const size_t colon = pattern.rfind(':');
+  const std::string_view host = pattern.substr(0, colon), port = pattern.substr(colon + 1);
+  if (port != "*" && port != std::to_string(d.port)) return false;
+  if (host == "*") return true;
+  if (host.starts_with("*.")) {
+    const std::string_view suffix = host.substr(1);  // ".example.com"
+    return d.host.size() > suffix.size() && std::string_view(d.host).ends_with(suffix);
+  }
+  const std::string want =
+      host.starts_with("[") ? std::string(host.substr(1, host.size() - 2)) : std::string(host);
+  return want == d.host;
+}
+
 EgressDecision JudgeAsked(const EgressRules& rules, const Destination& asked) {
   for (const Destination& d : rules.allow)
     if (d == asked) return {true, "", ""};

@@ -53,6 +53,13 @@ const char* AddressKindName(AddressKind k);  // "public", "loopback", "private",
 // The kind of a numeric address (dotted IPv4 or IPv6 text); nullopt when text is no address.
 std::optional<AddressKind> ClassifyAddress(std::string_view text);
 
+// A destination pattern of the policy (hangar-policy.5, egress): "HOST:PORT" where HOST is a name
+// or address as in ParseDestination, "*.SUFFIX" (every name below SUFFIX, not SUFFIX itself) or
+// "*" (any), and PORT a port or "*". Invalid naming what is wrong.
+Status CheckEgressPattern(std::string_view pattern);
+// Whether d matches a pattern CheckEgressPattern accepted.
+bool EgressPatternMatches(std::string_view pattern, const Destination& d);
+
 struct EgressRules {
   std::vector<Destination> allow;    // exactly these host:port (a name matches case-insensitively)
   std::vector<std::string> methods;  // the plain-HTTP methods allowed; empty: any method

@@ -90,5 +90,20 @@ TEST(Egress, InternalAddressesAreRefusedAfterResolution) {
   EXPECT_EQ(JudgeResolved(r, D("api.openai.com:443"), {}).rule, "egress.unresolved");
 }
 
+TEST(Egress, PolicyPatternsMatchNamesSubdomainsAndPorts) {
+  for (const char* ok : {"*:*", "*.example.com:443", "api.openai.com:*", "10.0.0.1:80", "[::1]:*"})
+    EXPECT_TRUE(CheckEgressPattern(ok).ok()) << ok;
+  for (const char* bad :
+       {"example.com", "*example.com:443", "Example.com:443", "*.com:0", "a..b:*", "**.x:1"})
+    EXPECT_FALSE(CheckEgressPattern(bad).ok()) << bad;
+  EXPECT_TRUE(EgressPatternMatches("*.example.com:443", D("api.example.com:443")));
+  EXPECT_TRUE(EgressPatternMatches("*.example.com:*", D("a.b.example.com:8443")));
+  EXPECT_FALSE(EgressPatternMatches("*.example.com:443", D("example.com:443")));
+  EXPECT_FALSE(EgressPatternMatches("*.example.com:443", D("evilexample.com:443")));
+  EXPECT_FALSE(EgressPatternMatches("*.example.com:443", D("api.example.com:80")));
+  EXPECT_TRUE(EgressPatternMatches("*:*", D("[::1]:9")));
+  EXPECT_TRUE(EgressPatternMatches("[::1]:*", D("[::1]:9")));
+}
+
 }  // namespace
 }  // namespace hangar

@@ -21,6 +21,14 @@ json::Value GateResult::ToJson(int stage, TimeMs now) const {
 
 namespace {
 
+// One destination an egress drone may reach, by the policy's patterns (egress.deny, egress.hold).
+void JudgeDestination(const Policy& policy, const Destination& d, GateResult* g) {
+  RuleVerdict v = policy.EgressVerdict(d);
+  g->Fire(v.verdict, v.rule,
+          "egress to " + d.Text() + " is " +
+              (v.verdict == Verdict::kDeny ? "denied" : "held for a person") + " by the policy");
+}
+
 int Strength(Verdict v) {
   return v == Verdict::kDeny ? 2 : v == Verdict::kHold ? 1 : 0;
 }
@@ -97,6 +105,7 @@ GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& t
   g.Fire(n.verdict, n.rule,
          "network \"" + m.network + "\" is " +
              (n.verdict == Verdict::kDeny ? "denied" : "held for a person") + " by the policy");
+  for (const Destination& d : m.egress) JudgeDestination(policy, d, &g);
   for (const std::string& op : m.ops) {
     OpRule o = policy.OpAccessFor(op);
     if (o.access == OpAccess::kDeny)
@@ -114,8 +123,10 @@ namespace {
 
 // Network "egress": the drone's only way out is hangar's proxy, to exactly the destinations of its
 // profile and mission (kernel/egress.h, plan.h EgressPlan).
-void JudgeEgress(const Mission& m, const Plan& plan, const GateSite& site, const Profile* profile,
-                 GateResult* g) {
+void JudgeEgress(const Mission& m, const Plan& plan, const Policy& policy, const GateSite& site,
+                 const Profile* profile, GateResult* g) {
+  for (const std::string& text : plan.egress.allow)
+    if (Result<Destination> d = ParseDestination(text); d.ok()) JudgeDestination(policy, *d, g);
   auto deny = [&](const char* rule, std::string why) {
     g->Fire(Verdict::kDeny, rule, std::move(why));
   };
@@ -199,7 +210,7 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
     deny("plan.network.mismatch",
          "the plan's network \"" + plan.network + "\" is not the mission's \"" + m.network + "\"");
   const bool egress = plan.network == "egress";
-  if (egress) JudgeEgress(m, plan, site, profile, &g);
+  if (egress) JudgeEgress(m, plan, policy, site, profile, &g);
   for (const auto& [name, value] : plan.env) {
     // The proxy variables an egress plan sets are the kernel's own (JudgeEgress checks them).
     if (egress && std::count(kEgressProxyVars.begin(), kEgressProxyVars.end(), name)) continue;

@@ -472,6 +472,27 @@ TEST(Gate, Stage2JudgesTheEgressPlan) {
   EXPECT_NE(std::count(got.begin(), got.end(), "plan.egress.sandbox"), 0);
 }
 
+// The policy's destination patterns judge the mission's egress list at stage 1 and the plan's
+// whole list (the profile's too) at stage 2: deny outranks hold.
+TEST(Gate, ThePolicyJudgesEgressDestinations) {
+  Policy p = P(R"({"hangar_policy":1,"acts":{"allow":["write"]},
+    "egress":{"deny":["*.pastebin.com:*"],"hold":["*:80"]}})");
+  Mission m = M();
+  m.network = "egress";
+  m.egress = {*ParseDestination("api.example.com:443")};
+  EXPECT_EQ(GateStage1(m, p, TextRules(p), Site(), {}).verdict, Verdict::kAllow);
+  m.egress.push_back(*ParseDestination("plain.example.com:80"));
+  GateResult held = GateStage1(m, p, TextRules(p), Site(), {});
+  EXPECT_EQ(held.rules, std::vector<std::string>{"egress.hold"});
+  m.egress.push_back(*ParseDestination("x.pastebin.com:443"));
+  GateResult denied = GateStage1(m, p, TextRules(p), Site(), {});
+  EXPECT_EQ(denied.verdict, Verdict::kDeny);
+  EXPECT_NE(denied.reason.find("egress to x.pastebin.com:443 is denied"), std::string::npos)
+      << denied.reason;
+  const std::vector<std::string> ids = p.RuleIds();
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "egress.deny"), ids.end());
+}
+
 TEST(Gate, Stage2HoldsAVariableThePolicyLetsThroughOnlyWithAPerson) {
   Policy p = P(kPathPolicy);
   Mission m = M();

@@ -101,6 +101,14 @@ RuleVerdict Policy::NetworkVerdict(std::string_view mode) const {
   return {it == network.end() ? Verdict::kDeny : it->second, "network." + std::string(mode)};
 }
 
+RuleVerdict Policy::EgressVerdict(const Destination& d) const {
+  for (const std::string& p : egress_deny)
+    if (EgressPatternMatches(p, d)) return {Verdict::kDeny, "egress.deny"};
+  for (const std::string& p : egress_hold)
+    if (EgressPatternMatches(p, d)) return {Verdict::kHold, "egress.hold"};
+  return {Verdict::kAllow, ""};
+}
+
 OpRule Policy::OpAccessFor(std::string_view op) const {
   auto it = ops.find(std::string(op));
   if (it == ops.end()) return {ops_unknown, ops_unknown == OpAccess::kAllow ? "" : "ops.unknown"};
@@ -153,6 +161,8 @@ std::vector<std::string> Policy::RuleIds() const {
   for (const char* mode : {"host", "none"})
     if (NetworkVerdict(mode).verdict != Verdict::kAllow)
       ids.push_back(std::string("network.") + mode);
+  if (!egress_deny.empty()) ids.push_back("egress.deny");
+  if (!egress_hold.empty()) ids.push_back("egress.hold");
   for (OpAccess a : {OpAccess::kDeny, OpAccess::kGrant})
     for (const auto& [op, access] : ops)
       if (access == a) ids.push_back(std::string("ops.") + OpAccessName(a) + "." + op);
@@ -215,7 +225,10 @@ json::Value Policy::ToJson() const {
   };
   o["protected_paths"] = as_written(protected_paths);
   o["deny_read"] = as_written(deny_read);
-  if (notify_dirs) o["notify_dirs"] = List(*notify_dirs);  // absent: the digest of older files
+  if (notify_dirs) o["notify_dirs"] = List(*notify_dirs);
+  if (!egress_deny.empty() || !egress_hold.empty())  // absent: the digest of older files
+    o["egress"] = json::Object{{"deny", List(egress_deny)},
+                               {"hold", List(egress_hold)}};  // absent: the digest of older files
   o["env_deny"] = List(env_deny);
   o["env_hold"] = List(env_hold);
   json::Object allow;

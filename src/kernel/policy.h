@@ -4,7 +4,8 @@
 //   {"hangar_policy": 1,
 //    "acts": {"deny": [VERB...], "hold": [...], "allow": [...], "unknown": "hold"},
 //    "drones": [PROFILE...], "max_minutes": 120, "check_programs": [PROGRAM...],
-//    "network": {"allow": ["none"], "hold": ["host"]},
+//    "network": {"allow": ["none", "egress"], "hold": ["host"]},
+//    "egress": {"deny": [PATTERN...], "hold": [PATTERN...]},
 //    "ops": {"allow": [OP...], "deny": [...], "grant": [...], "unknown": "deny"},
 //    "protected_paths": [PATH...], "deny_read": [PATH...], "notify_dirs": [ABS...],
 //    "env_deny": [GLOB...], "env_hold": [GLOB...], "env_allow": {PROFILE: [NAME...]},
@@ -25,6 +26,8 @@
 //                                                   "check_programs"
 //   max_minutes                                     the mission asks for more minutes
 //   network.MODE                                    MODE is held or denied
+//   egress.deny  egress.hold                        a destination a network "egress" drone may
+//                                                   reach matches a deny / hold pattern
 //   ops.deny.OP  ops.grant.OP  ops.unknown          an op denied / needing a grant / unlisted
 //   paths.protected                                 a write inside a protected path
 //   paths.deny_read                                 a deny-read path not hidden from the drone
@@ -51,6 +54,7 @@
 
 #include "base/json.h"
 #include "base/status.h"
+#include "kernel/egress.h"
 #include "kernel/verdict.h"
 
 namespace hangar {
@@ -99,6 +103,9 @@ struct Policy {
   double max_minutes = 0;                  // > 0, <= kPolicyMaxMinutes
   std::map<std::string, Verdict> network;  // "none"/"host" -> allow or hold; absent: deny
   std::map<std::string, OpAccess> ops;     // op -> its list (allow, deny, grant)
+  // Destination patterns (kernel/egress.h) no egress drone may reach / only with a person's
+  // approval; sorted. A destination in neither is judged by the mission's and profile's lists.
+  std::vector<std::string> egress_deny, egress_hold;
   OpAccess ops_unknown = OpAccess::kDeny;
   // Absolute, normalised (kernel/path_norm.h), sorted; and home patterns ("~*/.aws": in every
   // home directory; "~/.codex": in hangard's home), which match nothing until ExpandHomePatterns
@@ -121,6 +128,8 @@ struct Policy {
   RuleVerdict ActVerdict(std::string_view verb) const;
   // A network mode: allowed, held (network.MODE) or, when in neither list, denied (network.MODE).
   RuleVerdict NetworkVerdict(std::string_view mode) const;
+  // A destination of an egress drone: egress.deny, egress.hold or allow (deny outranks hold).
+  RuleVerdict EgressVerdict(const Destination& d) const;
   // An op: ops.deny.OP, ops.grant.OP or ops.unknown.
   OpRule OpAccessFor(std::string_view op) const;
   // Whether a mission may use this profile (rule "drones" when not).

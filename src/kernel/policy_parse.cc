@@ -159,6 +159,24 @@ void ParseActs(element e, Policy* p) {
           });
 }
 
+void ParseEgress(element e, Policy* p) {
+  p->egress_deny.clear();
+  p->egress_hold.clear();
+  std::set<std::string> seen;
+  Members(e, "egress", "egress has deny, hold",
+          [&](const std::string& k, const std::string& f, element v) {
+            if (k != "deny" && k != "hold") return false;
+            std::vector<std::string>& out = k == "deny" ? p->egress_deny : p->egress_hold;
+            Strings(v, f, [&](std::string s, const std::string& sf) {
+              if (Status c = CheckEgressPattern(s); !c.ok()) Throw(sf, c.message());
+              if (!seen.insert(s).second) Throw(sf, Quote(s) + " given twice");
+              out.push_back(std::move(s));
+            });
+            std::sort(out.begin(), out.end());
+            return true;
+          });
+}
+
 void ParseNetwork(element e, Policy* p) {
   p->network.clear();
   std::map<std::string, std::string> where;
@@ -359,7 +377,7 @@ double MaxMinutes(element e) {
 }
 
 const char* const kFields =
-    "a policy has hangar_policy, acts, drones, check_programs, max_minutes, network, ops, "
+    "a policy has hangar_policy, acts, drones, check_programs, max_minutes, network, egress, ops, "
     "protected_paths, deny_read, notify_dirs, env_deny, env_hold, env_allow, text_rules";
 
 Policy Parse(element root) {
@@ -398,6 +416,8 @@ Policy Parse(element root) {
       p.max_minutes = MaxMinutes(v);
     } else if (k == "network") {
       ParseNetwork(v, &p);
+    } else if (k == "egress") {
+      ParseEgress(v, &p);
     } else if (k == "ops") {
       ParseOps(v, &p);
     } else if (k == "protected_paths") {

@@ -27,11 +27,11 @@ TEST(PolicyErrors, WholeDocument) {
   EXPECT_EQ(Err(R"({"hangar_policy": "1"})"),
             "p.json: hangar_policy: expected 1 (the only policy format version this hangar reads)");
   EXPECT_EQ(Err(With(R"("hangar_policy": 1)")), "p.json: hangar_policy: field given twice");
-  EXPECT_EQ(
-      Err(With(R"("act": {})")),
-      "p.json: act: unknown field (a policy has hangar_policy, acts, drones, check_programs, "
-      "max_minutes, network, ops, protected_paths, deny_read, notify_dirs, env_deny, env_hold, "
-      "env_allow, text_rules)");
+  EXPECT_EQ(Err(With(R"("act": {})")),
+            "p.json: act: unknown field (a policy has hangar_policy, acts, drones, check_programs, "
+            "max_minutes, network, egress, ops, protected_paths, deny_read, notify_dirs, env_deny, "
+            "env_hold, "
+            "env_allow, text_rules)");
   EXPECT_EQ(Err(With(R"("check_programs": ["make", ""])")),
             "p.json: check_programs[1]: expected a program name or path");
   EXPECT_EQ(Err(With(R"("check_programs": ["make", "make"])")),
