@@ -35,7 +35,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hanga
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
-	bench-scale bench-manifest bench-backlog bench-latency bench-slurm bench-sandbox gate-report clean format crash-sweep \
+	bench-scale bench-manifest bench-backlog bench-latency bench-slurm bench-sandbox bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall
 all: deps
 	@$(MAKE) --no-print-directory binaries
@@ -146,6 +146,7 @@ bench: all
 	@scripts/bench-gate
 	@scripts/bench-slurm
 	@scripts/bench-sandbox
+	@scripts/bench-egress
 	@scripts/bench-summary
 
 # make bench-quick: the same figures from small runs, within 2 minutes; results in build/bench-quick/
@@ -163,6 +164,8 @@ bench-quick: all
 	@BENCH_MANIFEST_FILES=500 BENCH_MANIFEST_BYTES=52428800 \
 	  BENCH_MANIFEST_JSON=$(QUICK)/manifest-results.json scripts/bench-manifest
 	@BENCH_SANDBOX_N=50 BENCH_SANDBOX_JSON=$(QUICK)/sandbox-results.json scripts/bench-sandbox
+	@BENCH_EGRESS_N=50 BENCH_EGRESS_MB=64 BENCH_EGRESS_JSON=$(QUICK)/egress-results.json \
+	  scripts/bench-egress
 	@BENCH_DIR=$(QUICK) scripts/bench-summary
 
 bench-peers: all
@@ -188,6 +191,9 @@ bench-slurm: all
 
 bench-sandbox: all
 	@scripts/bench-sandbox
+
+bench-egress: all
+	@scripts/bench-egress
 
 bench-manifest:
 	@scripts/bench-manifest
