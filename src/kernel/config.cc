@@ -74,7 +74,7 @@ Profile ParseProfile(const std::string& name, element e) {
   if (e.type() != element_type::OBJECT) Throw(f, "expected an object");
   Profile p;
   p.name = name;
-  bool has_argv = false;
+  bool has_argv = false, has_egress = false;
   std::string program;
   std::vector<std::string> args, tools;
   std::set<std::string> seen;
@@ -118,6 +118,7 @@ Profile ParseProfile(const std::string& name, element e) {
     } else if (key == "env") {
       p.env = Env(v, k);
     } else if (key == "egress") {
+      has_egress = true;
       for (const std::string& s : Strings(v, k, false)) {
         Result<Destination> d = ParseDestination(s);
         if (!d.ok()) Throw(k, d.status().message());
@@ -146,6 +147,10 @@ Profile ParseProfile(const std::string& name, element e) {
   if (!has_argv && !preset) Throw(f + ".argv", "missing required field");
   if (!has_argv && program.empty()) Throw(f + ".program", "missing required field (or give argv)");
   if (p.harness == Harness::kCodex && p.last_message.empty()) p.last_message = kCodexLastMessage;
+  // An agent reaches its vendor's API unless the profile names its own destinations (another
+  // base URL, a local model server): network "egress" is its default (plan.h).
+  if (!has_egress && p.harness == Harness::kCodex) p.egress = {{"api.openai.com", 443}};
+  if (!has_egress && p.harness == Harness::kClaude) p.egress = {{"api.anthropic.com", 443}};
   if (!has_argv)
     p.argv =
         BuildHarnessArgv(p.harness, program, args, p.sandbox == "bwrap", tools, p.last_message);

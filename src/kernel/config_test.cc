@@ -274,4 +274,17 @@ TEST(Config, OpHandlerErrorsNameTheField) {
 }
 
 }  // namespace
+// An agent profile reaches its vendor's API by default; a profile that names its own
+// destinations (another base URL, a local model) gets exactly those.
+TEST(Config, AgentProfilesDefaultToTheirVendorsApi) {
+  EXPECT_EQ(OnlyProfile(R"({"harness":"codex","program":"codex"})").egress,
+            (std::vector<Destination>{{"api.openai.com", 443}}));
+  EXPECT_EQ(OnlyProfile(R"({"harness":"claude","program":"claude"})").egress,
+            (std::vector<Destination>{{"api.anthropic.com", 443}}));
+  EXPECT_EQ(OnlyProfile(R"({"harness":"codex","program":"codex","egress":["127.0.0.1:8080"]})")
+                .egress,
+            (std::vector<Destination>{{"127.0.0.1", 8080}}));
+  EXPECT_TRUE(OnlyProfile(R"({"argv":["/bin/true"]})").egress.empty());
+}
+
 }  // namespace hangar

@@ -182,6 +182,7 @@ class Decider {
     if (auto* e = std::get_if<ParseError>(&parsed))
       return Reject(d, RejectedId(d), e->field, e->reason);
     Mission m = std::get<Mission>(std::move(parsed));
+    ApplyProfileDefaults(&m, s_.config);
     if (!m.id.empty() && Used(m.id)) {
       std::string where(PhaseName(st_->missions[m.id].phase));
       return Reject(d, FreshId(d.now), "id",
@@ -268,6 +269,7 @@ class Decider {
       MissionOrError parsed = ParseMission(r.mission_bytes);
       if (auto* m = std::get_if<Mission>(&parsed)) {
         rec.mission = *m;
+        ApplyProfileDefaults(&*rec.mission, s_.config);
         rec.mission->id = r.id;
         rec.resolved = r.resolved;
       } else {
@@ -589,6 +591,7 @@ class Decider {
     // A fresh attempt: nothing of the last one's end carries over, nor an approval of its plan.
     MissionRec next = Rec(Phase::kQueued, f.accepted ? f.accepted : rec.accepted);
     next.mission = std::get<Mission>(std::move(parsed));
+    ApplyProfileDefaults(&*next.mission, s_.config);
     next.mission->id = id;
     next.attempt = previous;
     next.sha256 = sha;

@@ -195,6 +195,7 @@ Mission Parse(element root) {
         m.done_when.push_back(ParseCheck(c, k + "[" + std::to_string(i++) + "]"));
     } else if (k == "network") {
       m.network = String(value, k);
+      m.network_given = true;
       if (m.network != "none" && m.network != "egress" && m.network != "host")
         Throw(k, "expected \"none\", \"egress\" or \"host\"");
     } else if (k == "egress") {

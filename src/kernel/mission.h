@@ -40,6 +40,7 @@ struct Mission {
   // "none" (no network), "egress" (only through hangar's proxy, to the profile's and these
   // destinations: kernel/egress.h) or "host" (the host's network).
   std::string network = "none";
+  bool network_given = false;       // the file says; else the profile's default (plan.h)
   std::vector<Destination> egress;  // network "egress" only; in the mission's order, unique
   double max_minutes = 0;
   std::optional<std::string> notify_dir;

@@ -43,6 +43,12 @@ int64_t RoundUpDeadline(int64_t deadline_ms, int64_t granularity_ms) {
   return (deadline_ms + granularity_ms - 1) / granularity_ms * granularity_ms;
 }
 
+void ApplyProfileDefaults(Mission* m, const Config& config) {
+  if (m->network_given) return;
+  auto p = config.profiles.find(m->drone);
+  if (p != config.profiles.end() && p->second.harness != Harness::kCommand) m->network = "egress";
+}
+
 std::vector<std::string> EgressAllowlist(const Mission& m, const Profile& p) {
   std::set<std::string> all;
   for (const Destination& d : p.egress) all.insert(d.Text());

@@ -20,6 +20,9 @@ inline const std::string kEgressProxyUrl = "http://127.0.0.1:3128";
 // The variables the plan of an egress drone sets to kEgressProxyUrl.
 inline const std::vector<std::string> kEgressProxyVars = {
     "ALL_PROXY", "HTTPS_PROXY", "HTTP_PROXY", "all_proxy", "http_proxy", "https_proxy"};
+// What the mission leaves to its profile: a codex or claude drone (an agent that must reach its
+// model) gets network "egress" when the mission names no network; any other, "none".
+void ApplyProfileDefaults(Mission* m, const Config& config);
 // The destinations an egress plan allows: the profile's, then the mission's, as text, sorted.
 std::vector<std::string> EgressAllowlist(const Mission& m, const Profile& p);
 

@@ -176,4 +176,26 @@ TEST(Plan, TheLauncherAndTheDeadlineItsEngineEnforcesComeFromTheProfile) {
 }
 
 }  // namespace
+// A mission that names no network gets egress for an agent profile, none for a command; a
+// mission that names one keeps it.
+TEST(Plan, AnAgentMissionDefaultsToEgress) {
+  Config c;
+  c.profiles["codex"].harness = Harness::kCodex;
+  c.profiles["script"].harness = Harness::kCommand;
+  Mission m;
+  m.drone = "codex";
+  ApplyProfileDefaults(&m, c);
+  EXPECT_EQ(m.network, "egress");
+  Mission s;
+  s.drone = "script";
+  ApplyProfileDefaults(&s, c);
+  EXPECT_EQ(s.network, "none");
+  Mission given;
+  given.drone = "codex";
+  given.network = "host";
+  given.network_given = true;
+  ApplyProfileDefaults(&given, c);
+  EXPECT_EQ(given.network, "host");
+}
+
 }  // namespace hangar
