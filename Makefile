@@ -36,7 +36,7 @@ UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
 	bench-scale bench-manifest bench-backlog bench-latency bench-slurm bench-sandbox bench-egress gate-report clean format crash-sweep \
-	kill-loop install uninstall
+	kill-loop install uninstall fuzz
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
@@ -240,5 +240,7 @@ format:
 
 clean:
 	rm -rf $(BUILD) bin
+
+include fuzz/fuzz.mk
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/src/*/*_main.d $(BUILD)/bench/*.d $(BUILD)/tests/gate/*.d)

@@ -61,8 +61,14 @@ void AppendNumber(std::string* out, double d) {
     out->append("null");
     return;
   }
+  if (d == 0) d = 0;  // -0.0 as 0: "-0" would read back as the integer 0, then be written "0"
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, d);
+  // From 2^63 on, the shortest text may be all digits (fixed notation), which Parse would read
+  // as an integer and refuse past 64 bits: such a double is written with its exponent instead.
+  if (std::fabs(d) >= 9223372036854775808.0 &&
+      std::string_view(buf, size_t(r.ptr - buf)).find_first_of(".e") == std::string_view::npos)
+    r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
   out->append(buf, r.ptr);
 }
 

@@ -24,6 +24,33 @@ TEST(Json, ParseRoundTrips) {
   EXPECT_FALSE(json::Parse("{").ok());
 }
 
+// Found by fuzz/json_fuzz: the input 11111111110110010911E1 is a double whose shortest text is
+// all digits (fixed notation, as long as the exponent form), which Parse reads as an integer and
+// refuses past 64 bits: Write wrote a document its own reader could not read.
+TEST(Json, HugeDoubleWrittenAsUnreadableInteger) {
+  Result<json::Value> fuzzed = json::Parse("11111111110110010911E1");
+  ASSERT_TRUE(fuzzed.ok() && fuzzed->is_double());
+  for (double d : {fuzzed->as_double(), -1.2345678901234567e19, 1e300, 9.3e18, -9.3e18}) {
+    std::string text = json::Write(json::Array{d});
+    Result<json::Value> back = json::Parse(text);
+    ASSERT_TRUE(back.ok()) << text << ": " << back.status().message();
+    EXPECT_EQ(back->as_array()[0].as_double(), d) << text;
+  }
+  EXPECT_EQ(json::Write(json::Value(7.0)), "7");  // a small whole double keeps its short text
+}
+
+// Found by fuzz/json_fuzz: -0.0 was written "-0", which reads back as the integer 0 and is then
+// written "0": two canonical texts for one value, so canonical text was not a fixed point.
+TEST(Json, NegativeZeroHadTwoCanonicalTexts) {
+  Result<json::Value> v = json::Parse("-0.0");
+  ASSERT_TRUE(v.ok());
+  std::string text = json::Write(*v);
+  Result<json::Value> back = json::Parse(text);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(json::Write(*back), text);
+  EXPECT_EQ(text, "0");
+}
+
 TEST(Json, StringMembersAgreeWithParseAndFind) {
   auto members = [](std::string_view text) { return json::StringMembers(text, {"a", "b", "c"}); };
   auto m = members(R"({"a":"x","b":1,"z":"y","a":"last"})");

@@ -205,9 +205,8 @@ Result<Entry> ParseEntryLineReference(std::string_view line) {
 }  // namespace
 
 Result<Entry> ParseEntryLine(std::string_view line) {
-  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   EntryView v;
-  if (ScanEntryLine(line, &v)) {
+  if (ScanEntryLine(line, &v)) {  // takes off the "\n" itself
     Result<json::Value> body = json::Parse(v.body);
     if (body.ok())
       return Entry{v.seq,
@@ -218,6 +217,7 @@ Result<Entry> ParseEntryLine(std::string_view line) {
                    std::string(v.prev),
                    std::string(v.hash)};
   }
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   return ParseEntryLineReference(line);
 }
 

@@ -281,12 +281,12 @@ bool ScanEntryLine(std::string_view line, EntryView* out) {
 }
 
 Status ParseEntryView(std::string_view line, EntryView* out) {
-  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-  if (ScanEntryLine(line, out)) return Status::Ok();
+  if (ScanEntryLine(line, out)) return Status::Ok();  // takes off the "\n" itself
   // The reference reader decides what the scan declined (a body nested deeper than kMaxDepth)
   // and says why a line is refused.
   Result<Entry> e = ParseEntryLine(line);
   if (!e.ok()) return e.status();
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   if (ViewFromEntry(line, *e, out)) return Status::Ok();
   return Status::Invalid("bad ledger entry: cannot locate its members (please report this line)");
 }

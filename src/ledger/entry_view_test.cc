@@ -188,5 +188,22 @@ TEST(LedgerEntryView, RefusalsGiveTheStrictReadersReason) {
   }
 }
 
+// Found by fuzz/ledger_entry: both readers took off the line's "\n" and then had the scan take
+// off one more, so a line followed by two newlines was read as valid (ParseEntryLine of it with a
+// third: refused, while ParseEntryView of it, passing it on with one taken off, accepted it).
+TEST(LedgerEntryView, TwoTrailingNewlinesReadAsOneLine) {
+  const std::string line = Line(Make(4, json::Object{{"x", 1}}));
+  EntryView v;
+  for (const std::string& bad : {line + "\n\n", line + "\n\n\n"}) {
+    EXPECT_FALSE(ParseEntryLine(bad).ok()) << bad;
+    EXPECT_FALSE(ParseEntryView(bad, &v).ok()) << bad;
+    EXPECT_FALSE(ScanEntryLine(bad, &v)) << bad;
+  }
+  const std::string one = line + "\n";
+  EXPECT_TRUE(ParseEntryLine(one).ok());
+  ASSERT_TRUE(ParseEntryView(one, &v).ok());
+  EXPECT_EQ(v.line, line);
+}
+
 }  // namespace
 }  // namespace hangar::ledger
