@@ -10,10 +10,12 @@ namespace hangar {
 
 namespace {
 
-// The canonical text of a numeric IPv6 address (inet_ntop), or nullopt.
+// The canonical text of a numeric IPv6 address (inet_ntop), or nullopt. inet_pton reads a C
+// string: text with a NUL in it is no address (it would be read as the part before the NUL).
 std::optional<std::string> CanonicalV6(const std::string& text) {
   in6_addr a{};
-  if (inet_pton(AF_INET6, text.c_str(), &a) != 1) return std::nullopt;
+  if (text.find('\0') != std::string::npos || inet_pton(AF_INET6, text.c_str(), &a) != 1)
+    return std::nullopt;
   char out[INET6_ADDRSTRLEN] = "";
   inet_ntop(AF_INET6, &a, out, sizeof out);
   return std::string(out);
@@ -21,7 +23,7 @@ std::optional<std::string> CanonicalV6(const std::string& text) {
 
 bool IsV4(const std::string& text) {
   in_addr a{};
-  return inet_pton(AF_INET, text.c_str(), &a) == 1;
+  return text.find('\0') == std::string::npos && inet_pton(AF_INET, text.c_str(), &a) == 1;
 }
 
 bool ValidName(std::string_view host) {
@@ -59,6 +61,12 @@ EgressDecision Refuse(std::string rule, std::string reason) {
   return {false, std::move(rule), std::move(reason)};
 }
 
+// Printable ASCII without spaces: the only bytes a destination or pattern may hold (a NUL would
+// end the C string inet_pton reads, letting "1.2.3.4\0anything" pass as an address).
+bool Printable(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < 0x7f; });
+}
+
 }  // namespace
 
 std::string Destination::Text() const {
@@ -67,6 +75,8 @@ std::string Destination::Text() const {
 }
 
 Result<Destination> ParseDestination(std::string_view text) {
+  if (!Printable(text))
+    return Status::Invalid("destination: expected HOST:PORT in printable ASCII, no spaces");
   const std::string shown = "destination \"" + std::string(text.substr(0, 300)) + "\"";
   const size_t colon = text.rfind(':');
   if (colon == std::string_view::npos)
@@ -120,6 +130,7 @@ const char* AddressKindName(AddressKind k) {
 
 std::optional<AddressKind> ClassifyAddress(std::string_view text) {
   const std::string t(text);
+  if (t.find('\0') != std::string::npos) return std::nullopt;  // inet_pton reads a C string
   in_addr v4{};
   if (inet_pton(AF_INET, t.c_str(), &v4) == 1) {
     const auto* p = reinterpret_cast<const uint8_t*>(&v4.s_addr);
@@ -145,6 +156,8 @@ std::optional<AddressKind> ClassifyAddress(std::string_view text) {
 }
 
 Status CheckEgressPattern(std::string_view pattern) {
+  if (!Printable(pattern))
+    return Status::Invalid("destination pattern: expected HOST:PORT in printable ASCII, no spaces");
   const std::string shown = "destination pattern \"" + std::string(pattern.substr(0, 300)) + "\"";
   const size_t colon = pattern.rfind(':');
   if (colon == std::string_view::npos)

@@ -21,6 +21,9 @@ TEST(Egress, DestinationsParseStrictly) {
                           "api.openai.com:08", ":443", "a..b:443", "-a.com:443", "a-.com:443",
                           "a_b.com:443", "::1:80", "[zz]:80", "host:44x", "a b:80"})
     EXPECT_FALSE(ParseDestination(bad).ok()) << bad;
+  // Found by fuzz/egress_fuzz: a NUL ended the text inet_pton read, so this passed as 1.2.3.4.
+  EXPECT_FALSE(ParseDestination(std::string("1.2.3.4\0evil:80", 15)).ok());
+  EXPECT_FALSE(CheckEgressPattern(std::string("1.2.3.4\0x:80", 12)).ok());
   EXPECT_EQ(ParseDestination("api.openai.com").status().message(),
             "destination \"api.openai.com\": expected HOST:PORT, such as \"api.openai.com:443\"");
 }
@@ -103,6 +106,20 @@ TEST(Egress, PolicyPatternsMatchNamesSubdomainsAndPorts) {
   EXPECT_FALSE(EgressPatternMatches("*.example.com:443", D("api.example.com:80")));
   EXPECT_TRUE(EgressPatternMatches("*:*", D("[::1]:9")));
   EXPECT_TRUE(EgressPatternMatches("[::1]:*", D("[::1]:9")));
+}
+
+// Found by fuzz/egress: the address readers stopped at a NUL byte (inet_pton of c_str()), so
+// "127.0.0.1\0x:443" parsed as a destination whose host held the NUL and classified as the
+// loopback address: a policy pattern "127.0.0.1:*" did not match it, while the proxy, resolving
+// the host as a C string, would connect to 127.0.0.1.
+TEST(Egress, NulByteInHostReadAsTheAddressBeforeIt) {
+  using namespace std::string_literals;
+  for (const std::string& bad :
+       {"127.0.0.1\0x:443"s, "127.0.0.1\0:443"s, "[::1\0x]:443"s, "api.openai.com\0:443"s})
+    EXPECT_FALSE(ParseDestination(bad).ok()) << bad;
+  EXPECT_FALSE(ClassifyAddress("127.0.0.1\0x"s).has_value());
+  EXPECT_FALSE(ClassifyAddress("::1\0"s).has_value());
+  EXPECT_FALSE(CheckEgressPattern("127.0.0.1\0x:*"s).ok());
 }
 
 }  // namespace
