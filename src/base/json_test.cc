@@ -132,5 +132,20 @@ TEST(TimeFmt, FormatsAndParsesUtcMillis) {
   EXPECT_FALSE(ParseTime("yesterday"));
 }
 
+// Found by fuzz/timefmt: ParseRfc3339 read its fields with sscanf's %d, which also takes a sign
+// or leading spaces, so malformed text such as "-000-01-01T00:00:00.000Z" (year "-000") or an
+// offset "+-1:-1" was read as a time instead of refused.
+TEST(TimeFmt, Rfc3339ReadSignsAndSpacesAsDigits) {
+  for (const char* bad :
+       {"-000-01-01T00:00:00.000Z", "+202-12-01T00:00:00Z", "2026-+1-01T00:00:00Z",
+        "2026-12- 1T00:00:00Z", "2026-12-01T-1:00:00Z", "2026-12-01T00:00:00+-1:-1",
+        "2026-12-01T00:00:00+ 9:00", "2026-12-01T00:00:00+09:+0"})
+    EXPECT_FALSE(ParseRfc3339(bad)) << bad;
+  EXPECT_EQ(ParseRfc3339("2026-12-01T09:00:00+09:00"), ParseRfc3339("2026-12-01T00:00:00Z"));
+  EXPECT_EQ(*ParseRfc3339("2024-11-29T19:05:43.123Z"), 1732907143123);
+  EXPECT_EQ(*ParseRfc3339("2024-11-29T20:05:43.1+01:00"), 1732907143100);
+  EXPECT_EQ(*ParseRfc3339("2024-11-29T19:05:43z"), 1732907143000);
+}
+
 }  // namespace
 }  // namespace hangar

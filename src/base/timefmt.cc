@@ -85,6 +85,16 @@ std::optional<TimeMs> ParseTime(std::string_view text) {
 }
 
 std::optional<TimeMs> ParseRfc3339(std::string_view text) {
+  // sscanf's %d would also take a sign or spaces ("-000", "+-1:-1"): the digits are checked first.
+  auto digits = [&](size_t at, size_t n) {
+    if (text.size() < at + n) return false;
+    for (size_t i = at; i < at + n; i++)
+      if (text[i] < '0' || text[i] > '9') return false;
+    return true;
+  };
+  if (!digits(0, 4) || !digits(5, 2) || !digits(8, 2) || !digits(11, 2) || !digits(14, 2) ||
+      !digits(17, 2))
+    return std::nullopt;
   struct tm t {};
   int used = 0;
   std::string s(text);
@@ -105,7 +115,8 @@ std::optional<TimeMs> ParseRfc3339(std::string_view text) {
   int64_t offset_s = 0;
   if (i + 1 == s.size() && (s[i] == 'Z' || s[i] == 'z')) {
     // UTC
-  } else if (i + 6 == s.size() && (s[i] == '+' || s[i] == '-') && s[i + 3] == ':') {
+  } else if (i + 6 == s.size() && (s[i] == '+' || s[i] == '-') && s[i + 3] == ':' &&
+             digits(i + 1, 2) && digits(i + 4, 2)) {
     int hh = 0, mm = 0;
     if (sscanf(s.c_str() + i + 1, "%2d:%2d", &hh, &mm) != 2 || hh > 23 || mm > 59)
       return std::nullopt;

@@ -214,6 +214,8 @@ Mission Parse(element root) {
       m.max_minutes = Number(value, k);
       if (!(m.max_minutes > 0) || m.max_minutes > kMaxMinutes || !std::isfinite(m.max_minutes))
         Throw(k, "expected a number greater than 0 and at most 1440");
+      if (m.deadline_ms() < 1)  // a tiny positive number rounds to no deadline at all
+        Throw(k, "expected a deadline of at least 1 ms (max_minutes x 60000, rounded)");
     } else if (k == "notify") {
       if (value.type() != element_type::OBJECT) Throw(k, "expected an object {\"dir\": PATH}");
       for (auto [nk, nv] : AsObject(value)) {

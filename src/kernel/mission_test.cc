@@ -71,5 +71,19 @@ TEST(Mission, IdSyntax) {
   EXPECT_FALSE(ValidId("a b"));
 }
 
+// Found by fuzz/mission: max_minutes 5e-63 is greater than 0, so intake took the mission, but its
+// deadline (max_minutes x 60000 ms, rounded) is 0 ms, which stage 2 denies as a plan without a
+// deadline: a mission accepted that could never run, refused later for the wrong reason.
+TEST(Mission, TinyMaxMinutesRoundedToNoDeadline) {
+  for (const char* tiny : {"5e-63", "0.000008", "1e-300"}) {
+    ParseError e = Err(With("0.05", tiny));
+    EXPECT_EQ(e.field, "max_minutes") << tiny;
+    EXPECT_NE(e.reason.find("1 ms"), std::string::npos) << e.reason;
+  }
+  MissionOrError r = ParseMission(With("0.05", "0.0000084"));  // 0.504 ms: 1 ms, rounded
+  ASSERT_TRUE(std::holds_alternative<Mission>(r)) << std::get<ParseError>(r).Text();
+  EXPECT_EQ(std::get<Mission>(r).deadline_ms(), 1);
+}
+
 }  // namespace
 }  // namespace hangar
