@@ -59,8 +59,9 @@ TextRules::TextRules(const Policy& policy) {
 
 void TextRules::Judge(const Mission& m, GateResult* g) const {
   if (rules_.empty()) return;
-  std::vector<std::pair<const char*, const std::string*>> texts{{"future", &m.future},
-                                                                {"now", &m.now}};
+  // The requester asks in future and constraints; now is where things stand, i.e. data: it may
+  // quote a third party's words ("publish this on our blog today" in an inbox to summarise).
+  std::vector<std::pair<const char*, const std::string*>> texts{{"future", &m.future}};
   for (const std::string& c : m.constraints) texts.push_back({"constraints", &c});
   std::vector<bool> fired(rules_.size());
   for (const auto& [field, text] : texts)

@@ -47,6 +47,12 @@ Policy ExpandHomePatterns(const Policy& p, const std::vector<std::string>& homes
   Policy out = p;
   auto expand = [&](std::vector<std::string>* paths) {
     std::set<std::string> all(paths->begin(), paths->end());
+    // A path inside one the list names already adds nothing ("/root" covers "/root/.ssh").
+    auto covered = [&](const std::string& path) {
+      for (const std::string& given : *paths)
+        if (given[0] == '/' && NormalizedInside(path, given)) return true;
+      return false;
+    };
     for (const std::string& pattern : *paths) {
       const bool every = pattern.starts_with("~*/"), own = pattern.starts_with("~/");
       if (!every && !own) continue;
@@ -54,7 +60,7 @@ Policy ExpandHomePatterns(const Policy& p, const std::vector<std::string>& homes
       for (const std::string& home : every ? homes : std::vector<std::string>{own_home}) {
         if (home.empty() || home[0] != '/') continue;
         const std::string path = NormalizeAbsolute(home + "/" + rel);
-        if (all.insert(path).second) out.from_pattern.emplace(path, pattern);
+        if (!covered(path) && all.insert(path).second) out.from_pattern.emplace(path, pattern);
       }
     }
     paths->assign(all.begin(), all.end());

@@ -156,8 +156,8 @@ struct Policy {
 
 // The home patterns of p's protected_paths and deny_read expanded for these home directories
 // (absolute; every user's, as the shell read them from the user database) and hangard's own home:
-// each pattern stays, and the paths it stands for are added (sorted, deduplicated) and noted in
-// from_pattern. Pure.
+// each pattern stays, and the paths it stands for are added (sorted, deduplicated, none inside a
+// path the list names itself: "/root" covers "/root/.ssh") and noted in from_pattern. Pure.
 Policy ExpandHomePatterns(const Policy& p, const std::vector<std::string>& homes,
                           const std::string& own_home);
 

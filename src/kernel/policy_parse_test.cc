@@ -127,6 +127,17 @@ TEST(Policy, HomePatternsExpandToEveryHomeAndNameThemselvesInReasons) {
   EXPECT_EQ(PolicyDigest(e), PolicyDigest(*p)) << "the digest is the file's, whatever the homes";
 }
 
+TEST(Policy, AHomePatternAddsNothingInsideAPathTheListNames) {
+  Result<Policy> p = ParsePolicy(
+      R"({"hangar_policy": 1, "deny_read": ["/root", "~*/.ssh"], "protected_paths": ["~*/.ssh"]})",
+      "p.json");
+  ASSERT_TRUE(p.ok());
+  Policy e = ExpandHomePatterns(*p, {"/root", "/home/a"}, "/root");
+  EXPECT_EQ(e.deny_read, (std::vector<std::string>{"/home/a/.ssh", "/root", "~*/.ssh"}));
+  EXPECT_EQ(e.protected_paths,
+            (std::vector<std::string>{"/home/a/.ssh", "/root/.ssh", "~*/.ssh"}));
+}
+
 TEST(PolicyErrors, PathsMustBeAbsoluteAndAreNormalised) {
   EXPECT_EQ(Err(With(R"("protected_paths": ["/etc", "srv/prod"])")),
             "p.json: protected_paths[1]: expected an absolute path (starting with \"/\"), not "

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -48,6 +49,9 @@ inline GateSite TestSite() {
                   false,
                   DroneLimits{}};
 }
+
+// The home directories of the test site's user database ("~*/.ssh" stands for each one's .ssh).
+inline std::vector<std::string> TestHomes() { return {"/home/dev", "/root"}; }
 
 struct Case {
   std::string file;  // base name
@@ -355,11 +359,14 @@ inline Corpus Load(const std::string& dir) {
     corpus.error = "cannot read " + dir + "/policy.json";
     return corpus;
   }
-  Result<Policy> policy = ParsePolicy(text, policy_file);
-  if (!policy.ok()) {
-    corpus.error = policy.status().message();
+  Result<Policy> parsed = ParsePolicy(text, policy_file);
+  if (!parsed.ok()) {
+    corpus.error = parsed.status().message();
     return corpus;
   }
+  // As hangard does after the digest: the home patterns stand for the test site's homes.
+  std::optional<Policy> policy =
+      ExpandHomePatterns(*parsed, TestHomes(), TestSite().home);
   TextRules rules(*policy);
   std::vector<std::string> files;
   std::error_code ec;
