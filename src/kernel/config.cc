@@ -126,6 +126,18 @@ Profile ParseProfile(const std::string& name, element e) {
           Throw(k, d->Text() + " given twice");
         p.egress.push_back(*d);
       }
+    } else if (key == "egress_methods") {
+      p.egress_methods = Strings(v, k, true);
+      std::set<std::string> given;
+      for (const std::string& m : p.egress_methods) {
+        if (m.empty() || m.size() > 20 ||
+            !std::all_of(m.begin(), m.end(), [](char c) { return c >= 'A' && c <= 'Z'; }))
+          Throw(k, "\"" + m.substr(0, 40) + "\": expected an HTTP method in capitals (GET, HEAD)");
+        if (m == "CONNECT")
+          Throw(k, "CONNECT is how HTTPS is reached, judged by destination; the list limits "
+                   "plain-HTTP requests");
+        if (!given.insert(m).second) Throw(k, m + " given twice");
+      }
     } else if (key == "launcher") {
       p.launcher = Str(v, k);
       if (p.launcher != "direct" && p.launcher != "systemd" && p.launcher != "slurm")
@@ -133,7 +145,7 @@ Profile ParseProfile(const std::string& name, element e) {
     } else {
       Throw(k,
             "unknown field (a profile has harness, argv, program, args, allowed_tools, prompt, "
-            "last_message, env, egress, sandbox, launcher)");
+            "last_message, env, egress, egress_methods, sandbox, launcher)");
     }
   }
   const bool preset = p.harness != Harness::kCommand;

@@ -40,6 +40,9 @@ struct Profile {
   // Where a drone of this profile in network "egress" may connect through hangar's proxy (its
   // model's API), with the mission's own "egress"; an internal address only as an exact ip:port.
   std::vector<Destination> egress;
+  // The plain-HTTP methods its egress proxy forwards ("GET", "HEAD"), as given; empty: any. An
+  // HTTPS tunnel (CONNECT) is judged by destination alone: what it carries is encrypted.
+  std::vector<std::string> egress_methods;
   // The drone's sandbox: "bwrap" (bubblewrap: read-only root, writes only in its room and the
   // mission's writes, deny-read paths and hangar's own directories hidden, network cut unless the
   // mission's network is "host") or "none" (no sandbox: the gate then denies any launch whose

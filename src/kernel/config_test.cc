@@ -29,7 +29,7 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
             "/c.conf: slots: expected an integer from 0 to 4096");
   EXPECT_EQ(err(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"shell":true}}})"),
             "/c.conf: profiles.x.shell: unknown field (a profile has harness, argv, program, args, "
-            "allowed_tools, prompt, last_message, env, egress, sandbox, launcher)");
+            "allowed_tools, prompt, last_message, env, egress, egress_methods, sandbox, launcher)");
   EXPECT_EQ(err(R"({"hangar":1,"profiles":{}})"),
             "/c.conf: profiles: expected at least one drone profile");
   EXPECT_EQ(err("{"),
@@ -285,6 +285,27 @@ TEST(Config, AgentProfilesDefaultToTheirVendorsApi) {
                 .egress,
             (std::vector<Destination>{{"127.0.0.1", 8080}}));
   EXPECT_TRUE(OnlyProfile(R"({"argv":["/bin/true"]})").egress.empty());
+}
+
+// Plain-HTTP methods a profile's proxy forwards: capitals, each once, never CONNECT.
+TEST(Config, EgressMethodsAreHttpMethodsInCapitals) {
+  EXPECT_EQ(OnlyProfile(R"({"harness":"codex","program":"c","egress_methods":["GET","HEAD"]})")
+                .egress_methods,
+            (std::vector<std::string>{"GET", "HEAD"}));
+  EXPECT_TRUE(OnlyProfile(R"({"harness":"codex","program":"c"})").egress_methods.empty());
+  auto err = [](const std::string& methods) {
+    return ParseConfig(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"egress_methods":)" +
+                           methods + "}}}",
+                       "/c.conf")
+        .status()
+        .message();
+  };
+  EXPECT_EQ(err(R"(["get"])"),
+            "/c.conf: profiles.x.egress_methods: \"get\": expected an HTTP method in capitals "
+            "(GET, HEAD)");
+  EXPECT_EQ(err(R"(["GET","GET"])"), "/c.conf: profiles.x.egress_methods: GET given twice");
+  EXPECT_EQ(err("[]"), "/c.conf: profiles.x.egress_methods: expected a non-empty list");
+  EXPECT_NE(err(R"(["CONNECT"])").find("CONNECT is how HTTPS is reached"), std::string::npos);
 }
 
 }  // namespace hangar

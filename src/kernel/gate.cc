@@ -144,6 +144,8 @@ void JudgeEgress(const Mission& m, const Plan& plan, const Policy& policy, const
   if (profile && e.allow != EgressAllowlist(m, *profile))
     deny("plan.egress.allow",
          "the plan's egress list is not the profile's and the mission's destinations");
+  if (profile && e.methods != profile->egress_methods)
+    deny("plan.egress.methods", "the plan's plain-HTTP methods are not the profile's");
   if (site.socat.empty())
     deny("plan.egress.forwarder",
          "socat is not installed (Debian package socat): an egress drone would have no way out");

@@ -436,6 +436,7 @@ TEST(Gate, Stage2JudgesTheEgressPlan) {
   codex.harness = Harness::kCodex;
   codex.argv = {"/bin/true"};
   codex.egress = {*ParseDestination("api.openai.com:443")};
+  codex.egress_methods = {"GET", "HEAD"};
   GateSite site = Site();
   site.socat = "/usr/bin/socat";
   PlanPlaces where;
@@ -449,6 +450,7 @@ TEST(Gate, Stage2JudgesTheEgressPlan) {
   Plan plan = BuildPlan(m, codex, where, 1);
   EXPECT_EQ(plan.egress.allow, (std::vector<std::string>{"api.openai.com:443", "example.com:443"}));
   EXPECT_EQ(plan.env.at("HTTPS_PROXY"), kEgressProxyUrl);
+  EXPECT_EQ(plan.egress.methods, (std::vector<std::string>{"GET", "HEAD"}));
   EXPECT_EQ(GateStage2(m, plan, p, site, {}, &codex).rules, std::vector<std::string>{})
       << GateStage2(m, plan, p, site, {}, &codex).reason;
   auto rules = [&](Plan changed, GateSite at) {
@@ -457,6 +459,9 @@ TEST(Gate, Stage2JudgesTheEgressPlan) {
   Plan more = plan;
   more.egress.allow.push_back("evil.example:443");
   EXPECT_EQ(rules(more, site), std::vector<std::string>{"plan.egress.allow"});
+  Plan any_method = plan;
+  any_method.egress.methods.clear();
+  EXPECT_EQ(rules(any_method, site), std::vector<std::string>{"plan.egress.methods"});
   Plan elsewhere = plan;
   elsewhere.env["HTTPS_PROXY"] = "http://10.0.0.1:3128";
   EXPECT_EQ(rules(elsewhere, site), std::vector<std::string>{"plan.egress.env"});

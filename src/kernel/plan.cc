@@ -58,6 +58,7 @@ std::vector<std::string> EgressAllowlist(const Mission& m, const Profile& p) {
 
 json::Value EgressPlan::ToJson() const {
   return json::Object{{"allow", json::Array(allow.begin(), allow.end())},
+                      {"methods", json::Array(methods.begin(), methods.end())},
                       {"proxy", proxy},
                       {"forwarder", forwarder},
                       {"socket", socket},
@@ -87,6 +88,7 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.network = m.network;
   if (m.network == "egress") {
     plan.egress.allow = EgressAllowlist(m, p);
+    plan.egress.methods = p.egress_methods;
     plan.egress.proxy = where.bindir + "/hangar-egress";
     plan.egress.forwarder = where.socat;
     plan.egress.socket = where.run + "/egress.sock";
@@ -206,6 +208,14 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
       if (!d.is_string() || !ParseDestination(d.as_string()).ok())
         return bad("egress.allow", "expected a list of \"host:port\"");
       p.egress.allow.push_back(d.as_string());
+    }
+    // Absent in plans of hangar before egress_methods: any method.
+    if (const json::Value* methods = e->find("methods")) {
+      if (!methods->is_array()) return bad("egress.methods", "expected a list");
+      for (const json::Value& x : methods->as_array()) {
+        if (!x.is_string()) return bad("egress.methods", "expected a list of strings");
+        p.egress.methods.push_back(x.as_string());
+      }
     }
   }
   // Absent in plans of hangar before the limits: none.

@@ -44,6 +44,7 @@ struct Sandbox {
 // drone runs, and the plan's env points HTTP(S)_PROXY and ALL_PROXY (both cases) at it.
 struct EgressPlan {
   std::vector<std::string> allow;  // the profile's and the mission's destinations, sorted, unique
+  std::vector<std::string> methods;  // the profile's egress_methods; empty: any plain-HTTP method
   std::string proxy;               // {bindir}/hangar-egress
   std::string forwarder;           // socat (absolute); empty: not installed (stage 2 denies)
   std::string socket;              // RUN/egress.sock

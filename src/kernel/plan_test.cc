@@ -40,6 +40,23 @@ TEST(Plan, StdoutFileAndRoomDirsRoundTrip) {
   EXPECT_EQ(json::Write(back->ToJson()), json::Write(p.ToJson()));
 }
 
+TEST(Plan, TheEgressPlanRoundTrips) {
+  Plan p = CodexLikePlan();
+  p.network = "egress";
+  p.egress.allow = {"api.openai.com:443"};
+  p.egress.methods = {"GET"};
+  p.egress.proxy = "/b/hangar-egress";
+  p.egress.forwarder = "/usr/bin/socat";
+  p.egress.socket = "/s/run/egress.sock";
+  Result<Plan> back = Plan::FromJson(p.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->egress.methods, (std::vector<std::string>{"GET"}));
+  EXPECT_EQ(json::Write(back->ToJson()), json::Write(p.ToJson()));
+  json::Value v = p.ToJson();
+  v.as_object()["egress"].as_object()["methods"] = json::Value(3);
+  EXPECT_EQ(FromJsonStatus(v).message(), "plan.json: egress.methods: expected a list");
+}
+
 TEST(Plan, LimitsAndTheDronesUserRoundTrip) {
   Plan p = CodexLikePlan();
   p.processes = 64;

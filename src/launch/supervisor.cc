@@ -322,7 +322,8 @@ Result<pid_t> Supervisor::SpawnDrone() {
 Status Supervisor::StartEgress() {
   if (plan_.network != "egress") return Status::Ok();
   const EgressPlan& e = plan_.egress;
-  json::Object rules{{"allow", json::Array(e.allow.begin(), e.allow.end())}};
+  json::Object rules{{"allow", json::Array(e.allow.begin(), e.allow.end())},
+                     {"methods", json::Array(e.methods.begin(), e.methods.end())}};
   if (Status s = RealEnv()->WriteFileAtomic(plan_.run, "egress-rules.json",
                                             json::WritePretty(json::Value(std::move(rules))));
       !s.ok())

@@ -5,7 +5,7 @@
 # ip:port) and an internal service. The drone's curl, with nothing but the proxy variables the plan
 # sets, reaches the API (plain HTTP and CONNECT) without a person; its requests to the internal
 # service's port, to a listed name that resolves to 127.0.0.1, to the cloud metadata address and
-# to an unlisted host are refused with their rule; a direct connection (no proxy) gets nowhere.
+# to an unlisted host, and a POST where the profile allows only GET, are refused with their rule; a direct connection (no proxy) gets nowhere.
 # The internal service's access log, on the host, has no request. With network "none" nothing gets
 # out. As root and as a user.
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +19,7 @@ cat >"$T/net.sh" <<NET
 c() { curl -s -m 10 -o /dev/null -w '%{http_code}' "\$@" || true; }
 curl -s -m 10 "http://127.0.0.1:$API/index.html" >plain.txt
 curl -s -m 10 -p "http://127.0.0.1:$API/index.html" >tunnel.txt
+c -X POST -d leak=1 "http://127.0.0.1:$API/index.html" >post.code
 c "http://127.0.0.1:$INTERNAL/" >internal.code
 c -p "http://localhost:$INTERNAL/" >localhost.code
 c "http://169.254.169.254/latest/meta-data/" >metadata.code
@@ -26,7 +27,7 @@ c -p "https://unlisted.invalid/" >unlisted.code
 curl -s -m 3 --noproxy '*' "http://127.0.0.1:$API/index.html" >direct.txt 2>&1; echo \$? >direct.rc
 exit 0
 NET
-edit_conf "c['profiles']['net'] = {'argv': ['/bin/sh', t + '/net.sh'], 'prompt': 'stdin', 'egress': ['127.0.0.1:$API', 'localhost:$INTERNAL']}"
+edit_conf "c['profiles']['net'] = {'argv': ['/bin/sh', t + '/net.sh'], 'prompt': 'stdin', 'egress': ['127.0.0.1:$API', 'localhost:$INTERNAL'], 'egress_methods': ['GET']}"
 as_hangard_user
 start_hangard
 mk() {  # mk ID NETWORK
@@ -38,6 +39,8 @@ r=$S/rooms/E1
 check no-person-needed test "$(outcome E1)" == done
 check plain-through-proxy test "$(cat "$r/plain.txt" 2>/dev/null)" == "model says hi"
 check tunnel-through-proxy test "$(cat "$r/tunnel.txt" 2>/dev/null)" == "model says hi"
+check post-method-refused test "$(cat "$r/post.code")" == 403
+check api-saw-no-post test "$(grep -c '"POST' "$T/api.log")" == 0
 check internal-port-refused test "$(cat "$r/internal.code")" == 403
 check name-to-loopback-refused test "$(cat "$r/localhost.code")" == 000  # CONNECT refused: curl's 000
 check metadata-refused test "$(cat "$r/metadata.code")" == 403
@@ -55,7 +58,8 @@ want = {("127.0.0.1:%s" % api, "allowed", None),
         ("127.0.0.1:%s" % internal, "refused", "egress.unlisted"),
         ("localhost:%s" % internal, "refused", "egress.internal"),
         ("169.254.169.254:80", "refused", "egress.unlisted"),
-        ("unlisted.invalid:443", "refused", "egress.unlisted")}
+        ("unlisted.invalid:443", "refused", "egress.unlisted"),
+        ("127.0.0.1:%s" % api, "refused", "egress.method")}
 assert want <= got, (want - got, rows)
 assert len([r for r in rows if r["verdict"] == "allowed"]) == 2, rows
 assert all(r["address"] is None for r in rows if r["verdict"] == "refused"), rows
