@@ -34,7 +34,7 @@ HANGARD_USER ?= root
 INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-egress
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
-.PHONY: all deps test unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
+.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
 	bench-scale bench-manifest bench-backlog bench-latency bench-slurm bench-sandbox bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
@@ -113,8 +113,11 @@ bin/hangar_test: $(TEST_OBJ) $(BUILD)/libhangar.a | bin/hangar-confine
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ -lgtest_main -lgtest $(LDLIBS)
 
-test: all
+test: all check-layers
 	@tests/run-all
+
+check-layers:
+	@scripts/check-layers
 
 unit: all
 	@bin/hangar_test

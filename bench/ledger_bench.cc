@@ -34,11 +34,11 @@
 
 #include "base/json.h"
 #include "base/sha256.h"
+#include "env/env.h"
 #include "ledger/anchor.h"
 #include "ledger/scan.h"
 #include "ledger/store.h"
 #include "ledger/verify.h"
-#include "shell/env.h"
 
 namespace hangar::ledger {
 namespace {

@@ -11,7 +11,7 @@ using namespace hangar;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = ParseControl(fuzz::Bytes(data, size));
-  if (const auto* e = std::get_if<ControlError>(&r)) {
+  if (const auto* e = std::get_if<ParseError>(&r)) {
     FUZZ_CHECK(!e->reason.empty());
     (void)e->Text();
     return 0;

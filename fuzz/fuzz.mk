@@ -22,14 +22,16 @@ FUZZ_TARGETS  ?=
 # into another file needs it added here (make fuzz-build then fails on an undefined reference;
 # tests/blackbox/fuzz_short.sh with it).
 FUZZ_LIB_SRC := \
-  src/base/json.cc src/base/sha256.cc src/base/status.cc src/base/timefmt.cc \
+  src/base/id.cc src/base/json.cc src/base/parse_error.cc src/base/sha256.cc src/base/status.cc \
+  src/base/strict_json.cc src/base/timefmt.cc \
+  src/base/utf8.cc src/env/env.cc src/env/nofollow.cc \
   src/kernel/config.cc src/kernel/control.cc src/kernel/egress.cc src/kernel/exit_info.cc \
-  src/kernel/mission.cc src/kernel/path_norm.cc src/kernel/plan.cc src/kernel/policy.cc \
-  src/kernel/policy_parse.cc src/kernel/verdict.cc src/kernel/window.cc \
+  src/kernel/grants.cc src/kernel/mission.cc src/kernel/path_norm.cc src/kernel/plan.cc \
+  src/kernel/policy.cc src/kernel/policy_parse.cc src/kernel/verdict.cc src/kernel/window.cc \
   src/launch/engine_report.cc src/launch/slurm_job.cc src/launch/systemd_unit.cc \
   src/ledger/anchor.cc src/ledger/checkpoint.cc src/ledger/entry.cc src/ledger/entry_view.cc \
-  src/ledger/grants.cc src/ledger/lines.cc src/ledger/signing_key.cc src/ledger/store.cc \
-  src/shell/claude_result.cc src/shell/declaration.cc src/shell/env.cc src/shell/harness_events.cc \
+  src/ledger/lines.cc src/ledger/signing_key.cc src/ledger/store.cc \
+  src/shell/claude_result.cc src/shell/declaration.cc src/shell/harness_events.cc \
   src/shell/manifest.cc
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cc=$(FUZZ_DIR)/%.o)
 FUZZ_NAMES   := $(patsubst fuzz/%_fuzz.cc,%,$(wildcard fuzz/*_fuzz.cc))

@@ -6,8 +6,8 @@
 #include <ostream>
 #include <string>
 
-#include "shell/env.h"
-#include "shell/layout.h"
+#include "env/env.h"
+#include "kernel/layout.h"
 
 namespace hangar::cli {
 

@@ -8,7 +8,7 @@
 
 #include "base/status.h"
 #include "cli/context.h"
-#include "shell/env.h"
+#include "env/env.h"
 
 namespace hangar::cli {
 

@@ -7,8 +7,8 @@
 #include "cli/output.h"
 #include "cli/spool_view.h"
 #include "kernel/config.h"
+#include "kernel/grants.h"
 #include "ledger/checkpoint.h"
-#include "ledger/grants.h"
 #include "ledger/verify.h"
 
 namespace hangar::cli {
@@ -184,7 +184,7 @@ int RunGrants(const Context& ctx, bool all) {
   ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
   if (Status s = store.OpenForReading(); !s.ok())
     return FailTo(ctx.err, kExitData, what, s.message());
-  ledger::GrantBook book;
+  GrantBook book;
   json::Array history;
   std::vector<Row> rows{{"SEQ", "KIND", "OP", "SUBJECT", "UNTIL", "BY"}};
   auto subject = [](const json::Value& b) {
@@ -192,7 +192,7 @@ int RunGrants(const Context& ctx, bool all) {
     return m.empty() ? "requester " + StringField(b, "requester") : "mission " + m;
   };
   Status s = store.ForEach(1, [&](const ledger::Entry& e) {
-    Status a = book.Apply(e);
+    Status a = book.Apply(GrantRecord{e.seq, e.kind, e.body});
     if (!a.ok() || !all || (e.kind != "grant" && e.kind != "revoke")) return a;
     history.push_back(EntryJson(e));
     rows.push_back({std::to_string(e.seq), e.kind, StringField(e.body, "op"), subject(e.body),
@@ -209,7 +209,7 @@ int RunGrants(const Context& ctx, bool all) {
   }
   json::Array active;
   rows = {{"SEQ", "OP", "SUBJECT", "UNTIL", "BY"}};
-  for (const ledger::Grant& g : book.Active(ctx.env->Now())) {
+  for (const Grant& g : book.Active(ctx.env->Now())) {
     const std::string until = g.until ? FormatTime(*g.until) : "";
     json::Object o;
     o["seq"] = g.seq;

@@ -4,6 +4,7 @@
 // records it in the ledger and acts. Until then nothing is approved or granted.
 #include <unistd.h>
 
+#include "base/id.h"
 #include "cli/answer.h"
 #include "cli/commands.h"
 #include "cli/drop.h"
@@ -28,7 +29,7 @@ int DropRequest(const Context& ctx, json::Object request, const std::string& wha
   request["time"] = FormatTime(now);
   const std::string text = json::Write(json::Value(request)) + "\n";
   auto parsed = ParseControl(text);
-  if (auto* e = std::get_if<ControlError>(&parsed))
+  if (auto* e = std::get_if<ParseError>(&parsed))
     return FailTo(ctx.err, kExitUsage, what, e->Text());
   const std::string name = request["request"].as_string() + "." +
                            (ValidId(subject) ? subject + "." : "") + CompactTime(now) + "." +

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "base/timefmt.h"
+#include "kernel/layout.h"
 #include "kernel/phase.h"
-#include "shell/layout.h"
 
 namespace hangar::cli {
 

@@ -14,9 +14,9 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "base/timefmt.h"
+#include "env/env.h"
+#include "kernel/layout.h"
 #include "kernel/phase.h"
-#include "shell/env.h"
-#include "shell/layout.h"
 
 namespace hangar::cli {
 

@@ -34,12 +34,9 @@ namespace hangar {
 
 namespace {
 
-constexpr TimeMs kSupervisorCheckMs = 2000;
 constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are looked at again
 constexpr int kExitRechecks = 50;   // times 10 ms: how long a seen exit.json waits for the lock
 constexpr time_t kOpSettleS = 2;    // a request a scan finds is taken once this long unchanged
-constexpr TimeMs kIntakeRetryMs = 5000;  // intake paused for space: a waiting drop tried this often
-constexpr TimeMs kStorageRetryMs = 2000;  // stopped for a full disk: space looked for this often
 constexpr uint64_t kResumeFreeBytes = uint64_t{8} << 20;  // free space that ends such a stop
 // An engine's tool (systemctl, squeue, ...) that does not answer in this long is taken as "the
 // engine cannot say now", never as "the drone is gone".
@@ -73,7 +70,10 @@ Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits
       ledger_(env_, layout_.spool, anchor_dir_, setup_.config.ledger_name),
       outbox_(
           env_, layout_, [this](const std::string& line) { Say(line); },
-          [this] { return ledger_.checkpoint(); }) {}
+          [this] { return ledger_.checkpoint(); }) {
+  engine_check_.set_period(TimeMs(setup_.config.launchers.poll_s) * 1000);
+  notify_retry_.set_period(TimeMs(setup_.config.notify_retry_s) * 1000);
+}
 
 Daemon::~Daemon() {
   for (int fd : {inotify_fd_, signal_fd_, lock_fd_, anchor_lock_fd_})
@@ -197,7 +197,7 @@ void Daemon::PauseIntake(const std::string& reason) {
         std::to_string(kIntakeRetryMs / 1000) + " s");
   }
   intake_paused_ = reason;
-  last_intake_retry_ = now;
+  intake_retry_.Restart(now);
   pending_names_.clear();  // the retry takes them, one at a time until one goes in
   UpdatePresence();
 }
@@ -216,7 +216,7 @@ bool Daemon::SpaceReturned() {
 }
 
 void Daemon::RetryIntake() {
-  last_intake_retry_ = env_->Now();
+  intake_retry_.Restart(env_->Now());
   Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
   if (!names.ok()) return StopWork(names.status());
   for (const std::string& n : *names)
@@ -350,7 +350,7 @@ Status Daemon::Start() {
 }
 
 Status Daemon::ScanAll() {
-  last_engine_check_ = 0;  // the engines are asked at the next turn too
+  engine_check_.DueNext();  // the engines are asked at the next turn too
   Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
   if (!names.ok()) return names.status();
   pending_names_.insert(pending_names_.end(), names->begin(), names->end());
@@ -475,7 +475,7 @@ void Daemon::WatchRun(const std::string& id) {
 void Daemon::WatchOps(const std::string& id) {
   if (ops_wd_.count(id)) return;
   // A request is taken once it is complete: renamed into place, or closed after writing.
-  const std::string ops = layout_.Room(id) + "/ops";
+  const std::string ops = layout_.RoomOps(id);
   int wd = inotify_add_watch(inotify_fd_, ops.c_str(),
                              IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR | IN_DONT_FOLLOW);
   ops_wd_[id] = wd;
@@ -504,7 +504,7 @@ Status Daemon::TakeOps() {
     auto [id, name] = std::move(pending_ops_.front());
     pending_ops_.pop_front();
     if (!run_wd_.count(id) || !ops_taken_.insert({id, name}).second) continue;
-    const std::string mission_ops = layout_.MissionDir(Phase::kRunning, id) + "/ops";
+    const std::string mission_ops = layout_.MissionOps(id);
     if (env_->Exists(mission_ops + "/" + name + ".result.json")) continue;  // answered before
     Status s = Dispatch(ReadOpRequest(env_, layout_.Room(id), mission_ops, id, name, env_->Now()));
     if (!s.ok()) return s;
@@ -650,62 +650,81 @@ Status Daemon::PerformIntakeAction(const Intake& in, std::deque<Signal>* pending
   return Status::Ok();
 }
 
+// One overload per action type, so an action the kernel comes to return that hangard does not
+// perform is a compile error here, not an act silently skipped.
 Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
-  if (auto* x = std::get_if<Log>(&a)) {
-    Say(x->line);
-    return Status::Ok();
-  }
-  if (auto* x = std::get_if<Launch>(&a)) return PerformLaunch(*x, follow);
-  if (auto* x = std::get_if<RunOp>(&a)) return PerformRunOp(*x, follow);
-  if (auto* x = std::get_if<AnswerOp>(&a)) return PerformAnswerOp(*x);
-  if (auto* x = std::get_if<Observe>(&a)) {
-    Observe ob = *x;
-    ManifestLimits lim = limits_;
-    Env* env = env_;
-    pool_->Submit([ob, lim, env]() -> Signal {
-      return Observed{ob.id, ObserveMission(ob, lim), env->Now()};
-    });
-    return Status::Ok();
-  }
-  if (auto* x = std::get_if<Kill>(&a)) {
-    auto run = engine_runs_.find(x->id);
-    Launcher* engine = run == engine_runs_.end() ? nullptr : LauncherFor(run->second.launcher);
-    Status s =
-        engine ? engine->Cancel(run->second) : SignalSupervisor(layout_.RunDir(x->id), SIGTERM);
-    if (!s.ok()) {
-      Say(x->id + ": " + s.message() +
-          (engine ? " (tried again at each look at its engine)"
-                  : " (tried again at each supervisor check)"));
-      kill_pending_.insert(x->id);
+  struct Performer {
+    Daemon* d;
+    std::deque<Signal>* follow;
+    Status operator()(const Log& x) const {
+      d->Say(x.line);
+      return Status::Ok();
     }
-    return Status::Ok();
-  }
-  if (auto* x = std::get_if<Move>(&a)) {
-    if (x->from == Phase::kRunning) UnwatchRun(x->id);
-    const bool notify = x->notify_dir && x->to == Phase::kReturned && x->files.count("return.json");
-    // The pending record is written before the move, so a crash in between still delivers later.
-    Status s = notify ? outbox_.Record(x->id, *x->notify_dir, "pending delivery") : Status::Ok();
-    if (s.ok()) s = PerformMove(env_, layout_, *x);
-    if (!s.ok()) return s;
-    if (x->to == Phase::kHold && x->notify_dir)
-      for (const char* g : {"gate2.json", "gate1.json"})
-        if (x->files.count(g)) {
-          outbox_.DeliverHold(x->id, *x->notify_dir, x->files.at(g));
-          break;
-        }
-    return notify ? outbox_.Deliver(x->id, *x->notify_dir, x->files.at("return.json"))
-                  : Status::Ok();
-  }
-  if (auto* x = std::get_if<Retry>(&a)) return PerformRetry(env_, layout_, *x);
-  if (auto* x = std::get_if<ConsumeControl>(&a)) {
-    Status s = PerformConsumeControl(env_, layout_, *x);
-    if (s.ok() || !x->bad) return s;
-    // A bad request that cannot be filed must not come back at every start: its reason is in
-    // the log line the kernel wrote; the request goes.
-    Say("control " + x->name + " could not be kept in control/bad (" + s.message() + "); removed");
-    return env_->Remove(layout_.ControlNew() + "/" + x->name);
+    Status operator()(const Launch& x) const { return d->PerformLaunch(x, follow); }
+    Status operator()(const RunOp& x) const { return d->PerformRunOp(x, follow); }
+    Status operator()(const AnswerOp& x) const { return d->PerformAnswerOp(x); }
+    Status operator()(const Observe& x) const { return d->PerformObserve(x); }
+    Status operator()(const Kill& x) const { return d->PerformKill(x); }
+    Status operator()(const Move& x) const { return d->PerformMoveAction(x); }
+    Status operator()(const Retry& x) const { return PerformRetry(d->env_, d->layout_, x); }
+    Status operator()(const ConsumeControl& x) const { return d->PerformConsumeAction(x); }
+    // Decided performs these itself: the records before any act, an intake with its undo.
+    Status operator()(const Record&) const {
+      return Status::Invalid("a Record reaches Perform: Decided appends every record first");
+    }
+    Status operator()(const Intake& x) const {
+      return Status::Invalid("the intake of " + x.id + " reaches Perform: Decided performs it");
+    }
+  };
+  return std::visit(Performer{this, follow}, a);
+}
+
+Status Daemon::PerformObserve(const Observe& x) {
+  Observe ob = x;
+  ManifestLimits lim = limits_;
+  Env* env = env_;
+  pool_->Submit([ob, lim, env]() -> Signal {
+    return Observed{ob.id, ObserveMission(ob, lim), env->Now()};
+  });
+  return Status::Ok();
+}
+
+Status Daemon::PerformKill(const Kill& x) {
+  auto run = engine_runs_.find(x.id);
+  Launcher* engine = run == engine_runs_.end() ? nullptr : LauncherFor(run->second.launcher);
+  Status s = engine ? engine->Cancel(run->second) : SignalSupervisor(layout_.RunDir(x.id), SIGTERM);
+  if (!s.ok()) {
+    Say(x.id + ": " + s.message() +
+        (engine ? " (tried again at each look at its engine)"
+                : " (tried again at each supervisor check)"));
+    kill_pending_.insert(x.id);
   }
   return Status::Ok();
+}
+
+Status Daemon::PerformMoveAction(const Move& x) {
+  if (x.from == Phase::kRunning) UnwatchRun(x.id);
+  const bool notify = x.notify_dir && x.to == Phase::kReturned && x.files.count("return.json");
+  // The pending record is written before the move, so a crash in between still delivers later.
+  Status s = notify ? outbox_.Record(x.id, *x.notify_dir, "pending delivery") : Status::Ok();
+  if (s.ok()) s = PerformMove(env_, layout_, x);
+  if (!s.ok()) return s;
+  if (x.to == Phase::kHold && x.notify_dir)
+    for (const char* g : {"gate2.json", "gate1.json"})
+      if (x.files.count(g)) {
+        outbox_.DeliverHold(x.id, *x.notify_dir, x.files.at(g));
+        break;
+      }
+  return notify ? outbox_.Deliver(x.id, *x.notify_dir, x.files.at("return.json")) : Status::Ok();
+}
+
+Status Daemon::PerformConsumeAction(const ConsumeControl& x) {
+  Status s = PerformConsumeControl(env_, layout_, x);
+  if (s.ok() || !x.bad) return s;
+  // A bad request that cannot be filed must not come back at every start: its reason is in
+  // the log line the kernel wrote; the request goes.
+  Say("control " + x.name + " could not be kept in control/bad (" + s.message() + "); removed");
+  return env_->Remove(layout_.ControlNew() + "/" + x.name);
 }
 
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
@@ -741,7 +760,7 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
 }
 
 Status Daemon::PerformRunOp(const RunOp& r, std::deque<Signal>* follow) {
-  const std::string ops = layout_.MissionDir(Phase::kRunning, r.id) + "/ops";
+  const std::string ops = layout_.MissionOps(r.id);
   Status s = env_->MakeDir(ops);
   if (!s.ok() && s.code() != Code::kExists) return s;
   for (const auto& [name, text] : r.files)
@@ -769,7 +788,7 @@ Status Daemon::PerformRunOp(const RunOp& r, std::deque<Signal>* follow) {
 }
 
 Status Daemon::PerformAnswerOp(const AnswerOp& a) {
-  const std::string ops = layout_.MissionDir(Phase::kRunning, a.id) + "/ops";
+  const std::string ops = layout_.MissionOps(a.id);
   Status s = env_->MakeDir(ops);
   if (!s.ok() && s.code() != Code::kExists) return s;
   // The answer itself last: a request whose NAME.result.json exists is never taken again.
@@ -1035,30 +1054,20 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
     }
   }
   const TimeMs now = env_->Now();
-  if (now < last_intake_retry_) last_intake_retry_ = now;
-  if (stopped_.empty() && !intake_paused_.empty() && now - last_intake_retry_ >= kIntakeRetryMs)
-    RetryIntake();
+  if (stopped_.empty() && !intake_paused_.empty() && intake_retry_.Due(now)) RetryIntake();
   if (Status s = TakeOps(); !s.ok()) return s;
   if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
   if (Status s = RecheckExits(); !s.ok()) return s;
-  // A wall clock stepped back must not stop the periodic checks until it catches up.
-  if (now < last_supervisor_check_) last_supervisor_check_ = now - kSupervisorCheckMs;
-  if (now < last_notify_retry_) last_notify_retry_ = now;
-  if (now - last_supervisor_check_ >= kSupervisorCheckMs) {
-    last_supervisor_check_ = now;
+  // The periodic checks (daemon/periodic.h: a wall clock stepped back stalls none of them).
+  if (supervisor_check_.Due(now)) {
     Status s = CheckSupervisors();
     if (!s.ok()) return s;
   }
-  if (now < last_engine_check_) last_engine_check_ = now;
-  if (!engine_runs_.empty() && stopped_.empty() &&
-      now - last_engine_check_ >= TimeMs(setup_.config.launchers.poll_s) * 1000) {
-    last_engine_check_ = now;
+  if (!engine_runs_.empty() && stopped_.empty() && engine_check_.Due(now)) {
     Status s = CheckEngines();
     if (!s.ok()) return s;
   }
-  if (storage_full_ &&
-      (now < last_storage_check_ || now - last_storage_check_ >= kStorageRetryMs)) {
-    last_storage_check_ = now;
+  if (storage_full_ && storage_check_.Due(now)) {
     if (SpaceReturned()) {
       *quit = true;
       restart_ = true;
@@ -1067,8 +1076,7 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
   }
   if (!stopped_.empty()) return Status::Ok();  // no checkpoint, no delivery: nothing is trusted
   Checkpoint();
-  if (now - last_notify_retry_ >= TimeMs(setup_.config.notify_retry_s) * 1000) {
-    last_notify_retry_ = now;
+  if (notify_retry_.Due(now)) {
     Status s = outbox_.Retry();
     if (!s.ok()) return s;
   }

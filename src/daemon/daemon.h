@@ -41,16 +41,22 @@
 #include <string>
 
 #include "daemon/ledger_keeper.h"
+#include "daemon/periodic.h"
 #include "daemon/watchdog.h"
 #include "daemon/worker_pool.h"
+#include "env/env.h"
 #include "kernel/kernel.h"
+#include "kernel/layout.h"
 #include "launch/launcher.h"
-#include "shell/env.h"
-#include "shell/layout.h"
 #include "shell/manifest.h"
 #include "shell/notify_outbox.h"
 
 namespace hangar {
+
+inline constexpr TimeMs kSupervisorCheckMs = 2000;  // each supervisor's lock looked at this often
+inline constexpr TimeMs kIntakeRetryMs = 5000;  // intake paused for space: a drop tried this often
+inline constexpr TimeMs kStorageRetryMs =
+    2000;  // stopped for a full disk: space looked for this often
 
 class Daemon {
  public:
@@ -74,7 +80,11 @@ class Daemon {
  private:
   Status Dispatch(Signal s);
   Status Decided(const Signal& s, std::deque<Signal>* pending);
-  Status Perform(const Action& a, std::deque<Signal>* follow);
+  Status Perform(const Action& a, std::deque<Signal>* follow);  // std::visit: every action type
+  Status PerformObserve(const Observe& x);
+  Status PerformKill(const Kill& x);
+  Status PerformMoveAction(const Move& x);
+  Status PerformConsumeAction(const ConsumeControl& x);
   Status PerformLaunch(const Launch& l, std::deque<Signal>* follow);
   Status TakeName(const std::string& name);
   Status TakeControl(const std::string& name);
@@ -149,21 +159,24 @@ class Daemon {
   std::map<std::string, Plan> engine_runs_;     // mission id -> plan, of drones an engine runs
   std::map<std::string, TimeMs> engine_since_;  // when each was launched (or found at start)
   std::string engine_said_;                     // the last "engine does not answer" line said
-  TimeMs last_engine_check_ = 0;
+  Periodic engine_check_{1000, Periodic::StepBack::kRestart};  // period: launchers.poll_s
   std::map<int, std::string> ops_watch_;  // inotify wd of ROOM/ops -> mission id
   std::map<std::string, int> ops_wd_;     // mission id -> that wd (-1: the tick looks instead)
   // Requests (id, NAME) seen and not yet read, and those already handed to the kernel.
   std::deque<std::pair<std::string, std::string>> pending_ops_;
   std::set<std::pair<std::string, std::string>> ops_taken_;
-  TimeMs started_ = 0, last_supervisor_check_ = 0, last_notify_retry_ = 0;
+  TimeMs started_ = 0;
+  Periodic supervisor_check_{kSupervisorCheckMs, Periodic::StepBack::kDueNow};
+  Periodic notify_retry_{1000, Periodic::StepBack::kRestart};  // period: notify_retry_s
   std::set<std::string> start_names_;  // drops that waited in incoming/new at start, not taken yet
   std::string stopped_;                // why the work stopped; empty: it goes on
   std::string intake_paused_;          // why intake waits for space; empty: it does not
-  TimeMs stopped_at_ = 0, intake_paused_at_ = 0, last_intake_retry_ = 0;
+  TimeMs stopped_at_ = 0, intake_paused_at_ = 0;
+  Periodic intake_retry_{kIntakeRetryMs, Periodic::StepBack::kRestart};
   bool presence_said_ = false;  // a failed hangard.json write while stopped was logged
   bool storage_full_ = false;   // stopped for want of space (ENOSPC, EDQUOT)
   bool restart_ = false;        // space returned: Run ended for a restart in place
-  TimeMs last_storage_check_ = 0;
+  Periodic storage_check_{kStorageRetryMs, Periodic::StepBack::kDueNow};
   bool rooms_same_fs_ = false;  // the rooms are on the spool's filesystem (st_dev), seen at start
   Watchdog watchdog_ = Watchdog::FromEnvironment();  // pinged at every turn of the loop
 };

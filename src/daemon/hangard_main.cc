@@ -13,11 +13,11 @@
 
 #include "daemon/daemon.h"
 #include "daemon/sd_notify.h"
+#include "env/env.h"
+#include "env/fault_env.h"
 #include "kernel/config.h"
 #include "kernel/policy.h"
 #include "launch/drone_exec.h"
-#include "shell/env.h"
-#include "shell/fault_env.h"
 #include "shell/users.h"
 
 namespace {

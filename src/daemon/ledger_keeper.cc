@@ -138,18 +138,14 @@ Status LedgerKeeper::HoldToCheckpoint() {
   return Status::Ok();
 }
 
-Status LedgerKeeper::FoldGrants(ledger::GrantBook* book) const {
+Status LedgerKeeper::FoldGrants(GrantBook* book) const {
   ledger::ScanOptions options;
   options.threads = 1;
   return ledger::ScanLedger(store_, options, [&](const ledger::EntryView& v, bool) {
     if (v.kind != "grant" && v.kind != "revoke" && v.kind != "ledger.reanchor") return Status::Ok();
     Result<json::Value> body = json::Parse(v.body);
     if (!body.ok()) return body.status();
-    ledger::Entry e;
-    e.seq = v.seq;
-    e.kind = std::string(v.kind);
-    e.body = std::move(body).value();
-    return book->Apply(e);
+    return book->Apply(GrantRecord{v.seq, std::string(v.kind), std::move(body).value()});
   });
 }
 

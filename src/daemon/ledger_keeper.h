@@ -33,12 +33,12 @@
 
 #include "base/json.h"
 #include "base/status.h"
+#include "env/env.h"
+#include "kernel/grants.h"
 #include "kernel/kernel.h"
 #include "ledger/anchor.h"
-#include "ledger/grants.h"
 #include "ledger/signing_key.h"
 #include "ledger/store.h"
-#include "shell/env.h"
 
 namespace hangar {
 
@@ -74,7 +74,7 @@ class LedgerKeeper {
 
   // Folds every grant and revocation of the ledger into *book (ledger/grants.h), for the window.
   // Invalid when an entry cannot be read or a grant's body is malformed.
-  Status FoldGrants(ledger::GrantBook* book) const;
+  Status FoldGrants(GrantBook* book) const;
 
   // Signed checkpoints (man/hangar-ledger.5): loads the Ed25519 key at key_path, creating it
   // (0600, with key_path.pub) on first use. Call after Start. origin names this ledger's home in

@@ -6,10 +6,10 @@
 
 #include <string>
 
+#include "env/env.h"
 #include "kernel/control.h"
 #include "kernel/kernel.h"
-#include "shell/env.h"
-#include "shell/layout.h"
+#include "kernel/layout.h"
 
 namespace hangar {
 

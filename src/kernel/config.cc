@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "base/simdjson_util.h"
+#include "base/strict_json.h"
 #include "kernel/control.h"
 #include "kernel/mission.h"
 
@@ -14,28 +14,7 @@ using simdjson::dom::element_type;
 
 namespace {
 
-struct Fail {
-  std::string field, reason;
-};
-
-[[noreturn]] void Throw(std::string field, std::string reason) {
-  throw Fail{std::move(field), std::move(reason)};
-}
-
-std::string Str(element e, const std::string& f) {
-  if (e.type() != element_type::STRING) Throw(f, "expected a string");
-  std::string s(e.get_string().value_unsafe());
-  if (s.empty()) Throw(f, "expected a non-empty string");
-  return s;
-}
-
-int64_t Int(element e, const std::string& f, int64_t lo, int64_t hi) {
-  if (e.type() != element_type::INT64) Throw(f, "expected an integer");
-  int64_t v = e.get_int64().value_unsafe();
-  if (v < lo || v > hi)
-    Throw(f, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
-  return v;
-}
+using strict::Fail;
 
 std::string Dir(const std::string& file) {
   size_t slash = file.rfind('/');
@@ -47,31 +26,14 @@ std::string Resolve(const std::string& base, const std::string& p) {
   return p[0] == '/' ? p : base + "/" + p;
 }
 
+// Lists of non-empty strings, as every list of the config is.
 std::vector<std::string> Strings(element v, const std::string& k, bool non_empty) {
-  if (v.type() != element_type::ARRAY) Throw(k, "expected a list of strings");
-  std::vector<std::string> out;
-  size_t i = 0;
-  for (element a : AsArray(v)) out.push_back(Str(a, k + "[" + std::to_string(i++) + "]"));
-  if (non_empty && out.empty()) Throw(k, "expected a non-empty list");
-  return out;
-}
-
-std::map<std::string, std::string> Env(element v, const std::string& k) {
-  if (v.type() != element_type::OBJECT) Throw(k, "expected an object of strings");
-  std::map<std::string, std::string> env;
-  for (auto [ek, ev] : AsObject(v)) {
-    std::string name(ek);
-    if (name.empty() || name.find('=') != std::string::npos)
-      Throw(k, "bad variable name \"" + name + "\"");
-    if (ev.type() != element_type::STRING) Throw(k + "." + name, "expected a string");
-    env[name] = std::string(ev.get_string().value_unsafe());
-  }
-  return env;
+  return strict::Strings(v, k, {.non_empty_items = true, .non_empty = non_empty});
 }
 
 Profile ParseProfile(const std::string& name, element e) {
   const std::string f = "profiles." + name;
-  if (e.type() != element_type::OBJECT) Throw(f, "expected an object");
+  if (e.type() != element_type::OBJECT) Fail(f, "expected an object");
   Profile p;
   p.name = name;
   bool has_argv = false, has_egress = false;
@@ -80,12 +42,12 @@ Profile ParseProfile(const std::string& name, element e) {
   std::set<std::string> seen;
   for (auto [key, v] : AsObject(e)) {
     std::string k = f + "." + std::string(key);
-    if (!seen.insert(std::string(key)).second) Throw(k, "field given twice");
+    if (!seen.insert(std::string(key)).second) Fail(k, "field given twice");
     if (key == "argv") {
       has_argv = true;
       p.argv = Strings(v, k, true);
     } else if (key == "harness") {
-      std::string h = Str(v, k);
+      std::string h = strict::NonEmptyString(v, k);
       if (h == "command")
         p.harness = Harness::kCommand;
       else if (h == "codex")
@@ -93,15 +55,15 @@ Profile ParseProfile(const std::string& name, element e) {
       else if (h == "claude")
         p.harness = Harness::kClaude;
       else
-        Throw(k, "expected \"command\", \"codex\" or \"claude\"");
+        Fail(k, "expected \"command\", \"codex\" or \"claude\"");
     } else if (key == "program") {
-      program = Str(v, k);
+      program = strict::NonEmptyString(v, k);
     } else if (key == "args") {
       args = Strings(v, k, false);
     } else if (key == "allowed_tools") {
       tools = Strings(v, k, false);
     } else if (key == "prompt") {
-      std::string s = Str(v, k);
+      std::string s = strict::NonEmptyString(v, k);
       if (s == "stdin")
         p.prompt = PromptVia::kStdin;
       else if (s == "file")
@@ -109,21 +71,21 @@ Profile ParseProfile(const std::string& name, element e) {
       else if (s == "both")
         p.prompt = PromptVia::kBoth;
       else
-        Throw(k, "expected \"stdin\", \"file\" or \"both\"");
+        Fail(k, "expected \"stdin\", \"file\" or \"both\"");
     } else if (key == "last_message") {
-      p.last_message = Str(v, k);
+      p.last_message = strict::NonEmptyString(v, k);
     } else if (key == "sandbox") {
-      p.sandbox = Str(v, k);
-      if (p.sandbox != "bwrap" && p.sandbox != "none") Throw(k, "expected \"bwrap\" or \"none\"");
+      p.sandbox = strict::NonEmptyString(v, k);
+      if (p.sandbox != "bwrap" && p.sandbox != "none") Fail(k, "expected \"bwrap\" or \"none\"");
     } else if (key == "env") {
-      p.env = Env(v, k);
+      p.env = strict::StringMap(v, k);
     } else if (key == "egress") {
       has_egress = true;
       for (const std::string& s : Strings(v, k, false)) {
         Result<Destination> d = ParseDestination(s);
-        if (!d.ok()) Throw(k, d.status().message());
+        if (!d.ok()) Fail(k, d.status().message());
         if (std::find(p.egress.begin(), p.egress.end(), *d) != p.egress.end())
-          Throw(k, d->Text() + " given twice");
+          Fail(k, d->Text() + " given twice");
         p.egress.push_back(*d);
       }
     } else if (key == "egress_methods") {
@@ -132,32 +94,33 @@ Profile ParseProfile(const std::string& name, element e) {
       for (const std::string& m : p.egress_methods) {
         if (m.empty() || m.size() > 20 ||
             !std::all_of(m.begin(), m.end(), [](char c) { return c >= 'A' && c <= 'Z'; }))
-          Throw(k, "\"" + m.substr(0, 40) + "\": expected an HTTP method in capitals (GET, HEAD)");
+          Fail(k, "\"" + m.substr(0, 40) + "\": expected an HTTP method in capitals (GET, HEAD)");
         if (m == "CONNECT")
-          Throw(k, "CONNECT is how HTTPS is reached, judged by destination; the list limits "
-                   "plain-HTTP requests");
-        if (!given.insert(m).second) Throw(k, m + " given twice");
+          Fail(k,
+               "CONNECT is how HTTPS is reached, judged by destination; the list limits "
+               "plain-HTTP requests");
+        if (!given.insert(m).second) Fail(k, m + " given twice");
       }
     } else if (key == "launcher") {
-      p.launcher = Str(v, k);
+      p.launcher = strict::NonEmptyString(v, k);
       if (p.launcher != "direct" && p.launcher != "systemd" && p.launcher != "slurm")
-        Throw(k, "expected \"direct\", \"systemd\" or \"slurm\"");
+        Fail(k, "expected \"direct\", \"systemd\" or \"slurm\"");
     } else {
-      Throw(k,
-            "unknown field (a profile has harness, argv, program, args, allowed_tools, prompt, "
-            "last_message, env, egress, egress_methods, sandbox, launcher)");
+      Fail(k,
+           "unknown field (a profile has harness, argv, program, args, allowed_tools, prompt, "
+           "last_message, env, egress, egress_methods, sandbox, launcher)");
     }
   }
   const bool preset = p.harness != Harness::kCommand;
   if (!preset && (!program.empty() || !args.empty()))
-    Throw(f + "." + (program.empty() ? "args" : "program"),
-          "only a codex or claude profile builds its argv from program and args");
+    Fail(f + "." + (program.empty() ? "args" : "program"),
+         "only a codex or claude profile builds its argv from program and args");
   if (!tools.empty() && p.harness != Harness::kClaude)
-    Throw(f + ".allowed_tools", "only a claude profile has allowed_tools");
+    Fail(f + ".allowed_tools", "only a claude profile has allowed_tools");
   if (has_argv && (!program.empty() || !args.empty()))
-    Throw(f + ".argv", "give argv, or program and args, not both");
-  if (!has_argv && !preset) Throw(f + ".argv", "missing required field");
-  if (!has_argv && program.empty()) Throw(f + ".program", "missing required field (or give argv)");
+    Fail(f + ".argv", "give argv, or program and args, not both");
+  if (!has_argv && !preset) Fail(f + ".argv", "missing required field");
+  if (!has_argv && program.empty()) Fail(f + ".program", "missing required field (or give argv)");
   if (p.harness == Harness::kCodex && p.last_message.empty()) p.last_message = kCodexLastMessage;
   // An agent reaches its vendor's API unless the profile names its own destinations (another
   // base URL, a local model server): network "egress" is its default (plan.h).
@@ -191,8 +154,8 @@ Profile ParseProfile(const std::string& name, element e) {
 
 OpHandler ParseOp(const std::string& name, element e) {
   const std::string f = "ops." + name;
-  if (!ValidOpName(name)) Throw(f, "expected an op name ([a-z][a-z0-9._-]*, at most 64 bytes)");
-  if (e.type() != element_type::OBJECT) Throw(f, "expected an object");
+  if (!ValidOpName(name)) Fail(f, "expected an op name ([a-z][a-z0-9._-]*, at most 64 bytes)");
+  if (e.type() != element_type::OBJECT) Fail(f, "expected an object");
   OpHandler h;
   h.name = name;
   bool has_argv = false;
@@ -201,144 +164,144 @@ OpHandler ParseOp(const std::string& name, element e) {
     if (key == "argv") {
       has_argv = true;
       h.argv = Strings(v, k, true);
-      if (!h.argv[0].starts_with("/")) Throw(k + "[0]", "expected an absolute path");
+      if (!h.argv[0].starts_with("/")) Fail(k + "[0]", "expected an absolute path");
     } else if (key == "env") {
-      h.env = Env(v, k);
+      h.env = strict::StringMap(v, k);
     } else if (key == "timeout_s") {
-      h.timeout_s = int(Int(v, k, 1, 3600));
+      h.timeout_s = int(strict::IntegerIn(v, k, 1, 3600));
     } else {
-      Throw(k, "unknown field (an op has argv, env, timeout_s)");
+      Fail(k, "unknown field (an op has argv, env, timeout_s)");
     }
   }
-  if (!has_argv) Throw(f + ".argv", "missing required field");
+  if (!has_argv) Fail(f + ".argv", "missing required field");
   if (!h.env.count("PATH")) h.env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
   return h;
 }
 
 Config Parse(element root, const std::string& file) {
-  if (root.type() != element_type::OBJECT) Throw("", "expected a JSON object");
+  if (root.type() != element_type::OBJECT) Fail("", "expected a JSON object");
   Config c;
   c.file = file;
   const std::string base = Dir(file);
   std::set<std::string> seen;
   for (auto [key, v] : AsObject(root)) {
     std::string k(key);
-    if (!seen.insert(k).second) Throw(k, "field given twice");
+    if (!seen.insert(k).second) Fail(k, "field given twice");
     if (k == "hangar") {
       if (v.type() != element_type::INT64 || v.get_int64().value_unsafe() != 1)
-        Throw(k, "expected 1 (the only config format version this hangar reads)");
+        Fail(k, "expected 1 (the only config format version this hangar reads)");
     } else if (k == "spool") {
-      c.spool = Resolve(base, Str(v, k));
+      c.spool = Resolve(base, strict::NonEmptyString(v, k));
     } else if (k == "anchor") {
-      c.anchor = Resolve(base, Str(v, k));
+      c.anchor = Resolve(base, strict::NonEmptyString(v, k));
     } else if (k == "policy") {
-      c.policy = Resolve(base, Str(v, k));
+      c.policy = Resolve(base, strict::NonEmptyString(v, k));
     } else if (k == "ledger_name") {
-      c.ledger_name = Str(v, k);
+      c.ledger_name = strict::NonEmptyString(v, k);
       if (!ValidId(c.ledger_name))
-        Throw(k, "expected a name of letters, digits, '.', '_' and '-' (at most 64)");
+        Fail(k, "expected a name of letters, digits, '.', '_' and '-' (at most 64)");
     } else if (k == "checkpoint") {
-      if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
+      if (v.type() != element_type::OBJECT) Fail(k, "expected an object");
       for (auto [ck, cv] : AsObject(v)) {
         std::string f = k + "." + std::string(ck);
         if (ck == "every")
-          c.checkpoint_every = Int(cv, f, 1, int64_t(1) << 40);
+          c.checkpoint_every = strict::IntegerIn(cv, f, 1, int64_t(1) << 40);
         else if (ck == "seconds")
-          c.checkpoint_seconds = Int(cv, f, 1, 86400 * 366);
+          c.checkpoint_seconds = strict::IntegerIn(cv, f, 1, 86400 * 366);
         else if (ck == "key")
-          c.checkpoint_key = Resolve(base, Str(cv, f));
+          c.checkpoint_key = Resolve(base, strict::NonEmptyString(cv, f));
         else
-          Throw(f, "unknown field (checkpoint has every, seconds, key)");
+          Fail(f, "unknown field (checkpoint has every, seconds, key)");
       }
     } else if (k == "rooms") {
-      c.rooms = Str(v, k);
+      c.rooms = strict::NonEmptyString(v, k);
     } else if (k == "slots") {
-      c.slots = int(Int(v, k, 0, 4096));
+      c.slots = int(strict::IntegerIn(v, k, 0, 4096));
     } else if (k == "kill_grace_s") {
-      c.kill_grace_s = int(Int(v, k, 0, 3600));
+      c.kill_grace_s = int(strict::IntegerIn(v, k, 0, 3600));
     } else if (k == "notify_retry_s") {
-      c.notify_retry_s = int(Int(v, k, 1, 86400));
+      c.notify_retry_s = int(strict::IntegerIn(v, k, 1, 86400));
     } else if (k == "manifest") {
-      if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
+      if (v.type() != element_type::OBJECT) Fail(k, "expected an object");
       for (auto [mk, mv] : AsObject(v)) {
         std::string f = k + "." + std::string(mk);
         if (mk == "max_entries")
-          c.manifest_max_entries = Int(mv, f, 1, int64_t(1) << 40);
+          c.manifest_max_entries = strict::IntegerIn(mv, f, 1, int64_t(1) << 40);
         else if (mk == "max_hash_bytes")
-          c.manifest_max_hash_bytes = Int(mv, f, 0, int64_t(1) << 62);
+          c.manifest_max_hash_bytes = strict::IntegerIn(mv, f, 0, int64_t(1) << 62);
         else
-          Throw(f, "unknown field (manifest has max_entries, max_hash_bytes)");
+          Fail(f, "unknown field (manifest has max_entries, max_hash_bytes)");
       }
     } else if (k == "drone_user") {
-      c.drone_user = Str(v, k);
+      c.drone_user = strict::NonEmptyString(v, k);
       if (c.drone_user.empty() || c.drone_user.size() > 32 ||
           c.drone_user.find_first_of(":/\n") != std::string::npos)
-        Throw(k, "expected a login name");
+        Fail(k, "expected a login name");
     } else if (k == "approvers") {
       c.approvers = Strings(v, k, false);
       for (const std::string& a : c.approvers) {
         const std::string name = a.starts_with("@") ? a.substr(1) : a;
         if (name.empty() || name.size() > 32 || name.find_first_of(":/@\n, ") != std::string::npos)
-          Throw(k, "expected login names and @groups, got \"" + a + "\"");
+          Fail(k, "expected login names and @groups, got \"" + a + "\"");
       }
     } else if (k == "allowed_signers") {
-      c.allowed_signers = Str(v, k);
+      c.allowed_signers = strict::NonEmptyString(v, k);
       if (c.allowed_signers.empty() || c.allowed_signers[0] != '/')
-        Throw(k, "expected an absolute path to an OpenSSH allowed_signers file");
+        Fail(k, "expected an absolute path to an OpenSSH allowed_signers file");
     } else if (k == "four_eyes") {
-      if (v.type() != element_type::BOOL) Throw(k, "expected true or false");
+      if (v.type() != element_type::BOOL) Fail(k, "expected true or false");
       c.four_eyes = v.get_bool().value_unsafe();
     } else if (k == "limits") {
-      if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
+      if (v.type() != element_type::OBJECT) Fail(k, "expected an object");
       for (auto [lk, lv] : AsObject(v)) {
         std::string f = k + "." + std::string(lk);
         if (lk == "processes")
-          c.limits.processes = Int(lv, f, 16, 1 << 22);
+          c.limits.processes = strict::IntegerIn(lv, f, 16, 1 << 22);
         else if (lk == "file_mb")
-          c.limits.file_mb = Int(lv, f, 1, int64_t(1) << 30);
+          c.limits.file_mb = strict::IntegerIn(lv, f, 1, int64_t(1) << 30);
         else if (lk == "memory_mb")
-          c.limits.memory_mb = Int(lv, f, 64, int64_t(1) << 30);
+          c.limits.memory_mb = strict::IntegerIn(lv, f, 64, int64_t(1) << 30);
         else if (lk == "shm_mb")
-          c.limits.shm_mb = Int(lv, f, 1, int64_t(1) << 20);
+          c.limits.shm_mb = strict::IntegerIn(lv, f, 1, int64_t(1) << 20);
         else if (lk == "ops_per_minute")
-          c.limits.ops_per_minute = int(Int(lv, f, 1, 100000));
+          c.limits.ops_per_minute = int(strict::IntegerIn(lv, f, 1, 100000));
         else
-          Throw(f,
-                "unknown field (limits has processes, file_mb, memory_mb, shm_mb, ops_per_minute)");
+          Fail(f,
+               "unknown field (limits has processes, file_mb, memory_mb, shm_mb, ops_per_minute)");
       }
     } else if (k == "launchers") {
-      if (v.type() != element_type::OBJECT) Throw(k, "expected an object");
+      if (v.type() != element_type::OBJECT) Fail(k, "expected an object");
       for (auto [lk, lv] : AsObject(v)) {
         std::string f = k + "." + std::string(lk);
         if (lk == "systemd_user") {
-          if (lv.type() != element_type::BOOL) Throw(f, "expected true or false");
+          if (lv.type() != element_type::BOOL) Fail(f, "expected true or false");
           c.launchers.systemd_user = lv.get_bool().value_unsafe();
         } else if (lk == "slurm_partition") {
-          c.launchers.slurm_partition = Str(lv, f);
+          c.launchers.slurm_partition = strict::NonEmptyString(lv, f);
         } else if (lk == "poll_s") {
-          c.launchers.poll_s = int(Int(lv, f, 1, 3600));
+          c.launchers.poll_s = int(strict::IntegerIn(lv, f, 1, 3600));
         } else {
-          Throw(f, "unknown field (launchers has systemd_user, slurm_partition, poll_s)");
+          Fail(f, "unknown field (launchers has systemd_user, slurm_partition, poll_s)");
         }
       }
     } else if (k == "profiles") {
-      if (v.type() != element_type::OBJECT) Throw(k, "expected an object of profiles");
+      if (v.type() != element_type::OBJECT) Fail(k, "expected an object of profiles");
       for (auto [pk, pv] : AsObject(v)) {
         std::string name(pk);
         c.profiles[name] = ParseProfile(name, pv);
       }
     } else if (k == "ops") {
-      if (v.type() != element_type::OBJECT) Throw(k, "expected an object of op handlers");
+      if (v.type() != element_type::OBJECT) Fail(k, "expected an object of op handlers");
       for (auto [ok, ov] : AsObject(v)) {
         std::string name(ok);
         c.ops[name] = ParseOp(name, ov);
       }
     } else {
-      Throw(k, "unknown field");
+      Fail(k, "unknown field");
     }
   }
-  if (!seen.count("hangar")) Throw("hangar", "missing required field");
-  if (c.profiles.empty()) Throw("profiles", "expected at least one drone profile");
+  if (!seen.count("hangar")) Fail("hangar", "missing required field");
+  if (c.profiles.empty()) Fail("profiles", "expected at least one drone profile");
   if (c.rooms.empty()) c.rooms = "rooms";
   return c;
 }
@@ -398,8 +361,8 @@ Result<Config> ParseConfig(std::string_view text, const std::string& file) {
     return Status::Invalid(file + ": not valid JSON: " + simdjson::error_message(err));
   try {
     return Parse(root, file);
-  } catch (const Fail& f) {
-    return Status::Invalid(file + ": " + (f.field.empty() ? "" : f.field + ": ") + f.reason);
+  } catch (const strict::Failure& f) {
+    return Status::Invalid(file + ": " + f.error.Text());
   }
 }
 

@@ -14,7 +14,7 @@ constexpr size_t kMaxWhy = 1000;
 constexpr size_t kMaxSignature = 16384;  // an armored SSH signature is well under 1 KiB
 
 struct Bad {
-  ControlError e;
+  ParseError e;
 };
 
 const json::Value* Member(const json::Value& v, const char* k) {
@@ -120,10 +120,6 @@ std::string ApprovalMessage(const std::string& id, const std::string& mission_sh
          plan_sha256 + "\n";
 }
 
-std::string ControlError::Text() const {
-  return field.empty() ? reason : field + ": " + reason;
-}
-
 bool ValidOpName(std::string_view op) {
   if (op.empty() || op.size() > 64 || op[0] < 'a' || op[0] > 'z') return false;
   for (char c : op)
@@ -132,11 +128,11 @@ bool ValidOpName(std::string_view op) {
   return true;
 }
 
-std::variant<ControlRequest, ControlError> ParseControl(std::string_view bytes) {
+std::variant<ControlRequest, ParseError> ParseControl(std::string_view bytes) {
   if (bytes.size() > kMaxControlBytes)
-    return ControlError{"", "larger than " + std::to_string(kMaxControlBytes) + " bytes"};
+    return ParseError{"", "larger than " + std::to_string(kMaxControlBytes) + " bytes"};
   Result<json::Value> v = json::Parse(bytes);
-  if (!v.ok()) return ControlError{"", v.status().message()};
+  if (!v.ok()) return ParseError{"", v.status().message()};
   try {
     return Parse(*v);
   } catch (const Bad& b) {

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <variant>
 
+#include "base/parse_error.h"
 #include "base/timefmt.h"
 
 namespace hangar {
@@ -51,13 +52,8 @@ std::string ApprovalMessage(const std::string& id, const std::string& mission_sh
 // anything else (a git commit, a file) never approves a mission.
 inline constexpr char kSignatureNamespace[] = "hangar";
 
-struct ControlError {
-  std::string field;  // "" for the whole request
-  std::string reason;
-  std::string Text() const;  // "field: reason" or "reason"
-};
-
-std::variant<ControlRequest, ControlError> ParseControl(std::string_view bytes);
+// Invalid: the ParseError names the field ("" for the whole request) and what was expected.
+std::variant<ControlRequest, ParseError> ParseControl(std::string_view bytes);
 
 // [a-z][a-z0-9._-]{0,63}: an op verb as grants and policies name it.
 bool ValidOpName(std::string_view op);

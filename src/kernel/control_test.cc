@@ -5,17 +5,17 @@
 namespace hangar {
 namespace {
 
-ControlError Err(const std::string& text) {
+ParseError Err(const std::string& text) {
   auto r = ParseControl(text);
-  EXPECT_TRUE(std::holds_alternative<ControlError>(r)) << text;
-  return std::holds_alternative<ControlError>(r) ? std::get<ControlError>(r) : ControlError{};
+  EXPECT_TRUE(std::holds_alternative<ParseError>(r)) << text;
+  return std::holds_alternative<ParseError>(r) ? std::get<ParseError>(r) : ParseError{};
 }
 
 ControlRequest Ok(const std::string& text) {
   auto r = ParseControl(text);
   EXPECT_TRUE(std::holds_alternative<ControlRequest>(r))
       << text << ": "
-      << (std::holds_alternative<ControlError>(r) ? std::get<ControlError>(r).Text() : "");
+      << (std::holds_alternative<ParseError>(r) ? std::get<ParseError>(r).Text() : "");
   return std::holds_alternative<ControlRequest>(r) ? std::get<ControlRequest>(r) : ControlRequest{};
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/id.h"
 #include "base/sha256.h"
 #include "kernel/control.h"
 #include "kernel/gate.h"
@@ -432,7 +433,7 @@ class Decider {
     };
     if (!c.read_error.empty()) return bad("control.invalid", c.read_error);
     auto parsed = ParseControl(c.bytes);
-    if (auto* e = std::get_if<ControlError>(&parsed)) return bad("control.invalid", e->Text());
+    if (auto* e = std::get_if<ParseError>(&parsed)) return bad("control.invalid", e->Text());
     const ControlRequest& r = std::get<ControlRequest>(parsed);
     req = &r;
     claimed_ = r.by;
@@ -614,9 +615,7 @@ class Decider {
     if (!r.mission.empty()) body["mission"] = r.mission;
     if (!r.requester.empty()) body["requester"] = r.requester;
     if (grant) body["until"] = r.until ? json::Value(FormatTime(*r.until)) : json::Value(nullptr);
-    ledger::Entry e;
-    e.kind = grant ? "grant" : "revoke";
-    e.body = body;
+    GrantRecord e{0, grant ? "grant" : "revoke", body};
     e.seq = Ledger(e.kind, std::move(body), now);
     (void)st_->grants.Apply(e);  // the kernel's own well-formed body: it always applies
     effect_ = grant ? "granted" : "revoked";
@@ -639,10 +638,8 @@ class Decider {
     if (st_->rolled_back) body["returned_lost"] = json::Array(unproven.begin(), unproven.end());
     if (!st_->unvouched_grants.empty())
       body["void"] = json::Array(st_->unvouched_grants.begin(), st_->unvouched_grants.end());
-    ledger::Entry reanchor;
-    reanchor.kind = "ledger.reanchor";
-    reanchor.body = body;
-    (void)st_->grants.Apply(reanchor);  // the kernel's own well-formed body: it always applies
+    (void)st_->grants.Apply(GrantRecord{
+        0, "ledger.reanchor", body});  // the kernel's own well-formed body: it always applies
     st_->unvouched_grants.clear();
     Ledger("ledger.reanchor", std::move(body), now, /*new_epoch=*/true);
     for (const std::string& id : unproven) {
@@ -943,9 +940,10 @@ class Decider {
   void EmitObserve(const std::string& id, const MissionRec& rec) {
     Observe ob;
     ob.id = id;
-    ob.room = s_.rooms + "/" + id;
-    ob.run = s_.spool + "/running/" + id + "/run";
-    ob.mission_ops = s_.spool + "/running/" + id + "/ops";
+    const Layout at = s_.Places();
+    ob.room = at.Room(id);
+    ob.run = at.RunDir(id);
+    ob.mission_ops = at.MissionOps(id);
     if (rec.mission) {
       ob.checks = rec.mission->done_when;
       ob.egress = rec.mission->network == "egress";
@@ -999,8 +997,8 @@ class Decider {
       }
       const int attempt = rec.attempt + 1;
       const GateSite site = s_.Site();
-      PlanPlaces where{s_.rooms + "/" + id,
-                       s_.spool + "/running/" + id + "/run",
+      PlanPlaces where{s_.Places().Room(id),
+                       s_.Places().RunDir(id),
                        s_.bindir,
                        s_.config.kill_grace_s,
                        site.bwrap,

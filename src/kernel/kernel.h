@@ -92,12 +92,13 @@
 #include "kernel/config.h"
 #include "kernel/exit_info.h"
 #include "kernel/gate.h"
+#include "kernel/grants.h"
+#include "kernel/layout.h"
 #include "kernel/mission.h"
 #include "kernel/phase.h"
 #include "kernel/plan.h"
 #include "kernel/policy.h"
 #include "kernel/retry.h"
-#include "ledger/grants.h"
 
 namespace hangar {
 
@@ -124,6 +125,8 @@ struct KernelSetup {
   GateSite Site() const;
   // What every sandbox hides: the policy's deny-read paths, hangar's own places, the rooms.
   std::vector<std::string> Hidden() const;
+  // The spool's places (kernel/layout.h), for the paths of plans and observations.
+  Layout Places() const { return Layout{spool, rooms}; }
 };
 
 // Who dropped a file, as the OS says: the uid that owns the file the shell read (fstat of the
@@ -181,7 +184,7 @@ struct State {
   // backup): set by LedgerFailed, cleared by the reanchor that returns the unproven missions.
   bool rolled_back = false;
   std::vector<int64_t> unvouched_grants;  // voided by the reanchor (LedgerFailed)
-  ledger::GrantBook grants;  // folded from the ledger at start, then from the kernel's own records
+  GrantBook grants;  // folded from the ledger at start, then from the kernel's own records
 };
 
 // ---- signals: what the shell saw ----

@@ -265,11 +265,10 @@ TEST(KernelLedger, AReanchorAfterARollbackReturnsWhatTheBackupHeldLost) {
 TEST(KernelLedger, AReanchorVoidsTheUnvouchedGrants) {
   KernelSetup s = LedgerSetup();
   State st;
-  ledger::Entry forged;
-  forged.seq = 7;
-  forged.kind = "grant";
-  forged.body = json::Object{{"op", "wire.funds"}, {"mission", "M1"}};
-  ASSERT_TRUE(st.grants.Apply(forged).ok());
+  ASSERT_TRUE(
+      st.grants
+          .Apply(GrantRecord{7, "grant", json::Object{{"op", "wire.funds"}, {"mission", "M1"}}})
+          .ok());
   st.ledger_seq = 7;
   LedgerFailed f{"anchor-behind at seq 7: ... holds a grant entry (seq 7)", 1000};
   f.unvouched_grants = {7};

@@ -255,11 +255,11 @@ TEST(ParseControl, RetryTakesAnIdOnly) {
   EXPECT_EQ(std::get<ControlRequest>(ok).kind, ControlKind::kRetry);
   EXPECT_EQ(std::get<ControlRequest>(ok).id, "M1");
   auto bad = ParseControl(R"({"hangar":1,"request":"retry","id":"../x"})");
-  ASSERT_TRUE(std::holds_alternative<ControlError>(bad));
-  EXPECT_EQ(std::get<ControlError>(bad).field, "id");
+  ASSERT_TRUE(std::holds_alternative<ParseError>(bad));
+  EXPECT_EQ(std::get<ParseError>(bad).field, "id");
   bad = ParseControl(R"({"hangar":1,"request":"retry","id":"M1","why":"x"})");
-  ASSERT_TRUE(std::holds_alternative<ControlError>(bad));
-  EXPECT_EQ(std::get<ControlError>(bad).field, "why");
+  ASSERT_TRUE(std::holds_alternative<ParseError>(bad));
+  EXPECT_EQ(std::get<ParseError>(bad).field, "why");
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 #include <variant>
 #include <vector>
 
+#include "base/id.h"
 #include "base/json.h"
+#include "base/parse_error.h"
 #include "kernel/egress.h"
 
 namespace hangar {
@@ -48,18 +50,8 @@ struct Mission {
   int64_t deadline_ms() const { return int64_t(max_minutes * 60000.0 + 0.5); }
 };
 
-struct ParseError {
-  std::string field;   // "" for the whole document, else a path such as "done_when[1].rc"
-  std::string reason;  // what was expected
-  json::Value ToJson() const;
-  std::string Text() const;  // "field: reason" or "reason"
-};
-
 using MissionOrError = std::variant<Mission, ParseError>;
 
 MissionOrError ParseMission(std::string_view bytes);
-
-// [A-Za-z0-9][A-Za-z0-9._-]{0,63}
-bool ValidId(std::string_view id);
 
 }  // namespace hangar

@@ -1,9 +1,9 @@
-// ParsePolicy (kernel/policy.h): the strict reader of policy files. Every check throws a Fail
-// {field, reason} that ParsePolicy turns into "FILE: FIELD: reason"; nothing is returned until the
-// whole document has been read, so a bad policy never loads half-way.
+// ParsePolicy (kernel/policy.h): the strict reader of policy files, on base/strict_json.h. Every
+// check throws a strict::Failure that ParsePolicy turns into "FILE: FIELD: reason"; nothing is
+// returned until the whole document has been read, so a bad policy never loads half-way.
 #include <algorithm>
 
-#include "base/simdjson_util.h"
+#include "base/strict_json.h"
 #include "kernel/control.h"
 #include "kernel/path_norm.h"
 #include "kernel/policy.h"
@@ -15,22 +15,12 @@ using simdjson::dom::element_type;
 
 namespace {
 
-struct Fail {
-  std::string field, reason;
-};
-
-[[noreturn]] void Throw(std::string field, std::string reason) {
-  throw Fail{std::move(field), std::move(reason)};
-}
+using strict::Fail;
 
 std::string Quote(std::string_view s) {
   std::string out;
   json::AppendQuoted(&out, s);
   return out;
-}
-
-std::string Index(const std::string& f, size_t i) {
-  return f + "[" + std::to_string(i) + "]";
 }
 
 bool Lower(char c) {
@@ -72,35 +62,11 @@ bool ValidJaVerb(std::string_view v) {
   return true;
 }
 
-// Calls fn(key, field, value) for each member of the object e (field = "f.key"); a key given
-// twice is an error. `members` lists the known keys for the unknown-field message; fn returns
-// false for a key it does not know.
-template <typename Fn>
-void Members(element e, const std::string& f, const std::string& members, Fn fn) {
-  if (e.type() != element_type::OBJECT) Throw(f, "expected an object");
-  std::set<std::string> seen;
-  for (auto [key, v] : AsObject(e)) {
-    std::string k(key), kf = f.empty() ? k : f + "." + k;
-    if (!seen.insert(k).second) Throw(kf, "field given twice");
-    if (!fn(k, kf, v)) Throw(kf, "unknown field (" + members + ")");
-  }
-}
-
-// Calls fn(string, field) for each element of the list e.
+// Calls fn(string, field) for each string of the list e.
 template <typename Fn>
 void Strings(element e, const std::string& f, Fn fn) {
-  if (e.type() != element_type::ARRAY) Throw(f, "expected a list of strings");
-  size_t i = 0;
-  for (element x : AsArray(e)) {
-    std::string xf = Index(f, i++);
-    if (x.type() != element_type::STRING) Throw(xf, "expected a string");
-    fn(std::string(x.get_string().value_unsafe()), xf);
-  }
-}
-
-std::string String(element e, const std::string& f) {
-  if (e.type() != element_type::STRING) Throw(f, "expected a string");
-  return std::string(e.get_string().value_unsafe());
+  strict::Items(e, f, "expected a list of strings",
+                [&](element x, const std::string& xf) { fn(strict::String(x, xf), xf); });
 }
 
 // A list of unique names, each checked by valid(); the reason says what was expected.
@@ -110,8 +76,8 @@ std::vector<std::string> Names(element e, const std::string& f, Valid valid,
   std::vector<std::string> out;
   std::set<std::string> seen;
   Strings(e, f, [&](std::string s, const std::string& sf) {
-    if (!valid(s)) Throw(sf, expected);
-    if (!seen.insert(s).second) Throw(sf, Quote(s) + " given twice");
+    if (!valid(s)) Fail(sf, expected);
+    if (!seen.insert(s).second) Fail(sf, Quote(s) + " given twice");
     out.push_back(std::move(s));
   });
   return out;
@@ -125,8 +91,8 @@ void SortInto(std::map<std::string, V>* into, std::map<std::string, std::string>
   for (size_t i = 0; i < names.size(); ++i) {
     auto [it, fresh] = where->emplace(names[i], list);
     if (!fresh)
-      Throw(Index(list, i),
-            Quote(names[i]) + " is in " + it->second + " already (" + noun + " goes in one list)");
+      Fail(strict::Item(list, i),
+           Quote(names[i]) + " is in " + it->second + " already (" + noun + " goes in one list)");
     (*into)[names[i]] = v;
   }
 }
@@ -135,88 +101,90 @@ void ParseActs(element e, Policy* p) {
   p->acts.clear();
   std::map<std::string, std::string> where;
   const std::string expected = "expected a verb of lower-case letters";
-  Members(e, "acts", "acts has deny, hold, allow, unknown",
-          [&](const std::string& k, const std::string& f, element v) {
-            if (k == "deny" || k == "hold" || k == "allow") {
-              Verdict verdict = k == "deny"   ? Verdict::kDeny
-                                : k == "hold" ? Verdict::kHold
-                                              : Verdict::kAllow;
-              SortInto(&p->acts, &where, Names(v, f, ValidVerb, expected), verdict, f, "a verb");
-            } else if (k == "unknown") {
-              std::string s = String(v, f);
-              if (s == "hold")
-                p->acts_unknown = Verdict::kHold;
-              else if (s == "deny")
-                p->acts_unknown = Verdict::kDeny;
-              else if (s == "allow")
-                p->acts_unknown = Verdict::kAllow;
-              else
-                Throw(f, "expected \"hold\", \"deny\" or \"allow\"");
-            } else {
-              return false;
-            }
-            return true;
-          });
+  strict::Members(e, "acts", "acts has deny, hold, allow, unknown",
+                  [&](const std::string& k, const std::string& f, element v) {
+                    if (k == "deny" || k == "hold" || k == "allow") {
+                      Verdict verdict = k == "deny"   ? Verdict::kDeny
+                                        : k == "hold" ? Verdict::kHold
+                                                      : Verdict::kAllow;
+                      SortInto(&p->acts, &where, Names(v, f, ValidVerb, expected), verdict, f,
+                               "a verb");
+                    } else if (k == "unknown") {
+                      std::string s = strict::String(v, f);
+                      if (s == "hold")
+                        p->acts_unknown = Verdict::kHold;
+                      else if (s == "deny")
+                        p->acts_unknown = Verdict::kDeny;
+                      else if (s == "allow")
+                        p->acts_unknown = Verdict::kAllow;
+                      else
+                        Fail(f, "expected \"hold\", \"deny\" or \"allow\"");
+                    } else {
+                      return false;
+                    }
+                    return true;
+                  });
 }
 
 void ParseEgress(element e, Policy* p) {
   p->egress_deny.clear();
   p->egress_hold.clear();
   std::set<std::string> seen;
-  Members(e, "egress", "egress has deny, hold",
-          [&](const std::string& k, const std::string& f, element v) {
-            if (k != "deny" && k != "hold") return false;
-            std::vector<std::string>& out = k == "deny" ? p->egress_deny : p->egress_hold;
-            Strings(v, f, [&](std::string s, const std::string& sf) {
-              if (Status c = CheckEgressPattern(s); !c.ok()) Throw(sf, c.message());
-              if (!seen.insert(s).second) Throw(sf, Quote(s) + " given twice");
-              out.push_back(std::move(s));
-            });
-            std::sort(out.begin(), out.end());
-            return true;
-          });
+  strict::Members(e, "egress", "egress has deny, hold",
+                  [&](const std::string& k, const std::string& f, element v) {
+                    if (k != "deny" && k != "hold") return false;
+                    std::vector<std::string>& out = k == "deny" ? p->egress_deny : p->egress_hold;
+                    Strings(v, f, [&](std::string s, const std::string& sf) {
+                      if (Status c = CheckEgressPattern(s); !c.ok()) Fail(sf, c.message());
+                      if (!seen.insert(s).second) Fail(sf, Quote(s) + " given twice");
+                      out.push_back(std::move(s));
+                    });
+                    std::sort(out.begin(), out.end());
+                    return true;
+                  });
 }
 
 void ParseNetwork(element e, Policy* p) {
   p->network.clear();
   std::map<std::string, std::string> where;
   auto mode = [](const std::string& m) { return m == "none" || m == "egress" || m == "host"; };
-  Members(e, "network", "network has allow, hold",
-          [&](const std::string& k, const std::string& f, element v) {
-            if (k != "allow" && k != "hold") return false;
-            SortInto(&p->network, &where,
-                     Names(v, f, mode, "expected a network mode, \"none\", \"egress\" or \"host\""),
-                     k == "allow" ? Verdict::kAllow : Verdict::kHold, f, "a mode");
-            return true;
-          });
+  strict::Members(
+      e, "network", "network has allow, hold",
+      [&](const std::string& k, const std::string& f, element v) {
+        if (k != "allow" && k != "hold") return false;
+        SortInto(&p->network, &where,
+                 Names(v, f, mode, "expected a network mode, \"none\", \"egress\" or \"host\""),
+                 k == "allow" ? Verdict::kAllow : Verdict::kHold, f, "a mode");
+        return true;
+      });
 }
 
 void ParseOps(element e, Policy* p) {
   p->ops.clear();
   std::map<std::string, std::string> where;
   const std::string expected = "expected an op name ([a-z][a-z0-9._-]*, at most 64 bytes)";
-  Members(e, "ops", "ops has allow, deny, grant, unknown",
-          [&](const std::string& k, const std::string& f, element v) {
-            if (k == "allow" || k == "deny" || k == "grant") {
-              OpAccess a = k == "allow"  ? OpAccess::kAllow
-                           : k == "deny" ? OpAccess::kDeny
-                                         : OpAccess::kGrant;
-              SortInto(&p->ops, &where, Names(v, f, ValidOpName, expected), a, f, "an op");
-            } else if (k == "unknown") {
-              std::string s = String(v, f);
-              if (s == "deny")
-                p->ops_unknown = OpAccess::kDeny;
-              else if (s == "grant")
-                p->ops_unknown = OpAccess::kGrant;
-              else if (s == "allow")
-                p->ops_unknown = OpAccess::kAllow;
-              else
-                Throw(f, "expected \"deny\", \"grant\" or \"allow\"");
-            } else {
-              return false;
-            }
-            return true;
-          });
+  strict::Members(e, "ops", "ops has allow, deny, grant, unknown",
+                  [&](const std::string& k, const std::string& f, element v) {
+                    if (k == "allow" || k == "deny" || k == "grant") {
+                      OpAccess a = k == "allow"  ? OpAccess::kAllow
+                                   : k == "deny" ? OpAccess::kDeny
+                                                 : OpAccess::kGrant;
+                      SortInto(&p->ops, &where, Names(v, f, ValidOpName, expected), a, f, "an op");
+                    } else if (k == "unknown") {
+                      std::string s = strict::String(v, f);
+                      if (s == "deny")
+                        p->ops_unknown = OpAccess::kDeny;
+                      else if (s == "grant")
+                        p->ops_unknown = OpAccess::kGrant;
+                      else if (s == "allow")
+                        p->ops_unknown = OpAccess::kAllow;
+                      else
+                        Fail(f, "expected \"deny\", \"grant\" or \"allow\"");
+                    } else {
+                      return false;
+                    }
+                    return true;
+                  });
 }
 
 // Absolute paths, stored normalised and sorted; two that normalise alike are a duplicate.
@@ -226,33 +194,33 @@ void ParseOps(element e, Policy* p) {
 std::vector<std::string> Paths(element e, const std::string& f, bool homes = false) {
   std::map<std::string, std::string> seen;  // normalised -> as written
   Strings(e, f, [&](const std::string& s, const std::string& sf) {
-    if (s.empty()) Throw(sf, "expected an absolute path, not an empty string");
-    if (s.find('\0') != std::string::npos) Throw(sf, "a path may not hold a NUL byte");
-    if (s.size() > 4096) Throw(sf, "expected a path of at most 4096 bytes");
+    if (s.empty()) Fail(sf, "expected an absolute path, not an empty string");
+    if (s.find('\0') != std::string::npos) Fail(sf, "a path may not hold a NUL byte");
+    if (s.size() > 4096) Fail(sf, "expected a path of at most 4096 bytes");
     std::string n;
     if (homes && (s.starts_with("~*/") || s.starts_with("~/"))) {
       const std::string head = s.substr(0, s.find('/') + 1), rel = s.substr(head.size());
       n = NormalizeAbsolute("/" + rel);
       if (n == "/" || ("/" + rel + "/").find("/../") != std::string::npos ||
           ("/" + rel + "/").find("/./") != std::string::npos)
-        Throw(sf, "expected a path inside the home after " + Quote(head) + ", such as " +
-                      Quote(head + ".ssh") + ", not " + Quote(s));
+        Fail(sf, "expected a path inside the home after " + Quote(head) + ", such as " +
+                     Quote(head + ".ssh") + ", not " + Quote(s));
       n = head + n.substr(1);
     } else if (s[0] == '~') {
-      Throw(sf, homes ? "expected an absolute path or a home pattern (\"~*/REL\": every home; "
-                        "\"~/REL\": hangard's), not " +
-                            Quote(s)
-                      : "expected an absolute path (\"~\" is not expanded here)");
+      Fail(sf, homes ? "expected an absolute path or a home pattern (\"~*/REL\": every home; "
+                       "\"~/REL\": hangard's), not " +
+                           Quote(s)
+                     : "expected an absolute path (\"~\" is not expanded here)");
     } else if (s[0] != '/') {
-      Throw(sf, "expected an absolute path (starting with \"/\"), not " + Quote(s));
+      Fail(sf, "expected an absolute path (starting with \"/\"), not " + Quote(s));
     } else {
       n = NormalizeAbsolute(s);
     }
     auto [it, fresh] = seen.emplace(n, s);
     if (!fresh)
-      Throw(sf, it->second == s
-                    ? Quote(s) + " given twice"
-                    : Quote(s) + " is " + Quote(n) + ", given already as " + Quote(it->second));
+      Fail(sf, it->second == s
+                   ? Quote(s) + " given twice"
+                   : Quote(s) + " is " + Quote(n) + ", given already as " + Quote(it->second));
   });
   std::vector<std::string> out;
   for (const auto& [n, s] : seen) out.push_back(n);
@@ -263,14 +231,14 @@ std::vector<std::string> EnvGlobs(element e, const std::string& f) {
   std::set<std::string> seen;
   Strings(e, f, [&](const std::string& s, const std::string& sf) {
     if (s.empty() || s.size() > 128)
-      Throw(sf, "expected a glob of 1 to 128 bytes, such as \"*_TOKEN\"");
+      Fail(sf, "expected a glob of 1 to 128 bytes, such as \"*_TOKEN\"");
     for (char c : s)
       if (!(Letter(c) || Digit(c) || c == '_' || c == '*'))
-        Throw(sf, "expected a glob of letters, digits, '_' and '*' (the only wildcard), not " +
-                      Quote(s));
-    if (Digit(s[0])) Throw(sf, "a variable name does not start with a digit: " + Quote(s));
-    if (s.find("**") != std::string::npos) Throw(sf, "write one '*' for any run, not \"**\"");
-    if (!seen.insert(s).second) Throw(sf, Quote(s) + " given twice");
+        Fail(sf, "expected a glob of letters, digits, '_' and '*' (the only wildcard), not " +
+                     Quote(s));
+    if (Digit(s[0])) Fail(sf, "a variable name does not start with a digit: " + Quote(s));
+    if (s.find("**") != std::string::npos) Fail(sf, "write one '*' for any run, not \"**\"");
+    if (!seen.insert(s).second) Fail(sf, Quote(s) + " given twice");
   });
   return {seen.begin(), seen.end()};
 }
@@ -279,12 +247,12 @@ std::vector<std::string> EnvGlobs(element e, const std::string& f) {
 std::map<std::string, std::vector<std::string>> ParseEnvAllow(element e, Policy* p) {
   p->env_allow.clear();
   std::map<std::string, std::vector<std::string>> written;
-  if (e.type() != element_type::OBJECT) Throw("env_allow", "expected an object of profiles");
-  Members(e, "env_allow", "", [&](const std::string& k, const std::string& f, element v) {
-    if (k.empty()) Throw(f, "expected a profile name, not an empty string");
+  if (e.type() != element_type::OBJECT) Fail("env_allow", "expected an object of profiles");
+  strict::Members(e, "env_allow", "", [&](const std::string& k, const std::string& f, element v) {
+    if (k.empty()) Fail(f, "expected a profile name, not an empty string");
     std::vector<std::string> names =
         Names(v, f, ValidEnvName, "expected a variable name ([A-Za-z_][A-Za-z0-9_]*)");
-    if (names.empty()) Throw(f, "expected a non-empty list of variable names");
+    if (names.empty()) Fail(f, "expected a non-empty list of variable names");
     p->env_allow[k] = std::set<std::string>(names.begin(), names.end());
     written[k] = std::move(names);
     return true;
@@ -294,67 +262,68 @@ std::map<std::string, std::vector<std::string>> ParseEnvAllow(element e, Policy*
 
 TextRule ParseTextRule(element e, const std::string& f) {
   if (e.type() != element_type::OBJECT)
-    Throw(f, "expected an object {\"id\", \"verbs\", \"verdict\": \"hold\", \"why\"}");
+    Fail(f, "expected an object {\"id\", \"verbs\", \"verdict\": \"hold\", \"why\"}");
   TextRule r;
   bool has_id = false, has_verbs = false, has_why = false;
-  Members(e, f, "a text rule has id, verbs, verdict, why",
-          [&](const std::string& k, const std::string& kf, element v) {
-            if (k == "id") {
-              r.id = String(v, kf);
-              if (!ValidRuleId(r.id))
-                Throw(kf, "expected a rule id ([a-z0-9][a-z0-9._-]*, at most 64 bytes)");
-              has_id = true;
-            } else if (k == "verbs") {
-              has_verbs = true;
-              Members(v, kf, "verbs has en, ja",
-                      [&](const std::string& lang, const std::string& lf, element list) {
-                        std::vector<std::string> verbs;
-                        if (lang == "en")
-                          verbs = Names(list, lf, ValidVerb,
-                                        "expected an English verb of lower-case letters");
-                        else if (lang == "ja")
-                          verbs = Names(list, lf, ValidJaVerb,
-                                        "expected a Japanese verb: 1 to 64 bytes, no spaces");
-                        else
-                          return false;
-                        if (verbs.empty()) Throw(lf, "expected a non-empty list of verbs");
-                        std::sort(verbs.begin(), verbs.end());
-                        r.verbs[lang] = std::move(verbs);
-                        return true;
-                      });
-              if (r.verbs.empty()) Throw(kf, "expected verbs in \"en\", \"ja\" or both");
-            } else if (k == "verdict") {
-              if (v.type() != element_type::STRING) Throw(kf, "expected \"hold\"");
-              std::string s = String(v, kf);
-              if (s != "hold")
-                Throw(kf, "a text rule can only raise a verdict to hold: " + Quote(s) +
-                              " is refused (deny an act by its verb in acts.deny)");
-            } else if (k == "why") {
-              r.why = String(v, kf);
-              if (r.why.empty() || r.why.size() > 1000)
-                Throw(kf, "expected a reason of 1 to 1000 bytes, for the person who decides");
-              has_why = true;
-            } else {
-              return false;
-            }
-            return true;
-          });
-  if (!has_id) Throw(f + ".id", "missing required field");
-  if (!has_verbs) Throw(f + ".verbs", "missing required field");
-  if (!has_why) Throw(f + ".why", "missing required field");
+  strict::Members(
+      e, f, "a text rule has id, verbs, verdict, why",
+      [&](const std::string& k, const std::string& kf, element v) {
+        if (k == "id") {
+          r.id = strict::String(v, kf);
+          if (!ValidRuleId(r.id))
+            Fail(kf, "expected a rule id ([a-z0-9][a-z0-9._-]*, at most 64 bytes)");
+          has_id = true;
+        } else if (k == "verbs") {
+          has_verbs = true;
+          strict::Members(v, kf, "verbs has en, ja",
+                          [&](const std::string& lang, const std::string& lf, element list) {
+                            std::vector<std::string> verbs;
+                            if (lang == "en")
+                              verbs = Names(list, lf, ValidVerb,
+                                            "expected an English verb of lower-case letters");
+                            else if (lang == "ja")
+                              verbs = Names(list, lf, ValidJaVerb,
+                                            "expected a Japanese verb: 1 to 64 bytes, no spaces");
+                            else
+                              return false;
+                            if (verbs.empty()) Fail(lf, "expected a non-empty list of verbs");
+                            std::sort(verbs.begin(), verbs.end());
+                            r.verbs[lang] = std::move(verbs);
+                            return true;
+                          });
+          if (r.verbs.empty()) Fail(kf, "expected verbs in \"en\", \"ja\" or both");
+        } else if (k == "verdict") {
+          if (v.type() != element_type::STRING) Fail(kf, "expected \"hold\"");
+          std::string s = strict::String(v, kf);
+          if (s != "hold")
+            Fail(kf, "a text rule can only raise a verdict to hold: " + Quote(s) +
+                         " is refused (deny an act by its verb in acts.deny)");
+        } else if (k == "why") {
+          r.why = strict::String(v, kf);
+          if (r.why.empty() || r.why.size() > 1000)
+            Fail(kf, "expected a reason of 1 to 1000 bytes, for the person who decides");
+          has_why = true;
+        } else {
+          return false;
+        }
+        return true;
+      });
+  if (!has_id) Fail(f + ".id", "missing required field");
+  if (!has_verbs) Fail(f + ".verbs", "missing required field");
+  if (!has_why) Fail(f + ".why", "missing required field");
   return r;
 }
 
 void ParseTextRules(element e, Policy* p) {
   p->text_rules.clear();
-  if (e.type() != element_type::ARRAY) Throw("text_rules", "expected a list of text rules");
+  if (e.type() != element_type::ARRAY) Fail("text_rules", "expected a list of text rules");
   std::map<std::string, std::string> seen;  // id -> where
   size_t i = 0;
   for (element x : AsArray(e)) {
-    const std::string f = Index("text_rules", i++);
+    const std::string f = strict::Item("text_rules", i++);
     TextRule r = ParseTextRule(x, f);
     auto [it, fresh] = seen.emplace(r.id, f);
-    if (!fresh) Throw(f + ".id", Quote(r.id) + " given twice (" + it->second + ")");
+    if (!fresh) Fail(f + ".id", Quote(r.id) + " given twice (" + it->second + ")");
     p->text_rules.push_back(std::move(r));
   }
   std::sort(p->text_rules.begin(), p->text_rules.end(),
@@ -362,17 +331,9 @@ void ParseTextRules(element e, Policy* p) {
 }
 
 double MaxMinutes(element e) {
-  double v = 0;
-  if (e.type() == element_type::INT64)
-    v = double(e.get_int64().value_unsafe());
-  else if (e.type() == element_type::UINT64)
-    v = double(e.get_uint64().value_unsafe());
-  else if (e.type() == element_type::DOUBLE)
-    v = e.get_double().value_unsafe();
-  else
-    Throw("max_minutes", "expected a number");
+  const double v = strict::Number(e, "max_minutes");
   if (!(v > 0 && v <= kPolicyMaxMinutes))
-    Throw("max_minutes", "expected minutes greater than 0 and at most 1440");
+    Fail("max_minutes", "expected minutes greater than 0 and at most 1440");
   return v;
 }
 
@@ -381,7 +342,7 @@ const char* const kFields =
     "protected_paths, deny_read, notify_dirs, env_deny, env_hold, env_allow, text_rules";
 
 Policy Parse(element root) {
-  if (root.type() != element_type::OBJECT) Throw("", "expected a JSON object");
+  if (root.type() != element_type::OBJECT) Fail("", "expected a JSON object");
   // The version first, so that a newer file is refused for its version, not its new fields.
   element version;
   bool has_version = false;
@@ -390,13 +351,13 @@ Policy Parse(element root) {
       version = v;
       has_version = true;
     }
-  if (!has_version) Throw("hangar_policy", "missing required field");
+  if (!has_version) Fail("hangar_policy", "missing required field");
   if (version.type() != element_type::INT64 || version.get_int64().value_unsafe() != kPolicyVersion)
-    Throw("hangar_policy", "expected 1 (the only policy format version this hangar reads)");
+    Fail("hangar_policy", "expected 1 (the only policy format version this hangar reads)");
 
   Policy p = DefaultPolicy();
   std::map<std::string, std::vector<std::string>> env_allow;
-  Members(root, "", kFields, [&](const std::string& k, const std::string& f, element v) {
+  strict::Members(root, "", kFields, [&](const std::string& k, const std::string& f, element v) {
     if (k == "hangar_policy") {
     } else if (k == "acts") {
       ParseActs(v, &p);
@@ -442,18 +403,18 @@ Policy Parse(element root) {
   // Checks across sections, once every section is known.
   for (size_t i = 0; i < p.env_hold.size(); ++i)
     if (std::binary_search(p.env_deny.begin(), p.env_deny.end(), p.env_hold[i]))
-      Throw("env_hold", Quote(p.env_hold[i]) + " is also in env_deny");
+      Fail("env_hold", Quote(p.env_hold[i]) + " is also in env_deny");
   for (const auto& [profile, names] : env_allow) {
     const std::string f = "env_allow." + profile;
     if (p.drones && !p.drones->count(profile))
-      Throw(f, "profile " + Quote(profile) + " is not in drones");
+      Fail(f, "profile " + Quote(profile) + " is not in drones");
     for (size_t i = 0; i < names.size(); ++i) {
       bool denied = false;
       for (const std::string& g : p.env_deny) denied = denied || EnvGlobMatch(g, names[i]);
       for (const std::string& g : p.env_hold) denied = denied || EnvGlobMatch(g, names[i]);
       if (!denied)
-        Throw(Index(f, i),
-              Quote(names[i]) + " matches no env_deny or env_hold glob: there is nothing to allow");
+        Fail(strict::Item(f, i),
+             Quote(names[i]) + " matches no env_deny or env_hold glob: there is nothing to allow");
     }
   }
   return p;
@@ -472,8 +433,8 @@ Result<Policy> ParsePolicy(std::string_view text, const std::string& file) {
     return Status::Invalid(file + ": not valid JSON: " + simdjson::error_message(err));
   try {
     return Parse(root);
-  } catch (const Fail& f) {
-    return Status::Invalid(file + ": " + (f.field.empty() ? "" : f.field + ": ") + f.reason);
+  } catch (const strict::Failure& f) {
+    return Status::Invalid(file + ": " + f.error.Text());
   }
 }
 

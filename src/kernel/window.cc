@@ -1,5 +1,6 @@
 #include "kernel/window.h"
 
+#include "base/id.h"
 #include "kernel/control.h"
 
 namespace hangar {

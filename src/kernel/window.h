@@ -9,9 +9,9 @@
 
 #include "base/json.h"
 #include "base/timefmt.h"
+#include "kernel/grants.h"
 #include "kernel/mission.h"
 #include "kernel/policy.h"
-#include "ledger/grants.h"
 
 namespace hangar {
 
@@ -48,7 +48,7 @@ struct OpContext {
   const Mission* mission = nullptr;
   const json::Value* declaration = nullptr;  // shell/declaration.h's record, read at the request
   const Policy* policy = nullptr;
-  const ledger::GrantBook* grants = nullptr;
+  const GrantBook* grants = nullptr;
   std::string fail_closed;  // why the ledger is not trusted; empty when it is
   bool has_handler = false;
   TimeMs now = 0;

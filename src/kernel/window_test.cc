@@ -135,11 +135,9 @@ json::Value Declared(const std::vector<std::string>& ops,
   return json::Object{{"present", true}, {"valid", true}, {"content", std::move(content)}};
 }
 
-ledger::Entry GrantEntry(int64_t seq, json::Object body) {
-  ledger::Entry e;
+GrantRecord GrantEntry(int64_t seq, json::Object body) {
+  GrantRecord e;
   e.seq = seq;
-  e.epoch = 1;
-  e.time = FormatTime(kNow - 1000);
   e.kind = "grant";
   e.body = std::move(body);
   return e;
@@ -183,7 +181,7 @@ class JudgeOpTest : public ::testing::Test {
   Mission mission_;
   Policy policy_;
   json::Value declaration_;
-  ledger::GrantBook grants_;
+  GrantBook grants_;
   std::string fail_closed_;
   bool has_handler_ = true;
   int64_t seq_ = 0;
@@ -290,7 +288,7 @@ TEST_F(JudgeOpTest, AnExpiredGrantDoesNotAllow) {
 
 TEST_F(JudgeOpTest, ARevokedGrantDoesNotAllow) {
   Grant({{"op", "git.push"}, {"mission", "M1"}});
-  ledger::Entry revoke = GrantEntry(++seq_, {{"op", "git.push"}, {"mission", "M1"}});
+  GrantRecord revoke = GrantEntry(++seq_, {{"op", "git.push"}, {"mission", "M1"}});
   revoke.kind = "revoke";
   ASSERT_TRUE(grants_.Apply(revoke).ok());
   EXPECT_EQ(Judge("git.push").rule, "ops.grant.git.push");

@@ -19,7 +19,7 @@
 #include <cstdio>
 
 #include "base/json.h"
-#include "shell/env.h"
+#include "env/env.h"
 #include "shell/proc.h"
 
 namespace hangar {

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "base/sha256.h"
-#include "shell/env.h"
+#include "env/env.h"
 #include "shell/proc.h"
 #include "shell/scan.h"
 

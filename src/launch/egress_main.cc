@@ -8,8 +8,8 @@
 #include <atomic>
 #include <cstdio>
 
+#include "env/env.h"
 #include "launch/egress_proxy.h"
-#include "shell/env.h"
 
 namespace {
 

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "base/json.h"
+#include "env/env.h"
 #include "launch/sandbox_command.h"
 #include "launch/supervisor.h"
 #include "launch/systemd_unit.h"
 #include "shell/child_run.h"
-#include "shell/env.h"
 
 extern char** environ;
 

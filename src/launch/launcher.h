@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "base/status.h"
+#include "env/env.h"
 #include "kernel/plan.h"
 #include "launch/command.h"
 #include "launch/engine_report.h"
-#include "shell/env.h"
 
 namespace hangar {
 

@@ -21,10 +21,10 @@
 
 #include "base/json.h"
 #include "base/sha256.h"
+#include "env/env.h"
 #include "launch/drone_exec.h"
 #include "launch/sandbox_command.h"
 #include "launch/stop_policy.h"
-#include "shell/env.h"
 #include "shell/proc.h"
 
 namespace hangar {

@@ -14,10 +14,10 @@
 #include <thread>
 
 #include "base/sha256.h"
+#include "env/env.h"
 #include "launch/direct_launcher.h"
 #include "launch/drone_exec.h"
 #include "launch/stop_policy.h"
-#include "shell/env.h"
 #include "shell/proc.h"
 #include "shell/scan.h"
 

@@ -2,8 +2,8 @@
 
 #include <charconv>
 
+#include "base/id.h"
 #include "base/json.h"
-#include "kernel/mission.h"
 #include "ledger/entry.h"
 #include "ledger/lines.h"
 

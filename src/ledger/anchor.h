@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "shell/env.h"
+#include "env/env.h"
 
 namespace hangar::ledger {
 

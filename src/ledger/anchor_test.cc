@@ -2,9 +2,9 @@
 
 #include <filesystem>
 
+#include "base/id.h"
 #include "base/json.h"
 #include "gtest/gtest.h"
-#include "kernel/mission.h"
 #include "ledger/entry.h"
 #include "ledger/ledger_testutil.h"
 

@@ -4,8 +4,8 @@
 
 #include <optional>
 
+#include "base/id.h"
 #include "base/json.h"
-#include "kernel/mission.h"
 #include "ledger/entry.h"
 
 namespace hangar::ledger {

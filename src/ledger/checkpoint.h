@@ -32,9 +32,9 @@
 
 #include "base/status.h"
 #include "base/timefmt.h"
+#include "env/env.h"
 #include "ledger/signing_key.h"
 #include "ledger/store.h"
-#include "shell/env.h"
 
 namespace hangar::ledger {
 

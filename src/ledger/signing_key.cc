@@ -80,16 +80,6 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-Status FsyncDir(const std::string& dir) {
-  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::Errno("open directory " + dir, errno);
-  int rc = fsync(fd);
-  int e = errno;
-  close(fd);
-  if (rc != 0) return Status::Errno("fsync " + dir, e);
-  return Status::Ok();
-}
-
 // Reads the private key file, checking the mode on the descriptor it reads from.
 Result<SecretText> ReadPrivateFile(const std::string& path) {
   const std::string what = "cannot load signing key " + path;
@@ -145,34 +135,6 @@ Result<SecretText> ReadPrivateFile(const std::string& path) {
   close(fd);
   OPENSSL_cleanse(buf, sizeof buf);
   return out;
-}
-
-// Creates path with mode 0600 holding pem, atomically; Exists when path is already there.
-Status CreatePrivateFile(const std::string& path, std::string_view pem) {
-  const std::string dir = Parent(path);
-  const std::string tmp = dir + "/." + BaseName(path) + ".tmp." + std::to_string(getpid());
-  unlink(tmp.c_str());  // a leftover of ours, or something planted: O_EXCL opens only our file
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return Status::Errno("create " + tmp, errno);
-  Status s;
-  for (size_t off = 0; s.ok() && off < pem.size();) {
-    ssize_t n = write(fd, pem.data() + off, pem.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-      s = Status::Errno("write " + tmp, errno);
-    else
-      off += size_t(n);
-  }
-  if (s.ok() && fsync(fd) != 0) s = Status::Errno("fsync " + tmp, errno);
-  close(fd);
-  if (s.ok() && renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0)
-    s = errno == EEXIST ? Status::Exists("cannot create " + path + ": it exists")
-                        : Status::Errno("rename " + tmp + " to " + path, errno);
-  if (!s.ok()) {
-    unlink(tmp.c_str());
-    return s;
-  }
-  return FsyncDir(dir);
 }
 
 }  // namespace
@@ -290,7 +252,8 @@ Result<SigningKey> SigningKey::LoadOrCreate(Env* env, const std::string& path) {
                                          nullptr, nullptr) != 1)
       return Status::Io("cannot write signing key " + path + ": " + CryptoError());
     SecretText pem{BioText(bio.get())};
-    Status s = CreatePrivateFile(path, pem.text);
+    // Through the Env, so the fault-injecting one numbers it and the crash sweep cuts around it.
+    Status s = env->CreateFileAtomic(Parent(path), BaseName(path), pem.text, 0600);
     if (!s.ok() && s.code() != Code::kExists) return s;
     key = Load(path);  // ours, or the one a concurrent creator put there first
   }

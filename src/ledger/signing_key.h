@@ -19,7 +19,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "shell/env.h"
+#include "env/env.h"
 
 namespace hangar::ledger {
 

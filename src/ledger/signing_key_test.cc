@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "base/scratch_dir_testutil.h"
+#include "env/fault_env.h"
 #include "gtest/gtest.h"
 #include "ledger/ledger_testutil.h"
 
@@ -83,6 +84,26 @@ TEST_F(SigningKeyFile, CreatedWithMode0600AndItsPublicKeyBeside) {
   Result<PublicKey> loaded = PublicKey::Load(RealEnv(), PublicKeyPath(path_));
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   EXPECT_EQ(*loaded, key->public_key());
+}
+
+// The key is written through the Env like every other file of hangar's, so the fault-injecting
+// Env (and the crash sweep) numbers it: its first mutating call, failed, leaves no key, no
+// public key and no temporary file; the next start makes both.
+TEST_F(SigningKeyFile, ItsWritesGoThroughTheEnv) {
+  FaultPlan plan;
+  plan.kind = FaultPlan::Kind::kFail;
+  plan.at = 1;
+  plan.error = ENOSPC;
+  FaultEnv failing(RealEnv(), plan);
+  Result<SigningKey> key = SigningKey::LoadOrCreate(&failing, path_);
+  ASSERT_FALSE(key.ok());
+  EXPECT_NE(key.status().message().find("checkpoint.key"), std::string::npos)
+      << key.status().message();
+  EXPECT_TRUE(std::filesystem::is_empty(dir_.path()));
+  FaultEnv counting(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(SigningKey::LoadOrCreate(&counting, path_).ok());
+  EXPECT_EQ(counting.calls(), 2u) << "the key and its public key, each one call";
+  EXPECT_EQ(Mode(path_), 0600u);
 }
 
 TEST_F(SigningKeyFile, ReadableByOthersIsRefusedNotReplaced) {

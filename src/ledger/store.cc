@@ -2,8 +2,8 @@
 
 #include <charconv>
 
+#include "base/id.h"
 #include "base/sha256.h"
-#include "kernel/mission.h"
 #include "ledger/lines.h"
 
 namespace hangar::ledger {

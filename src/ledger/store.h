@@ -25,8 +25,8 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "base/timefmt.h"
+#include "env/env.h"
 #include "ledger/entry.h"
-#include "shell/env.h"
 
 namespace hangar::ledger {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "base/json.h"
-#include "shell/env.h"
+#include "env/env.h"
 
 namespace hangar {
 

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "base/scratch_dir_testutil.h"
-#include "shell/fault_env.h"
+#include "env/fault_env.h"
 #include "shell/transitions.h"
 
 namespace hangar {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "base/status.h"
-#include "shell/env.h"
-#include "shell/layout.h"
+#include "env/env.h"
+#include "kernel/layout.h"
 
 namespace hangar {
 

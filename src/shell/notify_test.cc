@@ -26,6 +26,11 @@ class RecordingEnv : public Env {
     if (Record("write " + Rel(dir) + "/" + name)) return Status::Io("cannot write: injected");
     return RealEnv()->WriteFileAtomic(dir, name, data);
   }
+  Status CreateFileAtomic(const std::string& dir, const std::string& name, std::string_view data,
+                          mode_t mode) override {
+    Record("create-atomic " + Rel(dir) + "/" + name);
+    return RealEnv()->CreateFileAtomic(dir, name, data, mode);
+  }
   Status CreateExclusive(const std::string& dir, const std::string& name,
                          std::string_view data) override {
     Record("create " + Rel(dir) + "/" + name);

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "env/env.h"
 #include "kernel/kernel.h"
-#include "shell/env.h"
 
 namespace hangar {
 

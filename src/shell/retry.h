@@ -8,9 +8,9 @@
 #include <string>
 
 #include "base/status.h"
+#include "env/env.h"
 #include "kernel/kernel.h"
-#include "shell/env.h"
-#include "shell/layout.h"
+#include "kernel/layout.h"
 
 namespace hangar {
 

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "base/scratch_dir_testutil.h"
-#include "shell/fault_env.h"
+#include "env/fault_env.h"
 #include "shell/proc.h"
 #include "shell/scan.h"
 #include "shell/transitions.h"

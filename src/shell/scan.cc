@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "base/id.h"
 #include "base/json.h"
 #include "base/parallel.h"
 #include "base/sha256.h"

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "env/env.h"
 #include "kernel/kernel.h"
-#include "shell/env.h"
-#include "shell/layout.h"
+#include "kernel/layout.h"
 
 namespace hangar {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "base/status.h"
+#include "env/env.h"
 #include "kernel/kernel.h"
-#include "shell/env.h"
-#include "shell/layout.h"
+#include "kernel/layout.h"
 
 namespace hangar {
 

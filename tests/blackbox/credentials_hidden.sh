@@ -11,8 +11,8 @@ each_identity
 setup 2
 U=hangar-cred-$$
 H=/home/$U
-useradd -m -d "$H" -s /usr/sbin/nologin "$U" 2>"$T/useradd.err" || fail "useradd: $(cat "$T/useradd.err")"
-teardown_extra() { userdel -r "$U" 2>/dev/null; rm -rf "$H" "/tmp/cred-link-$$" "/tmp/cred-escape-$$"; }
+passwd_db useradd -m -d "$H" -s /usr/sbin/nologin "$U" 2>"$T/useradd.err" || fail "useradd: $(cat "$T/useradd.err")"
+teardown_extra() { passwd_db userdel -r "$U" 2>/dev/null; rm -rf "$H" "/tmp/cred-link-$$" "/tmp/cred-escape-$$"; }
 creds=(.ssh/id_ed25519 .gnupg/secring.gpg .aws/credentials .azure/accessTokens.json
   .config/gcloud/credentials.db .kube/config .docker/config.json .netrc .git-credentials
   .codex/auth.json .claude/.credentials.json .config/gh/hosts.yml)
@@ -53,7 +53,8 @@ check direct-names-pattern jq_ok "$S/denied/W1/why.json" "'~*/.aws' in d['reason
 check dotdot-denied jq_ok "$S/denied/W2/why.json" "'.ssh' in d['reason']"
 check symlink-denied jq_ok "$S/denied/W3/why.json" "'resolves to $H/.aws/credentials' in d['reason'] and '~*/.aws' in d['reason']"
 check over-pattern-denied jq_ok "$S/denied/W4/why.json" "'~*/.config/gh' in d['reason']"
-wait_until 10 test -n "$(state_of W0)" || fail "W0 not taken in"
+taken_in() { test -n "$(state_of "$1")"; }  # evaluated at each try
+wait_until 10 taken_in W0 || fail "W0 not taken in"
 check elsewhere-not-denied test "$(state_of W0)" != denied
 note "R1 saw: $(head -c 300 "$S/rooms/R1/ls.txt" | tr '\n' ' ')"
 ((FAILED == 0)) || exit 1

@@ -101,6 +101,17 @@ each_identity() {
   exit "$rc"
 }
 
+# passwd_db COMMAND...: useradd, userdel, groupadd or groupdel, tried again for up to 5 s while
+# it fails: tests run side by side, and another one may hold the user database's lock a moment.
+passwd_db() {
+  local tries
+  for tries in $(seq 17); do
+    "$@" && return 0
+    ((tries < 17)) && sleep 0.3
+  done
+  return 1
+}
+
 # as_hangard_user: in the user pass of each_identity (after setup, before start_hangard), creates
 # a system user with no home and no shell, gives it the scratch directory, and has start_hangard
 # run hangard as that user (setpriv, no supplementary group) from a copy of the binaries in the
@@ -108,7 +119,7 @@ each_identity() {
 as_hangard_user() {
   [[ "${RT_AS:-}" == user ]] || return 0
   export RT_USER="hangar-rt-$$"  # mission() gives it the count files it makes
-  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+  passwd_db useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
     "$RT_USER" 2>>"$T/useradd.err" || fail "useradd $RT_USER: $(cat "$T/useradd.err")"
   mkdir -p "$T/bin"
   cp "$BIN/hangard" "$BIN/hangar-shim" "$BIN/hangar-confine" "$BIN/hangar-egress" "$BIN/hangar-fake-drone" \
@@ -244,7 +255,7 @@ cleanup() {
   stop_hangard || true
   if [[ -n "$RT_USER" ]]; then
     pkill -KILL -u "$RT_USER" 2>/dev/null || true
-    for _ in 1 2 3 4 5; do userdel "$RT_USER" 2>/dev/null && break; sleep 0.2; done
+    passwd_db userdel "$RT_USER" 2>/dev/null || true
   fi
   # A test that started more (a Slurm cluster) defines teardown_extra.
   if declare -F teardown_extra >/dev/null; then teardown_extra || true; fi

@@ -11,11 +11,11 @@
 command -v useradd >/dev/null || skip "skipped: useradd missing"
 setup 2
 DRONE_USER="hangar-dr-$$"
-useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$DRONE_USER" ||
+passwd_db useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$DRONE_USER" ||
   fail "useradd $DRONE_USER"
 teardown_extra() {
   pkill -KILL -u "$DRONE_USER" 2>/dev/null || true
-  for _ in 1 2 3 4 5; do userdel "$DRONE_USER" 2>/dev/null && break; sleep 0.2; done
+  passwd_db userdel "$DRONE_USER" 2>/dev/null || true
 }
 DUID=$(id -u "$DRONE_USER")
 # The drone's user reaches the rooms directory through the scratch directory (x only), as it must

@@ -94,7 +94,9 @@ for fam, addr in ((socket.AF_UNIX, sys.argv[1]), (socket.AF_UNIX, "\0" + sys.arg
 PY
 }
 wait_until 10 host_reaches || fail "the host's socket servers did not come up"
-wait_until 10 test "$(wc -l <"$T/proof-unix" 2>/dev/null || echo 0)" -ge 3 ||
+# (The count is taken at each try: the server may record the connections a moment after them.)
+proofs_at_least() { test "$(wc -l <"$T/proof-unix" 2>/dev/null || echo 0)" -ge "$1"; }
+wait_until 10 proofs_at_least 3 ||
   fail "the host's socket servers did not record the host's own connections"
 : >"$T/proof-unix"
 teardown_extra() {

@@ -24,12 +24,12 @@ each_identity
 setup 2
 SUB=hangar-sub-$$ AP=hangar-ap-$$ RA=hangar-ra-$$ RB=hangar-rb-$$
 teardown_extra() {
-  for u in "$AP" "$RA" "$RB"; do userdel "$u" 2>/dev/null || true; done
-  groupdel "$SUB" 2>/dev/null || true
+  for u in "$AP" "$RA" "$RB"; do passwd_db userdel "$u" 2>/dev/null || true; done
+  passwd_db groupdel "$SUB" 2>/dev/null || true
 }
-groupadd --system "$SUB"
+passwd_db groupadd --system "$SUB" || fail "groupadd $SUB"
 for u in "$AP" "$RA" "$RB"; do
-  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin -G "$SUB" "$u"
+  passwd_db useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin -G "$SUB" "$u"
 done
 as_hangard_user  # the user pass: hangard runs as a user of its own, from a copy in $T/bin
 mkdir -p "$T/bin"

@@ -1,4 +1,4 @@
-#include "shell/env.h"
+#include "env/env.h"
 
 #include <unistd.h>
 

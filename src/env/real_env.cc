@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "shell/env.h"
-#include "shell/manifest.h"
+#include "env/env.h"
+#include "env/nofollow.h"
 
 namespace hangar {
 
@@ -164,6 +164,27 @@ class Real : public Env {
       return s;
     }
     return sync ? FsyncPath(dir) : Status::Ok();
+  }
+
+  Status CreateFileAtomic(const std::string& dir, const std::string& name, std::string_view data,
+                          mode_t mode) override {
+    const std::string tmp = AtomicTmpPath(dir, name);
+    const std::string dst = dir + "/" + name;
+    unlink(tmp.c_str());  // a leftover, or something planted: O_EXCL opens only our own file
+    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd < 0) return Status::Errno("create " + tmp, errno);
+    // The mode as asked, whatever the umask took away (it only ever narrows a private file).
+    Status s = fchmod(fd, mode) == 0 ? Status::Ok() : Status::Errno("chmod " + tmp, errno);
+    if (s.ok()) s = WriteAll(fd, data, tmp, true);
+    close(fd);
+    if (s.ok() && renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dst.c_str(), RENAME_NOREPLACE) != 0)
+      s = errno == EEXIST ? Status::Exists("cannot create " + dst + ": it exists")
+                          : Status::Errno("rename " + tmp + " to " + dst, errno);
+    if (!s.ok()) {
+      unlink(tmp.c_str());
+      return s;
+    }
+    return FsyncPath(dir);
   }
 
   Status CreateExclusive(const std::string& dir, const std::string& name,

@@ -1,8 +1,8 @@
-#include "ledger/grants.h"
+#include "kernel/grants.h"
 
 #include <algorithm>
 
-namespace hangar::ledger {
+namespace hangar {
 
 namespace {
 
@@ -13,7 +13,7 @@ std::string Member(const json::Value& body, const char* k) {
 
 }  // namespace
 
-Status GrantBook::Apply(const Entry& e) {
+Status GrantBook::Apply(const GrantRecord& e) {
   auto bad = [&](const std::string& why) {
     return Status::Invalid("ledger entry seq " + std::to_string(e.seq) + " (" + e.kind +
                            "): " + why);
@@ -71,4 +71,4 @@ bool GrantBook::Allows(const std::string& op, const std::string& mission,
   });
 }
 
-}  // namespace hangar::ledger
+}  // namespace hangar

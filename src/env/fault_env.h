@@ -4,11 +4,11 @@
 // restart on the real Env and check what the spool says.
 //
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
-// CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, AppendDurable, Truncate,
-// WriteMaildir), each once, whatever it returns; never a read (FileSize, ReadAt, ReadFile, ListDir,
-// ListEntries, Exists, OpenDir and its Dir) nor Now. Numbers start at 1 and are taken under one
-// lock, across threads. What is not counted: whatever the process changes without its Env (a direct
-// system call), and other processes (hangar-shim writes through its own RealEnv).
+// CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, AppendDurable,
+// Truncate, WriteMaildir), each once, whatever it returns; never a read (FileSize, ReadAt,
+// ReadFile, ListDir, ListEntries, Exists, OpenDir and its Dir) nor Now. Numbers start at 1 and are
+// taken under one lock, across threads. What is not counted: whatever the process changes without
+// its Env (a direct system call), and other processes (hangar-shim writes through its own RealEnv).
 //
 // Power loss. Every mutating call of RealEnv fsyncs its data and directories before it returns, so
 // a finished call is on disk, and the unit of loss is the call: a power loss "during" call N leaves
@@ -36,7 +36,7 @@
 #include <string>
 #include <string_view>
 
-#include "shell/env.h"
+#include "env/env.h"
 
 namespace hangar {
 
@@ -92,6 +92,8 @@ class FaultEnv : public Env {
                          std::string_view data) override;
   Status WriteFileVisible(const std::string& dir, const std::string& name,
                           std::string_view data) override;
+  Status CreateFileAtomic(const std::string& dir, const std::string& name, std::string_view data,
+                          mode_t mode) override;
   Status CreateExclusive(const std::string& dir, const std::string& name,
                          std::string_view data) override;
   Status Rename(const std::string& from, const std::string& to) override;

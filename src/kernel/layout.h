@@ -1,4 +1,6 @@
 // Layout: where things live in a spool (man/hangar-spool.5). Pure path arithmetic; creates nothing.
+// The one place a spool path is spelt: the kernel names its observations' and plans' places with
+// it, the shell and the CLI find files with it.
 #pragma once
 
 #include <string>
@@ -37,6 +39,12 @@ struct Layout {
   std::string RunDir(const std::string& id) const {
     return MissionDir(Phase::kRunning, id) + "/run";
   }
+  // The window's record of a running mission's op requests and answers (keys/, requests).
+  std::string MissionOps(const std::string& id) const {
+    return MissionDir(Phase::kRunning, id) + "/ops";
+  }
+  // Where a drone asks the window: ops/ in its room.
+  std::string RoomOps(const std::string& id) const { return Room(id) + "/ops"; }
   std::string LaunchKey(const std::string& id, int attempt) const {
     return Keys() + "/" + LaunchKeyName(id, attempt);
   }

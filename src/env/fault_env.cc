@@ -1,4 +1,4 @@
-#include "shell/fault_env.h"
+#include "env/fault_env.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -220,6 +220,12 @@ Status FaultEnv::WriteFileVisible(const std::string& dir, const std::string& nam
                                   std::string_view data) {
   return Intercept({"write-visible", "write " + AtomicTmpPath(dir, name), dir + "/" + name},
                    [&] { return base_->WriteFileVisible(dir, name, data); });
+}
+
+Status FaultEnv::CreateFileAtomic(const std::string& dir, const std::string& name,
+                                  std::string_view data, mode_t mode) {
+  return Intercept({"create-atomic", "create " + AtomicTmpPath(dir, name), dir + "/" + name},
+                   [&] { return base_->CreateFileAtomic(dir, name, data, mode); });
 }
 
 Status FaultEnv::CreateExclusive(const std::string& dir, const std::string& name,

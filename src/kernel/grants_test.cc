@@ -1,14 +1,14 @@
-#include "ledger/grants.h"
+#include "kernel/grants.h"
 
 #include <gtest/gtest.h>
 
-namespace hangar::ledger {
+namespace hangar {
 namespace {
 
 constexpr TimeMs kT = 1767225600000;  // 2026-01-01
 
-Entry E(int64_t seq, const std::string& kind, json::Object body) {
-  Entry e;
+GrantRecord E(int64_t seq, const std::string& kind, json::Object body) {
+  GrantRecord e;
   e.seq = seq;
   e.kind = kind;
   e.body = json::Value(std::move(body));
@@ -67,4 +67,4 @@ TEST(GrantBook, AMalformedGrantEntryIsAnError) {
 }
 
 }  // namespace
-}  // namespace hangar::ledger
+}  // namespace hangar

@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "base/scratch_dir_testutil.h"
+#include "env/env.h"
 #include "gtest/gtest.h"
-#include "shell/env.h"
 
 namespace hangar {
 namespace {

@@ -1,4 +1,4 @@
-#include "shell/layout.h"
+#include "kernel/layout.h"
 
 namespace hangar {
 

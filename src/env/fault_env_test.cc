@@ -1,4 +1,4 @@
-#include "shell/fault_env.h"
+#include "env/fault_env.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -6,6 +6,8 @@
 // any thread; RealEnv keeps no state. Paths are absolute or relative to the process cwd.
 #pragma once
 
+#include <sys/types.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +35,12 @@ class Env {
                                   std::string_view data) {
     return WriteFileAtomic(dir, name, data);
   }
+  // dir/name created complete or not at all, with MODE (0600 for a private key), never replacing
+  // what is there: written to dir/.name.tmp.PID with that mode (O_EXCL, O_NOFOLLOW), fsynced,
+  // renamed into place with renameat2(RENAME_NOREPLACE), dir fsynced. Exists, and nothing
+  // changed, when dir/name was there already.
+  virtual Status CreateFileAtomic(const std::string& dir, const std::string& name,
+                                  std::string_view data, mode_t mode) = 0;
   // Creates dir/name with O_CREAT|O_EXCL, writes data, fsyncs it and dir. Exists if it was there.
   virtual Status CreateExclusive(const std::string& dir, const std::string& name,
                                  std::string_view data) = 0;
