@@ -558,7 +558,8 @@ restart_case() {
     local r="$S/returned/$id/return.json"
     jq_ok "$r" "d['outcome'] == 'done'" || fail "$id outcome $(outcome "$id"), expected done: $(cat "$r")"
     jq_ok "$r" "d['exit']['rc'] == 0" || fail "$id return.json exit rc is not 0"
-    room_has "$r" REPORT.md || fail "$id return.json's room manifest lacks REPORT.md"
+    room_has "$r" REPORT.md ||
+      fail "$id return.json's room manifest lacks REPORT.md: $(jget "$r" "d['room']")"
   done
   [[ -z "$(find "$S/keys" -name 'launch.*.2')" ]] || fail "a second attempt was launched"
   alive || fail "hangard is not alive"
