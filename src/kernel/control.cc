@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/json.h"
+#include "base/strict_json.h"
 #include "kernel/mission.h"
 
 namespace hangar {
@@ -13,9 +14,7 @@ constexpr size_t kMaxControlBytes = 64 * 1024;
 constexpr size_t kMaxWhy = 1000;
 constexpr size_t kMaxSignature = 16384;  // an armored SSH signature is well under 1 KiB
 
-struct Bad {
-  ParseError e;
-};
+using strict::Fail;
 
 const json::Value* Member(const json::Value& v, const char* k) {
   return v.find(k);
@@ -23,18 +22,18 @@ const json::Value* Member(const json::Value& v, const char* k) {
 
 std::string Str(const json::Value& v, const std::string& field, size_t max) {
   const json::Value* m = v.find(field);
-  if (!m) throw Bad{{field, "missing required field"}};
-  if (!m->is_string()) throw Bad{{field, "expected a string"}};
+  if (!m) Fail(field, "missing required field");
+  if (!m->is_string()) Fail(field, "expected a string");
   if (m->as_string().empty() || m->as_string().size() > max)
-    throw Bad{{field, "expected 1 to " + std::to_string(max) + " bytes"}};
+    Fail(field, "expected 1 to " + std::to_string(max) + " bytes");
   return m->as_string();
 }
 
 ControlRequest Parse(const json::Value& v) {
-  if (!v.is_object()) throw Bad{{"", "expected a JSON object"}};
+  if (!v.is_object()) Fail("", "expected a JSON object");
   const json::Value* ver = Member(v, "hangar");
   if (!ver || !ver->is_int() || ver->as_int() != 1)
-    throw Bad{{"hangar", "expected 1 (the only control format version this hangar reads)"}};
+    Fail("hangar", "expected 1 (the only control format version this hangar reads)");
   const std::string req = Str(v, "request", 64);
   ControlRequest r;
   std::set<std::string> allowed{"hangar", "request", "by", "time"};
@@ -44,7 +43,7 @@ ControlRequest Parse(const json::Value& v) {
              : req == "retry"   ? ControlKind::kRetry
                                 : ControlKind::kDeny;
     r.id = Str(v, "id", 64);
-    if (!ValidId(r.id)) throw Bad{{"id", "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)"}};
+    if (!ValidId(r.id)) Fail("id", "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)");
     allowed.insert("id");
     if (r.kind == ControlKind::kDeny || (r.kind == ControlKind::kApprove && v.find("why"))) {
       r.why = Str(v, "why", kMaxWhy);
@@ -52,7 +51,7 @@ ControlRequest Parse(const json::Value& v) {
     }
     if (r.kind == ControlKind::kApprove && (v.find("principal") || v.find("signature"))) {
       if (!v.find("principal") || !v.find("signature"))
-        throw Bad{{"", "a signed approve needs both \"principal\" and \"signature\""}};
+        Fail("", "a signed approve needs both \"principal\" and \"signature\"");
       r.principal = Str(v, "principal", 256);
       r.signature = Str(v, "signature", kMaxSignature);
       allowed.insert({"principal", "signature"});
@@ -60,19 +59,19 @@ ControlRequest Parse(const json::Value& v) {
   } else if (req == "grant" || req == "revoke") {
     r.kind = req == "grant" ? ControlKind::kGrant : ControlKind::kRevoke;
     r.op = Str(v, "op", 64);
-    if (!ValidOpName(r.op)) throw Bad{{"op", "expected an op name ([a-z][a-z0-9._-]*)"}};
+    if (!ValidOpName(r.op)) Fail("op", "expected an op name ([a-z][a-z0-9._-]*)");
     const bool m = v.find("mission"), q = v.find("requester");
-    if (m == q) throw Bad{{"", "expected exactly one of \"mission\" and \"requester\""}};
+    if (m == q) Fail("", "expected exactly one of \"mission\" and \"requester\"");
     if (m) {
       r.mission = Str(v, "mission", 64);
-      if (!ValidId(r.mission)) throw Bad{{"mission", "expected a mission id"}};
+      if (!ValidId(r.mission)) Fail("mission", "expected a mission id");
     } else {
       r.requester = Str(v, "requester", 256);
     }
     allowed.insert({"op", "mission", "requester"});
     if (r.kind == ControlKind::kGrant && v.find("until")) {
       std::optional<TimeMs> t = ParseRfc3339(Str(v, "until", 64));
-      if (!t) throw Bad{{"until", "expected an RFC 3339 time such as 2026-12-01T00:00:00Z"}};
+      if (!t) Fail("until", "expected an RFC 3339 time such as 2026-12-01T00:00:00Z");
       r.until = t;
       allowed.insert("until");
     }
@@ -81,14 +80,14 @@ ControlRequest Parse(const json::Value& v) {
     r.why = Str(v, "why", kMaxWhy);
     allowed.insert("why");
   } else {
-    throw Bad{{"request", "unknown request \"" + req +
-                              "\" (known: cancel, approve, deny, retry, grant, revoke, reanchor)"}};
+    Fail("request", "unknown request \"" + req +
+                        "\" (known: cancel, approve, deny, retry, grant, revoke, reanchor)");
   }
   if (v.find("by")) r.by = Str(v, "by", 256);
   if (v.find("time") && !ParseRfc3339(Str(v, "time", 64)))
-    throw Bad{{"time", "expected an RFC 3339 time"}};
+    Fail("time", "expected an RFC 3339 time");
   for (const auto& [k, m] : v.as_object())
-    if (!allowed.count(k)) throw Bad{{k, "unknown field for a " + req + " request"}};
+    if (!allowed.count(k)) Fail(k, "unknown field for a " + req + " request");
   return r;
 }
 
@@ -135,8 +134,8 @@ std::variant<ControlRequest, ParseError> ParseControl(std::string_view bytes) {
   if (!v.ok()) return ParseError{"", v.status().message()};
   try {
     return Parse(*v);
-  } catch (const Bad& b) {
-    return b.e;
+  } catch (const strict::Failure& f) {
+    return f.error;
   }
 }
 
