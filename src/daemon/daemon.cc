@@ -34,9 +34,9 @@ namespace hangar {
 
 namespace {
 
-constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are looked at again
-constexpr int kExitRechecks = 50;   // times 10 ms: how long a seen exit.json waits for the lock
-constexpr time_t kOpSettleS = 2;    // a request a scan finds is taken once this long unchanged
+constexpr size_t kTakePerTurn = 8;    // drops taken per loop turn before ends are looked at again
+constexpr int kExitRechecks = 50;     // times 10 ms: how long a seen exit.json waits for the lock
+constexpr TimeMs kOpSettleMs = 2000;  // a request a scan finds is taken once this long unchanged
 constexpr uint64_t kResumeFreeBytes = uint64_t{8} << 20;  // free space that ends such a stop
 // An engine's tool (systemctl, squeue, ...) that does not answer in this long is taken as "the
 // engine cannot say now", never as "the drone is gone".
@@ -487,13 +487,13 @@ void Daemon::WatchOps(const std::string& id) {
 // the drone replaced the directory): the tick calls this for every running mission.
 void Daemon::ScanOps(const std::string& id) {
   const std::string ops = layout_.Room(id) + "/ops/";
-  const time_t now = time(nullptr);
+  const TimeMs now = env_->Now();
   for (std::string& name : ListOpRequests(layout_.Room(id))) {
     if (ops_taken_.count({id, name})) continue;
     // A file written in place may still be open: a scan takes it once it has been left alone
     // for a moment (closing or renaming it wakes the watch at once).
-    struct stat st {};
-    if (lstat((ops + name + ".json").c_str(), &st) == 0 && st.st_mtime + kOpSettleS > now) continue;
+    Result<Env::FileInfo> f = env_->Lstat(ops + name + ".json");
+    if (f.ok() && f->modified + kOpSettleMs > now) continue;
     pending_ops_.emplace_back(id, std::move(name));
   }
 }
@@ -951,6 +951,20 @@ Result<std::set<std::string>> Daemon::CollectEngineEnds() {
   return alive;
 }
 
+void Daemon::TakeSettled(TimeMs now) {
+  for (auto it = created_open_.begin(); it != created_open_.end();) {
+    const auto& [control, name] = *it;
+    Result<Env::FileInfo> f =
+        env_->Lstat((control ? layout_.ControlNew() : layout_.IncomingNew()) + "/" + name);
+    if (f.ok() && f->modified + kOpSettleMs > now && f->modified <= now) {
+      ++it;  // still being written, perhaps: its close will say so
+      continue;
+    }
+    if (f.ok()) (control ? pending_controls_ : pending_names_).push_back(name);
+    it = created_open_.erase(it);
+  }
+}
+
 Status Daemon::ReadInotify(bool* overflow) {
   alignas(struct inotify_event) char buf[64 * 1024];
   std::vector<std::string> names, controls, exits;
@@ -967,15 +981,21 @@ Status Daemon::ReadInotify(bool* overflow) {
       }
       std::string name = ev->len ? std::string(ev->name) : std::string();
       if (ev->wd == wd_incoming_ || ev->wd == wd_control_) {
+        const bool control = ev->wd == wd_control_;
         if (ev->mask & IN_CREATE) {
           // A regular file created in place is taken when it is closed; one linked into place
-          // (link(2), the other maildir way) and anything that is no regular file at once.
-          struct stat st {};
-          std::string dir = ev->wd == wd_incoming_ ? layout_.IncomingNew() : layout_.ControlNew();
-          if (lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink < 2)
+          // (link(2), the other maildir way) and anything that is no regular file at once. A
+          // link whose first name was unlinked before this look has one link too, and no close
+          // will come: TakeSettled takes whatever of these is left alone long enough.
+          const std::string dir = control ? layout_.ControlNew() : layout_.IncomingNew();
+          Result<Env::FileInfo> f = env_->Lstat(dir + "/" + name);
+          if (f.ok() && f->regular && f->links < 2) {
+            created_open_.insert({control, name});
             continue;
+          }
         }
-        (ev->wd == wd_incoming_ ? names : controls).push_back(name);
+        created_open_.erase({control, name});
+        (control ? controls : names).push_back(name);
       } else if (auto it = run_watch_.find(ev->wd);
                  it != run_watch_.end() && (name == "exit.json" || name == "lock")) {
         exits.push_back(it->second);
@@ -1055,6 +1075,7 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
   }
   const TimeMs now = env_->Now();
   if (stopped_.empty() && !intake_paused_.empty() && intake_retry_.Due(now)) RetryIntake();
+  TakeSettled(now);
   if (Status s = TakeOps(); !s.ok()) return s;
   if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
   if (Status s = RecheckExits(); !s.ok()) return s;

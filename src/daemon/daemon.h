@@ -82,6 +82,9 @@ class Daemon {
   Status Decided(const Signal& s, std::deque<Signal>* pending);
   Status Perform(const Action& a, std::deque<Signal>* follow);  // std::visit: every action type
   Status PerformObserve(const Observe& x);
+  // Takes each created_open_ file left unchanged for kOpSettleMs (a link whose other name went
+  // before hangard looked: no close will come), and forgets those that are gone.
+  void TakeSettled(TimeMs now);
   Status PerformKill(const Kill& x);
   Status PerformMoveAction(const Move& x);
   Status PerformConsumeAction(const ConsumeControl& x);
@@ -149,6 +152,9 @@ class Daemon {
   // Drops and control requests seen but not yet taken: a burst is taken a batch per loop turn, so
   // drones' ends and finished observations are handled in between (they free slots).
   std::deque<std::string> pending_names_, pending_controls_;
+  // Drops and controls (control?, name) created in place and not closed yet (IN_CREATE of a
+  // regular file with one link): taken at their close, or by TakeSettled once unchanged 2 s.
+  std::set<std::pair<bool, std::string>> created_open_;
   std::map<int, std::string> run_watch_;  // inotify wd -> mission id
   std::map<std::string, int> run_wd_;     // mission id -> inotify wd (running, drone not ended)
   // exit.json seen while the supervisor still held its lock: looked at again a few times shortly

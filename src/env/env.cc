@@ -32,6 +32,10 @@ Result<std::string> Env::ReadFileOwned(const std::string& path, size_t max_bytes
   return ReadFile(path, max_bytes);
 }
 
+Result<Env::FileInfo> Env::Lstat(const std::string& path) {
+  return Status::Unavailable("no file information for " + path);
+}
+
 Result<uint64_t> Env::FreeBytes(const std::string& path) {
   return Status::Unavailable("no free space known for " + path);
 }

@@ -101,6 +101,14 @@ class Env {
   };
   virtual Result<std::vector<DirEntry>> ListEntries(const std::string& path) = 0;
   virtual bool Exists(const std::string& path) = 0;  // lstat succeeds
+  // What lstat(2) says of path (a symlink itself, never followed). The default, for Envs with no
+  // filesystem, is Unavailable.
+  struct FileInfo {
+    bool regular = false;
+    uint64_t links = 0;   // st_nlink
+    TimeMs modified = 0;  // st_mtim, in milliseconds since the epoch
+  };
+  virtual Result<FileInfo> Lstat(const std::string& path);
   // The bytes an unprivileged writer may still use on the filesystem holding path (statvfs(2):
   // f_bavail * f_frsize). The default, for Envs with no filesystem, is Unavailable.
   virtual Result<uint64_t> FreeBytes(const std::string& path);

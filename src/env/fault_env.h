@@ -126,6 +126,7 @@ class FaultEnv : public Env {
   // The base's, except that a sticky no-space fault that has struck leaves no space (a full
   // disk stays full).
   Result<uint64_t> FreeBytes(const std::string& path) override;
+  Result<FileInfo> Lstat(const std::string& path) override { return base_->Lstat(path); }
   Result<std::unique_ptr<Dir>> OpenDir(const std::string& path) override {
     return base_->OpenDir(path);
   }

@@ -392,6 +392,13 @@ class Real : public Env {
     return lstat(path.c_str(), &st) == 0;
   }
 
+  Result<FileInfo> Lstat(const std::string& path) override {
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0) return Status::Errno("lstat " + path, errno);
+    return FileInfo{S_ISREG(st.st_mode), uint64_t(st.st_nlink),
+                    TimeMs(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000};
+  }
+
   Result<uint64_t> FreeBytes(const std::string& path) override {
     struct statvfs v {};
     if (statvfs(path.c_str(), &v) != 0) return Status::Errno("statvfs " + path, errno);

@@ -101,5 +101,25 @@ TEST(RealEnvListEntries, TellsDirectoriesFromFilesAndLinks) {
   EXPECT_FALSE((*e)[2].dir);
 }
 
+// Lstat: what the daemon asks of a drop (a regular file linked into place?) and of an op request
+// (left alone long enough?), never following a link.
+TEST(RealEnvLstat, SaysTypeLinksAndTimeWithoutFollowing) {
+  ScratchDir dir("lstat");
+  const std::string f = dir.path() + "/f";
+  std::ofstream(f) << "x";
+  const TimeMs before = RealEnv()->Now();
+  Result<Env::FileInfo> one = RealEnv()->Lstat(f);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_TRUE(one->regular);
+  EXPECT_EQ(one->links, 1u);
+  EXPECT_LE(one->modified, before + 1000);
+  EXPECT_GT(one->modified, before - 60000);
+  ASSERT_EQ(link(f.c_str(), (dir.path() + "/g").c_str()), 0);
+  EXPECT_EQ(RealEnv()->Lstat(f)->links, 2u);
+  ASSERT_EQ(symlink("f", (dir.path() + "/l").c_str()), 0);
+  EXPECT_FALSE(RealEnv()->Lstat(dir.path() + "/l")->regular) << "the link itself, not f";
+  EXPECT_FALSE(RealEnv()->Lstat(dir.path() + "/missing").ok());
+}
+
 }  // namespace
 }  // namespace hangar
