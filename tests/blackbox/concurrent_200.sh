@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# blackbox-heavy
 # 200 missions dropped at once by 8 concurrent writers (7 write tmp then rename into incoming/new,
 # as a script would; one goes through `hangar submit`), with the "true" profile: all 200 return
 # exactly once (one launch key each, no id in two states, nothing left behind).
@@ -50,7 +51,8 @@ for id_ in sorted(os.listdir(sys.argv[1])):
         continue
     d = json.load(open(os.path.join(sys.argv[1], id_, "return.json")))
     if d.get("outcome") != "done" or d.get("id") != id_:
-        print(id_, d.get("id"), d.get("outcome"))
+        print(id_, d.get("id"), d.get("outcome"), json.dumps(d.get("reason")),
+              json.dumps(d.get("exit")))
 PY
 )
 [[ -z "$bad" ]] || fail "returns not done or with another id: $(head -n 3 <<<"$bad")"

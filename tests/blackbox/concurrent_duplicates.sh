@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# blackbox-heavy
 # 16 writers drop HANGAR_BB_DUP_N (10,000) missions at once, every id twice (from two different
 # writers): 14 write into incoming/tmp and rename into incoming/new, as a script would, 2 go
 # through `hangar submit`. Each mission asks for the host network, which the default policy holds

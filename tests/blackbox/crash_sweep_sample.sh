@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# blackbox-heavy
 # A sampled crash sweep (scripts/crash-sweep; `make crash-sweep` runs every point): the workload of
 # 19 missions covering every path, hangard crashed before mutating call N for 8 points N spread
 # over the whole run (the first and the last among them, a random shift printed as the seed), each

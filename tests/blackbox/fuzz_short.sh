@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# blackbox-heavy
 # Every parser's libFuzzer target (fuzz/README) for a few seconds: FUZZ_SECONDS each (default 3),
 # from its checked-in seeds, under ASan and UBSan. Builds them first (make fuzz-build, into
 # build/fuzz/ only: the first build takes a few minutes on 2 cores, later ones only relink what

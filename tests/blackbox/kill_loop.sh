@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# blackbox-heavy
 # The kill loop (scripts/kill-loop; `make kill-loop` runs 500 missions): while 100 missions flow
 # through the real binaries, hangard is SIGKILLed at random moments and restarted at once, and 3
 # supervisors are killed; then every mission has exactly one return, ending as its path allows or

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# blackbox-heavy
 # make install and make uninstall into a scratch DESTDIR (man hangard.8, SYSTEMD): each file in its
 # FHS place with its mode; the installed unit runs the installed hangard on the installed config,
 # and that hangard starts on it and launches a drone through the hangar-shim installed beside it;
