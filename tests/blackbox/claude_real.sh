@@ -10,10 +10,7 @@
 # sees no request). No hangar approve anywhere.
 . "$(dirname "$0")/lib.sh"
 command -v bwrap >/dev/null || skip "bubblewrap not installed (scripts/install-deps installs it)"
-rc=0
-CLAUDE=$("$ROOT/scripts/install-claude" 2>"$ROOT/build/install-claude.log") || rc=$?
-((rc == 69)) && skip "$(tail -n 1 "$ROOT/build/install-claude.log")"
-((rc == 0)) || fail "scripts/install-claude failed ($rc): $(tail -n 3 "$ROOT/build/install-claude.log")"
+need_agent_cli CLAUDE claude
 setup 3
 http_servers  # INTERNAL: a service on the host's loopback no drone may reach
 op='{"op":"post.message","args":{"text":"hi"},"key":"k1"}'

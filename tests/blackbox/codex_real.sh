@@ -13,10 +13,7 @@
 # service on the host sees no request).
 . "$(dirname "$0")/lib.sh"
 command -v bwrap >/dev/null || skip "bubblewrap not installed (scripts/install-deps installs it)"
-rc=0
-CODEX=$("$ROOT/scripts/install-codex" 2>"$ROOT/build/install-codex.log") || rc=$?
-((rc == 69)) && skip "$(tail -n 1 "$ROOT/build/install-codex.log")"
-((rc == 0)) || fail "scripts/install-codex failed ($rc): $(tail -n 3 "$ROOT/build/install-codex.log")"
+need_agent_cli CODEX codex
 setup 6
 http_servers  # INTERNAL: a service on the host's loopback no drone may reach
 mkdir -p "$T/secret"

@@ -9,10 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v bwrap >/dev/null || skip "bubblewrap not installed (scripts/install-deps installs it)"
 command -v socat >/dev/null || skip "socat not installed (scripts/install-deps installs it)"
-rc=0
-CODEX=$("$ROOT/scripts/install-codex" 2>"$ROOT/build/install-codex.log") || rc=$?
-((rc == 69)) && skip "$(tail -n 1 "$ROOT/build/install-codex.log")"
-((rc == 0)) || fail "scripts/install-codex failed ($rc): $(tail -n 3 "$ROOT/build/install-codex.log")"
+need_agent_cli CODEX codex
 setup 2
 check shipped-config-names-shipped-policy jq_ok "$S/hangar.conf" "d['policy'] == 'policy.json'"
 cmp -s "$S/policy.json" "$ROOT/spool/policy.json" || fail "the spool's policy.json is not the shipped one"

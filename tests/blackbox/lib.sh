@@ -101,6 +101,17 @@ each_identity() {
   exit "$rc"
 }
 
+# need_agent_cli VAR NAME: sets VAR to the path of the pinned agent CLI NAME (codex or claude)
+# that scripts/install-NAME installs test-locally; skips the test when npm cannot be reached
+# (exit 69), fails it on any other error.
+need_agent_cli() {
+  local rc=0 path log="$ROOT/build/install-$2.log"
+  path=$("$ROOT/scripts/install-$2" 2>"$log") || rc=$?
+  ((rc == 69)) && skip "$(tail -n 1 "$log")"
+  ((rc == 0)) || fail "scripts/install-$2 failed ($rc): $(tail -n 3 "$log")"
+  printf -v "$1" '%s' "$path"
+}
+
 # passwd_db COMMAND...: useradd, userdel, groupadd or groupdel, tried again for up to 5 s while
 # it fails: tests run side by side, and another one may hold the user database's lock a moment.
 passwd_db() {
