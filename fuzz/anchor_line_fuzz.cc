@@ -4,8 +4,8 @@
 // and a 64-hex hash; a refusal says "bad anchor line".
 #include <string>
 
+#include "base/id.h"
 #include "fuzz.h"
-#include "kernel/mission.h"
 #include "ledger/anchor.h"
 #include "ledger/entry.h"
 

@@ -4,8 +4,8 @@
 // "bad checkpoint". The signature is not checked by the parser, nor here.
 #include <string>
 
+#include "base/id.h"
 #include "fuzz.h"
-#include "kernel/mission.h"
 #include "ledger/checkpoint.h"
 #include "ledger/entry.h"
 

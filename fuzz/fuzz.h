@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string_view>
 #include <utility>
 
@@ -17,6 +18,15 @@
       std::abort();                                                                   \
     }                                                                                 \
   } while (0)
+
+// For a target whose parser reads local times (Slurm's): defines libFuzzer's initializer to run in
+// TZ=UTC, so a time reads the same on every machine. Once, at file scope.
+#define FUZZ_IN_UTC()                                  \
+  extern "C" int LLVMFuzzerInitialize(int*, char***) { \
+    setenv("TZ", "UTC", 1);                            \
+    tzset();                                           \
+    return 0;                                          \
+  }
 
 namespace hangar::fuzz {
 

@@ -2,8 +2,6 @@
 // The first line of the input is the job id asked for, the rest sacct's output. Promises checked:
 // a report is of the job asked for (the state is the log's: a line may say SPECIAL_EXIT, pending);
 // otherwise NotFound or Invalid. Slurm's local times are read in TZ=UTC.
-#include <cstdlib>
-#include <ctime>
 #include <string>
 
 #include "fuzz.h"
@@ -11,11 +9,7 @@
 
 using namespace hangar;
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  setenv("TZ", "UTC", 1);
-  tzset();
-  return 0;
-}
+FUZZ_IN_UTC()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto [job_id, out] = fuzz::FirstLine(fuzz::Bytes(data, size));

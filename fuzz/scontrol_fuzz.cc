@@ -1,19 +1,12 @@
 // ParseScontrolShowJob (launch/slurm_job.h): what `scontrol -o show job ID` printed, stdout then
 // stderr. Promises checked: none beyond the sanitizers' (no crash, no undefined behaviour, no
 // leak); a report's job id is digits. Slurm's local times are read in TZ=UTC.
-#include <cstdlib>
-#include <ctime>
-
 #include "fuzz.h"
 #include "launch/slurm_job.h"
 
 using namespace hangar;
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  setenv("TZ", "UTC", 1);
-  tzset();
-  return 0;
-}
+FUZZ_IN_UTC()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Result<EngineReport> r = ParseScontrolShowJob(fuzz::Bytes(data, size));

@@ -2,9 +2,6 @@
 // line; and ParseSbatch on the same bytes (sbatch --parsable's job id; too small a parser for a
 // target of its own). Promises checked: one report per line with a job id of digits; a pending
 // report has no end; sbatch's id is digits. Slurm's local times are read in TZ=UTC.
-#include <cstdlib>
-#include <ctime>
-
 #include "fuzz.h"
 #include "launch/slurm_job.h"
 
@@ -19,11 +16,7 @@ bool Digits(const std::string& s) {
 }
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  setenv("TZ", "UTC", 1);
-  tzset();
-  return 0;
-}
+FUZZ_IN_UTC()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view out = fuzz::Bytes(data, size);

@@ -34,9 +34,11 @@ namespace hangar {
 
 namespace {
 
-constexpr size_t kTakePerTurn = 8;    // drops taken per loop turn before ends are looked at again
-constexpr int kExitRechecks = 50;     // times 10 ms: how long a seen exit.json waits for the lock
-constexpr TimeMs kOpSettleMs = 2000;  // a request a scan finds is taken once this long unchanged
+constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are looked at again
+constexpr int kExitRechecks = 50;   // times 10 ms: how long a seen exit.json waits for the lock
+// A file seen while perhaps still written in place (an op request a scan finds, a drop or control
+// created in new/ with one link) is taken once this long unchanged, if its close has not come.
+constexpr TimeMs kOpSettleMs = 2000;
 constexpr uint64_t kResumeFreeBytes = uint64_t{8} << 20;  // free space that ends such a stop
 // An engine's tool (systemctl, squeue, ...) that does not answer in this long is taken as "the
 // engine cannot say now", never as "the drone is gone".
@@ -486,7 +488,7 @@ void Daemon::WatchOps(const std::string& id) {
 // Requests already in ROOM/ops (at a restart, after an overflow, or if the watch was lost because
 // the drone replaced the directory): the tick calls this for every running mission.
 void Daemon::ScanOps(const std::string& id) {
-  const std::string ops = layout_.Room(id) + "/ops/";
+  const std::string ops = layout_.RoomOps(id) + "/";
   const TimeMs now = env_->Now();
   for (std::string& name : ListOpRequests(layout_.Room(id))) {
     if (ops_taken_.count({id, name})) continue;

@@ -54,9 +54,8 @@
 namespace hangar {
 
 inline constexpr TimeMs kSupervisorCheckMs = 2000;  // each supervisor's lock looked at this often
-inline constexpr TimeMs kIntakeRetryMs = 5000;  // intake paused for space: a drop tried this often
-inline constexpr TimeMs kStorageRetryMs =
-    2000;  // stopped for a full disk: space looked for this often
+inline constexpr TimeMs kIntakeRetryMs = 5000;      // intake paused for space: a drop tried
+inline constexpr TimeMs kStorageRetryMs = 2000;     // stopped for a full disk: space looked for
 
 class Daemon {
  public:

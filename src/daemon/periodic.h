@@ -24,7 +24,6 @@ class Periodic {
   // Due at the next Due, whatever the time.
   void DueNext() { due_next_ = true; }
   void set_period(TimeMs period) { period_ = period; }
-  TimeMs period() const { return period_; }
 
  private:
   TimeMs period_;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "env/env.h"
 #include "env/nofollow.h"
@@ -138,27 +139,37 @@ class Real : public Env {
 
   Status WriteFileAtomic(const std::string& dir, const std::string& name,
                          std::string_view data) override {
-    return WriteFile(dir, name, data, true);
+    return WriteViaTmp(dir, name, data, true, std::nullopt, true);
   }
 
   Status WriteFileVisible(const std::string& dir, const std::string& name,
                           std::string_view data) override {
-    return WriteFile(dir, name, data, false);
+    return WriteViaTmp(dir, name, data, false, std::nullopt, true);
   }
 
-  Status WriteFile(const std::string& dir, const std::string& name, std::string_view data,
-                   bool sync) {
+  // Behind WriteFileAtomic, WriteFileVisible and CreateFileAtomic: data written to the temporary
+  // name, then renamed onto dir/name (replacing what is there, or Exists when REPLACE is false),
+  // and with SYNC the file and dir fsynced. MODE, when given, is the file's exactly (whatever the
+  // umask); else 0644 less the umask.
+  Status WriteViaTmp(const std::string& dir, const std::string& name, std::string_view data,
+                     bool sync, std::optional<mode_t> mode, bool replace) {
     const std::string tmp = AtomicTmpPath(dir, name);
     const std::string dst = dir + "/" + name;
     // Whatever sits at the temporary name (a leftover, or a FIFO planted to block us) goes first:
     // O_EXCL then opens only a file we created.
     unlink(tmp.c_str());
-    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                  mode.value_or(0644));
     if (fd < 0) return Status::Errno("create " + tmp, errno);
-    Status s = WriteAll(fd, data, tmp, sync);
+    Status s =
+        !mode || fchmod(fd, *mode) == 0 ? Status::Ok() : Status::Errno("chmod " + tmp, errno);
+    if (s.ok()) s = WriteAll(fd, data, tmp, sync);
     close(fd);
-    if (s.ok() && rename(tmp.c_str(), dst.c_str()) != 0)
-      s = Status::Errno("rename " + tmp + " to " + dst, errno);
+    if (s.ok() &&
+        (replace ? rename(tmp.c_str(), dst.c_str())
+                 : renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dst.c_str(), RENAME_NOREPLACE)) != 0)
+      s = errno == EEXIST && !replace ? Status::Exists("cannot create " + dst + ": it exists")
+                                      : Status::Errno("rename " + tmp + " to " + dst, errno);
     if (!s.ok()) {
       unlink(tmp.c_str());
       return s;
@@ -168,23 +179,7 @@ class Real : public Env {
 
   Status CreateFileAtomic(const std::string& dir, const std::string& name, std::string_view data,
                           mode_t mode) override {
-    const std::string tmp = AtomicTmpPath(dir, name);
-    const std::string dst = dir + "/" + name;
-    unlink(tmp.c_str());  // a leftover, or something planted: O_EXCL opens only our own file
-    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-    if (fd < 0) return Status::Errno("create " + tmp, errno);
-    // The mode as asked, whatever the umask took away (it only ever narrows a private file).
-    Status s = fchmod(fd, mode) == 0 ? Status::Ok() : Status::Errno("chmod " + tmp, errno);
-    if (s.ok()) s = WriteAll(fd, data, tmp, true);
-    close(fd);
-    if (s.ok() && renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dst.c_str(), RENAME_NOREPLACE) != 0)
-      s = errno == EEXIST ? Status::Exists("cannot create " + dst + ": it exists")
-                          : Status::Errno("rename " + tmp + " to " + dst, errno);
-    if (!s.ok()) {
-      unlink(tmp.c_str());
-      return s;
-    }
-    return FsyncPath(dir);
+    return WriteViaTmp(dir, name, data, true, mode, false);
   }
 
   Status CreateExclusive(const std::string& dir, const std::string& name,

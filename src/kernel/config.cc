@@ -92,7 +92,7 @@ Profile ParseProfile(const std::string& name, element e) {
       p.egress_methods = Strings(v, k, true);
       std::set<std::string> given;
       for (const std::string& m : p.egress_methods) {
-        if (m.empty() || m.size() > 20 ||
+        if (m.size() > 20 ||
             !std::all_of(m.begin(), m.end(), [](char c) { return c >= 'A' && c <= 'Z'; }))
           Fail(k, "\"" + m.substr(0, 40) + "\": expected an HTTP method in capitals (GET, HEAD)");
         if (m == "CONNECT")

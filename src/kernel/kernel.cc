@@ -638,8 +638,8 @@ class Decider {
     if (st_->rolled_back) body["returned_lost"] = json::Array(unproven.begin(), unproven.end());
     if (!st_->unvouched_grants.empty())
       body["void"] = json::Array(st_->unvouched_grants.begin(), st_->unvouched_grants.end());
-    (void)st_->grants.Apply(GrantRecord{
-        0, "ledger.reanchor", body});  // the kernel's own well-formed body: it always applies
+    // The kernel's own well-formed body: it always applies.
+    (void)st_->grants.Apply(GrantRecord{0, "ledger.reanchor", body});
     st_->unvouched_grants.clear();
     Ledger("ledger.reanchor", std::move(body), now, /*new_epoch=*/true);
     for (const std::string& id : unproven) {
@@ -997,8 +997,9 @@ class Decider {
       }
       const int attempt = rec.attempt + 1;
       const GateSite site = s_.Site();
-      PlanPlaces where{s_.Places().Room(id),
-                       s_.Places().RunDir(id),
+      const Layout at = s_.Places();
+      PlanPlaces where{at.Room(id),
+                       at.RunDir(id),
                        s_.bindir,
                        s_.config.kill_grace_s,
                        site.bwrap,

@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -365,9 +364,8 @@ inline Corpus Load(const std::string& dir) {
     return corpus;
   }
   // As hangard does after the digest: the home patterns stand for the test site's homes.
-  std::optional<Policy> policy =
-      ExpandHomePatterns(*parsed, TestHomes(), TestSite().home);
-  TextRules rules(*policy);
+  const Policy policy = ExpandHomePatterns(*parsed, TestHomes(), TestSite().home);
+  TextRules rules(policy);
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
@@ -385,7 +383,7 @@ inline Corpus Load(const std::string& dir) {
     c.file = f;
     try {
       if (!detail::ReadFile(dir + "/" + f, &text)) throw std::runtime_error("cannot read");
-      detail::RunCase(text, *policy, rules, &c);
+      detail::RunCase(text, policy, rules, &c);
     } catch (const std::exception& e) {
       c.error = e.what();
     }
