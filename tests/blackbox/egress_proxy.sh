@@ -20,6 +20,7 @@ EGRESS_PID=$!
 wait_until 5 test -S "$T/egress.sock" || fail "no proxy socket: $(cat "$T/egress.out")"
 socat "TCP-LISTEN:$FWD,bind=127.0.0.1,fork,reuseaddr" "UNIX-CONNECT:$T/egress.sock" </dev/null &
 SOCAT_PID=$!
+wait_until 5 tcp_listening "$FWD" || fail "socat does not listen on 127.0.0.1:$FWD"
 # shellcheck disable=SC2086
 teardown_extra() { kill $HTTP_PIDS "$EGRESS_PID" "$SOCAT_PID" 2>/dev/null; }
 px=(-s -x "http://127.0.0.1:$FWD")

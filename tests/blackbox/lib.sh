@@ -158,6 +158,20 @@ http_servers() {
   : >"$T/api.log"
 }
 
+# tcp_listening PORT: something listens on 127.0.0.1:PORT (the kernel's /proc/net/tcp says so; no
+# connection is made, so a proxy behind it logs nothing).
+tcp_listening() {
+  python3 - "$1" <<'PY'
+import sys
+want = "0100007F:%04X" % int(sys.argv[1])
+for line in open("/proc/net/tcp").readlines()[1:]:
+    f = line.split()
+    if f[1] == want and f[3] == "0A":
+        sys.exit(0)
+sys.exit(1)
+PY
+}
+
 # fork_bomb MARKER: the lines of a hostile drone's shell script that fork 200 times (each child
 # sleeps 4 s; a failed fork is counted, not fatal), MARKER in the command line of every process,
 # and write how many forks succeeded into forked.txt in the room.
