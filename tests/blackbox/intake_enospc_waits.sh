@@ -51,7 +51,7 @@ n=$(grep -c '^start x ' "$T/starts" || true)
 grep -q 'intake resumed: x taken in' "$LOG" || fail "hangard did not log that intake resumed"
 hangar status --json >"$T/status.json"
 jq_ok "$T/status.json" "d['work']['state'] == 'ok'" || fail "after the retry: $(jget "$T/status.json" "d['work']")"
-cat "$S"/ledger/*/* 2>/dev/null | grep -q '"mission.intake-failed"' || fail "the ledger lacks mission.intake-failed"
+grep -qs '"mission.intake-failed"' "$S"/ledger/*/* || fail "the ledger lacks mission.intake-failed"
 hangar ledger verify >"$T/verify.out" 2>&1 || fail "the ledger does not verify: $(cat "$T/verify.out")"
 
 # 3. No space for the ledger entry itself: not a pause but a stop (the decision cannot be

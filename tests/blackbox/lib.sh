@@ -614,15 +614,19 @@ for e in best:
 PY
 }
 
-# room_has RETURN_JSON PATH: the manifest lists PATH (with or without a leading "./").
+# room_has RETURN_JSON PATH: the manifest lists PATH (with or without a leading "./"). The
+# manifest is read whole before the search: piped, a search that stops at the first match closes
+# the pipe while manifest() still writes, and pipefail turns that BrokenPipeError into "lacks".
 room_has() {
-  manifest "$1" | python3 -c '
+  local entries
+  entries=$(manifest "$1") || return 2
+  python3 -c '
 import json, sys
 want = sys.argv[1]
 for line in sys.stdin:
     if json.loads(line)["path"].removeprefix("./") == want:
         sys.exit(0)
-sys.exit(1)' "$2"
+sys.exit(1)' "$2" <<<"$entries"
 }
 
 # group_gone SHIM_JSON: no process of the drone's process group is left (by pid and start time).
