@@ -8,62 +8,88 @@
 //
 //   state     | signal                          | next      | actions
 //   ----------+---------------------------------+-----------+---------------------------------------
-//   (start)   | Recovered (one per mission dir) | as found  | none until Ready: no launch yet
-//   (start)   | Recovered, id known already     | -         | none (a copied spool: the first
-//             |                                 |           |   found, furthest on, stands)
-//   (start)   | Ready (controls read)           | -         | launches begin
-//   (none)    | Dropped, unreadable or invalid  | rejected  | Intake(rejected: mission.raw, why.json)
-//   (none)    | Dropped, id already in spool    | rejected  | Intake(rejected under a fresh id)
-//   (none)    | Dropped, gate 1 allow           | queued    | Intake(queued: mission.json, gate1.json)
-//   (none)    | Dropped, gate 1 hold / deny     | hold/denied | Intake(..., gate1.json [+why.json])
-//   taken     | IntakeFailed (no space)         | (none)    | Record(mission.intake-failed): the
+//   (start)   | Recovered (one per mission dir) | as found  | [RecoveredAsFound] none until Ready:
+//             |                                 |           |   no launch yet
+//   (start)   | Recovered, id known already     | -         | [RecoveredTwice] none (a copied
+//             |                                 |           |   spool: the first found, furthest
+//             |                                 |           |   on, stands)
+//   (start)   | Ready (controls read)           | -         | [Ready] launches begin
+//   (none)    | Dropped, unreadable or invalid  | rejected  | [DroppedInvalid] Intake(rejected:
+//             |                                 |           |   mission.raw, why.json)
+//   (none)    | Dropped, id already in spool    | rejected  | [DroppedDuplicateId] Intake(rejected
+//             |                                 |           |   under a fresh id)
+//   (none)    | Dropped, gate 1 allow           | queued    | [DroppedAllowed] Intake(queued:
+//             |                                 |           |   mission.json, gate1.json)
+//   (none)    | Dropped, gate 1 hold / deny     | hold/denied | [DroppedHeldOrDenied] Intake(...,
+//             |                                 |             |   gate1.json [+why.json])
+//   taken     | IntakeFailed (no space)         | (none)    | [IntakeFailed]
+//             |                                 |           |   Record(mission.intake-failed): the
 //             |                                 |           |   mission is forgotten (a launch of
 //             |                                 |           |   the same decision too); the drop
 //             |                                 |           |   waits in incoming/new
-//   queued    | slot free, gate 2 allow         | running   | Launch(plan.json, gate2.json, key, shim)
-//   queued    | slot free, gate 2 hold / deny   | hold/denied | Move(gate2.json [+why.json])
-//   queued    | LaunchDone, key existed         | returned  | Finish(outcome lost)
-//   queued    | LaunchDone failed before key    | returned  | Finish(outcome failed, launch error)
-//   running   | LaunchDone failed               | returned  | Finish(outcome failed, launch error)
-//   running   | DroneExited                     | running   | Observe (slot freed)
-//   running   | SupervisorGone                  | running   | Observe (outcome will be lost)
-//   running   | Observed                        | returned  | Finish(return.json; notify)
-//   hold/queued | Control cancel                | returned  | Finish(outcome cancelled, never ran)
-//   running   | Control cancel                  | running   | Kill (the supervisor stops the drone)
-//   returned  | Control retry, outcome lost,    | queued    | Record(mission.retry), Retry: attempt
-//             |   failed, timed_out, killed or  |           |   N's files to attempts/N; launched
-//             |   cancelled after it ran, and   |           |   as N+1 (new key, gate 2 again)
-//             |   nothing of attempt N alive    |           |
-//   returned  | Control retry, done, cancelled  | returned  | Record(control.refused),
-//             |   before it ran, or attempt N   |           |   ConsumeControl(bad, why)
-//             |   may be alive                  |           |
-//   hold      | Control approve                 | queued    | Record(person.approved), Move
-//             |                                 |           |   (binds to the mission's sha256
+//   queued    | slot free, gate 2 allow         | running   | [QueuedLaunched] Launch(plan.json,
+//             |                                 |           |   gate2.json, key, shim)
+//   queued    | slot free, gate 2 hold / deny   | hold/denied | [QueuedHeldOrDenied]
+//             |                                 |             |   Move(gate2.json [+why.json])
+//   queued    | LaunchDone, key existed         | returned  | [LaunchKeyExisted] Finish(outcome
+//             |                                 |           |   lost)
+//   queued    | LaunchDone failed before key    | returned  | [LaunchFailedBeforeKey]
+//             |                                 |           |   Finish(outcome failed, launch
+//             |                                 |           |   error)
+//   running   | LaunchDone failed               | returned  | [LaunchFailedRunning] Finish(outcome
+//             |                                 |           |   failed, launch error)
+//   running   | DroneExited                     | running   | [DroneExited] Observe (slot freed)
+//   running   | SupervisorGone                  | running   | [SupervisorGone] Observe (outcome
+//             |                                 |           |   will be lost)
+//   running   | Observed                        | returned  | [Observed] Finish(return.json;
+//             |                                 |           |   notify)
+//   hold/queued | Control cancel                | returned  | [CancelUnrun] Finish(outcome
+//               |                               |           |   cancelled, never ran)
+//   running   | Control cancel                  | running   | [CancelRunning] Kill (the supervisor
+//             |                                 |           |   stops the drone)
+//   returned  | Control retry, outcome lost,    | queued    | [RetryAllowed] Record(mission.retry),
+//             |   failed, timed_out, killed or  |           |   Retry: attempt N's files to
+//             |   cancelled after it ran, and   |           |   attempts/N; launched as N+1 (new
+//             |   nothing of attempt N alive    |           |   key, gate 2 again)
+//   returned  | Control retry, done, cancelled  | returned  | [RetryRefused]
+//             |   before it ran, or attempt N   |           |   Record(control.refused),
+//             |   may be alive                  |           |   ConsumeControl(bad, why)
+//   hold      | Control approve                 | queued    | [Approved] Record(person.approved),
+//             |                                 |           |   Move (binds to the mission's sha256
 //             |                                 |           |   and the held plan's)
-//   queued    | slot free, gate 2 hold, the     | running   | Launch (the person approved exactly
-//             |   plan approved                 |           |   this plan)
-//   (start)   | Recovered hold/queued whose     | hold      | Record(mission.held), Move: changed
-//             |   mission.json changed          |           |   after intake; no approval carries
-//   hold      | Control deny                    | denied    | Record(person.denied), Move(why.json)
-//   any       | Control grant / revoke          | same      | Record(grant / revoke); refused
-//             |                                 |           |   while failed closed
-//   any       | LedgerFailed                    | same      | Record(ledger.fail-closed); no launch
-//             |                                 |           |   or grant until a reanchor
-//   any       | Control reanchor (failed closed)| same      | Record(ledger.reanchor, new epoch);
-//             |                                 |           |   launches resume
-//   hold/queued | Control reanchor after a      | returned  | Finish(outcome lost): found at the
-//             |   rollback (LedgerFailed        |           |   start on a restored spool, its
-//             |   rolled_back), found at start  |           |   launch after the backup cannot be
+//   queued    | slot free, gate 2 hold, the     | running   | [QueuedApprovedPlan] Launch (the
+//             |   plan approved                 |           |   person approved exactly this plan)
+//   (start)   | Recovered hold/queued whose     | hold      | [RecoveredChanged]
+//             |   mission.json changed          |           |   Record(mission.held), Move: changed
+//             |                                 |           |   after intake; no approval carries
+//   hold      | Control deny                    | denied    | [Denied] Record(person.denied),
+//             |                                 |           |   Move(why.json)
+//   any       | Control grant / revoke          | same      | [GrantOrRevoke] Record(grant /
+//             |                                 |           |   revoke); refused while failed
+//             |                                 |           |   closed
+//   any       | LedgerFailed                    | same      | [LedgerFailed]
+//             |                                 |           |   Record(ledger.fail-closed); no
+//             |                                 |           |   launch or grant until a reanchor
+//   any       | Control reanchor (failed closed)| same      | [Reanchor] Record(ledger.reanchor,
+//             |                                 |           |   new epoch); launches resume
+//   hold/queued | Control reanchor after a      | returned  | [ReanchorReturnsUnproven]
+//             |   rollback (LedgerFailed        |           |   Finish(outcome lost): found at the
+//             |   rolled_back), found at start  |           |   start on a restored spool, its
+//             |                                 |           |   launch after the backup cannot be
 //             |                                 |           |   ruled out; never launched by itself
-//   any       | Control bad / unknown id        | same      | Record(control.refused),
+//   any       | Control bad / unknown id        | same      | [ControlRefused]
+//             |                                 |           |   Record(control.refused),
 //             |                                 |           |   ConsumeControl(bad, why)
-//   running   | OpRequested, refused            | running   | Record(op.refused), AnswerOp
-//   running   | OpRequested, allowed            | running   | Record(op.allowed), RunOp
-//   running   | OpRequested, key done before    | running   | Record(op.repeated), AnswerOp
-//             |                                 |           |   (the stored result; nothing runs)
-//   running   | OpFinished                      | running   | Record(op.result | op.unrun),
-//             |                                 |           |   AnswerOp; Observe when the drone
-//             |                                 |           |   ended and no other op runs
+//   running   | OpRequested, refused            | running   | [OpRefused] Record(op.refused),
+//             |                                 |           |   AnswerOp
+//   running   | OpRequested, allowed            | running   | [OpAllowed] Record(op.allowed), RunOp
+//   running   | OpRequested, key done before    | running   | [OpRepeated] Record(op.repeated),
+//             |                                 |           |   AnswerOp (the stored result;
+//             |                                 |           |   nothing runs)
+//   running   | OpFinished                      | running   | [OpFinished] Record(op.result |
+//             |                                 |           |   op.unrun), AnswerOp; Observe when
+//             |                                 |           |   the drone ended and no other op
+//             |                                 |           |   runs
 //
 // The ledger: every decision is a Record action placed before the action it backs, and every
 // mission file that states a decision (intake.json, gate2.json, return.json, approve.json,

@@ -1,10 +1,14 @@
 // The kernel's state table is written twice: in kernel.h, beside the code, and in hangard(8), for
 // the operator. This test reads both and holds them equal, row by row (state, signal, next; the
-// actions column is worded for each reader), so neither drifts without the other.
+// actions column is worded for each reader), so neither drifts without the other. Each row of
+// kernel.h is named ("[Name]" opening its actions): the code that carries it out is marked with
+// that name, and kernel_rows_test.cc has a test of that name.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -131,8 +135,39 @@ TEST(KernelTable, TheHeaderAndTheManPageHaveTheSameRows) {
   ASSERT_EQ(code.size(), man.size()) << "rows in kernel.h and in man/hangard.8";
   for (size_t i = 0; i < code.size(); ++i)
     for (int k = 0; k < 3; ++k)
-      EXPECT_EQ(code[i][k], man[i][k])
-          << "row " << i + 1 << ", column " << (k == 0 ? "state" : k == 1 ? "signal" : "next");
+      EXPECT_EQ(code[i][k], man[i][k]) << "row " << i + 1 << ", column "
+                                       << (k == 0   ? "state"
+                                           : k == 1 ? "signal"
+                                                    : "next");
+}
+
+// NAME of a row whose actions open with "[NAME]"; "" when they do not.
+std::string RowName(const Row& r) {
+  static const std::regex label(R"(^\[([A-Za-z]+)\])");
+  std::smatch m;
+  return std::regex_search(r[3], m, label) ? m[1].str() : "";
+}
+
+TEST(KernelTable, EveryRowIsNamedMarkedInTheCodeAndTested) {
+  const std::string root = SourceRoot();
+  const std::vector<Row> rows = HeaderTable(Read(root + "/src/kernel/kernel.h"));
+  ASSERT_GE(rows.size(), 30u);
+  std::string code, tests;
+  for (const auto& e : std::filesystem::directory_iterator(root + "/src/kernel")) {
+    const std::string name = e.path().filename().string();
+    if (!name.ends_with(".cc")) continue;
+    (name.ends_with("_test.cc") ? tests : code) += Read(e.path().string());
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string name = RowName(rows[i]);
+    ASSERT_FALSE(name.empty()) << "row " << i + 1 << " of kernel.h has no [Name]: " << rows[i][3];
+    EXPECT_TRUE(seen.insert(name).second) << "two rows are named " << name;
+    EXPECT_NE(code.find("[" + name + "]"), std::string::npos)
+        << "no code in src/kernel/*.cc is marked [" << name << "]";
+    EXPECT_TRUE(std::regex_search(tests, std::regex("TEST(_F)?\\(KernelRow\\w*, " + name + "\\)")))
+        << "no TEST(KernelRow, " << name << ") in src/kernel/*_test.cc";
+  }
 }
 
 // The reader itself: a row split over lines, an action holding a '|'.

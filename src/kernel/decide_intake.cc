@@ -1,0 +1,156 @@
+// Intake: a file dropped in incoming/new becomes a mission (queued, held or denied by gate 1) or
+// is rejected; an intake that could not be done for lack of space is forgotten.
+#include <algorithm>
+
+#include "base/id.h"
+#include "base/sha256.h"
+#include "kernel/decision.h"
+
+namespace hangar {
+
+namespace {
+
+// m: the mission as taken in, when it parsed; its drone and requester go into the record, so a
+// reader listing thousands of missions (hangar ls) needs no second file of each.
+json::Value IntakeRecord(const std::string& id, const Dropped& drop, const Mission* m = nullptr) {
+  json::Object o;
+  o["hangar"] = 1;
+  o["id"] = id;
+  o["name"] = Shown(drop.name);
+  o["sha256"] = drop.read_error.empty() ? json::Value(Sha256Hex(drop.bytes)) : json::Value(nullptr);
+  o["bytes"] =
+      drop.read_error.empty() ? json::Value(int64_t(drop.bytes.size())) : json::Value(nullptr);
+  o["time"] = FormatTime(drop.now);
+  PutDropper(o, drop.by);
+  if (m) {
+    o["drone"] = m->drone;
+    o["requester"] = m->requester;
+  }
+  return o;
+}
+
+// [DroppedInvalid] [DroppedDuplicateId]
+void Reject(Decision& d, const Dropped& drop, const std::string& id, const std::string& field,
+            const std::string& reason) {
+  json::Value intake = IntakeRecord(id, drop);
+  json::Object body{{"id", id}, {"sha256", intake["sha256"]}, {"field", field}, {"reason", reason}};
+  PutDropper(body, drop.by);
+  const int64_t seq = d.Ledger("mission.rejected", std::move(body), drop.now);
+  intake["ledger_seq"] = seq;
+  json::Value why = Why(id, field, reason, drop.now);
+  why["ledger_seq"] = seq;
+  Intake in;
+  in.name = drop.name;
+  in.id = id;
+  in.to = Phase::kRejected;
+  in.files["intake.json"] = Text(intake);
+  in.files["why.json"] = Text(why);
+  d.out.push_back(std::move(in));
+  d.st.missions[id] = NewRec(Phase::kRejected, drop.now);
+  d.Log(id + " rejected: " + (field.empty() ? reason : field + ": " + reason));
+}
+
+// An id for a mission that could not be parsed: its own "id" when readable, valid and unused.
+std::string RejectedId(Decision& d, const Dropped& drop) {
+  if (drop.read_error.empty()) {
+    Result<json::Value> v = json::Parse(drop.bytes);
+    if (v.ok() && v->is_object())
+      if (const json::Value* id = v->find("id");
+          id && id->is_string() && ValidId(id->as_string()) && !d.Used(id->as_string()))
+        return id->as_string();
+  }
+  std::string n = d.IdFromName(drop.name);
+  return n.empty() ? d.FreshId(drop.now) : n;
+}
+
+}  // namespace
+
+void On(Decision& d, const Dropped& drop) {
+  if (!drop.read_error.empty()) return Reject(d, drop, RejectedId(d, drop), "", drop.read_error);
+  MissionOrError parsed = ParseMission(drop.bytes);
+  if (auto* e = std::get_if<ParseError>(&parsed))
+    return Reject(d, drop, RejectedId(d, drop), e->field, e->reason);
+  Mission m = std::get<Mission>(std::move(parsed));
+  ApplyProfileDefaults(&m, d.setup.config);
+  if (!m.id.empty() && d.Used(m.id)) {
+    std::string where(PhaseName(d.st.missions[m.id].phase));
+    return Reject(d, drop, d.FreshId(drop.now), "id",
+                  "duplicate: id " + m.id + " is already in the spool (" + where + ")");
+  }
+  if (!d.setup.config.profiles.count(m.drone)) {
+    std::string known;
+    for (const auto& [name, p] : d.setup.config.profiles)
+      known += (known.empty() ? "" : ", ") + name;
+    std::string id = m.id.empty() ? RejectedId(d, drop) : m.id;
+    return Reject(d, drop, id, "drone",
+                  "no drone profile named \"" + m.drone + "\" in " + d.setup.config.file +
+                      " (known: " + known + ")");
+  }
+  if (m.id.empty()) {
+    m.id = d.IdFromName(drop.name);
+    if (m.id.empty()) m.id = d.FreshId(drop.now);
+  }
+  // [DroppedAllowed] [DroppedHeldOrDenied]
+  const GateSite site = d.setup.Site();
+  GateResult g = GateStage1(m, d.setup.policy, d.setup.text_rules, site, drop.resolved);
+  Phase to = g.verdict == Verdict::kAllow  ? Phase::kQueued
+             : g.verdict == Verdict::kHold ? Phase::kHold
+                                           : Phase::kDenied;
+  json::Value intake = IntakeRecord(m.id, drop, &m);
+  json::Object body = d.GateBody(m.id, 1, g);
+  body["sha256"] = intake["sha256"];
+  body["requester"] = m.requester;
+  body["drone"] = m.drone;
+  PutDropper(body, drop.by);
+  const int64_t seq = d.Ledger(to == Phase::kQueued ? "mission.accepted"
+                               : to == Phase::kHold ? "mission.held"
+                                                    : "mission.denied",
+                               std::move(body), drop.now);
+  intake["ledger_seq"] = seq;
+  json::Value g1 = g.ToJson(1, drop.now);
+  g1["ledger_seq"] = seq;
+  std::vector<std::string> writable = WritablePaths(m, site, drop.resolved);
+  if (!m.writes.empty()) g1["writes"] = json::Array(writable.begin(), writable.end());
+  Intake in;
+  in.name = drop.name;
+  in.id = m.id;
+  in.to = to;
+  in.files["intake.json"] = Text(intake);
+  in.files["gate1.json"] = Text(g1);
+  if (to == Phase::kHold) in.notify_dir = m.notify_dir;
+  if (to == Phase::kDenied) {
+    json::Value why = Why(m.id, "", "gate stage 1: " + g.reason, drop.now);
+    why["ledger_seq"] = seq;
+    in.files["why.json"] = Text(why);
+  }
+  d.out.push_back(std::move(in));
+  MissionRec rec = NewRec(to, drop.now);
+  if (to != Phase::kDenied) rec.mission = m;
+  rec.sha256 = Sha256Hex(drop.bytes);
+  rec.resolved = drop.resolved;
+  rec.owner = drop.by;
+  rec.unproven = d.st.rolled_back && drop.found_at_start && to != Phase::kDenied;
+  const std::string id = m.id;
+  d.st.missions[id] = std::move(rec);
+  if (to == Phase::kQueued) d.st.queue.push_back(id);
+  d.Log(id + " accepted -> " + std::string(PhaseName(to)));
+  d.Pump(drop.now);
+}
+
+// [IntakeFailed] The intake decided for id was not done (no space): forget the mission, and the
+// launch the same decision made of it (no supervisor started). Its drop waits in incoming/new.
+void On(Decision& d, const IntakeFailed& f) {
+  auto it = d.st.missions.find(f.id);
+  if (it == d.st.missions.end() || it->second.phase == Phase::kReturned ||
+      (it->second.phase == Phase::kRunning && (it->second.attempt != 1 || it->second.exited)))
+    return;  // not a mission this intake made
+  if (it->second.phase == Phase::kRunning) d.st.running--;
+  std::erase(d.st.queue, f.id);
+  d.st.missions.erase(it);
+  const std::string shown = Shown(f.name);
+  d.Ledger("mission.intake-failed", {{"id", f.id}, {"name", shown}, {"reason", f.reason}}, f.now);
+  d.Log(f.id + " not taken in: " + f.reason + "; " + shown + " waits in incoming/new");
+  d.Pump(f.now);
+}
+
+}  // namespace hangar

@@ -1,0 +1,227 @@
+// The launch queue and a mission's end: queued missions launch through gate 2 while a slot is
+// free; a failed launch, the drone's end, a vanished supervisor and the observation of the room
+// each move the mission on, until it is returned.
+#include <algorithm>
+
+#include "base/sha256.h"
+#include "kernel/decision.h"
+#include "kernel/prompt.h"
+#include "kernel/return_record.h"
+
+namespace hangar {
+
+void Decision::Pump(TimeMs now) {
+  while (st.ready && st.fail_closed.empty() && !st.clock_behind &&
+         st.running < setup.config.slots && !st.queue.empty()) {
+    const std::string id = st.queue.front();
+    st.queue.pop_front();
+    MissionRec& rec = st.missions[id];
+    if (rec.phase != Phase::kQueued || !rec.mission) continue;
+    const Mission& m = *rec.mission;
+    auto p = setup.config.profiles.find(m.drone);
+    if (p == setup.config.profiles.end()) {  // [QueuedHeldOrDenied]: its profile is gone
+      const std::string reason =
+          "no drone profile named \"" + m.drone + "\" in " + setup.config.file;
+      const int64_t seq = Ledger("mission.denied",
+                                 {{"id", id},
+                                  {"stage", 2},
+                                  {"verdict", "deny"},
+                                  {"rules", json::Array{}},
+                                  {"reason", reason}},
+                                 now);
+      json::Value why = Why(id, "drone", reason, now);
+      why["ledger_seq"] = seq;
+      Move mv{id, Phase::kQueued, Phase::kDenied, {}, std::nullopt};
+      mv.files["why.json"] = Text(why);
+      out.push_back(std::move(mv));
+      Log(id + " queued -> denied (profile " + m.drone + " gone from the config)");
+      rec.phase = Phase::kDenied;
+      rec.mission.reset();
+      continue;
+    }
+    const int attempt = rec.attempt + 1;
+    const GateSite site = setup.Site();
+    const Layout at = setup.Places();
+    PlanPlaces where{at.Room(id),
+                     at.RunDir(id),
+                     setup.bindir,
+                     setup.config.kill_grace_s,
+                     site.bwrap,
+                     setup.Hidden(),
+                     WritablePaths(m, site, rec.resolved),
+                     setup.config.launchers,
+                     setup.config.limits,
+                     setup.drone_uid,
+                     setup.drone_gid,
+                     setup.socat};
+    Plan plan = BuildPlan(m, p->second, where, attempt);
+    std::string plan_text = Text(plan.ToJson());
+    GateResult g = GateStage2(m, plan, setup.policy, site, rec.resolved, &p->second);
+    const std::string plan_sha = Sha256Hex(plan_text);
+    // [QueuedApprovedPlan] A hold a person approved for exactly this mission and plan is passed.
+    if (g.verdict == Verdict::kHold && !rec.approved_plan_sha256.empty() &&
+        rec.approved_plan_sha256 == plan_sha && rec.approved_sha256 == rec.sha256) {
+      g.verdict = Verdict::kAllow;
+      g.rules.push_back("approved");
+      g.reason = "held, and approved by a person for this mission and plan";
+    }
+    json::Value g2 = g.ToJson(2, now);
+    g2["plan_sha256"] = plan_sha;
+    json::Object body = GateBody(id, 2, g);
+    body["plan_sha256"] = plan_sha;
+    if (g.verdict == Verdict::kAllow) {
+      body["attempt"] = attempt;
+      body["key"] = LaunchKeyName(id, attempt);
+    }
+    g2["ledger_seq"] = Ledger(g.verdict == Verdict::kAllow  ? "mission.launched"
+                              : g.verdict == Verdict::kHold ? "mission.held"
+                                                            : "mission.denied",
+                              std::move(body), now);
+    if (g.verdict == Verdict::kAllow) {  // [QueuedLaunched]
+      rec.attempt = attempt;
+      rec.phase = Phase::kRunning;
+      st.running++;
+      out.push_back(Launch{id, attempt, std::move(plan), std::move(plan_text), Text(g2),
+                           RenderPrompt(m), plan_sha});
+      Log(id + " queued -> running");
+      continue;
+    }
+    // [QueuedHeldOrDenied]
+    Phase to = g.verdict == Verdict::kHold ? Phase::kHold : Phase::kDenied;
+    Move mv{id, Phase::kQueued, to, {}, std::nullopt};
+    mv.files["gate2.json"] = Text(g2);
+    if (to == Phase::kHold) mv.notify_dir = m.notify_dir;
+    if (to == Phase::kDenied) {
+      json::Value why = Why(id, "", "gate stage 2: " + g.reason, now);
+      why["ledger_seq"] = g2["ledger_seq"];
+      mv.files["why.json"] = Text(why);
+    }
+    out.push_back(std::move(mv));
+    Log(id + " queued -> " + std::string(PhaseName(to)) + " (gate stage 2: " + g.reason + ")");
+    rec.phase = to;
+    if (to == Phase::kDenied) rec.mission.reset();
+    if (to == Phase::kHold) rec.held_plan_sha256 = plan_sha;
+  }
+}
+
+void Decision::Finish(const std::string& id, MissionRec& rec, Phase from, json::Value ret,
+                      TimeMs now) {
+  const int64_t seq = st.ledger_seq + 1;
+  ret["ledger_seq"] = seq;
+  std::string text = Text(ret);
+  Ledger("mission.returned",
+         {{"id", id}, {"outcome", ret.find("outcome")->as_string()}, {"sha256", Sha256Hex(text)}},
+         now);
+  Move mv{id, from, Phase::kReturned, {}, std::nullopt};
+  mv.files["return.json"] = std::move(text);
+  if (rec.mission) mv.notify_dir = rec.mission->notify_dir;
+  out.push_back(std::move(mv));
+  Log(id + " " + std::string(PhaseName(from)) + " -> returned (" +
+      ret.find("outcome")->as_string() + ")");
+  rec.phase = Phase::kReturned;
+  rec.mission.reset();
+}
+
+void Decision::EndDrone(const std::string& id, MissionRec& rec, TimeMs now) {
+  rec.exited = true;
+  st.running--;
+  if (rec.ops_running.empty()) {
+    EmitObserve(id, rec);
+  } else {
+    rec.observe_waits = true;  // its room is looked at once the acts it asked for are over
+    Log(id + " observed once its " + std::to_string(rec.ops_running.size()) + " running op" +
+        (rec.ops_running.size() == 1 ? "" : "s") + " end");
+  }
+  Pump(now);
+}
+
+void Decision::EmitObserve(const std::string& id, const MissionRec& rec) {
+  Observe ob;
+  ob.id = id;
+  const Layout at = setup.Places();
+  ob.room = at.Room(id);
+  ob.run = at.RunDir(id);
+  ob.mission_ops = at.MissionOps(id);
+  if (rec.mission) {
+    ob.checks = rec.mission->done_when;
+    ob.egress = rec.mission->network == "egress";
+    auto p = setup.config.profiles.find(rec.mission->drone);
+    if (p != setup.config.profiles.end() && !p->second.last_message.empty())
+      ob.last_message =
+          ExpandTemplate(p->second.last_message, TemplateVars(id, ob.room, ob.run, setup.bindir));
+    if (p != setup.config.profiles.end()) {
+      ob.harness = p->second.harness;
+      ob.stdout_file = p->second.stdout_file;
+    }
+  }
+  ob.check_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+                  {"HOME", ob.room},
+                  {"LANG", "C.UTF-8"},
+                  {"HANGAR_MISSION", id}};
+  ob.check_sandbox = {setup.bwrap,     setup.bindir + "/hangar-confine",
+                      setup.Hidden(),  setup.config.limits,
+                      setup.drone_uid, setup.drone_gid};
+  out.push_back(std::move(ob));
+}
+
+MissionRec* Decision::Running(const std::string& id, bool ended) {
+  auto it = st.missions.find(id);
+  if (it == st.missions.end() || it->second.phase != Phase::kRunning || it->second.exited != ended)
+    return nullptr;
+  return &it->second;
+}
+
+// [LaunchKeyExisted] [LaunchFailedBeforeKey] [LaunchFailedRunning]
+void On(Decision& d, const LaunchDone& l) {
+  auto it = d.st.missions.find(l.id);
+  if (it == d.st.missions.end() || it->second.phase != Phase::kRunning) return;
+  MissionRec& rec = it->second;
+  if (l.ok) {
+    d.Log(l.id + " launched (attempt " + std::to_string(rec.attempt) + ")");
+    return;
+  }
+  d.st.running--;
+  const Phase from = l.in_running ? Phase::kRunning : Phase::kQueued;
+  if (l.key_existed) {
+    // The key says an attempt may have run: never launch it again by ourselves.
+    rec.lost = true;
+    rec.error = "launch key " + l.error + " already exists";
+  } else {
+    rec.error = "launch failed: " + l.error;
+  }
+  d.Finish(l.id, rec, from, BuildReturn(l.id, rec, nullptr, d.setup.config.limits, l.now), l.now);
+  d.Pump(l.now);
+}
+
+// [DroneExited]
+void On(Decision& d, const DroneExited& e) {
+  MissionRec* rec = d.Running(e.id, false);
+  if (!rec) return;
+  rec->exit = e.exit;
+  d.Log(e.id + " drone ended (" +
+        (e.exit.rc       ? "rc " + std::to_string(*e.exit.rc)
+         : e.exit.signal ? "signal " + std::to_string(*e.exit.signal)
+                         : "not started") +
+        (e.exit.timed_out ? ", deadline fired" : "") + (e.exit.cancelled ? ", cancelled" : "") +
+        ")");
+  d.EndDrone(e.id, *rec, e.now);
+}
+
+// [SupervisorGone]
+void On(Decision& d, const SupervisorGone& g) {
+  MissionRec* rec = d.Running(g.id, false);
+  if (!rec) return;
+  rec->lost = true;
+  d.Log(g.id + " lost: its supervisor is gone and left no exit record");
+  d.EndDrone(g.id, *rec, g.now);
+}
+
+// [Observed]
+void On(Decision& d, const Observed& o) {
+  MissionRec* rec = d.Running(o.id, true);
+  if (!rec) return;
+  d.Finish(o.id, *rec, Phase::kRunning,
+           BuildReturn(o.id, *rec, &o.obs, d.setup.config.limits, o.now), o.now);
+}
+
+}  // namespace hangar

@@ -1,0 +1,97 @@
+// Recovery: what hangard finds in the spool at start becomes the kernel's state again; Ready lets
+// launches begin; a ledger that failed verification closes the kernel.
+#include "base/sha256.h"
+#include "kernel/decision.h"
+
+namespace hangar {
+
+void On(Decision& d, const Recovered& r) {
+  // [RecoveredTwice] Renames are atomic, so only a copy of a live spool (rsync of a running
+  // hangard's) holds a mission in two state directories. The one found first stands (recovery hands
+  // them over terminal first, then running, hold, queued: the furthest it got); the other is left
+  // alone.
+  if (auto known = d.st.missions.find(r.id); known != d.st.missions.end()) {
+    d.Log(r.id + " is also in " + std::string(PhaseName(r.phase)) +
+          "/ (a copied spool?): left "
+          "alone; the mission is the one in " +
+          std::string(PhaseName(known->second.phase)) + "/");
+    return;
+  }
+  // [RecoveredAsFound]
+  MissionRec rec = NewRec(r.phase, r.accepted);
+  rec.attempt = r.attempt;
+  rec.held_plan_sha256 = r.held_plan_sha256;
+  rec.approved_sha256 = r.approved_sha256;
+  rec.approved_plan_sha256 = r.approved_plan_sha256;
+  rec.owner = r.by;
+  rec.unproven = d.st.rolled_back && (r.phase == Phase::kHold || r.phase == Phase::kQueued);
+  if (r.phase == Phase::kHold || r.phase == Phase::kQueued || r.phase == Phase::kRunning) {
+    rec.sha256 = Sha256Hex(r.mission_bytes);
+    MissionOrError parsed = ParseMission(r.mission_bytes);
+    if (auto* m = std::get_if<Mission>(&parsed)) {
+      rec.mission = *m;
+      ApplyProfileDefaults(&*rec.mission, d.setup.config);
+      rec.mission->id = r.id;
+      rec.resolved = r.resolved;
+    } else {
+      rec.error = "mission.json unreadable at recovery: " + std::get<ParseError>(parsed).Text();
+      d.Log(r.id + " in " + std::string(PhaseName(r.phase)) + ": " + rec.error);
+    }
+  }
+  // [RecoveredChanged] A mission file changed in the spool after intake is not what was judged or
+  // approved: it waits for a person again, and no earlier approval carries over to it.
+  if ((r.phase == Phase::kQueued || r.phase == Phase::kHold) && rec.mission &&
+      !r.intake_sha256.empty() && rec.sha256 != r.intake_sha256) {
+    const std::string reason = "mission.json changed after intake (sha256 " + rec.sha256 +
+                               ", taken in as " + r.intake_sha256 + "); a person must look again";
+    GateResult g{Verdict::kHold, {"mission.changed"}, reason};
+    json::Object body = d.GateBody(r.id, 1, g);
+    body["sha256"] = rec.sha256;
+    body["intake_sha256"] = r.intake_sha256;
+    json::Value g1 = g.ToJson(1, r.now);
+    g1["ledger_seq"] = d.Ledger("mission.held", std::move(body), r.now);
+    Move mv{r.id, r.phase, Phase::kHold, {}, rec.mission->notify_dir};
+    mv.files["gate1.json"] = Text(g1);
+    d.out.push_back(std::move(mv));
+    d.Log(r.id + " " + std::string(PhaseName(r.phase)) + " -> hold (" + reason + ")");
+    rec.phase = Phase::kHold;
+    rec.held_plan_sha256.clear();
+    rec.approved_sha256.clear();
+    rec.approved_plan_sha256.clear();
+  }
+  const bool queue = rec.phase == Phase::kQueued && rec.mission;
+  d.st.missions[r.id] = std::move(rec);
+  if (queue) d.st.queue.push_back(r.id);
+  if (r.phase == Phase::kRunning) {
+    d.st.running++;
+    if (r.exit) {
+      On(d, DroneExited{r.id, *r.exit, r.now});
+      return;
+    }
+    if (!r.supervisor_alive) {
+      On(d, SupervisorGone{r.id, r.now});
+      return;
+    }
+    d.Log(r.id + " running: supervisor alive, re-attached");
+  }
+  d.Pump(r.now);
+}
+
+// [LedgerFailed]
+void On(Decision& d, const LedgerFailed& f) {
+  if (f.rolled_back) d.st.rolled_back = true;
+  d.st.unvouched_grants.insert(d.st.unvouched_grants.end(), f.unvouched_grants.begin(),
+                               f.unvouched_grants.end());
+  if (!d.st.fail_closed.empty()) return;  // already closed: the first reason stands
+  d.st.fail_closed = f.reason;
+  d.Ledger("ledger.fail-closed", {{"reason", f.reason}, {"rolled_back", f.rolled_back}}, f.now);
+  d.Log("FAIL-CLOSED: " + f.reason + "; no launch or grant until `hangar ledger reanchor`");
+}
+
+// [Ready]
+void On(Decision& d, const Ready& r) {
+  d.st.ready = true;
+  d.Pump(r.now);
+}
+
+}  // namespace hangar

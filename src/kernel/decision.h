@@ -1,0 +1,95 @@
+// One call of Decide (kernel/kernel.h): the setup it judges by, the state it changes, the actions
+// it emits in order, and the helpers every part of a decision uses. Internal to the kernel.
+//
+// A signal is decided by one part, a free function over the Decision, one file per concern:
+//   decide_intake.cc    Dropped, IntakeFailed
+//   decide_recovery.cc  Recovered, Ready, LedgerFailed
+//   decide_controls.cc  ControlDropped (cancel, approve, deny, retry, grant, revoke, reanchor)
+//   decide_rights.cc    who may ask for which control request
+//   decide_window.cc    OpRequested, OpFinished
+//   decide_launch.cc    the launch queue with gate 2, LaunchDone, the drone's end, Observed
+// kernel.cc dispatches a signal to its part. Each row of the state table in kernel.h is named in
+// square brackets; the code that carries a row out is marked "// [Name]", and a test of the same
+// name (TEST(KernelRow, Name)) covers it: kernel_table_test.cc holds the three together.
+//
+// Thread: as Decide's; a Decision lives for one call.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel/control.h"
+#include "kernel/kernel.h"
+
+namespace hangar {
+
+struct Decision {
+  const KernelSetup& setup;
+  State& st;
+  std::vector<Action> out;
+  // The control request being decided: who dropped it, the "by" it claimed, what it did.
+  Dropper asker = {};
+  std::string claimed = {};
+  std::string effect = {};
+
+  bool Used(const std::string& id) const { return st.missions.count(id) > 0; }
+  // An id of the form COMPACT_TIME-NNNNNN that no mission has.
+  std::string FreshId(TimeMs now);
+  // NAME without a trailing ".json", when it is a valid unused id; else "".
+  std::string IdFromName(const std::string& name) const;
+
+  void Log(std::string line) { out.push_back(hangar::Log{std::move(line)}); }
+  // Puts the ledger entry for a decision before the actions that carry it out; returns its seq.
+  int64_t Ledger(std::string kind, json::Object body, TimeMs now, bool new_epoch = false);
+  // A gate entry's body: id, stage, verdict, rules, reason and the policy's digest.
+  json::Object GateBody(const std::string& id, int stage, const GateResult& g) const;
+  // A control request's ledger body: BODY, who asked as the OS said, and the "by" the request
+  // itself claimed (kept, never shown as who decided).
+  json::Object Asked(json::Object body) const;
+
+  // The launch queue and the end of a mission (decide_launch.cc).
+  // Launches queued missions while a slot is free and nothing holds launches, through gate 2.
+  void Pump(TimeMs now);
+  // Records the return and moves the mission from FROM to returned with return.json RET.
+  void Finish(const std::string& id, MissionRec& rec, Phase from, json::Value ret, TimeMs now);
+  // The drone is over (its exit known, or its supervisor gone): its slot frees, the kernel looks.
+  void EndDrone(const std::string& id, MissionRec& rec, TimeMs now);
+  // Observe the room, run and window of a mission whose drone ended.
+  void EmitObserve(const std::string& id, const MissionRec& rec);
+  // A running mission whose drone's end is (ended) or is not yet (!ended) known; else nullptr.
+  MissionRec* Running(const std::string& id, bool ended);
+};
+
+MissionRec NewRec(Phase p, TimeMs accepted);
+std::string Text(const json::Value& v);  // a mission file's text: pretty JSON
+// why.json: what made the kernel reject, deny or refuse (FIELD empty when no one field did).
+json::Value Why(const std::string& id, const std::string& field, const std::string& reason,
+                TimeMs now);
+// Who dropped a file, as the OS said: "uid" and "user" (null when unknown).
+void PutDropper(json::Object& o, const Dropper& by);
+// A dropped file's name as records show it: itself when UTF-8, else "(not UTF-8)".
+std::string Shown(const std::string& name);
+
+// The parts: each decides one signal.
+void On(Decision& d, const Dropped& s);
+void On(Decision& d, const IntakeFailed& s);
+void On(Decision& d, const Recovered& s);
+void On(Decision& d, const Ready& s);
+void On(Decision& d, const LedgerFailed& s);
+void On(Decision& d, const ControlDropped& s);
+void On(Decision& d, const OpRequested& s);
+void On(Decision& d, const OpFinished& s);
+void On(Decision& d, const LaunchDone& s);
+void On(Decision& d, const DroneExited& s);
+void On(Decision& d, const SupervisorGone& s);
+void On(Decision& d, const Observed& s);
+
+// Who may ask for what (man/hangar.conf.5, approvers and four_eyes), judged on the uid the OS says
+// dropped the request: {rule, reason} of a refusal, or nothing when it may (decide_rights.cc).
+std::optional<std::pair<std::string, std::string>> Refusal(const Decision& d,
+                                                           const ControlRequest& r,
+                                                           const ControlDropped& c);
+
+}  // namespace hangar
