@@ -1,9 +1,16 @@
 // Daemon: hangard's imperative shell around the pure kernel. One thread runs the event loop:
 // inotify on incoming/new, control/new, each running mission's run/ directory and its room's ops/
-// directory (the window); a signalfd for
-// SIGTERM/SIGINT; the worker pool's eventfd for finished observations; a one-second tick that
-// checks supervisors' locks and retries notify deliveries. Every signal goes through Decide and
-// every action is performed here, in order.
+// directory (the window); a signalfd for SIGTERM/SIGINT/SIGHUP; the worker pool's eventfd for
+// finished observations and ops; periodic checks of supervisors' locks, engines, notify
+// deliveries and space. Every signal goes through Decide and every action is performed in order.
+//
+// Its parts, one file each: daemon.cc (deciding: a signal through the kernel, the ledger's group
+// commit, the work's state and hangard.json), daemon_start.cc (start and recovery),
+// daemon_perform.cc (each action, a std::visit over every type), daemon_loop.cc (the loop, its
+// inotify events and periodic checks); beside them the parts with a class of their own:
+// DropQueue (drops and controls waiting), RunWatches (running missions' run/ and ops/),
+// EngineWatch (engine-run drones), WorkState (ok, intake paused, stopped), Periodic (timers),
+// PresenceJson (hangard.json), LedgerKeeper (the ledger, anchor and checkpoints).
 //
 // Storage failures (issue 6). A failed write, sync, rename or ledger append made for a decision
 // leaves that file's state unknown: a failed fsync may already have dropped the data, and trying
@@ -34,27 +41,30 @@
 // seconds, and the first intake that succeeds resumes it. Nothing is rejected for a full disk.
 #pragma once
 
+#include <signal.h>
+
 #include <deque>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
 
+#include "daemon/drop_queue.h"
+#include "daemon/engine_watch.h"
 #include "daemon/ledger_keeper.h"
 #include "daemon/periodic.h"
+#include "daemon/run_watches.h"
 #include "daemon/watchdog.h"
+#include "daemon/work_state.h"
 #include "daemon/worker_pool.h"
 #include "env/env.h"
 #include "kernel/kernel.h"
 #include "kernel/layout.h"
-#include "launch/launcher.h"
 #include "shell/manifest.h"
 #include "shell/notify_outbox.h"
 
 namespace hangar {
 
 inline constexpr TimeMs kSupervisorCheckMs = 2000;  // each supervisor's lock looked at this often
-inline constexpr TimeMs kIntakeRetryMs = 5000;      // intake paused for space: a drop tried
 inline constexpr TimeMs kStorageRetryMs = 2000;     // stopped for a full disk: space looked for
 
 class Daemon {
@@ -64,73 +74,76 @@ class Daemon {
          std::string config_path, std::string anchor_dir);
   ~Daemon();
 
-  // Creates missing spool directories, takes the spool lock, recovers, and scans what waits.
+  // Creates missing spool directories, takes the spool's and the anchor's locks, recovers, and
+  // scans what waits. Unavailable when another hangard holds either lock.
   Status Start();
-  // Runs until SIGTERM or SIGINT (Ok), also when stopped by a storage failure; an error only when
-  // the loop itself cannot wait (poll).
+  // Runs until SIGTERM or SIGINT (Ok, or hangard.json's last write failed), also when stopped by
+  // a storage failure; an error only when the loop itself cannot wait (poll).
   Status Run();
+  // One turn of the loop: waits at most MAX_WAIT_MS (not at all while drops wait, ~10 ms while an
+  // exit is looked at again) for the signalfd, inotify and the workers, then takes what they say
+  // and runs the periodic checks that are due. *quit when the loop is over: a SIGTERM or SIGINT
+  // (the result is hangard.json's last write) or a restart for space. A failure outside a
+  // decision stops the work, as one inside does; an error only when poll fails.
+  Status Step(int max_wait_ms, bool* quit);
 
   // Why the work stopped (a storage failure), empty while it goes on; why intake waits for space.
-  const std::string& stopped() const { return stopped_; }
-  const std::string& intake_paused() const { return intake_paused_; }
+  const std::string& stopped() const { return work_.stopped_reason(); }
+  const std::string& intake_paused() const { return work_.intake_reason(); }
   // Run returned because space came back after a stop for a full disk: restart in place.
   bool restart() const { return restart_; }
 
  private:
+  // ---- daemon.cc: deciding ----
   Status Dispatch(Signal s);
   Status Decided(const Signal& s, std::deque<Signal>* pending);
-  Status Perform(const Action& a, std::deque<Signal>* follow);  // std::visit: every action type
-  Status PerformObserve(const Observe& x);
-  // Takes each created_open_ file left unchanged for kOpSettleMs (a link whose other name went
-  // before hangard looked: no close will come), and forgets those that are gone.
-  void TakeSettled(TimeMs now);
-  Status PerformKill(const Kill& x);
-  Status PerformMoveAction(const Move& x);
-  Status PerformConsumeAction(const ConsumeControl& x);
-  Status PerformLaunch(const Launch& l, std::deque<Signal>* follow);
+  Status TakePending(size_t max);
   Status TakeName(const std::string& name);
   Status TakeControl(const std::string& name);
-  Status ScanAll();
-  Status TakePending(size_t max);
-  Status ReadInotify(bool* overflow);
-  Status CheckSupervisors();
-  // Engine launchers (systemd, Slurm): the launcher a plan names, made on first use; the ends of
-  // engine-run drones, observed every launchers.poll_s (an end becomes run/exit.json, then the
-  // same DroneExited as the direct launcher's; an engine that knows no such drone: SupervisorGone).
-  Launcher* LauncherFor(const std::string& name);
-  Status CheckEngines();
-  Status EngineEnded(const std::string& id, const ExitInfo& e);
-  // Before recovery: the ends engines saw while hangard was down become exit.json, and the run
-  // directories of drones an engine still runs (or cannot say) are returned, as alive.
-  Result<std::set<std::string>> CollectEngineEnds();
-  Status CheckExit(const std::string& id);
-  Status RecheckExits();
-  void WatchRun(const std::string& id);
-  void UnwatchRun(const std::string& id);
   // The window: requests in ROOM/ops of running missions, taken one at a time.
-  void WatchOps(const std::string& id);
-  void ScanOps(const std::string& id);
   Status TakeOps();
-  Status PerformRunOp(const RunOp& r, std::deque<Signal>* follow);
-  Status PerformAnswerOp(const AnswerOp& a);
+  // A running mission's drone is over: its watches and engine tracking go.
+  void UnwatchRun(const std::string& id);
   Status WritePresence(const char* status);
-  // hangard.json while running: a write that fails stops the work (or, once stopped, is said).
+  // hangard.json while running: best effort (it only reports; a failure is said once).
   void UpdatePresence();
   // Enters the stopped state with cause's message as the reason (the first reason stands), see
   // above; a cause of ENOSPC or EDQUOT is a full disk, which ends by a restart in place.
   void StopWork(const Status& cause);
   // Stopped for a full disk: has space returned (see above)? Then the loop ends for a restart.
   bool SpaceReturned();
-  // Performs an Intake; false when it failed for lack of space and was undone (intake paused,
-  // IntakeFailed queued in *pending).
-  Status PerformIntakeAction(const Intake& in, std::deque<Signal>* pending, bool* undone);
   void PauseIntake(const std::string& reason);
   void RetryIntake();
-  // One turn of the loop after poll (which of the signalfd, inotify and the workers' eventfd are
-  // readable); *quit when a SIGTERM or SIGINT came.
-  Status Turn(bool signals, bool events, bool observations, bool* quit);
   void Say(const std::string& line);
   void Checkpoint();  // a signed checkpoint when one is due
+
+  // ---- daemon_start.cc ----
+  Status ScanAll();  // what waits in the drop zones and the running missions' run/ and ops/
+
+  // ---- daemon_perform.cc: one method per action ----
+  Status Perform(const Action& a, std::deque<Signal>* follow);  // std::visit: every action type
+  // Performs an Intake; *undone when it failed for lack of space and was undone (intake paused,
+  // IntakeFailed queued in *pending).
+  Status PerformIntakeAction(const Intake& in, std::deque<Signal>* pending, bool* undone);
+  Status PerformObserve(const Observe& x);
+  Status PerformKill(const Kill& x);
+  Status PerformMoveAction(const Move& x);
+  Status PerformConsumeAction(const ConsumeControl& x);
+  Status PerformLaunch(const Launch& l, std::deque<Signal>* follow);
+  Status PerformRunOp(const RunOp& r, std::deque<Signal>* follow);
+  Status PerformAnswerOp(const AnswerOp& a);
+
+  // ---- daemon_loop.cc: the loop's events and checks ----
+  // One turn after poll (which of the signalfd, inotify and the workers' eventfd are readable).
+  Status Turn(bool signals, bool events, bool observations, bool* quit);
+  Status ReadInotify(bool* overflow);
+  Status CheckExit(const std::string& id);
+  Status RecheckExits();
+  Status CheckSupervisors();
+  // The engines' drones, every launchers.poll_s: an end becomes run/exit.json, then the same
+  // DroneExited as the direct launcher's; an engine that knows no such drone: SupervisorGone.
+  Status CheckEngines();
+  Status EngineEnded(const std::string& id, const ExitInfo& e);
 
   Env* env_;
   KernelSetup setup_;
@@ -140,49 +153,30 @@ class Daemon {
   State state_;
   std::unique_ptr<WorkerPool> pool_;
   LedgerKeeper ledger_;
-  std::string presence_fail_closed_;  // fail_closed as hangard.json last said it
-  bool running_ = false;              // Start is over: hangard.json follows fail_closed
   NotifyOutbox outbox_;
-  int lock_fd_ = -1, inotify_fd_ = -1, signal_fd_ = -1;
-  int anchor_lock_fd_ = -1;
-  bool presence_clock_behind_ = false;  // what hangard.json says of the clock  // flock on the
-                                        // anchor directory: one hangard per anchor
+  WorkState work_;
+  DropQueue drops_;
+  EngineWatch engines_;
+  std::unique_ptr<RunWatches> watches_;  // made in Start, with the inotify descriptor
+  std::string presence_fail_closed_;     // fail_closed as hangard.json last said it
+  bool presence_clock_behind_ = false;   // what hangard.json says of the clock
+  bool presence_said_ = false;           // a failed hangard.json write while running was said
+  bool running_ = false;                 // Start is over: hangard.json follows fail_closed
+  int inotify_fd_ = -1, signal_fd_ = -1;
+  sigset_t old_mask_{};    // the signal mask Start found, put back when the Daemon goes
+  bool mask_set_ = false;  // Start blocked SIGTERM, SIGINT and SIGHUP for its signalfd
+  // The spool's lock (one hangard per spool) and the anchor directory's (one per anchor).
+  std::unique_ptr<Env::Lock> spool_lock_, anchor_lock_;
   int wd_incoming_ = -1, wd_control_ = -1;
-  // Drops and control requests seen but not yet taken: a burst is taken a batch per loop turn, so
-  // drones' ends and finished observations are handled in between (they free slots).
-  std::deque<std::string> pending_names_, pending_controls_;
-  // Drops and controls (control?, name) created in place and not closed yet (IN_CREATE of a
-  // regular file with one link): taken at their close, or by TakeSettled once unchanged 2 s.
-  std::set<std::pair<bool, std::string>> created_open_;
-  std::map<int, std::string> run_watch_;  // inotify wd -> mission id
-  std::map<std::string, int> run_wd_;     // mission id -> inotify wd (running, drone not ended)
-  // exit.json seen while the supervisor still held its lock: looked at again a few times shortly
-  // (the lock goes a moment after the file appears), then left to the supervisor check.
-  std::map<std::string, int> exit_recheck_;
   std::set<std::string> kill_pending_;  // cancels whose signal did not reach the supervisor yet
-  std::map<std::string, std::unique_ptr<Launcher>> launchers_;  // by name, made on first use
-  std::map<std::string, Plan> engine_runs_;     // mission id -> plan, of drones an engine runs
-  std::map<std::string, TimeMs> engine_since_;  // when each was launched (or found at start)
-  std::string engine_said_;                     // the last "engine does not answer" line said
-  Periodic engine_check_{1000, Periodic::StepBack::kRestart};  // period: launchers.poll_s
-  std::map<int, std::string> ops_watch_;  // inotify wd of ROOM/ops -> mission id
-  std::map<std::string, int> ops_wd_;     // mission id -> that wd (-1: the tick looks instead)
-  // Requests (id, NAME) seen and not yet read, and those already handed to the kernel.
-  std::deque<std::pair<std::string, std::string>> pending_ops_;
-  std::set<std::pair<std::string, std::string>> ops_taken_;
   TimeMs started_ = 0;
   Periodic supervisor_check_{kSupervisorCheckMs, Periodic::StepBack::kDueNow};
+  Periodic engine_check_{1000, Periodic::StepBack::kRestart};  // period: launchers.poll_s
   Periodic notify_retry_{1000, Periodic::StepBack::kRestart};  // period: notify_retry_s
-  std::set<std::string> start_names_;  // drops that waited in incoming/new at start, not taken yet
-  std::string stopped_;                // why the work stopped; empty: it goes on
-  std::string intake_paused_;          // why intake waits for space; empty: it does not
-  TimeMs stopped_at_ = 0, intake_paused_at_ = 0;
   Periodic intake_retry_{kIntakeRetryMs, Periodic::StepBack::kRestart};
-  bool presence_said_ = false;  // a failed hangard.json write while stopped was logged
-  bool storage_full_ = false;   // stopped for want of space (ENOSPC, EDQUOT)
-  bool restart_ = false;        // space returned: Run ended for a restart in place
   Periodic storage_check_{kStorageRetryMs, Periodic::StepBack::kDueNow};
-  bool rooms_same_fs_ = false;  // the rooms are on the spool's filesystem (st_dev), seen at start
+  bool restart_ = false;        // space returned: Run ended for a restart in place
+  bool rooms_same_fs_ = false;  // the rooms are on the spool's filesystem, seen at start
   Watchdog watchdog_ = Watchdog::FromEnvironment();  // pinged at every turn of the loop
 };
 

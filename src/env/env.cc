@@ -40,6 +40,14 @@ Result<uint64_t> Env::FreeBytes(const std::string& path) {
   return Status::Unavailable("no free space known for " + path);
 }
 
+Result<uint64_t> Env::FilesystemOf(const std::string& path) {
+  return Status::Unavailable("no filesystem known for " + path);
+}
+
+Result<std::unique_ptr<Env::Lock>> Env::LockExclusive(const std::string& path, bool) {
+  return Status::Io("cannot lock " + path + ": this Env has no locks");
+}
+
 Result<std::unique_ptr<Env::Dir>> Env::OpenDir(const std::string& path) {
   if (!Exists(path)) return Status::Errno("open directory " + path, ENOENT);
   return std::unique_ptr<Dir>(std::make_unique<PathDir>(this, path));

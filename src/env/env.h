@@ -109,6 +109,21 @@ class Env {
     TimeMs modified = 0;  // st_mtim, in milliseconds since the epoch
   };
   virtual Result<FileInfo> Lstat(const std::string& path);
+  // The filesystem holding path: st_dev of stat(2), a symlink followed. The default, for Envs with
+  // no filesystem, is Unavailable.
+  virtual Result<uint64_t> FilesystemOf(const std::string& path);
+
+  // An exclusive flock(2) (LOCK_EX | LOCK_NB), held until the Lock is destroyed (its descriptor
+  // closed; close-on-exec, so no child keeps it). On the file PATH, created 0644 when absent, or,
+  // with DIRECTORY, on the directory PATH itself, never created (a missing mount is not made).
+  // Unavailable when another open file description holds it; else the failed call's Errno naming
+  // PATH. Not a mutating call: the lock is on no disk. The default, for Envs with no filesystem,
+  // is Io.
+  class Lock {
+   public:
+    virtual ~Lock() = default;
+  };
+  virtual Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path, bool directory);
   // The bytes an unprivileged writer may still use on the filesystem holding path (statvfs(2):
   // f_bavail * f_frsize). The default, for Envs with no filesystem, is Unavailable.
   virtual Result<uint64_t> FreeBytes(const std::string& path);

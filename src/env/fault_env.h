@@ -6,7 +6,8 @@
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
 // CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, AppendDurable,
 // Truncate, WriteMaildir), each once, whatever it returns; never a read (FileSize, ReadAt,
-// ReadFile, ListDir, ListEntries, Exists, OpenDir and its Dir) nor Now. Numbers start at 1 and are
+// ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its Dir) nor Now, nor
+// a LockExclusive (a lock is on no disk). Numbers start at 1 and are
 // taken under one lock, across threads. What is not counted: whatever the process changes without
 // its Env (a direct system call), and other processes (hangar-shim writes through its own RealEnv).
 //
@@ -127,6 +128,12 @@ class FaultEnv : public Env {
   // disk stays full).
   Result<uint64_t> FreeBytes(const std::string& path) override;
   Result<FileInfo> Lstat(const std::string& path) override { return base_->Lstat(path); }
+  Result<uint64_t> FilesystemOf(const std::string& path) override {
+    return base_->FilesystemOf(path);
+  }
+  Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path, bool directory) override {
+    return base_->LockExclusive(path, directory);
+  }
   Result<std::unique_ptr<Dir>> OpenDir(const std::string& path) override {
     return base_->OpenDir(path);
   }

@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -128,6 +129,15 @@ class RealDir : public Env::Dir {
  private:
   int fd_;
   std::string path_;
+};
+
+// A flock held by its descriptor: closing it lets go.
+class HeldLock : public Env::Lock {
+ public:
+  explicit HeldLock(UniqueFd fd) : fd_(std::move(fd)) {}
+
+ private:
+  UniqueFd fd_;
 };
 
 class Real : public Env {
@@ -392,6 +402,23 @@ class Real : public Env {
     if (lstat(path.c_str(), &st) != 0) return Status::Errno("lstat " + path, errno);
     return FileInfo{S_ISREG(st.st_mode), uint64_t(st.st_nlink),
                     TimeMs(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000};
+  }
+
+  Result<uint64_t> FilesystemOf(const std::string& path) override {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) return Status::Errno("stat " + path, errno);
+    return uint64_t(st.st_dev);
+  }
+
+  Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path, bool directory) override {
+    UniqueFd fd(directory ? open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                          : open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (fd.get() < 0) return Status::Errno("open " + path, errno);
+    if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) return Status::Unavailable(path + " is locked by another process");
+      return Status::Errno("lock " + path, errno);
+    }
+    return std::unique_ptr<Lock>(std::make_unique<HeldLock>(std::move(fd)));
   }
 
   Result<uint64_t> FreeBytes(const std::string& path) override {

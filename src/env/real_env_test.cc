@@ -121,5 +121,38 @@ TEST(RealEnvLstat, SaysTypeLinksAndTimeWithoutFollowing) {
   EXPECT_FALSE(RealEnv()->Lstat(dir.path() + "/missing").ok());
 }
 
+// One holder at a time, on a file (created) or a directory (never created); letting go frees it.
+TEST(RealEnvLock, AnExclusiveLockIsHeldUntilItIsDestroyed) {
+  ScratchDir scratch("envlock");
+  const std::string file = scratch.path() + "/lock", dir = scratch.path() + "/anchor";
+  std::filesystem::create_directory(dir);
+  for (bool directory : {false, true}) {
+    const std::string& path = directory ? dir : file;
+    Result<std::unique_ptr<Env::Lock>> first = RealEnv()->LockExclusive(path, directory);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    Result<std::unique_ptr<Env::Lock>> second = RealEnv()->LockExclusive(path, directory);
+    ASSERT_FALSE(second.ok());
+    EXPECT_EQ(second.status().code(), Code::kUnavailable) << second.status().message();
+    first.value().reset();
+    EXPECT_TRUE(RealEnv()->LockExclusive(path, directory).ok()) << path << " not let go";
+  }
+  EXPECT_TRUE(std::filesystem::is_regular_file(file));
+  Result<std::unique_ptr<Env::Lock>> missing =
+      RealEnv()->LockExclusive(scratch.path() + "/no-such-mount", true);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kNotFound) << missing.status().message();
+  EXPECT_FALSE(std::filesystem::exists(scratch.path() + "/no-such-mount"));
+}
+
+TEST(RealEnvFilesystem, SaysWhichFilesystemHoldsAPath) {
+  ScratchDir scratch("envfs");
+  Result<uint64_t> here = RealEnv()->FilesystemOf(scratch.path());
+  ASSERT_TRUE(here.ok()) << here.status().message();
+  struct stat st {};
+  ASSERT_EQ(stat("/proc/self", &st), 0);
+  EXPECT_NE(*here, uint64_t(st.st_dev));  // procfs is never the scratch directory's
+  EXPECT_EQ(RealEnv()->FilesystemOf(scratch.path() + "/absent").status().code(), Code::kNotFound);
+}
+
 }  // namespace
 }  // namespace hangar

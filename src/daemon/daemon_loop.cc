@@ -1,0 +1,228 @@
+// The loop: poll on the signalfd, inotify and the workers' eventfd; each turn takes what they
+// say, then the drops and requests that wait (a batch per turn), then the periodic checks that
+// are due (daemon/periodic.h: a wall clock stepped back stalls none of them).
+#include <poll.h>
+#include <signal.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "daemon/daemon.h"
+#include "daemon/sd_notify.h"
+#include "launch/direct_launcher.h"
+#include "shell/scan.h"
+#include "shell/users.h"
+
+namespace hangar {
+
+namespace {
+
+constexpr size_t kTakePerTurn = 8;  // drops taken per loop turn before ends are looked at again
+
+}  // namespace
+
+Status Daemon::Run() {
+  for (;;) {
+    bool quit = false;
+    Status s = Step(1000, &quit);
+    if (quit) return s;
+  }
+}
+
+Status Daemon::Step(int max_wait_ms, bool* quit) {
+  if (watchdog_.Due(MonotonicUs())) SdNotify("WATCHDOG=1");
+  struct pollfd fds[3] = {
+      {inotify_fd_, POLLIN, 0}, {signal_fd_, POLLIN, 0}, {pool_->ready_fd(), POLLIN, 0}};
+  const int wait = drops_.Backlog() ? 0 : watches_->AnyRecheck() ? 10 : max_wait_ms;
+  int n = poll(fds, 3, wait);
+  if (n < 0 && errno != EINTR) {
+    *quit = true;
+    return Status::Errno("poll", errno);
+  }
+  Status s = Turn(fds[1].revents & POLLIN, fds[0].revents & POLLIN, fds[2].revents & POLLIN, quit);
+  if (*quit) return work_.stopped() ? Status::Ok() : s;  // s: hangard.json's last write
+  // A failure outside a decision (a scan that cannot list, a notify record): the same stop.
+  if (!s.ok()) StopWork(s);
+  return Status::Ok();
+}
+
+Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
+  if (signals) {
+    struct signalfd_siginfo si {};
+    (void)!read(signal_fd_, &si, sizeof si);
+    if (si.ssi_signo == SIGHUP) {
+      if (work_.stopped()) {
+        Say("SIGHUP: the work is stopped (" + work_.stopped_reason() +
+            "); restart hangard once the disk is fixed");
+        return Status::Ok();
+      }
+      Say("SIGHUP: rescanning the spool");
+      // Group membership may have changed: the approvers again, the old set kept on an error.
+      if (Result<std::set<int64_t>> a = ResolveApprovers(setup_.config.approvers, geteuid());
+          a.ok())
+        setup_.approvers = std::move(a).value();
+      else
+        Say("SIGHUP: approvers kept as they were: " + a.status().message());
+      return ScanAll();
+    }
+    Say(std::string("stopping on ") + strsignal(int(si.ssi_signo)) +
+        "; running drones are left to their supervisors" +
+        (pool_->in_flight()
+             ? " and " + std::to_string(pool_->in_flight()) + " observations to the next start"
+             : ""));
+    *quit = true;
+    return WritePresence("stopped");
+  }
+  if (events) {
+    bool overflow = false;
+    Status s = ReadInotify(&overflow);
+    if (s.ok() && overflow) {
+      Say("inotify queue overflowed: rescanning the spool");
+      s = ScanAll();
+    }
+    if (!s.ok()) return s;
+  }
+  if (observations) {
+    for (Signal& sig : pool_->Drain()) {
+      Status s = Dispatch(std::move(sig));
+      if (!s.ok()) return s;
+    }
+  }
+  const TimeMs now = env_->Now();
+  if (!work_.stopped() && work_.intake_paused() && intake_retry_.Due(now)) RetryIntake();
+  drops_.TakeSettled(now);
+  if (Status s = TakeOps(); !s.ok()) return s;
+  if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
+  if (Status s = RecheckExits(); !s.ok()) return s;
+  if (supervisor_check_.Due(now)) {
+    Status s = CheckSupervisors();
+    if (!s.ok()) return s;
+  }
+  if (!engines_.empty() && !work_.stopped() && engine_check_.Due(now)) {
+    Status s = CheckEngines();
+    if (!s.ok()) return s;
+  }
+  if (work_.storage_full() && storage_check_.Due(now)) {
+    if (SpaceReturned()) {
+      *quit = true;
+      restart_ = true;
+      return Status::Ok();
+    }
+  }
+  if (work_.stopped()) return Status::Ok();  // no checkpoint, no delivery: nothing is trusted
+  Checkpoint();
+  if (notify_retry_.Due(now)) {
+    Status s = outbox_.Retry();
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::ReadInotify(bool* overflow) {
+  alignas(struct inotify_event) char buf[64 * 1024];
+  std::vector<std::string> exits;
+  for (;;) {
+    ssize_t n = read(inotify_fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (char* p = buf; p < buf + n;) {
+      auto* ev = reinterpret_cast<struct inotify_event*>(p);
+      p += sizeof(struct inotify_event) + ev->len;
+      if (ev->mask & IN_Q_OVERFLOW) {
+        *overflow = true;
+        continue;
+      }
+      std::string name = ev->len ? std::string(ev->name) : std::string();
+      if (ev->wd == wd_incoming_ || ev->wd == wd_control_)
+        drops_.Event(ev->wd == wd_control_, name, ev->mask & IN_CREATE);
+      else if (std::optional<std::string> id = watches_->Event(ev->wd, name))
+        exits.push_back(*id);
+    }
+  }
+  for (const std::string& id : exits) {
+    Status s = CheckExit(id);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::CheckExit(const std::string& id) {
+  // An engine-run drone's exit.json is hangard's own (EngineEnded), decided on when written.
+  if (!watches_->Watched(id) || engines_.PlanOf(id)) return Status::Ok();
+  if (SupervisorAlive(layout_.RunDir(id))) {
+    // Its exit.json counts only once the supervisor has let go (see scan.h); the lock's release
+    // wakes us through IN_CLOSE_WRITE, a short recheck covers the moment in between.
+    if (env_->Exists(layout_.RunDir(id) + "/exit.json")) watches_->RecheckLater(id);
+    return Status::Ok();
+  }
+  watches_->RecheckDone(id);
+  Result<ExitInfo> e = ReadExit(env_, layout_.RunDir(id));
+  if (!e.ok()) {
+    if (e.status().code() != Code::kNotFound) Say(id + ": " + e.status().message());
+    return Status::Ok();
+  }
+  UnwatchRun(id);
+  return Dispatch(DroneExited{id, *e, env_->Now()});
+}
+
+Status Daemon::RecheckExits() {
+  for (const std::string& id : watches_->DueRechecks()) {
+    Status s = CheckExit(id);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::CheckSupervisors() {
+  for (const std::string& id : watches_->Ids()) {
+    if (engines_.PlanOf(id)) continue;  // CheckEngines
+    const std::string run = layout_.RunDir(id);
+    if (SupervisorAlive(run)) {
+      if (kill_pending_.count(id) && SignalSupervisor(run, SIGTERM).ok()) kill_pending_.erase(id);
+      watches_->ScanOps(id, env_->Now());
+      continue;
+    }
+    Result<ExitInfo> e = ReadExit(env_, run);  // after the lock test: see scan.h
+    if (!e.ok() && e.status().code() != Code::kNotFound) Say(id + ": " + e.status().message());
+    UnwatchRun(id);
+    Status s = e.ok() ? Dispatch(DroneExited{id, *e, env_->Now()})
+                      : Dispatch(SupervisorGone{id, env_->Now()});
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::EngineEnded(const std::string& id, const ExitInfo& e) {
+  // Kept before it is decided on, as a supervisor's would be: a restart reads the same end.
+  Status s = env_->WriteFileAtomic(layout_.RunDir(id), "exit.json", json::WritePretty(e.ToJson()));
+  if (!s.ok()) return s;
+  UnwatchRun(id);
+  return Dispatch(DroneExited{id, e, env_->Now()});
+}
+
+Status Daemon::CheckEngines() {
+  for (const EngineWatch::Seen& seen : engines_.Look(env_->Now())) {
+    const Plan* plan = engines_.PlanOf(seen.id);
+    if (!plan) continue;  // returned meanwhile, by a decision on an earlier one
+    switch (seen.kind) {
+      case EngineWatch::Seen::Kind::kEnded:
+        if (Status s = EngineEnded(seen.id, seen.exit); !s.ok()) return s;
+        break;
+      case EngineWatch::Seen::Kind::kGone:
+        UnwatchRun(seen.id);
+        if (Status s = Dispatch(SupervisorGone{seen.id, env_->Now()}); !s.ok()) return s;
+        break;
+      case EngineWatch::Seen::Kind::kRunning:
+        if (kill_pending_.count(seen.id) && engines_.For(plan->launcher)->Cancel(*plan).ok())
+          kill_pending_.erase(seen.id);
+        watches_->ScanOps(seen.id, env_->Now());
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace hangar

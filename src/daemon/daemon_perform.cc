@@ -1,0 +1,205 @@
+// Performing the kernel's actions, in order: one method per action type, chosen by std::visit so
+// an action type hangard does not perform is a compile error, not an act silently skipped.
+#include <signal.h>
+
+#include "daemon/daemon.h"
+#include "launch/direct_launcher.h"
+#include "shell/observer.h"
+#include "shell/op_files.h"
+#include "shell/op_handler.h"
+#include "shell/retry.h"
+#include "shell/scan.h"
+#include "shell/transitions.h"
+
+namespace hangar {
+
+Status Daemon::PerformIntakeAction(const Intake& in, std::deque<Signal>* pending, bool* undone) {
+  Status s = PerformIntake(env_, layout_, in);
+  if (s.ok()) {
+    if (in.to == Phase::kHold && in.notify_dir)
+      outbox_.DeliverHold(in.id, *in.notify_dir, in.files.at("gate1.json"));
+    if (std::string line = work_.ResumeIntake(in.id); !line.empty()) {
+      Say(line);
+      UpdatePresence();
+      // Every drop that waited meanwhile.
+      Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
+      if (!names.ok()) return names.status();
+      drops_.Add(false, *names);
+    }
+    return s;
+  }
+  if (!NoSpace(s)) return s;
+  Status u = UndoIntake(env_, layout_, in);
+  if (u.code() == Code::kNotFound) return s;  // in place after all, but not known to be durable
+  if (!u.ok())
+    Say("the intake of " + in.id + " is not wholly undone (" + u.message() +
+        "); the next start finishes it");
+  *undone = true;
+  pending->push_front(IntakeFailed{in.name, in.id, s.message(), env_->Now()});
+  PauseIntake(s.message());
+  return Status::Ok();
+}
+
+// One overload per action type, so an action the kernel comes to return that hangard does not
+// perform is a compile error here, not an act silently skipped.
+Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
+  struct Performer {
+    Daemon* d;
+    std::deque<Signal>* follow;
+    Status operator()(const Log& x) const {
+      d->Say(x.line);
+      return Status::Ok();
+    }
+    Status operator()(const Launch& x) const { return d->PerformLaunch(x, follow); }
+    Status operator()(const RunOp& x) const { return d->PerformRunOp(x, follow); }
+    Status operator()(const AnswerOp& x) const { return d->PerformAnswerOp(x); }
+    Status operator()(const Observe& x) const { return d->PerformObserve(x); }
+    Status operator()(const Kill& x) const { return d->PerformKill(x); }
+    Status operator()(const Move& x) const { return d->PerformMoveAction(x); }
+    Status operator()(const Retry& x) const { return PerformRetry(d->env_, d->layout_, x); }
+    Status operator()(const ConsumeControl& x) const { return d->PerformConsumeAction(x); }
+    // Decided performs these itself: the records before any act, an intake with its undo.
+    Status operator()(const Record&) const {
+      return Status::Invalid("a Record reaches Perform: Decided appends every record first");
+    }
+    Status operator()(const Intake& x) const {
+      return Status::Invalid("the intake of " + x.id + " reaches Perform: Decided performs it");
+    }
+  };
+  return std::visit(Performer{this, follow}, a);
+}
+
+Status Daemon::PerformObserve(const Observe& x) {
+  Observe ob = x;
+  ManifestLimits lim = limits_;
+  Env* env = env_;
+  pool_->Submit([ob, lim, env]() -> Signal {
+    return Observed{ob.id, ObserveMission(ob, lim), env->Now()};
+  });
+  return Status::Ok();
+}
+
+Status Daemon::PerformKill(const Kill& x) {
+  const Plan* plan = engines_.PlanOf(x.id);
+  Launcher* engine = plan ? engines_.For(plan->launcher) : nullptr;
+  Status s = engine ? engine->Cancel(*plan) : SignalSupervisor(layout_.RunDir(x.id), SIGTERM);
+  if (!s.ok()) {
+    Say(x.id + ": " + s.message() +
+        (engine ? " (tried again at each look at its engine)"
+                : " (tried again at each supervisor check)"));
+    kill_pending_.insert(x.id);
+  }
+  return Status::Ok();
+}
+
+Status Daemon::PerformMoveAction(const Move& x) {
+  if (x.from == Phase::kRunning) UnwatchRun(x.id);
+  const bool notify = x.notify_dir && x.to == Phase::kReturned && x.files.count("return.json");
+  // The pending record is written before the move, so a crash in between still delivers later.
+  Status s = notify ? outbox_.Record(x.id, *x.notify_dir, "pending delivery") : Status::Ok();
+  if (s.ok()) s = PerformMove(env_, layout_, x);
+  if (!s.ok()) return s;
+  if (x.to == Phase::kHold && x.notify_dir)
+    for (const char* g : {"gate2.json", "gate1.json"})
+      if (x.files.count(g)) {
+        outbox_.DeliverHold(x.id, *x.notify_dir, x.files.at(g));
+        break;
+      }
+  return notify ? outbox_.Deliver(x.id, *x.notify_dir, x.files.at("return.json")) : Status::Ok();
+}
+
+Status Daemon::PerformConsumeAction(const ConsumeControl& x) {
+  Status s = PerformConsumeControl(env_, layout_, x);
+  if (s.ok() || !x.bad) return s;
+  // A bad request that cannot be filed must not come back at every start: its reason is in
+  // the log line the kernel wrote; the request goes.
+  Say("control " + x.name + " could not be kept in control/bad (" + s.message() + "); removed");
+  return env_->Remove(layout_.ControlNew() + "/" + x.name);
+}
+
+Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
+  LaunchPrep prep = PrepareLaunch(env_, layout_, l, env_->Now());
+  if (!prep.storage.ok()) return prep.storage;
+  if (!prep.ok) {
+    follow->push_back(
+        LaunchDone{l.id, false, prep.key_existed, prep.in_running, prep.error, env_->Now()});
+    return Status::Ok();
+  }
+  const bool engine = l.plan.launcher != "direct";
+  Launcher* launcher = engines_.For(l.plan.launcher);
+  watches_->Watch(l.id, env_->Now());  // before the drone starts: its exit.json cannot slip past
+  Status s = launcher ? launcher->Start(l.plan, prep.dir + "/plan.json", l.plan_sha256)
+                      : Status::Invalid("no launcher \"" + l.plan.launcher + "\"");
+  if (s.code() == Code::kUnavailable && engine) {
+    // Whether the engine took it is unknown: asked until it says, for kEngineSettleMs at least.
+    Say(l.id + ": " + s.message() + "; taken as launched, its engine is asked until it says");
+    s = Status::Ok();
+  } else if (s.code() == Code::kUnavailable && SupervisorAlive(layout_.RunDir(l.id))) {
+    // The shim did not report in time but holds the lock: the drone runs; watch it as launched.
+    Say(l.id + ": " + s.message() + ", but its supervisor holds the lock: taken as launched");
+    s = Status::Ok();
+  }
+  if (!s.ok()) {
+    UnwatchRun(l.id);
+  } else if (engine) {
+    engines_.Track(l.id, l.plan, env_->Now());
+  }
+  follow->push_back(LaunchDone{l.id, s.ok(), false, true, s.ok() ? "" : s.message(), env_->Now()});
+  return Status::Ok();
+}
+
+Status Daemon::PerformRunOp(const RunOp& r, std::deque<Signal>* follow) {
+  const std::string ops = layout_.MissionOps(r.id);
+  Status s = env_->MakeDir(ops);
+  if (!s.ok() && s.code() != Code::kExists) return s;
+  for (const auto& [name, text] : r.files)
+    if (s = env_->WriteFileAtomic(ops, name, text); !s.ok()) return s;
+  json::Object key{{"hangar", 1}, {"id", r.id},   {"request", r.name},
+                   {"op", r.op},  {"key", r.key}, {"time", FormatTime(env_->Now())}};
+  s = TakeOpKey(env_, ops, r.key, json::WritePretty(key));
+  if (!s.ok()) {
+    // Nothing ran: the kernel answers the request with the reason. A key taken meanwhile is
+    // another request's, and stays (the answer releases only a key that names this request).
+    OpFinished f;
+    f.id = r.id;
+    f.name = r.name;
+    f.op = r.op;
+    f.key = r.key;
+    f.error = "cannot take op key ops/keys/" + r.key + ".json: " + s.message();
+    f.output = nullptr;
+    f.now = env_->Now();
+    follow->push_back(std::move(f));
+    return Status::Ok();
+  }
+  Env* env = env_;
+  pool_->Submit([r, ops, env]() -> Signal { return RunOpHandler(r, ops, env->Now()); });
+  return Status::Ok();
+}
+
+Status Daemon::PerformAnswerOp(const AnswerOp& a) {
+  const std::string ops = layout_.MissionOps(a.id);
+  Status s = env_->MakeDir(ops);
+  if (!s.ok() && s.code() != Code::kExists) return s;
+  // The answer itself last: a request whose NAME.result.json exists is never taken again.
+  for (const auto& [name, text] : a.files)
+    if (name != a.name + ".result.json" && !(s = env_->WriteFileAtomic(ops, name, text)).ok())
+      return s;
+  const std::string key_file = ops + "/keys/" + a.key + ".json";
+  if ((a.keep || a.release) && !a.key.empty()) {
+    Result<std::string> text = env_->ReadFile(key_file, 1 << 20);
+    Result<json::Value> k = text.ok() ? json::Parse(*text) : Result<json::Value>(text.status());
+    const json::Value* req = k.ok() && k->is_object() ? k->find("request") : nullptr;
+    if (req && req->is_string() && req->as_string() == a.name) {
+      // The key itself is never rewritten: its act's result goes beside it.
+      s = a.release ? env_->Remove(key_file)
+                    : env_->WriteFileAtomic(ops + "/keys", a.key + ".result.json", a.result);
+      if (!s.ok()) return s;
+    }
+  }
+  if (s = env_->WriteFileAtomic(ops, a.name + ".result.json", a.result); !s.ok()) return s;
+  if (Status r = WriteRoomResult(layout_.Room(a.id), a.name, a.result); !r.ok())
+    Say(a.id + ": the answer to ops/" + a.name + ".json stays in the spool only: " + r.message());
+  return Status::Ok();
+}
+
+}  // namespace hangar

@@ -1,0 +1,157 @@
+// Start and recovery: the spool's directories and locks, the signalfd and inotify, the ledger
+// before anything is decided, then every mission found in the spool handed to the kernel as
+// Recovered, the control requests that waited, Ready, and a scan of what waits.
+#include <signal.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "daemon/daemon.h"
+#include "launch/direct_launcher.h"
+#include "shell/scan.h"
+#include "shell/transitions.h"
+
+namespace hangar {
+
+namespace {
+
+int PoolSize(int slots) {
+  return slots < 2 ? 2 : slots > 16 ? 16 : slots;
+}
+
+}  // namespace
+
+Status Daemon::Start() {
+  started_ = env_->Now();
+  for (const std::string& d : layout_.AllDirs()) {
+    Status s = env_->MakeDir(d);
+    if (!s.ok() && s.code() != Code::kExists) return s;
+  }
+  Result<uint64_t> spool_fs = env_->FilesystemOf(layout_.spool);
+  Result<uint64_t> rooms_fs = env_->FilesystemOf(layout_.rooms);
+  rooms_same_fs_ = spool_fs.ok() && rooms_fs.ok() && *spool_fs == *rooms_fs;
+  Result<std::unique_ptr<Env::Lock>> lock = env_->LockExclusive(layout_.LockFile(), false);
+  if (!lock.ok() && lock.status().code() == Code::kUnavailable)
+    return Status::Unavailable("cannot lock " + layout_.LockFile() +
+                               ": another hangard runs on this spool");
+  if (!lock.ok()) return lock.status();
+  spool_lock_ = std::move(lock).value();
+  // One writer per anchor: a second hangard (another spool, or a copy of this one) pointed at the
+  // same anchor directory is refused before it writes a line there. The directory itself is
+  // locked, so nothing is created on an anchor mount that may be missing.
+  lock = env_->LockExclusive(anchor_dir_, true);
+  if (!lock.ok() && lock.status().code() == Code::kUnavailable)
+    return Status::Unavailable("cannot lock the anchor directory " + anchor_dir_ +
+                               ": another hangard writes this anchor (another spool, or a copy "
+                               "of this one); one anchor directory serves one hangard");
+  if (!lock.ok()) return lock.status();  // "cannot open ANCHOR_DIR: ..." names it
+  anchor_lock_ = std::move(lock).value();
+
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGHUP);
+  sigprocmask(SIG_BLOCK, &mask, &old_mask_);
+  mask_set_ = true;
+  signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  // Threads inherit the mask: started only now, no worker can take a signal meant for the loop.
+  pool_ = std::make_unique<WorkerPool>(PoolSize(setup_.config.slots));
+  signal(SIGPIPE, SIG_IGN);
+  inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (signal_fd_ < 0 || inotify_fd_ < 0) return Status::Errno("set up signalfd/inotify", errno);
+  watches_ = std::make_unique<RunWatches>(env_, layout_, inotify_fd_,
+                                          [this](const std::string& line) { Say(line); });
+  // Watch before scanning, so nothing dropped in between goes unseen.
+  wd_incoming_ = inotify_add_watch(inotify_fd_, layout_.IncomingNew().c_str(),
+                                   IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE);
+  wd_control_ = inotify_add_watch(inotify_fd_, layout_.ControlNew().c_str(),
+                                  IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE);
+  if (wd_incoming_ < 0 || wd_control_ < 0) return Status::Errno("watch " + layout_.spool, errno);
+
+  // The ledger before anything is decided: recovery's decisions (a drone that ended while
+  // hangard was down) are recorded too, and nothing launches on a ledger that does not verify.
+  if (Status l = ledger_.Start(env_->Now()); !l.ok()) return l;
+  state_.ledger_seq = ledger_.head_seq();
+  state_.ledger_time = ledger_.HeadTime();
+  if (Status g = ledger_.FoldGrants(&state_.grants); !g.ok() && ledger_.failure().empty())
+    return Status::Invalid("cannot fold the ledger's grants: " + g.message());
+  {
+    const Config& c = setup_.config;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const std::string key =
+        c.checkpoint_key.empty() ? anchor_dir_ + "/" + c.ledger_name + ".key" : c.checkpoint_key;
+    Status k = ledger_.StartCheckpoints(key, c.checkpoint_every, c.checkpoint_seconds,
+                                        std::string(host) + ":" + layout_.spool);
+    if (!k.ok()) return Status::Invalid("cannot use the checkpoint key: " + k.message());
+  }
+  state_.ready = false;  // no launch before every mission is known and waiting cancels are read
+  if (!ledger_.failure().empty()) {
+    Status f = Dispatch(LedgerFailed{ledger_.failure(), env_->Now(), ledger_.rolled_back(),
+                                     ledger_.unvouched_grants()});
+    if (!f.ok()) return f;
+  }
+  if (ledger_.anchor_same_filesystem())
+    Say("warning: anchor " + ledger_.anchor_path() +
+        " is on the spool's filesystem: it guards against edits, not against losing the disk");
+
+  Result<std::vector<std::string>> fixed = RecoverIntakes(env_, layout_);
+  if (!fixed.ok()) return fixed.status();
+  for (const std::string& f : *fixed) Say(f);
+
+  // The ends engines saw while hangard was down become exit.json first; the run directories of
+  // drones an engine still runs (or cannot say) are alive.
+  Result<std::set<std::string>> engine_alive = engines_.CollectEnds(env_->Now());
+  if (!engine_alive.ok()) return engine_alive.status();
+  std::vector<std::string> log;
+  Result<std::vector<Recovered>> rec = RecoverMissions(
+      env_, layout_, setup_.home, env_->Now(),
+      [&](const std::string& run) { return engine_alive->count(run) || SupervisorAlive(run); },
+      &log);
+  if (!rec.ok()) return rec.status();
+  for (const std::string& line : log) Say(line);
+  for (Recovered& r : rec.value()) {
+    if (r.phase == Phase::kRunning && !r.exit && r.supervisor_alive)
+      watches_->Watch(r.id, env_->Now());
+    if (r.phase != Phase::kRunning || r.exit || !r.supervisor_alive) UnwatchRun(r.id);
+    Status s = Dispatch(std::move(r));
+    if (!s.ok()) return s;
+  }
+  Result<std::vector<std::string>> controls = Waiting(env_, layout_.ControlNew());
+  if (!controls.ok()) return controls.status();
+  for (const std::string& n : *controls) {
+    Status s = TakeControl(n);
+    if (!s.ok()) return s;
+  }
+  Status s = Dispatch(Ready{env_->Now()});
+  running_ = true;
+  if (s.ok()) s = WritePresence("running");
+  if (!s.ok()) return s;
+  Say("policy " +
+      (setup_.config.policy.empty() ? std::string("(built-in default)") : setup_.config.policy) +
+      ", sha256 " + setup_.policy_sha256);
+  Say("started on " + layout_.spool + " (" + std::to_string(setup_.config.slots) + " slots, " +
+      std::to_string(state_.missions.size()) + " missions known)");
+  Status scanned = ScanAll();
+  drops_.MarkFoundAtStart();
+  return scanned;
+}
+
+Status Daemon::ScanAll() {
+  engine_check_.DueNext();  // the engines are asked at the next turn too
+  Result<std::vector<std::string>> names = Waiting(env_, layout_.IncomingNew());
+  if (!names.ok()) return names.status();
+  drops_.Add(false, *names);
+  names = Waiting(env_, layout_.ControlNew());
+  if (!names.ok()) return names.status();
+  drops_.Add(true, *names);
+  for (const std::string& id : watches_->Ids()) {
+    watches_->ScanOps(id, env_->Now());
+    Status s = CheckExit(id);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace hangar

@@ -1,0 +1,126 @@
+// The daemon itself on a scratch spool, driven turn by turn (Step): one hangard per spool and per
+// anchor; a drop is judged and a control request acts on it, as the files in the spool show; a
+// write that fails for a decision stops the work, and nothing is decided after it. The fault is
+// injected by a FaultEnv at the first mutating call after Start.
+#include "daemon/daemon.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "base/scratch_dir_testutil.h"
+#include "env/fault_env.h"
+
+namespace hangar {
+namespace {
+
+std::string HeldMission(const std::string& id) {
+  // network "host" is held for a person by the default policy: nothing is launched.
+  return "{\"hangar\":1,\"id\":\"" + id +
+         "\",\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
+         "\"max_minutes\":1,\"network\":\"host\"}";
+}
+
+class DaemonTest : public ::testing::Test {
+ protected:
+  // A daemon on spool `name` (under the scratch directory) with anchor directory `anchor`.
+  std::unique_ptr<Daemon> Make(const std::string& name, const std::string& anchor,
+                               Env* env = RealEnv()) {
+    const std::string spool = scratch_.path() + "/" + name, a = scratch_.path() + "/" + anchor;
+    std::filesystem::create_directories(spool);
+    std::filesystem::create_directories(a);
+    KernelSetup s;
+    s.config.file = spool + "/hangar.conf";
+    s.config.slots = 1;
+    Profile p;
+    p.name = "script";
+    p.argv = {"/bin/true"};
+    s.config.profiles["script"] = p;
+    Layout layout = Layout::Make(spool, "");
+    s.spool = layout.spool;
+    s.rooms = layout.rooms;
+    s.anchor = a;
+    s.approvers = {int64_t(geteuid())};
+    return std::make_unique<Daemon>(env, s, layout, ManifestLimits{}, "/nonexistent/hangar-shim",
+                                    s.config.file, a);
+  }
+  // Drops TEXT as DIR/new/NAME the maildir way: written in DIR/tmp, renamed into new/.
+  void Drop(const std::string& spool, const std::string& dir, const std::string& name,
+            const std::string& text) {
+    const std::string base = scratch_.path() + "/" + spool + "/" + dir;
+    std::ofstream(base + "/tmp/" + name) << text;
+    std::filesystem::rename(base + "/tmp/" + name, base + "/new/" + name);
+  }
+  // Steps D until PRED holds, for at most about five seconds.
+  bool StepUntil(Daemon& d, const std::function<bool()>& pred) {
+    for (int i = 0; i < 100 && !pred(); ++i) {
+      bool quit = false;
+      EXPECT_TRUE(d.Step(50, &quit).ok());
+      if (quit) return pred();
+    }
+    return pred();
+  }
+  bool Exists(const std::string& rel) {
+    return std::filesystem::exists(scratch_.path() + "/" + rel);
+  }
+
+  ScratchDir scratch_{"daemon"};
+};
+
+TEST_F(DaemonTest, OneHangardPerSpoolAndPerAnchor) {
+  std::unique_ptr<Daemon> first = Make("spool", "anchor");
+  ASSERT_TRUE(first->Start().ok());
+  EXPECT_TRUE(Exists("spool/incoming/new") && Exists("spool/hangard.json"));
+  Status same_spool = Make("spool", "anchor2")->Start();
+  EXPECT_EQ(same_spool.code(), Code::kUnavailable);
+  EXPECT_NE(same_spool.message().find("another hangard runs on this spool"), std::string::npos)
+      << same_spool.message();
+  Status same_anchor = Make("spool2", "anchor")->Start();
+  EXPECT_EQ(same_anchor.code(), Code::kUnavailable);
+  EXPECT_NE(same_anchor.message().find("another hangard writes this anchor"), std::string::npos)
+      << same_anchor.message();
+  first.reset();  // its locks go with it
+  EXPECT_TRUE(Make("spool", "anchor")->Start().ok());
+}
+
+TEST_F(DaemonTest, ADropIsJudgedAndACancelReturnsIt) {
+  std::unique_ptr<Daemon> d = Make("spool", "anchor");
+  ASSERT_TRUE(d->Start().ok());
+  Drop("spool", "incoming", "h1.json", HeldMission("H1"));
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/hold/H1/gate1.json"); }))
+      << "the drop was not held";
+  EXPECT_FALSE(Exists("spool/incoming/new/h1.json"));
+  Drop("spool", "control", "c1.json", R"({"hangar":1,"request":"cancel","id":"H1"})");
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/H1/return.json"); }))
+      << "the cancel did not return it";
+  std::ifstream in(scratch_.path() + "/spool/returned/H1/return.json");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("\"outcome\": \"cancelled\""), std::string::npos) << text;
+  EXPECT_TRUE(Exists("spool/control/done/c1.json.json"));
+  EXPECT_TRUE(d->stopped().empty());
+}
+
+TEST_F(DaemonTest, AFailedWriteForADecisionStopsTheWork) {
+  // How many mutating calls a start makes, on a spool of its own.
+  FaultEnv counting(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(Make("counted", "anchor1", &counting)->Start().ok());
+  FaultEnv failing(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, counting.calls() + 1, EIO, true});
+  std::unique_ptr<Daemon> d = Make("spool", "anchor2", &failing);
+  ASSERT_TRUE(d->Start().ok());
+  ASSERT_EQ(failing.calls(), counting.calls()) << "the two starts differ";
+  Drop("spool", "incoming", "a.json", HeldMission("A"));
+  ASSERT_TRUE(StepUntil(*d, [&] { return !d->stopped().empty(); })) << "the work did not stop";
+  EXPECT_NE(d->stopped().find("Input/output error"), std::string::npos) << d->stopped();
+  EXPECT_FALSE(Exists("spool/hold/A"));
+  // Nothing more is decided: a second drop stays where it was dropped.
+  Drop("spool", "incoming", "b.json", HeldMission("B"));
+  StepUntil(*d, [] { return false; });
+  EXPECT_TRUE(Exists("spool/incoming/new/b.json"));
+  EXPECT_FALSE(Exists("spool/hold/B"));
+}
+
+}  // namespace
+}  // namespace hangar
