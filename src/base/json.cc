@@ -116,6 +116,24 @@ void WriteTo(std::string* out, const Value& v, int indent, int depth) {
   }
 }
 
+// Parses text into root with the thread's reused parser: a fresh one allocates its buffers on every
+// call, which is most of the cost of a small document. A large document gets own, so a thread does
+// not keep its buffers for life. root lives as long as the parser that made it.
+simdjson::error_code ParseDom(std::string_view text, simdjson::dom::parser& own,
+                              simdjson::dom::element* root) {
+  constexpr size_t kReuseBelow = size_t(1) << 20;
+  thread_local simdjson::dom::parser reused;
+  simdjson::dom::parser& parser = text.size() < kReuseBelow ? reused : own;
+  // parse() copies text into the parser's padded buffer (reused too).
+  return parser.parse(text.data(), text.size()).get(*root);
+}
+
+Status NotJson(simdjson::error_code err) {
+  return Status::Invalid(std::string("not valid JSON: ") + simdjson::error_message(err));
+}
+
+}  // namespace
+
 Value FromElement(simdjson::dom::element e) {
   using simdjson::dom::element_type;
   switch (e.type()) {
@@ -144,24 +162,6 @@ Value FromElement(simdjson::dom::element e) {
   }
   return Value();
 }
-
-// Parses text into root with the thread's reused parser: a fresh one allocates its buffers on every
-// call, which is most of the cost of a small document. A large document gets own, so a thread does
-// not keep its buffers for life. root lives as long as the parser that made it.
-simdjson::error_code ParseDom(std::string_view text, simdjson::dom::parser& own,
-                              simdjson::dom::element* root) {
-  constexpr size_t kReuseBelow = size_t(1) << 20;
-  thread_local simdjson::dom::parser reused;
-  simdjson::dom::parser& parser = text.size() < kReuseBelow ? reused : own;
-  // parse() copies text into the parser's padded buffer (reused too).
-  return parser.parse(text.data(), text.size()).get(*root);
-}
-
-Status NotJson(simdjson::error_code err) {
-  return Status::Invalid(std::string("not valid JSON: ") + simdjson::error_message(err));
-}
-
-}  // namespace
 
 std::string Write(const Value& v) {
   std::string out;

@@ -4,6 +4,8 @@
 
 #include <simdjson.h>
 
+#include "base/json.h"
+
 namespace hangar {
 
 inline simdjson::dom::array AsArray(simdjson::dom::element e) {
@@ -17,5 +19,13 @@ inline simdjson::dom::object AsObject(simdjson::dom::element e) {
   if (e.get(o) != simdjson::SUCCESS) return simdjson::dom::object();
   return o;
 }
+
+namespace json {
+
+// The element as a json::Value, whatever it holds (an unsigned integer above INT64_MAX becomes a
+// double, as Parse makes it).
+Value FromElement(simdjson::dom::element e);
+
+}  // namespace json
 
 }  // namespace hangar

@@ -459,14 +459,7 @@ TEST_F(KernelRowWindow, OpFinished) {
   ExitInfo e;
   e.rc = 0;
   EXPECT_EQ(Kinds(Decide(DroneExited{"W", e, kT + 200})), K{});  // waits for its op
-  OpFinished f;
-  f.id = "W";
-  f.name = "r1";
-  f.op = "post.message";
-  f.key = "k1";
-  f.started = true;
-  f.rc = 0;
-  f.now = kT + 300;
+  const OpFinished f = OpRan("W", "r1", "post.message", "k1", 0, kT + 300);
   EXPECT_EQ(Kinds(Decide(f)), (K{"op.result", "AnswerOp", "Observe"}));
 }
 

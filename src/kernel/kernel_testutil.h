@@ -40,6 +40,20 @@ std::vector<T> Only(const std::vector<Action>& acts) {
   return out;
 }
 
+// The handler of op OP, asked for under KEY by request NAME of mission ID, ran and exited RC.
+inline OpFinished OpRan(const std::string& id, const std::string& name, const std::string& op,
+                        const std::string& key, int rc, TimeMs now) {
+  OpFinished f;
+  f.id = id;
+  f.name = name;
+  f.op = op;
+  f.key = key;
+  f.started = true;
+  f.rc = rc;
+  f.now = now;
+  return f;
+}
+
 // text parsed; a failure is the test's.
 inline json::Value Json(const std::string& text) {
   Result<json::Value> v = json::Parse(text);

@@ -1,0 +1,583 @@
+#include "kernel/signal_record.h"
+
+#include "base/sha256.h"
+#include "base/simdjson_util.h"
+#include "base/strict_json.h"
+
+namespace hangar {
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+using strict::Fail;
+
+// ---- writing ----
+
+// A text that may not be UTF-8: itself when it is, else {"hex": HEX}.
+json::Value MaybeHex(const std::string& s) {
+  if (json::ValidUtf8(s)) return s;
+  static const char* kHex = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : s) {
+    hex += kHex[c >> 4];
+    hex += kHex[c & 15];
+  }
+  return json::Object{{"hex", hex}};
+}
+
+json::Value Opt(const std::optional<int>& v) {
+  return v ? json::Value(*v) : json::Value(nullptr);
+}
+
+json::Value DropperJson(const Dropper& by) {
+  return json::Object{{"uid", by.uid}, {"user", MaybeHex(by.user)}};
+}
+
+json::Value ResolvedJson(const ResolvedWrites& r) {
+  json::Object o;
+  for (const auto& [as_written, p] : r)
+    o[json::ValidUtf8(as_written) ? as_written : "hex:" + MaybeHex(as_written)["hex"].as_string()] =
+        json::Object{{"as_written", MaybeHex(as_written)},
+                     {"path", MaybeHex(p.path)},
+                     {"error", MaybeHex(p.error)}};
+  return o;
+}
+
+json::Value ExitJson(const std::optional<ExitInfo>& e) {
+  return e ? e->ToJson() : json::Value();
+}
+
+json::Value ObservationJson(const Observation& o) {
+  return json::Object{{"room", o.room},       {"declaration", o.declaration},
+                      {"checks", o.checks},   {"checks_passed", o.checks_passed},
+                      {"files", o.files},     {"ops", o.ops},
+                      {"harness", o.harness}, {"connections", o.connections}};
+}
+
+const char* KeyStateName(OpKeyState k) {
+  return k == OpKeyState::kTaken ? "taken" : k == OpKeyState::kDone ? "done" : "free";
+}
+
+struct Writer {
+  const BlobOut& blob;
+
+  json::Value operator()(const Dropped& s) const {
+    return json::Object{{"signal", "dropped"},
+                        {"name", MaybeHex(s.name)},
+                        {"bytes", blob(s.bytes)},
+                        {"read_error", MaybeHex(s.read_error)},
+                        {"now", s.now},
+                        {"resolved", ResolvedJson(s.resolved)},
+                        {"by", DropperJson(s.by)},
+                        {"found_at_start", s.found_at_start}};
+  }
+  json::Value operator()(const Recovered& s) const {
+    return json::Object{{"signal", "recovered"},
+                        {"id", s.id},
+                        {"phase", std::string(PhaseName(s.phase))},
+                        {"mission_bytes", blob(s.mission_bytes)},
+                        {"accepted", s.accepted},
+                        {"attempt", s.attempt},
+                        {"exit", ExitJson(s.exit)},
+                        {"supervisor_alive", s.supervisor_alive},
+                        {"now", s.now},
+                        {"intake_sha256", s.intake_sha256},
+                        {"held_plan_sha256", s.held_plan_sha256},
+                        {"approved_sha256", s.approved_sha256},
+                        {"approved_plan_sha256", s.approved_plan_sha256},
+                        {"resolved", ResolvedJson(s.resolved)},
+                        {"by", DropperJson(s.by)}};
+  }
+  json::Value operator()(const ControlDropped& s) const {
+    json::Value retry, signature;
+    if (s.retry) {
+      const RetryFacts& f = *s.retry;
+      retry = json::Object{{"read_error", MaybeHex(f.read_error)},
+                           {"outcome", MaybeHex(f.outcome)},
+                           {"ran", f.ran},
+                           {"attempt", f.attempt},
+                           {"mission_bytes", blob(f.mission_bytes)},
+                           {"intake_sha256", MaybeHex(f.intake_sha256)},
+                           {"accepted", f.accepted},
+                           {"owner_uid", f.owner_uid},
+                           {"owner_user", MaybeHex(f.owner_user)},
+                           {"resolved", ResolvedJson(f.resolved)},
+                           {"alive", MaybeHex(f.alive)}};
+    }
+    if (s.signature)
+      signature = json::Object{{"verified", s.signature->verified},
+                               {"error", MaybeHex(s.signature->error)},
+                               {"mission_sha256", MaybeHex(s.signature->mission_sha256)},
+                               {"plan_sha256", MaybeHex(s.signature->plan_sha256)}};
+    return json::Object{{"signal", "control"},
+                        {"name", MaybeHex(s.name)},
+                        {"bytes", blob(s.bytes)},
+                        {"read_error", MaybeHex(s.read_error)},
+                        {"now", s.now},
+                        {"by", DropperJson(s.by)},
+                        {"retry", std::move(retry)},
+                        {"signature", std::move(signature)}};
+  }
+  json::Value operator()(const LaunchDone& s) const {
+    return json::Object{{"signal", "launch-done"},
+                        {"id", s.id},
+                        {"ok", s.ok},
+                        {"key_existed", s.key_existed},
+                        {"in_running", s.in_running},
+                        {"error", MaybeHex(s.error)},
+                        {"now", s.now}};
+  }
+  json::Value operator()(const DroneExited& s) const {
+    return json::Object{
+        {"signal", "drone-exited"}, {"id", s.id}, {"exit", s.exit.ToJson()}, {"now", s.now}};
+  }
+  json::Value operator()(const SupervisorGone& s) const {
+    return json::Object{{"signal", "supervisor-gone"}, {"id", s.id}, {"now", s.now}};
+  }
+  json::Value operator()(const Observed& s) const {
+    // The observation can be large (a room manifest): a blob of its canonical text.
+    return json::Object{{"signal", "observed"},
+                        {"id", s.id},
+                        {"observation", blob(json::Write(ObservationJson(s.obs)))},
+                        {"now", s.now}};
+  }
+  json::Value operator()(const Ready& s) const {
+    return json::Object{{"signal", "ready"}, {"now", s.now}};
+  }
+  json::Value operator()(const LedgerFailed& s) const {
+    return json::Object{
+        {"signal", "ledger-failed"},
+        {"reason", MaybeHex(s.reason)},
+        {"now", s.now},
+        {"rolled_back", s.rolled_back},
+        {"unvouched_grants", json::Array(s.unvouched_grants.begin(), s.unvouched_grants.end())}};
+  }
+  json::Value operator()(const OpRequested& s) const {
+    return json::Object{{"signal", "op-requested"},
+                        {"id", s.id},
+                        {"name", MaybeHex(s.name)},
+                        {"bytes", blob(s.bytes)},
+                        {"read_error", MaybeHex(s.read_error)},
+                        {"declaration", s.declaration},
+                        {"key", KeyStateName(s.key)},
+                        {"stored_result", blob(s.stored_result)},
+                        {"now", s.now}};
+  }
+  json::Value operator()(const OpFinished& s) const {
+    return json::Object{{"signal", "op-finished"},
+                        {"id", s.id},
+                        {"name", MaybeHex(s.name)},
+                        {"op", MaybeHex(s.op)},
+                        {"key", MaybeHex(s.key)},
+                        {"started", s.started},
+                        {"rc", Opt(s.rc)},
+                        {"signal_number", Opt(s.signal)},
+                        {"timed_out", s.timed_out},
+                        {"error", MaybeHex(s.error)},
+                        {"output", s.output},
+                        {"output_text", blob(s.output_text)},
+                        {"output_cut", s.output_cut},
+                        {"now", s.now}};
+  }
+  json::Value operator()(const IntakeFailed& s) const {
+    return json::Object{{"signal", "intake-failed"},
+                        {"name", MaybeHex(s.name)},
+                        {"id", s.id},
+                        {"reason", MaybeHex(s.reason)},
+                        {"now", s.now}};
+  }
+};
+
+// ---- reading ----
+
+// Reads the members of one object: each one asked for must be there, and Done fails on any
+// other (nothing in a record is ignored).
+class Fields {
+ public:
+  Fields(element e, std::string field) : field_(std::move(field)) {
+    strict::Members(e, field_, "see hangar-signals(5)",
+                    [&](const std::string& k, const std::string&, element v) {
+                      members_.emplace(k, v);
+                      return true;
+                    });
+  }
+  element operator[](const std::string& k) {
+    auto it = members_.find(k);
+    if (it == members_.end()) Fail(strict::Member(field_, k), "missing");
+    used_.insert(k);
+    return it->second;
+  }
+  std::string Path(const std::string& k) const { return strict::Member(field_, k); }
+  void Done() const {
+    for (const auto& [k, v] : members_)
+      if (!used_.count(k)) Fail(strict::Member(field_, k), "unknown field (see hangar-signals(5))");
+  }
+
+ private:
+  std::string field_;
+  std::map<std::string, element> members_;
+  std::set<std::string> used_;
+};
+
+std::string ReadText(element e, const std::string& field) {
+  if (e.type() == element_type::STRING) return strict::String(e, field);
+  Fields f(e, field);
+  const std::string hex = strict::String(f["hex"], f.Path("hex"));
+  f.Done();
+  if (hex.size() % 2) Fail(field, "expected an even number of hex digits");
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    auto nib = [&](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      Fail(field, "expected lower-case hex digits");
+    };
+    out += char(nib(hex[i]) << 4 | nib(hex[i + 1]));
+  }
+  return out;
+}
+
+struct Reader {
+  const BlobIn& in;
+
+  std::string Blob(element e, const std::string& field) const {
+    const std::string ref = strict::String(e, field);
+    Result<std::string> bytes = in(ref);
+    if (!bytes.ok()) Fail(field, bytes.status().message());
+    return *bytes;
+  }
+  TimeMs Time(element e, const std::string& field) const { return strict::Integer(e, field); }
+  int Int(element e, const std::string& field) const {
+    return int(strict::IntegerIn(e, field, INT32_MIN, INT32_MAX));
+  }
+  std::optional<int> OptInt(element e, const std::string& field) const {
+    if (e.type() == element_type::NULL_VALUE) return std::nullopt;
+    return Int(e, field);
+  }
+  Dropper By(element e, const std::string& field) const {
+    Fields f(e, field);
+    Dropper by{strict::Integer(f["uid"], f.Path("uid")), ReadText(f["user"], f.Path("user"))};
+    f.Done();
+    return by;
+  }
+  ResolvedWrites Resolved(element e, const std::string& field) const {
+    ResolvedWrites r;
+    strict::Members(e, field, "", [&](const std::string&, const std::string& kf, element v) {
+      Fields f(v, kf);
+      r[ReadText(f["as_written"], f.Path("as_written"))] =
+          ResolvedPath{ReadText(f["path"], f.Path("path")), ReadText(f["error"], f.Path("error"))};
+      f.Done();
+      return true;
+    });
+    return r;
+  }
+  ExitInfo Exit(element e, const std::string& field) const {
+    Result<ExitInfo> x = ExitInfo::FromJson(json::FromElement(e));
+    if (!x.ok()) Fail(field, x.status().message());
+    return *x;
+  }
+  Phase PhaseOf(element e, const std::string& field) const {
+    if (std::optional<Phase> p = PhaseFromName(strict::String(e, field))) return *p;
+    Fail(field, "expected a state (hold, queued, running, returned, denied, rejected)");
+  }
+
+  Signal Read(element root) const {
+    Fields f(root, "");
+    if (strict::Integer(f["hangar"], "hangar") != 1)
+      Fail("hangar", "expected 1, the signal record's version");
+    const std::string kind = strict::String(f["signal"], "signal");
+    Signal s = ReadKind(f, kind);
+    f.Done();
+    return s;
+  }
+
+  Signal ReadKind(Fields& f, const std::string& kind) const {
+    auto text = [&](const char* k) { return ReadText(f[k], f.Path(k)); };
+    auto str = [&](const char* k) { return strict::String(f[k], f.Path(k)); };
+    auto time = [&](const char* k) { return Time(f[k], f.Path(k)); };
+    auto flag = [&](const char* k) { return strict::Bool(f[k], f.Path(k)); };
+    auto blob = [&](const char* k) { return Blob(f[k], f.Path(k)); };
+    if (kind == "dropped")
+      return Dropped{text("name"),
+                     blob("bytes"),
+                     text("read_error"),
+                     time("now"),
+                     Resolved(f["resolved"], f.Path("resolved")),
+                     By(f["by"], f.Path("by")),
+                     flag("found_at_start")};
+    if (kind == "recovered") {
+      Recovered r;
+      r.id = str("id");
+      r.phase = PhaseOf(f["phase"], f.Path("phase"));
+      r.mission_bytes = blob("mission_bytes");
+      r.accepted = time("accepted");
+      r.attempt = Int(f["attempt"], f.Path("attempt"));
+      if (element e = f["exit"]; e.type() != element_type::NULL_VALUE)
+        r.exit = Exit(e, f.Path("exit"));
+      r.supervisor_alive = flag("supervisor_alive");
+      r.now = time("now");
+      r.intake_sha256 = str("intake_sha256");
+      r.held_plan_sha256 = str("held_plan_sha256");
+      r.approved_sha256 = str("approved_sha256");
+      r.approved_plan_sha256 = str("approved_plan_sha256");
+      r.resolved = Resolved(f["resolved"], f.Path("resolved"));
+      r.by = By(f["by"], f.Path("by"));
+      return r;
+    }
+    if (kind == "control") {
+      ControlDropped c{text("name"), blob("bytes"), text("read_error"), time("now"),
+                       By(f["by"], f.Path("by"))};
+      if (element e = f["retry"]; e.type() != element_type::NULL_VALUE) {
+        Fields g(e, f.Path("retry"));
+        RetryFacts x;
+        x.read_error = ReadText(g["read_error"], g.Path("read_error"));
+        x.outcome = ReadText(g["outcome"], g.Path("outcome"));
+        x.ran = strict::Bool(g["ran"], g.Path("ran"));
+        x.attempt = Int(g["attempt"], g.Path("attempt"));
+        x.mission_bytes = Blob(g["mission_bytes"], g.Path("mission_bytes"));
+        x.intake_sha256 = ReadText(g["intake_sha256"], g.Path("intake_sha256"));
+        x.accepted = Time(g["accepted"], g.Path("accepted"));
+        x.owner_uid = strict::Integer(g["owner_uid"], g.Path("owner_uid"));
+        x.owner_user = ReadText(g["owner_user"], g.Path("owner_user"));
+        x.resolved = Resolved(g["resolved"], g.Path("resolved"));
+        x.alive = ReadText(g["alive"], g.Path("alive"));
+        g.Done();
+        c.retry = std::move(x);
+      }
+      if (element e = f["signature"]; e.type() != element_type::NULL_VALUE) {
+        Fields g(e, f.Path("signature"));
+        c.signature = SignatureCheck{strict::Bool(g["verified"], g.Path("verified")),
+                                     ReadText(g["error"], g.Path("error")),
+                                     ReadText(g["mission_sha256"], g.Path("mission_sha256")),
+                                     ReadText(g["plan_sha256"], g.Path("plan_sha256"))};
+        g.Done();
+      }
+      return c;
+    }
+    if (kind == "launch-done")
+      return LaunchDone{str("id"),          flag("ok"),    flag("key_existed"),
+                        flag("in_running"), text("error"), time("now")};
+    if (kind == "drone-exited")
+      return DroneExited{str("id"), Exit(f["exit"], f.Path("exit")), time("now")};
+    if (kind == "supervisor-gone") return SupervisorGone{str("id"), time("now")};
+    if (kind == "observed") {
+      Observed o{str("id"), {}, 0};
+      const std::string text_of = blob("observation");
+      Result<json::Value> v = json::Parse(text_of);
+      if (!v.ok() || !v->is_object()) Fail(f.Path("observation"), "expected an observation");
+      auto member = [&](const char* k) {
+        const json::Value* m = v->find(k);
+        if (!m) Fail(f.Path("observation"), std::string("the observation lacks ") + k);
+        return *m;
+      };
+      o.obs.room = member("room");
+      o.obs.declaration = member("declaration");
+      o.obs.checks = member("checks");
+      const json::Value passed = member("checks_passed");
+      if (!passed.is_bool()) Fail(f.Path("observation"), "checks_passed: expected true or false");
+      o.obs.checks_passed = passed.as_bool();
+      o.obs.files = member("files");
+      o.obs.ops = member("ops");
+      o.obs.harness = member("harness");
+      o.obs.connections = member("connections");
+      o.now = time("now");
+      return o;
+    }
+    if (kind == "ready") return Ready{time("now")};
+    if (kind == "ledger-failed") {
+      LedgerFailed l{text("reason"), time("now"), flag("rolled_back")};
+      strict::Items(f["unvouched_grants"], f.Path("unvouched_grants"), "expected a list of seqs",
+                    [&](element x, const std::string& xf) {
+                      l.unvouched_grants.push_back(strict::Integer(x, xf));
+                    });
+      return l;
+    }
+    if (kind == "op-requested") {
+      OpRequested q;
+      q.id = str("id");
+      q.name = text("name");
+      q.bytes = blob("bytes");
+      q.read_error = text("read_error");
+      q.declaration = json::FromElement(f["declaration"]);
+      const std::string key = str("key");
+      if (key != "free" && key != "taken" && key != "done")
+        Fail(f.Path("key"), "expected free, taken or done");
+      q.key = key == "taken"  ? OpKeyState::kTaken
+              : key == "done" ? OpKeyState::kDone
+                              : OpKeyState::kFree;
+      q.stored_result = blob("stored_result");
+      q.now = time("now");
+      return q;
+    }
+    if (kind == "op-finished") {
+      OpFinished o;
+      o.id = str("id");
+      o.name = text("name");
+      o.op = text("op");
+      o.key = text("key");
+      o.started = flag("started");
+      o.rc = OptInt(f["rc"], f.Path("rc"));
+      o.signal = OptInt(f["signal_number"], f.Path("signal_number"));
+      o.timed_out = flag("timed_out");
+      o.error = text("error");
+      o.output = json::FromElement(f["output"]);
+      o.output_text = blob("output_text");
+      o.output_cut = flag("output_cut");
+      o.now = time("now");
+      return o;
+    }
+    if (kind == "intake-failed")
+      return IntakeFailed{text("name"), str("id"), text("reason"), time("now")};
+    Fail("signal", "unknown signal \"" + kind + "\" (see hangar-signals(5))");
+  }
+};
+
+// ---- actions and state ----
+
+json::Value FilesJson(const std::map<std::string, std::string>& files) {
+  json::Object o;
+  for (const auto& [name, text] : files) o[name] = Sha256Hex(text);
+  return o;
+}
+
+struct ActionWriter {
+  json::Value operator()(const Intake& a) const {
+    return json::Object{{"action", "intake"},
+                        {"name", MaybeHex(a.name)},
+                        {"id", a.id},
+                        {"to", std::string(PhaseName(a.to))},
+                        {"files", FilesJson(a.files)},
+                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
+  }
+  json::Value operator()(const Launch& a) const {
+    return json::Object{{"action", "launch"},
+                        {"id", a.id},
+                        {"attempt", a.attempt},
+                        {"plan_sha256", a.plan_sha256},
+                        {"gate2_sha256", Sha256Hex(a.gate2_text)},
+                        {"prompt_sha256", Sha256Hex(a.prompt)}};
+  }
+  json::Value operator()(const Observe& a) const {
+    return json::Object{{"action", "observe"}, {"id", a.id}, {"room", a.room}, {"run", a.run}};
+  }
+  json::Value operator()(const Kill& a) const {
+    return json::Object{{"action", "kill"}, {"id", a.id}};
+  }
+  json::Value operator()(const Move& a) const {
+    return json::Object{{"action", "move"},
+                        {"id", a.id},
+                        {"from", std::string(PhaseName(a.from))},
+                        {"to", std::string(PhaseName(a.to))},
+                        {"files", FilesJson(a.files)},
+                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
+  }
+  json::Value operator()(const ConsumeControl& a) const {
+    return json::Object{{"action", "consume-control"},
+                        {"name", MaybeHex(a.name)},
+                        {"bad", a.bad},
+                        {"why_sha256", Sha256Hex(a.why)},
+                        {"answer_sha256", Sha256Hex(a.answer)}};
+  }
+  json::Value operator()(const Log& a) const {
+    return json::Object{{"action", "log"}, {"line", MaybeHex(a.line)}};
+  }
+  json::Value operator()(const Record& a) const {
+    return json::Object{{"action", "record"}, {"seq", a.seq},   {"kind", a.kind},
+                        {"body", a.body},     {"time", a.time}, {"new_epoch", a.new_epoch}};
+  }
+  json::Value operator()(const RunOp& a) const {
+    return json::Object{{"action", "run-op"}, {"id", a.id},   {"name", MaybeHex(a.name)},
+                        {"op", a.op},         {"key", a.key}, {"files", FilesJson(a.files)}};
+  }
+  json::Value operator()(const AnswerOp& a) const {
+    return json::Object{{"action", "answer-op"},
+                        {"id", a.id},
+                        {"name", MaybeHex(a.name)},
+                        {"key", a.key},
+                        {"result_sha256", Sha256Hex(a.result)},
+                        {"keep", a.keep},
+                        {"release", a.release}};
+  }
+  json::Value operator()(const Retry& a) const {
+    return json::Object{
+        {"action", "retry"}, {"id", a.id}, {"previous", a.previous}, {"files", FilesJson(a.files)}};
+  }
+};
+
+}  // namespace
+
+json::Value SignalToJson(const Signal& s, const BlobOut& out) {
+  json::Value v = std::visit(Writer{out}, s);
+  v["hangar"] = 1;
+  return v;
+}
+
+Result<Signal> ParseSignal(std::string_view text, const BlobIn& in) {
+  simdjson::dom::parser parser;
+  element root;
+  if (auto err = parser.parse(text.data(), text.size()).get(root); err)
+    return Status::Invalid(std::string("signal record: not valid JSON: ") +
+                           simdjson::error_message(err));
+  try {
+    return Reader{in}.Read(root);
+  } catch (const strict::Failure& f) {
+    return Status::Invalid("signal record: " + f.error.Text());
+  }
+}
+
+json::Value ActionToJson(const Action& a) {
+  return std::visit(ActionWriter{}, a);
+}
+
+std::string StateDigest(const State& s) {
+  json::Object missions;
+  for (const auto& [id, r] : s.missions) {
+    json::Array keys(r.ops_running.begin(), r.ops_running.end());
+    json::Array seen(r.ops_seen.begin(), r.ops_seen.end());
+    json::Array starts(r.op_starts.begin(), r.op_starts.end());
+    missions[id] = json::Object{{"phase", std::string(PhaseName(r.phase))},
+                                {"live", r.mission.has_value()},
+                                {"accepted", r.accepted},
+                                {"attempt", r.attempt},
+                                {"exited", r.exited},
+                                {"lost", r.lost},
+                                {"exit", r.exit ? r.exit->ToJson() : json::Value()},
+                                {"error", MaybeHex(r.error)},
+                                {"sha256", r.sha256},
+                                {"held_plan_sha256", r.held_plan_sha256},
+                                {"approved_sha256", r.approved_sha256},
+                                {"approved_plan_sha256", r.approved_plan_sha256},
+                                {"resolved", ResolvedJson(r.resolved)},
+                                {"owner", DropperJson(r.owner)},
+                                {"op_starts", std::move(starts)},
+                                {"ops_running", std::move(keys)},
+                                {"ops_seen", std::move(seen)},
+                                {"observe_waits", r.observe_waits},
+                                {"unproven", r.unproven}};
+  }
+  json::Array grants;
+  for (const Grant& g : s.grants.Active(0))
+    grants.push_back(json::Object{{"op", g.op},
+                                  {"mission", g.mission},
+                                  {"requester", g.requester},
+                                  {"until", g.until ? json::Value(*g.until) : json::Value()},
+                                  {"by", MaybeHex(g.by)},
+                                  {"seq", g.seq}});
+  const json::Value state = json::Object{
+      {"missions", std::move(missions)},
+      {"queue", json::Array(s.queue.begin(), s.queue.end())},
+      {"running", s.running},
+      {"counter", int64_t(s.counter)},
+      {"ready", s.ready},
+      {"ledger_seq", s.ledger_seq},
+      {"ledger_time", s.ledger_time},
+      {"fail_closed", MaybeHex(s.fail_closed)},
+      {"clock_behind", s.clock_behind},
+      {"rolled_back", s.rolled_back},
+      {"unvouched_grants", json::Array(s.unvouched_grants.begin(), s.unvouched_grants.end())},
+      {"grants", std::move(grants)}};
+  return Sha256Hex(json::Write(state));
+}
+
+}  // namespace hangar

@@ -1,0 +1,268 @@
+// The signal record's codec: every kind of signal reads back as exactly itself (its text written
+// again is the same), a history of signals read back decides exactly what the originals decided,
+// step by step, to the same state; a record with a field too many, a blob missing or another
+// version is refused naming it. Pure: the blobs live in a map.
+#include "kernel/signal_record.h"
+
+#include <gtest/gtest.h>
+
+#include "base/sha256.h"
+#include "kernel/kernel_testutil.h"
+
+namespace hangar {
+namespace {
+
+constexpr TimeMs kT = 1'700'000'000'000;
+
+class Blobs {
+ public:
+  BlobOut Out() {
+    return [this](std::string_view bytes) {
+      const std::string ref = "sha256:" + Sha256Hex(bytes);
+      store_[ref] = std::string(bytes);
+      return ref;
+    };
+  }
+  BlobIn In() {
+    return [this](const std::string& ref) -> Result<std::string> {
+      auto it = store_.find(ref);
+      if (it == store_.end()) return Status::NotFound("no blob " + ref);
+      return it->second;
+    };
+  }
+  void Forget() { store_.clear(); }
+
+ private:
+  std::map<std::string, std::string> store_;
+};
+
+std::string Mission(const std::string& id, const std::string& extra = "") {
+  return "{\"hangar\":1,\"id\":\"" + id +
+         "\",\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
+         "\"max_minutes\":1" +
+         extra + "}";
+}
+
+// One signal of every kind, with the optional parts set and texts that are not UTF-8.
+std::vector<Signal> EveryKind() {
+  std::vector<Signal> all;
+  Dropped d{"bad-\xff.json", Mission("D1"), "", kT, {}, Dropper{1000, "ann"}, true};
+  d.resolved["~/out"] = ResolvedPath{"/home/ann/out", ""};
+  d.resolved["/x\xfe"] = ResolvedPath{"", "cannot resolve /x\xfe"};
+  all.push_back(d);
+  Recovered r;
+  r.id = "R1";
+  r.phase = Phase::kRunning;
+  r.mission_bytes = Mission("R1");
+  r.attempt = 2;
+  ExitInfo e;
+  e.rc = 3;
+  e.timed_out = true;
+  e.started = kT - 5;
+  e.ended = kT;
+  r.exit = e;
+  r.intake_sha256 = Sha256Hex(r.mission_bytes);
+  r.by = Dropper{0, "root"};
+  all.push_back(r);
+  ControlDropped c{"c.json", R"({"hangar":1,"request":"retry","id":"R1"})", "", kT, kRoot};
+  RetryFacts f;
+  f.outcome = "lost";
+  f.ran = true;
+  f.attempt = 2;
+  f.mission_bytes = Mission("R1");
+  f.owner_uid = 1000;
+  f.owner_user = "ann";
+  f.alive = "";
+  c.retry = f;
+  c.signature = SignatureCheck{false, "no such principal", "aa", ""};
+  all.push_back(c);
+  all.push_back(LaunchDone{"L1", false, true, false, "launch.L1.1", kT});
+  ExitInfo killed;
+  killed.signal = 9;
+  killed.cancelled = true;
+  all.push_back(DroneExited{"X1", killed, kT});
+  all.push_back(SupervisorGone{"G1", kT});
+  Observation o;
+  o.room = Json(R"({"manifest":[{"path":"REPORT.md","size":3}],"errors":[]})");
+  o.checks = Json(R"([{"file":"REPORT.md","passed":false}])");
+  o.checks_passed = false;
+  o.harness = Json(R"({"kind":"codex","events":4})");
+  all.push_back(Observed{"O1", o, kT});
+  all.push_back(Ready{kT});
+  all.push_back(LedgerFailed{"rolled back", kT, true, {7, 9}});
+  OpRequested q;
+  q.id = "W1";
+  q.name = "post";
+  q.bytes = R"({"op":"post.message","args":{},"key":"k"})";
+  q.declaration = Json(R"({"present":true,"valid":true,"content":{"ops":["post.message"]}})");
+  q.key = OpKeyState::kDone;
+  q.stored_result = R"({"status":"executed"})";
+  q.now = kT;
+  all.push_back(q);
+  OpFinished fin;
+  fin.id = "W1";
+  fin.name = "post";
+  fin.op = "post.message";
+  fin.key = "k";
+  fin.started = true;
+  fin.rc = 0;
+  fin.output = Json(R"({"file":"post.out","size":3})");
+  fin.output_text = "ok\xff";
+  fin.output_cut = true;
+  fin.now = kT;
+  all.push_back(fin);
+  all.push_back(IntakeFailed{"i.json", "I1", "No space left on device", kT});
+  return all;
+}
+
+TEST(SignalRecord, EveryKindReadsBackAsItself) {
+  Blobs blobs;
+  for (const Signal& s : EveryKind()) {
+    const std::string text = json::Write(SignalToJson(s, blobs.Out()));
+    Result<Signal> back = ParseSignal(text, blobs.In());
+    ASSERT_TRUE(back.ok()) << back.status().message() << "\n" << text;
+    EXPECT_EQ(back->index(), s.index()) << text;
+    EXPECT_EQ(json::Write(SignalToJson(*back, blobs.Out())), text);
+  }
+}
+
+TEST(SignalRecord, NonUtf8TextsAndBytesSurvive) {
+  Blobs blobs;
+  const Signal s = EveryKind()[0];
+  Result<Signal> back = ParseSignal(json::Write(SignalToJson(s, blobs.Out())), blobs.In());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const Dropped& d = std::get<Dropped>(*back);
+  EXPECT_EQ(d.name, "bad-\xff.json");
+  EXPECT_EQ(d.resolved.at("/x\xfe").error, "cannot resolve /x\xfe");
+  EXPECT_EQ(d.by.user, "ann");
+  EXPECT_TRUE(d.found_at_start);
+  const OpFinished& f = std::get<OpFinished>(
+      *ParseSignal(json::Write(SignalToJson(EveryKind()[10], blobs.Out())), blobs.In()));
+  EXPECT_EQ(f.output_text, "ok\xff");
+}
+
+// The live kernel and a replaying one, side by side: each decides a signal, the replaying one
+// from its record; their actions and their states must be the same after every step.
+class Twin {
+ public:
+  Twin() {
+    s_.config.ops["post.message"] = OpHandler{"post.message", {"/h/post"}, {{"PATH", "/bin"}}, 30};
+    s_.policy.ops["post.message"] = OpAccess::kAllow;
+    s_.policy_sha256 = PolicyDigest(s_.policy);
+  }
+  void Step(const Signal& sig) {
+    const std::string text = json::Write(SignalToJson(sig, blobs_.Out()));
+    Result<Signal> back = ParseSignal(text, blobs_.In());
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    std::vector<Action> live = Decide(s_, &live_, sig), again = Decide(s_, &replay_, *back);
+    ASSERT_EQ(live.size(), again.size()) << text;
+    for (size_t i = 0; i < live.size(); ++i)
+      EXPECT_EQ(json::Write(ActionToJson(live[i])), json::Write(ActionToJson(again[i])));
+    EXPECT_EQ(StateDigest(live_), StateDigest(replay_)) << "after " << text;
+    steps_++;
+  }
+  const State& live() const { return live_; }
+  int steps() const { return steps_; }
+
+ private:
+  KernelSetup s_ = ScriptSetup(1);
+  State live_, replay_;
+  Blobs blobs_;
+  int steps_ = 0;
+};
+
+TEST(SignalRecord, AHistoryReadBackDecidesTheSameStepByStep) {
+  Twin t;
+  auto control = [](const std::string& body, TimeMs now) {
+    return ControlDropped{"c" + std::to_string(now), "{\"hangar\":1," + body + "}", "", now, kRoot};
+  };
+  // Held at intake, approved, launched; an op allowed and finished; the drone ends, is observed.
+  t.Step(Dropped{"w.json",
+                 Mission("W", ",\"network\":\"host\",\"ops\":[\"post.message\"]"),
+                 "",
+                 kT,
+                 {},
+                 kRoot});
+  t.Step(control(R"("request":"approve","id":"W","why":"ok")", kT + 1));
+  t.Step(LaunchDone{"W", true, false, true, "", kT + 2});
+  OpRequested q;
+  q.id = "W";
+  q.name = "r1";
+  q.bytes = R"({"op":"post.message","args":{"text":"hi"},"key":"k1"})";
+  q.declaration = Json(
+      R"({"present":true,"valid":true,"content":{"will":[],"will_not":[],"ops":["post.message"],"external_acts":[]}})");
+  q.now = kT + 3;
+  t.Step(q);
+  const OpFinished f = OpRan("W", "r1", "post.message", "k1", 0, kT + 4);
+  t.Step(f);
+  ExitInfo e;
+  e.rc = 0;
+  t.Step(DroneExited{"W", e, kT + 5});
+  Observation o;
+  o.room = Json(R"({"manifest":[]})");
+  t.Step(Observed{"W", o, kT + 6});
+  // Rejected, denied; lost and retried; a grant; failed closed and reanchored; an intake undone.
+  t.Step(Dropped{"bad.json", "{not json", "", kT + 7, {}, kRoot});
+  t.Step(Dropped{"l.json", Mission("L"), "", kT + 8, {}, kRoot});
+  t.Step(SupervisorGone{"L", kT + 9});
+  t.Step(Observed{"L", Observation{}, kT + 10});
+  ControlDropped retry = control(R"("request":"retry","id":"L")", kT + 11);
+  RetryFacts facts;
+  facts.outcome = "lost";
+  facts.ran = true;
+  facts.attempt = 1;
+  facts.mission_bytes = Mission("L");
+  facts.intake_sha256 = Sha256Hex(Mission("L"));
+  retry.retry = facts;
+  t.Step(retry);
+  t.Step(control(R"("request":"grant","op":"post.message","requester":"t")", kT + 12));
+  t.Step(LedgerFailed{"anchor missing", kT + 13});
+  t.Step(control(R"("request":"reanchor","why":"checked")", kT + 14));
+  t.Step(Dropped{"n.json", Mission("N"), "", kT + 15, {}, kRoot});
+  t.Step(IntakeFailed{"n.json", "N", "No space left on device", kT + 16});
+  EXPECT_EQ(t.steps(), 17);
+  EXPECT_EQ(t.live().missions.at("W").phase, Phase::kReturned);
+  EXPECT_EQ(t.live().missions.at("L").attempt, 2);
+}
+
+TEST(SignalRecord, ARecordThatIsNotExactlyOneIsRefusedNamingTheField) {
+  Blobs blobs;
+  json::Value v = SignalToJson(LaunchDone{"L1", true, false, true, "", kT}, blobs.Out());
+  v["extra"] = 1;
+  Result<Signal> extra = ParseSignal(json::Write(v), blobs.In());
+  ASSERT_FALSE(extra.ok());
+  EXPECT_NE(extra.status().message().find("extra: unknown field"), std::string::npos)
+      << extra.status().message();
+  v = SignalToJson(LaunchDone{"L1", true, false, true, "", kT}, blobs.Out());
+  v["hangar"] = 2;
+  EXPECT_NE(ParseSignal(json::Write(v), blobs.In()).status().message().find("hangar"),
+            std::string::npos);
+  const std::string dropped = json::Write(SignalToJson(EveryKind()[0], blobs.Out()));
+  blobs.Forget();
+  Result<Signal> no_blob = ParseSignal(dropped, blobs.In());
+  ASSERT_FALSE(no_blob.ok());
+  EXPECT_NE(no_blob.status().message().find("bytes: no blob sha256:"), std::string::npos)
+      << no_blob.status().message();
+  EXPECT_FALSE(ParseSignal("[]", blobs.In()).ok());
+  EXPECT_FALSE(ParseSignal(R"({"hangar":1,"signal":"launched"})", blobs.In()).ok());
+}
+
+TEST(SignalRecord, TheStateDigestFollowsWhatDecidesTheNextDecisions) {
+  State a, b;
+  EXPECT_EQ(StateDigest(a), StateDigest(b));
+  a.missions["M"].phase = Phase::kHold;
+  b.missions["M"].phase = Phase::kHold;
+  EXPECT_EQ(StateDigest(a), StateDigest(b));
+  b.missions["M"].phase = Phase::kQueued;
+  EXPECT_NE(StateDigest(a), StateDigest(b));
+  b = a;
+  b.queue.push_back("M");
+  EXPECT_NE(StateDigest(a), StateDigest(b));
+  b = a;
+  (void)b.grants.Apply(
+      GrantRecord{5, "grant", Json(R"({"op":"x","requester":"t","by":"root","until":null})")});
+  EXPECT_NE(StateDigest(a), StateDigest(b));
+}
+
+}  // namespace
+}  // namespace hangar
