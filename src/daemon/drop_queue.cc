@@ -29,7 +29,7 @@ void DropQueue::TakeSettled(TimeMs now) {
   for (auto it = created_open_.begin(); it != created_open_.end();) {
     const auto& [control, name] = *it;
     Result<Env::FileInfo> f = env_->Lstat(DirOf(control) + "/" + name);
-    if (f.ok() && f->modified + kOpSettleMs > now && f->modified <= now) {
+    if (f.ok() && !LeftAlone(f->modified, now)) {
       ++it;  // still being written, perhaps: its close will say so
       continue;
     }

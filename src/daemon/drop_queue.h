@@ -32,7 +32,7 @@ class DropQueue {
   void Event(bool control, const std::string& name, bool created);
   // NAMES found by a scan of the directory.
   void Add(bool control, const std::vector<std::string>& names);
-  // Queues each file created in place and left unchanged for kOpSettleMs; forgets those gone.
+  // Queues each file created in place and left alone (LeftAlone); forgets those gone.
   void TakeSettled(TimeMs now);
 
   std::optional<std::string> NextControl() { return Pop(&controls_); }

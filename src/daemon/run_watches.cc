@@ -79,7 +79,7 @@ void RunWatches::ScanOps(const std::string& id, TimeMs now) {
     // A file written in place may still be open: a scan takes it once it has been left alone
     // for a moment (closing or renaming it wakes the watch at once).
     Result<Env::FileInfo> f = env_->Lstat(ops + name + ".json");
-    if (f.ok() && f->modified + kOpSettleMs > now) continue;
+    if (f.ok() && !LeftAlone(f->modified, now)) continue;
     pending_ops_.emplace_back(id, std::move(name));
   }
 }

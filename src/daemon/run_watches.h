@@ -3,11 +3,11 @@
 // directory (the window's requests, man/hangar-ops.5), and the requests seen there not yet handed
 // to the kernel.
 //
-// What it promises: a request is handed over once per mission (Next never gives the same NAME
+// What it promises: a request is handed over once per mission (NextOp never gives the same NAME
 // twice while the mission is watched, nor one whose answer is already in the spool); a request a
-// scan finds is handed over only once unchanged for kOpSettleMs (a file written in place may still
-// be open; its close wakes the watch at once); an exit.json seen while the supervisor still held
-// its lock is looked at again a few times shortly (Rechecks). A watch that cannot be added leaves
+// scan finds is handed over only once left alone (LeftAlone: a file written in place may still be
+// open; its close wakes the watch at once); an exit.json seen while the supervisor still held its
+// lock is looked at again a few times shortly (RecheckLater). A watch that cannot be added leaves
 // the mission to the periodic checks (said once). Unwatch forgets everything of the mission.
 //
 // Thread: the daemon's loop only. The inotify descriptor is the daemon's; RunWatches adds and
@@ -31,6 +31,12 @@ namespace hangar {
 // A file seen while perhaps still written in place (an op request a scan finds, a drop or control
 // created in new/ with one link) is taken once this long unchanged, if its close has not come.
 inline constexpr TimeMs kOpSettleMs = 2000;
+// Whether a file last modified at MODIFIED has been left alone long enough at NOW. A time ahead
+// of NOW (a clock stepped back, an mtime set by hand) counts as long enough: waiting for the
+// clock to catch up could stall the file for as long as it is ahead.
+inline bool LeftAlone(TimeMs modified, TimeMs now) {
+  return modified > now || modified + kOpSettleMs <= now;
+}
 // Looks at an exit.json seen while its supervisor held the lock, one per turn (~10 ms apart).
 inline constexpr int kExitRechecks = 50;
 

@@ -93,6 +93,9 @@ TEST_F(RunWatchesTest, AScanTakesOnlyWhatHasBeenLeftAlone) {
   EXPECT_EQ(w_.NextOp(), std::nullopt);
   w_.ScanOps("M1", m + kOpSettleMs);
   EXPECT_EQ(w_.NextOp(), (Op{"M1", "late"}));
+  std::ofstream(layout_.RoomOps("M1") + "/ahead.json") << "{";
+  w_.ScanOps("M1", m - 60000);  // the clock stepped back: its mtime is a minute ahead
+  EXPECT_EQ(w_.NextOp(), (Op{"M1", "ahead"}));
 }
 
 TEST_F(RunWatchesTest, AMissionUnwatchedHandsNothingOver) {
