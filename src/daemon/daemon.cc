@@ -4,6 +4,7 @@
 #include "daemon/daemon.h"
 
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "daemon/presence.h"
@@ -60,9 +61,15 @@ Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits
 
 Daemon::~Daemon() {
   pool_.reset();  // its threads end before what they may use goes
+  if (mask_set_) {
+    // A SIGTERM or SIGINT that came while it was blocked was meant for this Daemon: taken here,
+    // so the mask put back does not end the process by it.
+    for (struct signalfd_siginfo si{}; read(signal_fd_, &si, sizeof si) == sizeof si;) {
+    }
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);  // as Start found it
+  }
   for (int fd : {inotify_fd_, signal_fd_})
     if (fd >= 0) close(fd);
-  if (mask_set_) sigprocmask(SIG_SETMASK, &old_mask_, nullptr);  // as Start found it
 }
 
 void Daemon::Say(const std::string& line) {

@@ -204,7 +204,8 @@ Status Daemon::EngineEnded(const std::string& id, const ExitInfo& e) {
 }
 
 Status Daemon::CheckEngines() {
-  for (const EngineWatch::Seen& seen : engines_.Look(env_->Now())) {
+  const EngineWatch::Looked looked = engines_.Look(env_->Now());
+  for (const EngineWatch::Seen& seen : looked.seen) {
     const Plan* plan = engines_.PlanOf(seen.id);
     if (!plan) continue;  // returned meanwhile, by a decision on an earlier one
     switch (seen.kind) {
@@ -212,6 +213,7 @@ Status Daemon::CheckEngines() {
         if (Status s = EngineEnded(seen.id, seen.exit); !s.ok()) return s;
         break;
       case EngineWatch::Seen::Kind::kGone:
+        Say(seen.line);
         UnwatchRun(seen.id);
         if (Status s = Dispatch(SupervisorGone{seen.id, env_->Now()}); !s.ok()) return s;
         break;
@@ -222,6 +224,7 @@ Status Daemon::CheckEngines() {
         break;
     }
   }
+  engines_.SayUnanswered(looked.unanswered);
   return Status::Ok();
 }
 

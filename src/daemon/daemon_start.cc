@@ -44,7 +44,12 @@ Status Daemon::Start() {
     return Status::Unavailable("cannot lock the anchor directory " + anchor_dir_ +
                                ": another hangard writes this anchor (another spool, or a copy "
                                "of this one); one anchor directory serves one hangard");
-  if (!lock.ok()) return lock.status();  // "cannot open ANCHOR_DIR: ..." names it
+  if (!lock.ok())
+    return lock.status().sys_errno()
+               ? Status::Errno((lock.status().message().starts_with("cannot open ") ? "open" : "lock") +
+                                   std::string(" the anchor directory ") + anchor_dir_,
+                               lock.status().sys_errno())
+               : lock.status();
   anchor_lock_ = std::move(lock).value();
 
   sigset_t mask;
@@ -102,7 +107,7 @@ Status Daemon::Start() {
 
   // The ends engines saw while hangard was down become exit.json first; the run directories of
   // drones an engine still runs (or cannot say) are alive.
-  Result<std::set<std::string>> engine_alive = engines_.CollectEnds(env_->Now());
+  Result<std::set<std::string>> engine_alive = engines_.CollectEnds();
   if (!engine_alive.ok()) return engine_alive.status();
   std::vector<std::string> log;
   Result<std::vector<Recovered>> rec = RecoverMissions(

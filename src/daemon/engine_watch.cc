@@ -39,11 +39,12 @@ const Plan* EngineWatch::PlanOf(const std::string& id) const {
   return it == runs_.end() ? nullptr : &it->second;
 }
 
-std::vector<EngineWatch::Seen> EngineWatch::Look(TimeMs now) {
+EngineWatch::Looked EngineWatch::Look(TimeMs now) {
   std::map<std::string, std::vector<std::string>> by_launcher;
   for (const auto& [id, plan] : runs_) by_launcher[plan.launcher].push_back(id);
-  std::vector<Seen> seen;
-  std::string unanswered;
+  Looked out;
+  std::vector<Seen>& seen = out.seen;
+  std::string& unanswered = out.unanswered;
   for (const auto& [name, ids] : by_launcher) {
     std::vector<Plan> plans;
     for (const std::string& id : ids) plans.push_back(runs_.at(id));
@@ -64,9 +65,9 @@ std::vector<EngineWatch::Seen> EngineWatch::Look(TimeMs now) {
           seen.push_back({Seen::Kind::kEnded, id, r->exit});
           break;
         case EngineReport::State::kUnknown:
-          say_(id + ": " + name + " knows no drone " + (r->name.empty() ? id : r->name) +
-               " and it left no end: lost");
-          seen.push_back({Seen::Kind::kGone, id});
+          seen.push_back({Seen::Kind::kGone, id, {},
+                          id + ": " + name + " knows no drone " +
+                              (r->name.empty() ? id : r->name) + " and it left no end: lost"});
           break;
         case EngineReport::State::kPending:
         case EngineReport::State::kRunning:
@@ -75,13 +76,15 @@ std::vector<EngineWatch::Seen> EngineWatch::Look(TimeMs now) {
       }
     }
   }
-  // Said once while it lasts, not at every look.
-  if (unanswered != said_ && !unanswered.empty()) say_(unanswered);
-  said_ = unanswered;
-  return seen;
+  return out;
 }
 
-Result<std::set<std::string>> EngineWatch::CollectEnds(TimeMs now) {
+void EngineWatch::SayUnanswered(const std::string& unanswered) {
+  if (unanswered != said_ && !unanswered.empty()) say_(unanswered);
+  said_ = unanswered;
+}
+
+Result<std::set<std::string>> EngineWatch::CollectEnds() {
   // The engine-run missions of running/ whose drone has not been seen ending, by launcher.
   std::map<std::string, std::vector<std::pair<std::string, Plan>>> by_launcher;
   Result<std::vector<std::string>> ids = env_->ListDir(layout_.StateDir(Phase::kRunning));
@@ -122,7 +125,7 @@ Result<std::set<std::string>> EngineWatch::CollectEnds(TimeMs now) {
       // Running, or the engine cannot say, or a start not settled (asked, but no answer kept: a
       // crash during the engine's tool): asked again; lost only once kEngineSettleMs have passed.
       alive.insert(run);
-      Track(id, plan, now);
+      Track(id, plan, env_->Now());
     }
   }
   return alive;

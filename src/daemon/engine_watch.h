@@ -47,22 +47,31 @@ class EngineWatch {
   bool empty() const { return runs_.empty(); }
 
   // One look at every tracked drone, one ObserveAll per launcher. Ended: the engine reports its
-  // end (exit); Gone: it knows no such drone and no end (lost); Running: pending or running. A
-  // drone whose engine did not answer, or whose start is not settled yet, is not in the list.
+  // end (exit); Gone: it knows no such drone and no end (lost; `line` says so, for the caller to
+  // say as it decides it); Running: pending or running. A drone whose engine did not answer, or
+  // whose start is not settled yet, is not in the list; `unanswered` says the last such answer.
   struct Seen {
     enum class Kind { kEnded, kGone, kRunning };
     Kind kind;
     std::string id;
     ExitInfo exit = {};
+    std::string line = {};
   };
-  std::vector<Seen> Look(TimeMs now);
+  struct Looked {
+    std::vector<Seen> seen;
+    std::string unanswered;  // "" when every engine answered
+  };
+  Looked Look(TimeMs now);
+  // Says UNANSWERED once while it lasts (the caller's look is over), not at every look.
+  void SayUnanswered(const std::string& unanswered);
 
   // At start, before recovery: for each engine-run mission in running/ without an exit record
   // whose launch key was taken, the engine is asked. An end it reports is written as the
   // mission's run/exit.json (and said); a drone it runs, cannot say of, or whose start is not
   // settled is tracked, and its run directory is in the returned set (recovery takes it as
-  // alive). Errors: a failed listing of running/ or write of an exit record.
-  Result<std::set<std::string>> CollectEnds(TimeMs now);
+  // alive; its settle time starts when its engine answered). Errors: a failed listing of
+  // running/ or write of an exit record.
+  Result<std::set<std::string>> CollectEnds();
 
  private:
   Env* env_;

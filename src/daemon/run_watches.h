@@ -31,11 +31,12 @@ namespace hangar {
 // A file seen while perhaps still written in place (an op request a scan finds, a drop or control
 // created in new/ with one link) is taken once this long unchanged, if its close has not come.
 inline constexpr TimeMs kOpSettleMs = 2000;
-// Whether a file last modified at MODIFIED has been left alone long enough at NOW. A time ahead
-// of NOW (a clock stepped back, an mtime set by hand) counts as long enough: waiting for the
-// clock to catch up could stall the file for as long as it is ahead.
+// Whether a file last modified at MODIFIED has been left alone long enough at NOW: unchanged for
+// kOpSettleMs, or modified more than kOpSettleMs ahead of NOW (a clock stepped back, an mtime set
+// by hand: waiting for the clock could stall the file for as long as it is ahead). A small lead
+// (a file server's clock a little ahead) still waits, so a file being written is not taken.
 inline bool LeftAlone(TimeMs modified, TimeMs now) {
-  return modified > now || modified + kOpSettleMs <= now;
+  return modified + kOpSettleMs <= now || modified > now + kOpSettleMs;
 }
 // Looks at an exit.json seen while its supervisor held the lock, one per turn (~10 ms apart).
 inline constexpr int kExitRechecks = 50;

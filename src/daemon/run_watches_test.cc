@@ -52,7 +52,7 @@ class RunWatchesTest : public ::testing::Test {
 };
 
 TEST_F(RunWatchesTest, AnExitRecordNamesItsMission) {
-  w_.Watch("M1", 0);
+  w_.Watch("M1", RealEnv()->Now());
   EXPECT_TRUE(w_.Watched("M1"));
   EXPECT_EQ(w_.Ids(), std::vector<std::string>{"M1"});
   Rename(layout_.RunDir("M1"), "other.json");
@@ -66,7 +66,7 @@ TEST_F(RunWatchesTest, AnExitRecordNamesItsMission) {
 }
 
 TEST_F(RunWatchesTest, ARequestIsHandedOverOnceAndNotAfterItsAnswer) {
-  w_.Watch("M1", 0);
+  w_.Watch("M1", RealEnv()->Now());
   Rename(layout_.RoomOps("M1"), "r1.json");
   Rename(layout_.RoomOps("M1"), "r2.json");
   Rename(layout_.RoomOps("M1"), "r1.result.json");  // not a request: the drone cannot answer
@@ -94,12 +94,14 @@ TEST_F(RunWatchesTest, AScanTakesOnlyWhatHasBeenLeftAlone) {
   w_.ScanOps("M1", m + kOpSettleMs);
   EXPECT_EQ(w_.NextOp(), (Op{"M1", "late"}));
   std::ofstream(layout_.RoomOps("M1") + "/ahead.json") << "{";
+  w_.ScanOps("M1", m - kOpSettleMs / 2);  // a little ahead: still being written, perhaps
+  EXPECT_EQ(w_.NextOp(), std::nullopt);
   w_.ScanOps("M1", m - 60000);  // the clock stepped back: its mtime is a minute ahead
   EXPECT_EQ(w_.NextOp(), (Op{"M1", "ahead"}));
 }
 
 TEST_F(RunWatchesTest, AMissionUnwatchedHandsNothingOver) {
-  w_.Watch("M1", 0);
+  w_.Watch("M1", RealEnv()->Now());
   Rename(layout_.RoomOps("M1"), "r1.json");
   Events();
   w_.Unwatch("M1");
@@ -107,7 +109,7 @@ TEST_F(RunWatchesTest, AMissionUnwatchedHandsNothingOver) {
 }
 
 TEST_F(RunWatchesTest, AnUnwatchableRunIsLeftToTheChecksAndSaidSo) {
-  w_.Watch("M9", 0);  // no such run directory
+  w_.Watch("M9", RealEnv()->Now());  // no such run directory
   EXPECT_TRUE(w_.Watched("M9"));
   ASSERT_EQ(said_.size(), 1u);
   EXPECT_NE(said_[0].find("M9: cannot watch"), std::string::npos) << said_[0];

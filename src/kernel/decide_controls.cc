@@ -8,7 +8,7 @@
 #include "kernel/retry.h"
 #include "kernel/return_record.h"
 
-namespace hangar {
+namespace hangar::decide {
 
 namespace {
 
@@ -127,11 +127,11 @@ std::string RetryMission(Decision& d, const ControlRequest& r,
   if (rec.phase != Phase::kReturned)
     return "retry: mission " + id + " is " + std::string(PhaseName(rec.phase)) + ", not returned" +
            (rec.phase == Phase::kRunning ? " (its attempt has not ended)" : "");
-  // [RetryRefused] a refusal below is answered by the ControlRefused row's code
   if (!facts) return "retry: nothing was read of returned/" + id;
   const RetryFacts& f = *facts;
   if (!f.read_error.empty()) return "retry: " + f.read_error;
   const int previous = std::max(rec.attempt, f.attempt);
+  // [RetryRefused]: done, cancelled before it ran, or attempt N may be alive
   if (std::string why = RetryOutcomeRefusal(f.outcome, f.ran, previous); !why.empty())
     return "retry: mission " + id + ": " + why;
   if (!f.alive.empty())
@@ -302,4 +302,4 @@ void On(Decision& d, const ControlDropped& c) {
   d.out.push_back(ConsumeControl{c.name, false, "", "", Answer(d, c, &r, "done", "", "", c.now)});
 }
 
-}  // namespace hangar
+}  // namespace hangar::decide

@@ -6,7 +6,7 @@
 #include "base/sha256.h"
 #include "kernel/decision.h"
 
-namespace hangar {
+namespace hangar::decide {
 
 namespace {
 
@@ -29,7 +29,6 @@ json::Value IntakeRecord(const std::string& id, const Dropped& drop, const Missi
   return o;
 }
 
-// [DroppedInvalid] [DroppedDuplicateId]
 void Reject(Decision& d, const Dropped& drop, const std::string& id, const std::string& field,
             const std::string& reason) {
   json::Value intake = IntakeRecord(id, drop);
@@ -66,13 +65,14 @@ std::string RejectedId(Decision& d, const Dropped& drop) {
 }  // namespace
 
 void On(Decision& d, const Dropped& drop) {
+  // [DroppedInvalid]: unreadable, not a mission, or naming no profile of the config
   if (!drop.read_error.empty()) return Reject(d, drop, RejectedId(d, drop), "", drop.read_error);
   MissionOrError parsed = ParseMission(drop.bytes);
   if (auto* e = std::get_if<ParseError>(&parsed))
     return Reject(d, drop, RejectedId(d, drop), e->field, e->reason);
   Mission m = std::get<Mission>(std::move(parsed));
   ApplyProfileDefaults(&m, d.setup.config);
-  if (!m.id.empty() && d.Used(m.id)) {
+  if (!m.id.empty() && d.Used(m.id)) {  // [DroppedDuplicateId]
     std::string where(PhaseName(d.st.missions[m.id].phase));
     return Reject(d, drop, d.FreshId(drop.now), "id",
                   "duplicate: id " + m.id + " is already in the spool (" + where + ")");
@@ -153,4 +153,4 @@ void On(Decision& d, const IntakeFailed& f) {
   d.Pump(f.now);
 }
 
-}  // namespace hangar
+}  // namespace hangar::decide

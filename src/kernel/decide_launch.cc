@@ -8,7 +8,7 @@
 #include "kernel/prompt.h"
 #include "kernel/return_record.h"
 
-namespace hangar {
+namespace hangar::decide {
 
 void Decision::Pump(TimeMs now) {
   while (st.ready && st.fail_closed.empty() && !st.clock_behind &&
@@ -19,7 +19,7 @@ void Decision::Pump(TimeMs now) {
     if (rec.phase != Phase::kQueued || !rec.mission) continue;
     const Mission& m = *rec.mission;
     auto p = setup.config.profiles.find(m.drone);
-    if (p == setup.config.profiles.end()) {  // [QueuedHeldOrDenied]: its profile is gone
+    if (p == setup.config.profiles.end()) {  // [QueuedProfileGone]
       const std::string reason =
           "no drone profile named \"" + m.drone + "\" in " + setup.config.file;
       const int64_t seq = Ledger("mission.denied",
@@ -171,7 +171,6 @@ MissionRec* Decision::Running(const std::string& id, bool ended) {
   return &it->second;
 }
 
-// [LaunchKeyExisted] [LaunchFailedBeforeKey] [LaunchFailedRunning]
 void On(Decision& d, const LaunchDone& l) {
   auto it = d.st.missions.find(l.id);
   if (it == d.st.missions.end() || it->second.phase != Phase::kRunning) return;
@@ -181,8 +180,9 @@ void On(Decision& d, const LaunchDone& l) {
     return;
   }
   d.st.running--;
+  // [LaunchFailedRunning] [LaunchFailedBeforeKey]: from running/ or queued/, as in_running says
   const Phase from = l.in_running ? Phase::kRunning : Phase::kQueued;
-  if (l.key_existed) {
+  if (l.key_existed) {  // [LaunchKeyExisted]
     // The key says an attempt may have run: never launch it again by ourselves.
     rec.lost = true;
     rec.error = "launch key " + l.error + " already exists";
@@ -224,4 +224,4 @@ void On(Decision& d, const Observed& o) {
            BuildReturn(o.id, *rec, &o.obs, d.setup.config.limits, o.now), o.now);
 }
 
-}  // namespace hangar
+}  // namespace hangar::decide

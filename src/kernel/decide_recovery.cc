@@ -3,7 +3,7 @@
 #include "base/sha256.h"
 #include "kernel/decision.h"
 
-namespace hangar {
+namespace hangar::decide {
 
 void On(Decision& d, const Recovered& r) {
   // [RecoveredTwice] Renames are atomic, so only a copy of a live spool (rsync of a running
@@ -94,4 +94,4 @@ void On(Decision& d, const Ready& r) {
   d.Pump(r.now);
 }
 
-}  // namespace hangar
+}  // namespace hangar::decide

@@ -1,10 +1,10 @@
 // Who may decide: which uid may cancel, retry, approve, deny, grant, revoke or reanchor, judged on
 // the uid the OS says dropped the request (man/hangar.conf.5, approvers, four_eyes and
-// allowed_signers). A refusal here is the [ControlRefused] row with rule control.not-owner,
-// control.not-approver, control.self-approval or control.bad-signature.
+// allowed_signers). A refusal here is the state table's ControlRefused row, with rule
+// control.not-owner, control.not-approver, control.self-approval or control.bad-signature.
 #include "kernel/decision.h"
 
-namespace hangar {
+namespace hangar::decide {
 
 namespace {
 
@@ -81,4 +81,4 @@ std::optional<std::pair<std::string, std::string>> Refusal(const Decision& d,
   return std::nullopt;
 }
 
-}  // namespace hangar
+}  // namespace hangar::decide

@@ -1,11 +1,13 @@
 // The window: a running drone's op requests (man/hangar-ops.5) are judged (kernel/window.h),
 // recorded and run by their handler, or refused; each gets its answer, and the drone's end is
 // observed once no handler runs for it.
+#include <algorithm>
+
 #include "base/sha256.h"
 #include "kernel/decision.h"
 #include "kernel/window.h"
 
-namespace hangar {
+namespace hangar::decide {
 
 namespace {
 
@@ -162,4 +164,4 @@ void On(Decision& d, const OpFinished& f) {
   }
 }
 
-}  // namespace hangar
+}  // namespace hangar::decide

@@ -5,7 +5,7 @@
 
 #include "base/id.h"
 
-namespace hangar {
+namespace hangar::decide {
 
 std::string Decision::FreshId(TimeMs now) {
   for (;;) {
@@ -79,4 +79,4 @@ std::string Shown(const std::string& name) {
   return json::ValidUtf8(name) ? name : std::string("(not UTF-8)");
 }
 
-}  // namespace hangar
+}  // namespace hangar::decide

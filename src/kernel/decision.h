@@ -12,6 +12,8 @@
 // square brackets; the code that carries a row out is marked "// [Name]", and a test of the same
 // name (TEST(KernelRow, Name)) covers it: kernel_table_test.cc holds the three together.
 //
+// Everything here is in namespace hangar::decide: internal to the kernel's parts.
+//
 // Thread: as Decide's; a Decision lives for one call.
 #pragma once
 
@@ -23,7 +25,7 @@
 #include "kernel/control.h"
 #include "kernel/kernel.h"
 
-namespace hangar {
+namespace hangar::decide {
 
 struct Decision {
   const KernelSetup& setup;
@@ -92,4 +94,4 @@ std::optional<std::pair<std::string, std::string>> Refusal(const Decision& d,
                                                            const ControlRequest& r,
                                                            const ControlDropped& c);
 
-}  // namespace hangar
+}  // namespace hangar::decide

@@ -10,7 +10,7 @@ namespace {
 
 // A clock well behind the ledger's latest time (set back, or a restore onto a machine whose
 // clock is wrong) holds launches until it catches up: recorded once, then said when over.
-void CheckClock(Decision& d, TimeMs now) {
+void CheckClock(decide::Decision& d, TimeMs now) {
   const bool behind = d.st.ledger_time > 0 && now + kClockSlackMs < d.st.ledger_time;
   if (behind && !d.st.clock_behind) {
     d.st.clock_behind = true;
@@ -48,11 +48,11 @@ std::vector<std::string> KernelSetup::Hidden() const {
 }
 
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal) {
-  Decision d{setup, *state, {}};
+  decide::Decision d{setup, *state, {}};
   const TimeMs now = std::visit([](const auto& x) { return x.now; }, signal);
   const bool was_behind = state->clock_behind;
   CheckClock(d, now);
-  std::visit([&d](const auto& x) { On(d, x); }, signal);
+  std::visit([&d](const auto& x) { decide::On(d, x); }, signal);
   if (was_behind && !state->clock_behind) d.Pump(now);
   return std::move(d.out);
 }

@@ -31,6 +31,9 @@
 //             |                                 |           |   gate2.json, key, shim)
 //   queued    | slot free, gate 2 hold / deny   | hold/denied | [QueuedHeldOrDenied]
 //             |                                 |             |   Move(gate2.json [+why.json])
+//   queued    | slot free, its profile gone     | denied    | [QueuedProfileGone]
+//             |   from the config               |           |   Record(mission.denied),
+//             |                                 |           |   Move(why.json)
 //   queued    | LaunchDone, key existed         | returned  | [LaunchKeyExisted] Finish(outcome
 //             |                                 |           |   lost)
 //   queued    | LaunchDone failed before key    | returned  | [LaunchFailedBeforeKey]
