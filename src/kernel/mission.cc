@@ -19,7 +19,7 @@ json::Value DoneCheck::ToJson() const {
     json::Array a(argv.begin(), argv.end());
     o["run"] = a;
     o["rc"] = rc;
-    o["timeout_s"] = timeout_s;
+    o["timeout_s"] = (timeout_ms + 999) / 1000;  // whole seconds, but for a test's shorter one
   }
   return o;
 }
@@ -75,7 +75,7 @@ DoneCheck ParseCheck(element e, const std::string& field) {
       has_timeout = true;
       int64_t t = Integer(value, f);
       if (t < 1 || t > 3600) Fail(f, "expected seconds from 1 to 3600");
-      c.timeout_s = int(t);
+      c.timeout_ms = t * 1000;
     } else {
       Fail(f, "unknown field (a check has \"file\", or \"run\" with \"rc\" and \"timeout_s\")");
     }

@@ -26,7 +26,8 @@ struct DoneCheck {
   std::string file;               // kFile: relative path inside the room, no "..", no leading "/"
   std::vector<std::string> argv;  // kRun: argv run in the room
   int rc = 0;                     // kRun: expected exit status
-  int timeout_s = 60;             // kRun: killed after this many seconds (1..3600)
+  // kRun: killed after this many milliseconds. The file says seconds (timeout_s, 1..3600).
+  int64_t timeout_ms = 60000;
   json::Value ToJson() const;
 };
 

@@ -30,7 +30,7 @@ TEST(Mission, ParsesEveryField) {
   EXPECT_EQ(m.id, "m-1");
   EXPECT_EQ(m.done_when.size(), 2u);
   EXPECT_EQ(m.done_when[1].kind, DoneCheck::Kind::kRun);
-  EXPECT_EQ(m.done_when[1].timeout_s, 5);
+  EXPECT_EQ(m.done_when[1].timeout_ms, 5000);
   EXPECT_EQ(m.deadline_ms(), 3000);
   EXPECT_EQ(*m.notify_dir, "/tmp/inbox");
 }

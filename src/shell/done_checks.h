@@ -45,10 +45,10 @@ struct CheckRun {
 // stdin /dev/null,
 // stdout and stderr both to OUT_DIR/check-N.out (truncated; fsynced with OUT_DIR afterwards), no
 // inherited fd above 2, default signal dispositions and an empty signal mask, in a new process
-// group. At timeout_s the group is killed (SIGKILL); when the process ends by itself, whatever is
-// left of its group is killed too, so nothing started by a check outlives it (except a process that
-// left the group on purpose, by setsid or setpgid). The child is reaped here: no zombie, no fd
-// left.
+// group. At the check's timeout the group is killed (SIGKILL); when the process ends by itself,
+// whatever is left of its group is killed too, so nothing started by a check outlives it (except a
+// process that left the group on purpose, by setsid or setpgid). The child is reaped here: no
+// zombie, no fd left.
 //
 // What the caller must know: exit statuses are collected with waitid/waitpid on the child's pid,
 // no signal handler is installed and SIGCHLD is neither blocked nor needed, but SIGCHLD must not be

@@ -62,12 +62,12 @@ DoneCheck File(const std::string& path) {
   return c;
 }
 
-DoneCheck RunCheck(std::vector<std::string> argv, int rc = 0, int timeout_s = 60) {
+DoneCheck RunCheck(std::vector<std::string> argv, int rc = 0, int64_t timeout_ms = 60000) {
   DoneCheck c;
   c.kind = DoneCheck::Kind::kRun;
   c.argv = std::move(argv);
   c.rc = rc;
-  c.timeout_s = timeout_s;
+  c.timeout_ms = timeout_ms;
   return c;
 }
 
@@ -181,11 +181,13 @@ TEST_F(RunDoneChecksTest, SignalledFails) {
 // The background sleeps are told apart by their odd durations (a pid inside the sandbox's pid
 // namespace names nothing outside it).
 TEST_F(RunDoneChecksTest, TimeoutKillsTheWholeGroup) {
-  json::Value r = One(RunCheck({"sh", "-c", "sleep 30.0417 & sleep 30"}, 0, 1));
+  json::Value r = One(RunCheck({"sh", "-c", "sleep 30.0417 & echo started; sleep 30"}, 0, 300));
   EXPECT_FALSE(r.find("passed")->as_bool());
   EXPECT_TRUE(r.find("timed_out")->as_bool());
   EXPECT_EQ(r.find("signal")->as_int(), SIGKILL);
-  EXPECT_GE(r.find("duration_ms")->as_int(), 1000);
+  EXPECT_GE(r.find("duration_ms")->as_int(), 300);
+  // The background sleep was there to be killed, not killed before it began.
+  EXPECT_EQ(Read(out_ + "/check-1.out"), "started\n");
   for (int i = 0; i < 100 && Running("30.0417"); i++) usleep(10000);
   EXPECT_FALSE(Running("30.0417"));
 }
@@ -277,23 +279,30 @@ TEST_F(RunDoneChecksTest, ParallelRunsNeitherWaitForNorLeakIntoEachOther) {
   int fds = OpenFds();
   ASSERT_EQ(mkdir((base_ + "/run2").c_str(), 0755), 0);
   CheckRun slow, fast;
-  // Ordering, not timing: the fast run must end before the slow one's 5 s timeout ends it.
+  // Ordering, not timing: the fast run starts once the slow check runs, and the slow check runs
+  // until the fast run has ended and said so with the file "go" in the room. A run that waited
+  // for another's child would hold the fast one until the slow one's timeout: then the slow check
+  // times out and ends first.
   std::atomic<int> order{0};
   int fast_done = 0, slow_done = 0;
   std::thread a([&] {
-    slow = RunDoneChecks(room_, {RunCheck({"sleep", "30"}, 0, 5)}, kEnv, out_, Sandbox());
+    DoneCheck waits =
+        RunCheck({"sh", "-c", "echo waiting; until [ -e go ]; do sleep 0.01; done"}, 0, 30000);
+    slow = RunDoneChecks(room_, {waits}, kEnv, out_, Sandbox());
     slow_done = ++order;
   });
   std::thread b([&] {
+    for (int i = 0; i < 3000 && Read(out_ + "/check-1.out") != "waiting\n"; i++) usleep(10000);
     std::vector<DoneCheck> many(20, RunCheck({"true"}));
     fast = RunDoneChecks(room_, many, kEnv, base_ + "/run2", Sandbox());
     fast_done = ++order;
+    Write("go", "");
   });
   a.join();
   b.join();
   EXPECT_TRUE(fast.all_passed);
-  EXPECT_FALSE(slow.all_passed);
-  EXPECT_TRUE(slow.results.as_array()[0].find("timed_out")->as_bool());
+  EXPECT_TRUE(slow.all_passed);
+  EXPECT_FALSE(slow.results.as_array()[0].find("timed_out")->as_bool());
   EXPECT_LT(fast_done, slow_done) << "a run waited for another's child";
   EXPECT_EQ(OpenFds(), fds);
 }
