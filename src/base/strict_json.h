@@ -1,9 +1,9 @@
-// The strict field reader every format's parser is built on (mission, config, policy; simdjson's
-// DOM underneath). Each reader checks one value and, when it is not what the format says, throws
-// strict::Failure carrying a ParseError that names the field by its path in the document
-// ("profiles.codex.env", "done_when[1].rc") and what was expected. A parser reads the whole
-// document inside one try and turns the Failure into its result, so nothing is returned half-read
-// and the first bad field is the one reported.
+// The strict field reader every format's parser is built on (mission, control request, config,
+// policy; simdjson's DOM underneath). Each reader checks one value and, when it is not what the
+// format says, throws strict::Failure carrying a ParseError that names the field by its path in
+// the document ("profiles.codex.env", "done_when[1].rc") and what was expected. A parser reads the
+// whole document inside one try (ReadDocument) and turns the Failure into its result, so nothing
+// is returned half-read and the first bad field is the one reported.
 //
 // The words are fixed, so every format says the same thing the same way: "expected a string",
 // "expected a non-empty string", "expected a list of strings", "expected a non-empty list",
@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "base/parse_error.h"
@@ -74,6 +75,22 @@ void Items(element e, const std::string& field, const char* what_list, Fn fn) {
   if (e.type() != element_type::ARRAY) Fail(field, what_list);
   size_t i = 0;
   for (element x : AsArray(e)) fn(x, Item(field, i++));
+}
+
+// Parses BYTES as one JSON document and reads its root with read(element) -> T inside the one
+// try: T, or the first field that failed, or ("", "not valid JSON: ...") when BYTES is no JSON.
+template <typename T, typename Read>
+std::variant<T, ParseError> ReadDocument(std::string_view bytes, Read read) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(bytes);
+  element root;
+  if (auto err = parser.parse(padded).get(root))
+    return ParseError{"", std::string("not valid JSON: ") + simdjson::error_message(err)};
+  try {
+    return read(root);
+  } catch (const Failure& f) {
+    return f.error;
+  }
 }
 
 }  // namespace hangar::strict

@@ -33,84 +33,86 @@ std::vector<std::string> Strings(element v, const std::string& k, bool non_empty
 
 Profile ParseProfile(const std::string& name, element e) {
   const std::string f = "profiles." + name;
-  if (e.type() != element_type::OBJECT) Fail(f, "expected an object");
   Profile p;
   p.name = name;
-  bool has_argv = false, has_egress = false;
+  bool has_argv = false, has_egress = false, has_prompt = false;
   std::string program;
   std::vector<std::string> args, tools;
-  std::set<std::string> seen;
-  for (auto [key, v] : AsObject(e)) {
-    std::string k = f + "." + std::string(key);
-    if (!seen.insert(std::string(key)).second) Fail(k, "field given twice");
-    if (key == "argv") {
-      has_argv = true;
-      p.argv = Strings(v, k, true);
-    } else if (key == "harness") {
-      std::string h = strict::NonEmptyString(v, k);
-      if (h == "command")
-        p.harness = Harness::kCommand;
-      else if (h == "codex")
-        p.harness = Harness::kCodex;
-      else if (h == "claude")
-        p.harness = Harness::kClaude;
-      else
-        Fail(k, "expected \"command\", \"codex\" or \"claude\"");
-    } else if (key == "program") {
-      program = strict::NonEmptyString(v, k);
-    } else if (key == "args") {
-      args = Strings(v, k, false);
-    } else if (key == "allowed_tools") {
-      tools = Strings(v, k, false);
-    } else if (key == "prompt") {
-      std::string s = strict::NonEmptyString(v, k);
-      if (s == "stdin")
-        p.prompt = PromptVia::kStdin;
-      else if (s == "file")
-        p.prompt = PromptVia::kFile;
-      else if (s == "both")
-        p.prompt = PromptVia::kBoth;
-      else
-        Fail(k, "expected \"stdin\", \"file\" or \"both\"");
-    } else if (key == "last_message") {
-      p.last_message = strict::NonEmptyString(v, k);
-    } else if (key == "sandbox") {
-      p.sandbox = strict::NonEmptyString(v, k);
-      if (p.sandbox != "bwrap" && p.sandbox != "none") Fail(k, "expected \"bwrap\" or \"none\"");
-    } else if (key == "env") {
-      p.env = strict::StringMap(v, k);
-    } else if (key == "egress") {
-      has_egress = true;
-      for (const std::string& s : Strings(v, k, false)) {
-        Result<Destination> d = ParseDestination(s);
-        if (!d.ok()) Fail(k, d.status().message());
-        if (std::find(p.egress.begin(), p.egress.end(), *d) != p.egress.end())
-          Fail(k, d->Text() + " given twice");
-        p.egress.push_back(*d);
-      }
-    } else if (key == "egress_methods") {
-      p.egress_methods = Strings(v, k, true);
-      std::set<std::string> given;
-      for (const std::string& m : p.egress_methods) {
-        if (m.size() > 20 ||
-            !std::all_of(m.begin(), m.end(), [](char c) { return c >= 'A' && c <= 'Z'; }))
-          Fail(k, "\"" + m.substr(0, 40) + "\": expected an HTTP method in capitals (GET, HEAD)");
-        if (m == "CONNECT")
-          Fail(k,
-               "CONNECT is how HTTPS is reached, judged by destination; the list limits "
-               "plain-HTTP requests");
-        if (!given.insert(m).second) Fail(k, m + " given twice");
-      }
-    } else if (key == "launcher") {
-      p.launcher = strict::NonEmptyString(v, k);
-      if (p.launcher != "direct" && p.launcher != "systemd" && p.launcher != "slurm")
-        Fail(k, "expected \"direct\", \"systemd\" or \"slurm\"");
-    } else {
-      Fail(k,
-           "unknown field (a profile has harness, argv, program, args, allowed_tools, prompt, "
-           "last_message, env, egress, egress_methods, sandbox, launcher)");
-    }
-  }
+  strict::Members(
+      e, f,
+      "a profile has harness, argv, program, args, allowed_tools, prompt, last_message, env, "
+      "egress, egress_methods, sandbox, launcher",
+      [&](const std::string& key, const std::string& k, element v) {
+        if (key == "argv") {
+          has_argv = true;
+          p.argv = Strings(v, k, true);
+        } else if (key == "harness") {
+          std::string h = strict::NonEmptyString(v, k);
+          if (h == "command")
+            p.harness = Harness::kCommand;
+          else if (h == "codex")
+            p.harness = Harness::kCodex;
+          else if (h == "claude")
+            p.harness = Harness::kClaude;
+          else
+            Fail(k, "expected \"command\", \"codex\" or \"claude\"");
+        } else if (key == "program") {
+          program = strict::NonEmptyString(v, k);
+        } else if (key == "args") {
+          args = Strings(v, k, false);
+        } else if (key == "allowed_tools") {
+          tools = Strings(v, k, false);
+        } else if (key == "prompt") {
+          has_prompt = true;
+          std::string s = strict::NonEmptyString(v, k);
+          if (s == "stdin")
+            p.prompt = PromptVia::kStdin;
+          else if (s == "file")
+            p.prompt = PromptVia::kFile;
+          else if (s == "both")
+            p.prompt = PromptVia::kBoth;
+          else
+            Fail(k, "expected \"stdin\", \"file\" or \"both\"");
+        } else if (key == "last_message") {
+          p.last_message = strict::NonEmptyString(v, k);
+        } else if (key == "sandbox") {
+          p.sandbox = strict::NonEmptyString(v, k);
+          if (p.sandbox != "bwrap" && p.sandbox != "none")
+            Fail(k, "expected \"bwrap\" or \"none\"");
+        } else if (key == "env") {
+          p.env = strict::StringMap(v, k);
+        } else if (key == "egress") {
+          has_egress = true;
+          for (const std::string& s : Strings(v, k, false)) {
+            Result<Destination> d = ParseDestination(s);
+            if (!d.ok()) Fail(k, d.status().message());
+            if (std::find(p.egress.begin(), p.egress.end(), *d) != p.egress.end())
+              Fail(k, d->Text() + " given twice");
+            p.egress.push_back(*d);
+          }
+        } else if (key == "egress_methods") {
+          p.egress_methods = Strings(v, k, true);
+          std::set<std::string> given;
+          for (const std::string& m : p.egress_methods) {
+            if (m.size() > 20 ||
+                !std::all_of(m.begin(), m.end(), [](char c) { return c >= 'A' && c <= 'Z'; }))
+              Fail(k,
+                   "\"" + m.substr(0, 40) + "\": expected an HTTP method in capitals (GET, HEAD)");
+            if (m == "CONNECT")
+              Fail(k,
+                   "CONNECT is how HTTPS is reached, judged by destination; the list limits "
+                   "plain-HTTP requests");
+            if (!given.insert(m).second) Fail(k, m + " given twice");
+          }
+        } else if (key == "launcher") {
+          p.launcher = strict::NonEmptyString(v, k);
+          if (p.launcher != "direct" && p.launcher != "systemd" && p.launcher != "slurm")
+            Fail(k, "expected \"direct\", \"systemd\" or \"slurm\"");
+        } else {
+          return false;
+        }
+        return true;
+      });
   const bool preset = p.harness != Harness::kCommand;
   if (!preset && (!program.empty() || !args.empty()))
     Fail(f + "." + (program.empty() ? "args" : "program"),
@@ -148,159 +150,172 @@ Profile ParseProfile(const std::string& name, element e) {
     p.env.emplace("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
     p.env.emplace("DISABLE_AUTOUPDATER", "1");
   }
-  if (p.harness != Harness::kCommand && !seen.count("prompt")) p.prompt = PromptVia::kStdin;
+  if (p.harness != Harness::kCommand && !has_prompt) p.prompt = PromptVia::kStdin;
   return p;
 }
 
 OpHandler ParseOp(const std::string& name, element e) {
   const std::string f = "ops." + name;
   if (!ValidOpName(name)) Fail(f, "expected an op name ([a-z][a-z0-9._-]*, at most 64 bytes)");
-  if (e.type() != element_type::OBJECT) Fail(f, "expected an object");
   OpHandler h;
   h.name = name;
   bool has_argv = false;
-  for (auto [key, v] : AsObject(e)) {
-    std::string k = f + "." + std::string(key);
-    if (key == "argv") {
-      has_argv = true;
-      h.argv = Strings(v, k, true);
-      if (!h.argv[0].starts_with("/")) Fail(k + "[0]", "expected an absolute path");
-    } else if (key == "env") {
-      h.env = strict::StringMap(v, k);
-    } else if (key == "timeout_s") {
-      h.timeout_s = int(strict::IntegerIn(v, k, 1, 3600));
-    } else {
-      Fail(k, "unknown field (an op has argv, env, timeout_s)");
-    }
-  }
+  strict::Members(e, f, "an op has argv, env, timeout_s",
+                  [&](const std::string& key, const std::string& k, element v) {
+                    if (key == "argv") {
+                      has_argv = true;
+                      h.argv = Strings(v, k, true);
+                      if (!h.argv[0].starts_with("/")) Fail(k + "[0]", "expected an absolute path");
+                    } else if (key == "env") {
+                      h.env = strict::StringMap(v, k);
+                    } else if (key == "timeout_s") {
+                      h.timeout_s = int(strict::IntegerIn(v, k, 1, 3600));
+                    } else {
+                      return false;
+                    }
+                    return true;
+                  });
   if (!has_argv) Fail(f + ".argv", "missing required field");
   if (!h.env.count("PATH")) h.env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
   return h;
 }
 
+constexpr char kFields[] =
+    "a config has hangar, spool, anchor, policy, ledger_name, checkpoint, rooms, slots, "
+    "kill_grace_s, notify_retry_s, manifest, drone_user, approvers, allowed_signers, four_eyes, "
+    "limits, launchers, profiles, ops";
+
+// Reads the top-level field K of the config into C (relative paths from BASE); false when a config
+// has no such field.
+bool ReadField(const std::string& k, element v, const std::string& base, Config* c) {
+  if (k == "hangar") {
+    if (v.type() != element_type::INT64 || v.get_int64().value_unsafe() != 1)
+      Fail(k, "expected 1 (the only config format version this hangar reads)");
+  } else if (k == "spool") {
+    c->spool = Resolve(base, strict::NonEmptyString(v, k));
+  } else if (k == "anchor") {
+    c->anchor = Resolve(base, strict::NonEmptyString(v, k));
+  } else if (k == "policy") {
+    c->policy = Resolve(base, strict::NonEmptyString(v, k));
+  } else if (k == "ledger_name") {
+    c->ledger_name = strict::NonEmptyString(v, k);
+    if (!ValidId(c->ledger_name))
+      Fail(k, "expected a name of letters, digits, '.', '_' and '-' (at most 64)");
+  } else if (k == "checkpoint") {
+    strict::Members(v, k, "checkpoint has every, seconds, key",
+                    [&](const std::string& ck, const std::string& f, element cv) {
+                      if (ck == "every")
+                        c->checkpoint_every = strict::IntegerIn(cv, f, 1, int64_t(1) << 40);
+                      else if (ck == "seconds")
+                        c->checkpoint_seconds = strict::IntegerIn(cv, f, 1, 86400 * 366);
+                      else if (ck == "key")
+                        c->checkpoint_key = Resolve(base, strict::NonEmptyString(cv, f));
+                      else
+                        return false;
+                      return true;
+                    });
+  } else if (k == "rooms") {
+    c->rooms = strict::NonEmptyString(v, k);
+  } else if (k == "slots") {
+    c->slots = int(strict::IntegerIn(v, k, 0, 4096));
+  } else if (k == "kill_grace_s") {
+    c->kill_grace_s = int(strict::IntegerIn(v, k, 0, 3600));
+  } else if (k == "notify_retry_s") {
+    c->notify_retry_s = int(strict::IntegerIn(v, k, 1, 86400));
+  } else if (k == "manifest") {
+    strict::Members(v, k, "manifest has max_entries, max_hash_bytes",
+                    [&](const std::string& mk, const std::string& f, element mv) {
+                      if (mk == "max_entries")
+                        c->manifest_max_entries = strict::IntegerIn(mv, f, 1, int64_t(1) << 40);
+                      else if (mk == "max_hash_bytes")
+                        c->manifest_max_hash_bytes = strict::IntegerIn(mv, f, 0, int64_t(1) << 62);
+                      else
+                        return false;
+                      return true;
+                    });
+  } else if (k == "drone_user") {
+    c->drone_user = strict::NonEmptyString(v, k);
+    if (c->drone_user.empty() || c->drone_user.size() > 32 ||
+        c->drone_user.find_first_of(":/\n") != std::string::npos)
+      Fail(k, "expected a login name");
+  } else if (k == "approvers") {
+    c->approvers = Strings(v, k, false);
+    for (const std::string& a : c->approvers) {
+      const std::string name = a.starts_with("@") ? a.substr(1) : a;
+      if (name.empty() || name.size() > 32 || name.find_first_of(":/@\n, ") != std::string::npos)
+        Fail(k, "expected login names and @groups, got \"" + a + "\"");
+    }
+  } else if (k == "allowed_signers") {
+    c->allowed_signers = strict::NonEmptyString(v, k);
+    if (c->allowed_signers.empty() || c->allowed_signers[0] != '/')
+      Fail(k, "expected an absolute path to an OpenSSH allowed_signers file");
+  } else if (k == "four_eyes") {
+    c->four_eyes = strict::Bool(v, k);
+  } else if (k == "limits") {
+    strict::Members(v, k, "limits has processes, file_mb, memory_mb, shm_mb, ops_per_minute",
+                    [&](const std::string& lk, const std::string& f, element lv) {
+                      if (lk == "processes")
+                        c->limits.processes = strict::IntegerIn(lv, f, 16, 1 << 22);
+                      else if (lk == "file_mb")
+                        c->limits.file_mb = strict::IntegerIn(lv, f, 1, int64_t(1) << 30);
+                      else if (lk == "memory_mb")
+                        c->limits.memory_mb = strict::IntegerIn(lv, f, 64, int64_t(1) << 30);
+                      else if (lk == "shm_mb")
+                        c->limits.shm_mb = strict::IntegerIn(lv, f, 1, int64_t(1) << 20);
+                      else if (lk == "ops_per_minute")
+                        c->limits.ops_per_minute = int(strict::IntegerIn(lv, f, 1, 100000));
+                      else
+                        return false;
+                      return true;
+                    });
+  } else if (k == "launchers") {
+    strict::Members(v, k, "launchers has systemd_user, slurm_partition, poll_s",
+                    [&](const std::string& lk, const std::string& f, element lv) {
+                      if (lk == "systemd_user")
+                        c->launchers.systemd_user = strict::Bool(lv, f);
+                      else if (lk == "slurm_partition")
+                        c->launchers.slurm_partition = strict::NonEmptyString(lv, f);
+                      else if (lk == "poll_s")
+                        c->launchers.poll_s = int(strict::IntegerIn(lv, f, 1, 3600));
+                      else
+                        return false;
+                      return true;
+                    });
+  } else if (k == "profiles") {
+    strict::Members(
+        v, k, "",
+        [&](const std::string& name, const std::string&, element pv) {
+          c->profiles[name] = ParseProfile(name, pv);
+          return true;
+        },
+        "expected an object of profiles");
+  } else if (k == "ops") {
+    strict::Members(
+        v, k, "",
+        [&](const std::string& name, const std::string&, element ov) {
+          c->ops[name] = ParseOp(name, ov);
+          return true;
+        },
+        "expected an object of op handlers");
+  } else {
+    return false;
+  }
+  return true;
+}
+
 Config Parse(element root, const std::string& file) {
-  if (root.type() != element_type::OBJECT) Fail("", "expected a JSON object");
   Config c;
   c.file = file;
   const std::string base = Dir(file);
-  std::set<std::string> seen;
-  for (auto [key, v] : AsObject(root)) {
-    std::string k(key);
-    if (!seen.insert(k).second) Fail(k, "field given twice");
-    if (k == "hangar") {
-      if (v.type() != element_type::INT64 || v.get_int64().value_unsafe() != 1)
-        Fail(k, "expected 1 (the only config format version this hangar reads)");
-    } else if (k == "spool") {
-      c.spool = Resolve(base, strict::NonEmptyString(v, k));
-    } else if (k == "anchor") {
-      c.anchor = Resolve(base, strict::NonEmptyString(v, k));
-    } else if (k == "policy") {
-      c.policy = Resolve(base, strict::NonEmptyString(v, k));
-    } else if (k == "ledger_name") {
-      c.ledger_name = strict::NonEmptyString(v, k);
-      if (!ValidId(c.ledger_name))
-        Fail(k, "expected a name of letters, digits, '.', '_' and '-' (at most 64)");
-    } else if (k == "checkpoint") {
-      if (v.type() != element_type::OBJECT) Fail(k, "expected an object");
-      for (auto [ck, cv] : AsObject(v)) {
-        std::string f = k + "." + std::string(ck);
-        if (ck == "every")
-          c.checkpoint_every = strict::IntegerIn(cv, f, 1, int64_t(1) << 40);
-        else if (ck == "seconds")
-          c.checkpoint_seconds = strict::IntegerIn(cv, f, 1, 86400 * 366);
-        else if (ck == "key")
-          c.checkpoint_key = Resolve(base, strict::NonEmptyString(cv, f));
-        else
-          Fail(f, "unknown field (checkpoint has every, seconds, key)");
-      }
-    } else if (k == "rooms") {
-      c.rooms = strict::NonEmptyString(v, k);
-    } else if (k == "slots") {
-      c.slots = int(strict::IntegerIn(v, k, 0, 4096));
-    } else if (k == "kill_grace_s") {
-      c.kill_grace_s = int(strict::IntegerIn(v, k, 0, 3600));
-    } else if (k == "notify_retry_s") {
-      c.notify_retry_s = int(strict::IntegerIn(v, k, 1, 86400));
-    } else if (k == "manifest") {
-      if (v.type() != element_type::OBJECT) Fail(k, "expected an object");
-      for (auto [mk, mv] : AsObject(v)) {
-        std::string f = k + "." + std::string(mk);
-        if (mk == "max_entries")
-          c.manifest_max_entries = strict::IntegerIn(mv, f, 1, int64_t(1) << 40);
-        else if (mk == "max_hash_bytes")
-          c.manifest_max_hash_bytes = strict::IntegerIn(mv, f, 0, int64_t(1) << 62);
-        else
-          Fail(f, "unknown field (manifest has max_entries, max_hash_bytes)");
-      }
-    } else if (k == "drone_user") {
-      c.drone_user = strict::NonEmptyString(v, k);
-      if (c.drone_user.empty() || c.drone_user.size() > 32 ||
-          c.drone_user.find_first_of(":/\n") != std::string::npos)
-        Fail(k, "expected a login name");
-    } else if (k == "approvers") {
-      c.approvers = Strings(v, k, false);
-      for (const std::string& a : c.approvers) {
-        const std::string name = a.starts_with("@") ? a.substr(1) : a;
-        if (name.empty() || name.size() > 32 || name.find_first_of(":/@\n, ") != std::string::npos)
-          Fail(k, "expected login names and @groups, got \"" + a + "\"");
-      }
-    } else if (k == "allowed_signers") {
-      c.allowed_signers = strict::NonEmptyString(v, k);
-      if (c.allowed_signers.empty() || c.allowed_signers[0] != '/')
-        Fail(k, "expected an absolute path to an OpenSSH allowed_signers file");
-    } else if (k == "four_eyes") {
-      if (v.type() != element_type::BOOL) Fail(k, "expected true or false");
-      c.four_eyes = v.get_bool().value_unsafe();
-    } else if (k == "limits") {
-      if (v.type() != element_type::OBJECT) Fail(k, "expected an object");
-      for (auto [lk, lv] : AsObject(v)) {
-        std::string f = k + "." + std::string(lk);
-        if (lk == "processes")
-          c.limits.processes = strict::IntegerIn(lv, f, 16, 1 << 22);
-        else if (lk == "file_mb")
-          c.limits.file_mb = strict::IntegerIn(lv, f, 1, int64_t(1) << 30);
-        else if (lk == "memory_mb")
-          c.limits.memory_mb = strict::IntegerIn(lv, f, 64, int64_t(1) << 30);
-        else if (lk == "shm_mb")
-          c.limits.shm_mb = strict::IntegerIn(lv, f, 1, int64_t(1) << 20);
-        else if (lk == "ops_per_minute")
-          c.limits.ops_per_minute = int(strict::IntegerIn(lv, f, 1, 100000));
-        else
-          Fail(f,
-               "unknown field (limits has processes, file_mb, memory_mb, shm_mb, ops_per_minute)");
-      }
-    } else if (k == "launchers") {
-      if (v.type() != element_type::OBJECT) Fail(k, "expected an object");
-      for (auto [lk, lv] : AsObject(v)) {
-        std::string f = k + "." + std::string(lk);
-        if (lk == "systemd_user") {
-          if (lv.type() != element_type::BOOL) Fail(f, "expected true or false");
-          c.launchers.systemd_user = lv.get_bool().value_unsafe();
-        } else if (lk == "slurm_partition") {
-          c.launchers.slurm_partition = strict::NonEmptyString(lv, f);
-        } else if (lk == "poll_s") {
-          c.launchers.poll_s = int(strict::IntegerIn(lv, f, 1, 3600));
-        } else {
-          Fail(f, "unknown field (launchers has systemd_user, slurm_partition, poll_s)");
-        }
-      }
-    } else if (k == "profiles") {
-      if (v.type() != element_type::OBJECT) Fail(k, "expected an object of profiles");
-      for (auto [pk, pv] : AsObject(v)) {
-        std::string name(pk);
-        c.profiles[name] = ParseProfile(name, pv);
-      }
-    } else if (k == "ops") {
-      if (v.type() != element_type::OBJECT) Fail(k, "expected an object of op handlers");
-      for (auto [ok, ov] : AsObject(v)) {
-        std::string name(ok);
-        c.ops[name] = ParseOp(name, ov);
-      }
-    } else {
-      Fail(k, "unknown field");
-    }
-  }
-  if (!seen.count("hangar")) Fail("hangar", "missing required field");
+  bool has_hangar = false;
+  strict::Members(
+      root, "", kFields,
+      [&](const std::string& k, const std::string&, element v) {
+        has_hangar = has_hangar || k == "hangar";
+        return ReadField(k, v, base, &c);
+      },
+      "expected a JSON object");
+  if (!has_hangar) Fail("hangar", "missing required field");
   if (c.profiles.empty()) Fail("profiles", "expected at least one drone profile");
   if (c.rooms.empty()) c.rooms = "rooms";
   return c;
@@ -354,16 +369,10 @@ std::vector<std::string> BuildHarnessArgv(Harness h, const std::string& program,
 }
 
 Result<Config> ParseConfig(std::string_view text, const std::string& file) {
-  simdjson::dom::parser parser;
-  simdjson::padded_string padded(text);
-  element root;
-  if (auto err = parser.parse(padded).get(root))
-    return Status::Invalid(file + ": not valid JSON: " + simdjson::error_message(err));
-  try {
-    return Parse(root, file);
-  } catch (const strict::Failure& f) {
-    return Status::Invalid(file + ": " + f.error.Text());
-  }
+  auto c = strict::ReadDocument<Config>(text, [&](element root) { return Parse(root, file); });
+  if (const ParseError* e = std::get_if<ParseError>(&c))
+    return Status::Invalid(file + ": " + e->Text());
+  return std::move(std::get<Config>(c));
 }
 
 }  // namespace hangar

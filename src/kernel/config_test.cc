@@ -32,6 +32,17 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
             "allowed_tools, prompt, last_message, env, egress, egress_methods, sandbox, launcher)");
   EXPECT_EQ(err(R"({"hangar":1,"profiles":{}})"),
             "/c.conf: profiles: expected at least one drone profile");
+  EXPECT_EQ(
+      err(R"({"hangar":1,"slot":3,"profiles":{"x":{"argv":["a"]}}})"),
+      "/c.conf: slot: unknown field (a config has hangar, spool, anchor, policy, ledger_name, "
+      "checkpoint, rooms, slots, kill_grace_s, notify_retry_s, manifest, drone_user, "
+      "approvers, allowed_signers, four_eyes, limits, launchers, profiles, ops)");
+  // A field given twice is refused at every level, a profile's or an op's name too.
+  EXPECT_EQ(err(R"({"hangar":1,"limits":{"processes":100,"processes":200},)"
+                R"("profiles":{"x":{"argv":["a"]}}})"),
+            "/c.conf: limits.processes: field given twice");
+  EXPECT_EQ(err(R"({"hangar":1,"profiles":{"x":{"argv":["a"]},"x":{"argv":["b"]}}})"),
+            "/c.conf: profiles.x: field given twice");
   EXPECT_EQ(err("{"),
             "/c.conf: not valid JSON: The JSON document has an improper structure: missing or "
             "superfluous commas, braces, missing keys, etc.");

@@ -1,8 +1,8 @@
 #include "kernel/control.h"
 
-#include <set>
+#include <algorithm>
+#include <vector>
 
-#include "base/json.h"
 #include "base/strict_json.h"
 #include "kernel/mission.h"
 
@@ -14,29 +14,51 @@ constexpr size_t kMaxControlBytes = 64 * 1024;
 constexpr size_t kMaxWhy = 1000;
 constexpr size_t kMaxSignature = 16384;  // an armored SSH signature is well under 1 KiB
 
+using simdjson::dom::element;
+using simdjson::dom::element_type;
 using strict::Fail;
 
-const json::Value* Member(const json::Value& v, const char* k) {
-  return v.find(k);
+// The fields a request of each kind holds besides hangar, request, by and time.
+std::vector<std::string> FieldsOf(ControlKind k) {
+  switch (k) {
+    case ControlKind::kCancel:
+    case ControlKind::kRetry:
+      return {"id"};
+    case ControlKind::kApprove:
+      return {"id", "why", "principal", "signature"};
+    case ControlKind::kDeny:
+      return {"id", "why"};
+    case ControlKind::kGrant:
+      return {"op", "mission", "requester", "until"};
+    case ControlKind::kRevoke:
+      return {"op", "mission", "requester"};
+    case ControlKind::kReanchor:
+      return {"why"};
+  }
+  return {};
 }
 
-std::string Str(const json::Value& v, const std::string& field, size_t max) {
-  const json::Value* m = v.find(field);
-  if (!m) Fail(field, "missing required field");
-  if (!m->is_string()) Fail(field, "expected a string");
-  if (m->as_string().empty() || m->as_string().size() > max)
-    Fail(field, "expected 1 to " + std::to_string(max) + " bytes");
-  return m->as_string();
+bool Has(element request, const char* field) {
+  return !request[field].error();
 }
 
-ControlRequest Parse(const json::Value& v) {
-  if (!v.is_object()) Fail("", "expected a JSON object");
-  const json::Value* ver = Member(v, "hangar");
-  if (!ver || !ver->is_int() || ver->as_int() != 1)
+// The string member FIELD of the request, 1 to MAX bytes.
+std::string Str(element request, const char* field, size_t max) {
+  element m;
+  if (request[field].get(m)) Fail(field, "missing required field");
+  std::string s = strict::String(m, field);
+  if (s.empty() || s.size() > max) Fail(field, "expected 1 to " + std::to_string(max) + " bytes");
+  return s;
+}
+
+ControlRequest Parse(element v) {
+  if (v.type() != element_type::OBJECT) Fail("", "expected a JSON object");
+  element ver;
+  if (v["hangar"].get(ver) || ver.type() != element_type::INT64 ||
+      ver.get_int64().value_unsafe() != 1)
     Fail("hangar", "expected 1 (the only control format version this hangar reads)");
   const std::string req = Str(v, "request", 64);
   ControlRequest r;
-  std::set<std::string> allowed{"hangar", "request", "by", "time"};
   if (req == "cancel" || req == "approve" || req == "deny" || req == "retry") {
     r.kind = req == "cancel"    ? ControlKind::kCancel
              : req == "approve" ? ControlKind::kApprove
@@ -44,23 +66,19 @@ ControlRequest Parse(const json::Value& v) {
                                 : ControlKind::kDeny;
     r.id = Str(v, "id", 64);
     if (!ValidId(r.id)) Fail("id", "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)");
-    allowed.insert("id");
-    if (r.kind == ControlKind::kDeny || (r.kind == ControlKind::kApprove && v.find("why"))) {
+    if (r.kind == ControlKind::kDeny || (r.kind == ControlKind::kApprove && Has(v, "why")))
       r.why = Str(v, "why", kMaxWhy);
-      allowed.insert("why");
-    }
-    if (r.kind == ControlKind::kApprove && (v.find("principal") || v.find("signature"))) {
-      if (!v.find("principal") || !v.find("signature"))
+    if (r.kind == ControlKind::kApprove && (Has(v, "principal") || Has(v, "signature"))) {
+      if (!Has(v, "principal") || !Has(v, "signature"))
         Fail("", "a signed approve needs both \"principal\" and \"signature\"");
       r.principal = Str(v, "principal", 256);
       r.signature = Str(v, "signature", kMaxSignature);
-      allowed.insert({"principal", "signature"});
     }
   } else if (req == "grant" || req == "revoke") {
     r.kind = req == "grant" ? ControlKind::kGrant : ControlKind::kRevoke;
     r.op = Str(v, "op", 64);
     if (!ValidOpName(r.op)) Fail("op", "expected an op name ([a-z][a-z0-9._-]*)");
-    const bool m = v.find("mission"), q = v.find("requester");
+    const bool m = Has(v, "mission"), q = Has(v, "requester");
     if (m == q) Fail("", "expected exactly one of \"mission\" and \"requester\"");
     if (m) {
       r.mission = Str(v, "mission", 64);
@@ -68,26 +86,30 @@ ControlRequest Parse(const json::Value& v) {
     } else {
       r.requester = Str(v, "requester", 256);
     }
-    allowed.insert({"op", "mission", "requester"});
-    if (r.kind == ControlKind::kGrant && v.find("until")) {
+    if (r.kind == ControlKind::kGrant && Has(v, "until")) {
       std::optional<TimeMs> t = ParseRfc3339(Str(v, "until", 64));
       if (!t) Fail("until", "expected an RFC 3339 time such as 2026-12-01T00:00:00Z");
       r.until = t;
-      allowed.insert("until");
     }
   } else if (req == "reanchor") {
     r.kind = ControlKind::kReanchor;
     r.why = Str(v, "why", kMaxWhy);
-    allowed.insert("why");
   } else {
     Fail("request", "unknown request \"" + req +
                         "\" (known: cancel, approve, deny, retry, grant, revoke, reanchor)");
   }
-  if (v.find("by")) r.by = Str(v, "by", 256);
-  if (v.find("time") && !ParseRfc3339(Str(v, "time", 64)))
+  if (Has(v, "by")) r.by = Str(v, "by", 256);
+  if (Has(v, "time") && !ParseRfc3339(Str(v, "time", 64)))
     Fail("time", "expected an RFC 3339 time");
-  for (const auto& [k, m] : v.as_object())
-    if (!allowed.count(k)) Fail(k, "unknown field for a " + req + " request");
+  // Last, so that a missing or wrong field of the request is named before a stray one.
+  std::vector<std::string> fields = FieldsOf(r.kind);
+  fields.insert(fields.begin(), {"hangar", "request"});
+  fields.insert(fields.end(), {"by", "time"});
+  std::string known = "a " + req + " request has";
+  for (size_t i = 0; i < fields.size(); i++) known += (i ? ", " : " ") + fields[i];
+  strict::Members(v, "", known, [&](const std::string& k, const std::string&, element) {
+    return std::find(fields.begin(), fields.end(), k) != fields.end();
+  });
   return r;
 }
 
@@ -130,13 +152,7 @@ bool ValidOpName(std::string_view op) {
 std::variant<ControlRequest, ParseError> ParseControl(std::string_view bytes) {
   if (bytes.size() > kMaxControlBytes)
     return ParseError{"", "larger than " + std::to_string(kMaxControlBytes) + " bytes"};
-  Result<json::Value> v = json::Parse(bytes);
-  if (!v.ok()) return ParseError{"", v.status().message()};
-  try {
-    return Parse(*v);
-  } catch (const strict::Failure& f) {
-    return f.error;
-  }
+  return strict::ReadDocument<ControlRequest>(bytes, Parse);
 }
 
 }  // namespace hangar

@@ -53,6 +53,20 @@ TEST(Control, ErrorsNameTheField) {
   EXPECT_EQ(Err("[1]").field, "");
 }
 
+// An unknown field is named with the fields that request has; a field given twice is refused, so
+// no reader of the file can take the other value.
+TEST(Control, UnknownFieldNamesTheKnownAndTwiceIsRefused) {
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"deny","id":"M1","why":"w","approved":true})").Text(),
+            "approved: unknown field (a deny request has hangar, request, id, why, by, time)");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"cancel","id":"M1","id":"M2"})").Text(),
+            "id: field given twice");
+  // A missing or wrong field the request needs is named before a stray one.
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"cancel","id":"../x","approved":true})").field, "id");
+  EXPECT_EQ(Err("{").Text(),
+            "not valid JSON: The JSON document has an improper structure: missing or superfluous "
+            "commas, braces, missing keys, etc.");
+}
+
 }  // namespace
 }  // namespace hangar
 

@@ -426,16 +426,10 @@ Result<Policy> ParsePolicy(std::string_view text, const std::string& file) {
   if (text.size() > kMaxPolicyBytes)
     return Status::Invalid(file + ": larger than 1 MiB (" + std::to_string(text.size()) +
                            " bytes)");
-  simdjson::dom::parser parser;
-  simdjson::padded_string padded(text);
-  element root;
-  if (auto err = parser.parse(padded).get(root))
-    return Status::Invalid(file + ": not valid JSON: " + simdjson::error_message(err));
-  try {
-    return Parse(root);
-  } catch (const strict::Failure& f) {
-    return Status::Invalid(file + ": " + f.error.Text());
-  }
+  auto p = strict::ReadDocument<Policy>(text, Parse);
+  if (const ParseError* e = std::get_if<ParseError>(&p))
+    return Status::Invalid(file + ": " + e->Text());
+  return std::move(std::get<Policy>(p));
 }
 
 }  // namespace hangar
