@@ -514,16 +514,11 @@ json::Value SignalToJson(const Signal& s, const BlobOut& out) {
 }
 
 Result<Signal> ParseSignal(std::string_view text, const BlobIn& in) {
-  simdjson::dom::parser parser;
-  element root;
-  if (auto err = parser.parse(text.data(), text.size()).get(root); err)
-    return Status::Invalid(std::string("signal record: not valid JSON: ") +
-                           simdjson::error_message(err));
-  try {
-    return Reader{in}.Read(root);
-  } catch (const strict::Failure& f) {
-    return Status::Invalid("signal record: " + f.error.Text());
-  }
+  std::variant<Signal, ParseError> read =
+      strict::ReadDocument<Signal>(text, [&](element root) { return Reader{in}.Read(root); });
+  if (auto* e = std::get_if<ParseError>(&read))
+    return Status::Invalid("signal record: " + e->Text());
+  return std::get<Signal>(std::move(read));
 }
 
 json::Value ActionToJson(const Action& a) {
