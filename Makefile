@@ -34,7 +34,7 @@ HANGARD_USER ?= root
 INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-egress
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
-.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate \
+.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate bench-replay \
 	bench-scale bench-manifest bench-backlog bench-latency bench-slurm bench-sandbox bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
@@ -87,6 +87,10 @@ bin/hangar-bench-gate: $(BUILD)/bench/gate_bench.o $(BUILD)/libhangar.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 bin/hangar-bench-manifest: $(BUILD)/bench/manifest_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar-bench-replay: $(BUILD)/bench/replay_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -147,6 +151,7 @@ bench: all
 	@scripts/bench-manifest
 	@scripts/bench-ledger
 	@scripts/bench-gate
+	@scripts/bench-replay
 	@scripts/bench-slurm
 	@scripts/bench-sandbox
 	@scripts/bench-egress
@@ -162,6 +167,7 @@ bench-quick: all
 	  scripts/bench-latency
 	@BENCH_LEDGER_N=50000 BENCH_LEDGER_RUNS=1 BENCH_LEDGER_JSON=$(QUICK)/ledger-results.json scripts/bench-ledger
 	@BENCH_GATE_N=100000 BENCH_GATE_JSON=$(QUICK)/gate-results.json scripts/bench-gate
+	@BENCH_REPLAY_N=10000 BENCH_REPLAY_JSON=$(QUICK)/replay-results.json scripts/bench-replay
 	@BENCH_BACKLOG_N=100 BENCH_BACKLOG_JSON=$(QUICK)/backlog-results.json scripts/bench-backlog
 	@BENCH_SCALE_N=2000 BENCH_SCALE_JSON=$(QUICK)/scale-results.json scripts/bench-scale
 	@BENCH_MANIFEST_FILES=500 BENCH_MANIFEST_BYTES=52428800 \
@@ -179,6 +185,9 @@ bench-gate:
 
 bench-ledger:
 	@scripts/bench-ledger
+
+bench-replay:
+	@scripts/bench-replay
 
 bench-scale: all
 	@scripts/bench-scale
