@@ -124,10 +124,10 @@ int main(int argc, char** argv) {
   if (!json_out.empty()) {
     json::Object o{{"missions", n},
                    {"signals", int64_t(records.size())},
-                   {"replay_signals_per_s", per_s},
-                   {"replay_target_per_s", target},
-                   {"live_signals_per_s", double(records.size()) / live_s},
-                   {"state_digest_ms", digest_s * 1000},
+                   {"replay_signals_per_s", int64_t(per_s)},
+                   {"replay_target_per_s", int64_t(target)},
+                   {"live_signals_per_s", int64_t(double(records.size()) / live_s)},
+                   {"state_digest_ms", double(int64_t(digest_s * 10000)) / 10},
                    {"actions", int64_t(actions)}};
     std::ofstream(json_out) << json::WritePretty(json::Value(std::move(o)));
   }
