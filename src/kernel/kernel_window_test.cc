@@ -68,16 +68,9 @@ OpRequested Req(const std::string& id, const std::string& name, const std::strin
 
 OpFinished Ran(const std::string& id, const std::string& name, const std::string& op,
                const std::string& key, int rc = 0, TimeMs now = kT + 1000) {
-  OpFinished f;
-  f.id = id;
-  f.name = name;
-  f.op = op;
-  f.key = key;
-  f.started = true;
-  f.rc = rc;
+  OpFinished f = OpRan(id, name, op, key, rc, now);
   f.output = json::Object{{"file", name + ".out"}, {"size", 3}, {"sha256", Sha256Hex("ok\n")}};
   f.output_text = "ok\n";
-  f.now = now;
   return f;
 }
 
