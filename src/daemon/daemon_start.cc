@@ -39,17 +39,12 @@ Status Daemon::Start() {
   // One writer per anchor: a second hangard (another spool, or a copy of this one) pointed at the
   // same anchor directory is refused before it writes a line there. The directory itself is
   // locked, so nothing is created on an anchor mount that may be missing.
-  lock = env_->LockExclusive(anchor_dir_, true);
+  lock = env_->LockExclusive(anchor_dir_, true, "the anchor directory " + anchor_dir_);
   if (!lock.ok() && lock.status().code() == Code::kUnavailable)
     return Status::Unavailable("cannot lock the anchor directory " + anchor_dir_ +
                                ": another hangard writes this anchor (another spool, or a copy "
                                "of this one); one anchor directory serves one hangard");
-  if (!lock.ok())
-    return lock.status().sys_errno()
-               ? Status::Errno((lock.status().message().starts_with("cannot open ") ? "open" : "lock") +
-                                   std::string(" the anchor directory ") + anchor_dir_,
-                               lock.status().sys_errno())
-               : lock.status();
+  if (!lock.ok()) return lock.status();
   anchor_lock_ = std::move(lock).value();
 
   sigset_t mask;

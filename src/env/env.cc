@@ -44,7 +44,8 @@ Result<uint64_t> Env::FilesystemOf(const std::string& path) {
   return Status::Unavailable("no filesystem known for " + path);
 }
 
-Result<std::unique_ptr<Env::Lock>> Env::LockExclusive(const std::string& path, bool) {
+Result<std::unique_ptr<Env::Lock>> Env::LockExclusive(const std::string& path, bool,
+                                                      const std::string&) {
   return Status::Io("cannot lock " + path + ": this Env has no locks");
 }
 

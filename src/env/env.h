@@ -117,13 +117,14 @@ class Env {
   // closed; close-on-exec, so no child keeps it). On the file PATH, created 0644 when absent, or,
   // with DIRECTORY, on the directory PATH itself, never created (a missing mount is not made).
   // Unavailable when another open file description holds it; else the failed call's Errno naming
-  // PATH. Not a mutating call: the lock is on no disk. The default, for Envs with no filesystem,
-  // is Io.
+  // WHAT ("cannot open WHAT: ...", "cannot lock WHAT: ..."), PATH when WHAT is empty. Not a
+  // mutating call: the lock is on no disk. The default, for Envs with no filesystem, is Io.
   class Lock {
    public:
     virtual ~Lock() = default;
   };
-  virtual Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path, bool directory);
+  virtual Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path, bool directory,
+                                                      const std::string& what = "");
   // The bytes an unprivileged writer may still use on the filesystem holding path (statvfs(2):
   // f_bavail * f_frsize). The default, for Envs with no filesystem, is Unavailable.
   virtual Result<uint64_t> FreeBytes(const std::string& path);

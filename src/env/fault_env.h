@@ -131,8 +131,9 @@ class FaultEnv : public Env {
   Result<uint64_t> FilesystemOf(const std::string& path) override {
     return base_->FilesystemOf(path);
   }
-  Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path, bool directory) override {
-    return base_->LockExclusive(path, directory);
+  Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path, bool directory,
+                                              const std::string& what) override {
+    return base_->LockExclusive(path, directory, what);
   }
   Result<std::unique_ptr<Dir>> OpenDir(const std::string& path) override {
     return base_->OpenDir(path);

@@ -410,13 +410,15 @@ class Real : public Env {
     return uint64_t(st.st_dev);
   }
 
-  Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path, bool directory) override {
+  Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path, bool directory,
+                                              const std::string& what) override {
+    const std::string& named = what.empty() ? path : what;
     UniqueFd fd(directory ? open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                           : open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-    if (fd.get() < 0) return Status::Errno("open " + path, errno);
+    if (fd.get() < 0) return Status::Errno("open " + named, errno);
     if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-      if (errno == EWOULDBLOCK) return Status::Unavailable(path + " is locked by another process");
-      return Status::Errno("lock " + path, errno);
+      if (errno == EWOULDBLOCK) return Status::Unavailable(named + " is locked by another process");
+      return Status::Errno("lock " + named, errno);
     }
     return std::unique_ptr<Lock>(std::make_unique<HeldLock>(std::move(fd)));
   }

@@ -141,6 +141,12 @@ TEST(RealEnvLock, AnExclusiveLockIsHeldUntilItIsDestroyed) {
       RealEnv()->LockExclusive(scratch.path() + "/no-such-mount", true);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), Code::kNotFound) << missing.status().message();
+  EXPECT_EQ(RealEnv()
+                ->LockExclusive(scratch.path() + "/no-such-mount", true, "the anchor directory X")
+                .status()
+                .message()
+                .rfind("cannot open the anchor directory X: ", 0),
+            0u);  // errors name it as the caller does
   EXPECT_FALSE(std::filesystem::exists(scratch.path() + "/no-such-mount"));
 }
 
