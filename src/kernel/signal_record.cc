@@ -34,14 +34,14 @@ json::Value DropperJson(const Dropper& by) {
   return json::Object{{"uid", by.uid}, {"user", MaybeHex(by.user)}};
 }
 
+// A list in the map's (sorted) order: a path as written need not be UTF-8, so it is no key.
 json::Value ResolvedJson(const ResolvedWrites& r) {
-  json::Object o;
+  json::Array a;
   for (const auto& [as_written, p] : r)
-    o[json::ValidUtf8(as_written) ? as_written : "hex:" + MaybeHex(as_written)["hex"].as_string()] =
-        json::Object{{"as_written", MaybeHex(as_written)},
-                     {"path", MaybeHex(p.path)},
-                     {"error", MaybeHex(p.error)}};
-  return o;
+    a.push_back(json::Object{{"as_written", MaybeHex(as_written)},
+                             {"path", MaybeHex(p.path)},
+                             {"error", MaybeHex(p.error)}});
+  return a;
 }
 
 json::Value ExitJson(const std::optional<ExitInfo>& e) {
@@ -263,13 +263,13 @@ struct Reader {
   }
   ResolvedWrites Resolved(element e, const std::string& field) const {
     ResolvedWrites r;
-    strict::Members(e, field, "", [&](const std::string&, const std::string& kf, element v) {
-      Fields f(v, kf);
-      r[ReadText(f["as_written"], f.Path("as_written"))] =
-          ResolvedPath{ReadText(f["path"], f.Path("path")), ReadText(f["error"], f.Path("error"))};
-      f.Done();
-      return true;
-    });
+    strict::Items(e, field, "expected a list of resolved paths",
+                  [&](element v, const std::string& vf) {
+                    Fields f(v, vf);
+                    r[ReadText(f["as_written"], f.Path("as_written"))] = ResolvedPath{
+                        ReadText(f["path"], f.Path("path")), ReadText(f["error"], f.Path("error"))};
+                    f.Done();
+                  });
     return r;
   }
   ExitInfo Exit(element e, const std::string& field) const {
@@ -363,24 +363,28 @@ struct Reader {
     if (kind == "supervisor-gone") return SupervisorGone{str("id"), time("now")};
     if (kind == "observed") {
       Observed o{str("id"), {}, 0};
-      const std::string text_of = blob("observation");
-      Result<json::Value> v = json::Parse(text_of);
-      if (!v.ok() || !v->is_object()) Fail(f.Path("observation"), "expected an observation");
-      auto member = [&](const char* k) {
-        const json::Value* m = v->find(k);
-        if (!m) Fail(f.Path("observation"), std::string("the observation lacks ") + k);
-        return *m;
-      };
-      o.obs.room = member("room");
-      o.obs.declaration = member("declaration");
-      o.obs.checks = member("checks");
-      const json::Value passed = member("checks_passed");
-      if (!passed.is_bool()) Fail(f.Path("observation"), "checks_passed: expected true or false");
-      o.obs.checks_passed = passed.as_bool();
-      o.obs.files = member("files");
-      o.obs.ops = member("ops");
-      o.obs.harness = member("harness");
-      o.obs.connections = member("connections");
+      // The blob is ObservationJson's text, read as strictly as the record around it.
+      const std::string at = f.Path("observation");
+      std::variant<Observation, ParseError> read =
+          strict::ReadDocument<Observation>(blob("observation"), [&](element root) {
+            Fields g(root, at);
+            Observation obs;
+            obs.room = json::FromElement(g["room"]);
+            obs.declaration = json::FromElement(g["declaration"]);
+            obs.checks = json::FromElement(g["checks"]);
+            obs.checks_passed = strict::Bool(g["checks_passed"], g.Path("checks_passed"));
+            obs.files = json::FromElement(g["files"]);
+            obs.ops = json::FromElement(g["ops"]);
+            obs.harness = json::FromElement(g["harness"]);
+            obs.connections = json::FromElement(g["connections"]);
+            g.Done();
+            return obs;
+          });
+      if (auto* e = std::get_if<ParseError>(&read)) {
+        if (e->field.empty()) Fail(at, e->reason);  // the blob is no JSON: say which blob
+        throw strict::Failure{*e};
+      }
+      o.obs = std::get<Observation>(std::move(read));
       o.now = time("now");
       return o;
     }
