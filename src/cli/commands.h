@@ -66,6 +66,20 @@ int RunLedgerShow(const Context& ctx, int64_t from, const std::string& kind);
 // exits 65 (invalid, or larger than 1 MiB) or 66 (missing, unreadable, not a regular file).
 int RunPolicyCheck(const Context& ctx, const std::string& file);
 
+// replay [--from SEQ] [--to SEQ] [--policy FILE] [--config FILE] [--into DIR]: the signal record
+// fed again to this binary's kernel after the live ledger verified; the steps that differ, and a
+// summary. 0 when none differs, 1 when some do, 65 when the record or ledger cannot be trusted,
+// 64 when DIR is in the live spool or anchor directory (cli/replay_cmd.cc).
+struct ReplayArgs {
+  int64_t from = 0;
+  std::optional<int64_t> to;
+  std::string policy, config, into;
+};
+int RunReplay(const Context& ctx, const ReplayArgs& a);
+// policy try FILE [--since TIME]: a replay with FILE as the policy; the missions it would have
+// decided otherwise. 0 none, 1 some, 65 when FILE is not a policy.
+int RunPolicyTry(const Context& ctx, const std::string& file, const std::string& since);
+
 // status: kernel presence, counts per state, oldest waiting missions, notify backlog.
 int RunStatus(const Context& ctx);
 // Whether a live hangard holds lock_file: true when a lock excludes our shared one (flock

@@ -114,6 +114,25 @@ int Main(int argc, char** argv) {
   pcheck->fallthrough();
   pcheck->add_option("file", file, "the policy file")->required();
 
+  CLI::App* ptry = policy->add_subcommand(
+      "try", "replay the recorded signals under FILE: which missions it would decide otherwise");
+  ptry->fallthrough();
+  ptry->add_option("file", file, "the candidate policy file")->required();
+  std::string since;
+  ptry->add_option("--since", since, "only signals from this time (RFC 3339)");
+
+  ReplayArgs replay_args;
+  int64_t replay_to = 0;
+  CLI::App* replay = command(
+      "replay", "feed the recorded signals to this kernel again; print what it decides otherwise");
+  replay->add_option("--from", replay_args.from, "report the steps from this ledger seq on");
+  CLI::Option* to_opt = replay->add_option("--to", replay_to, "stop after this ledger seq");
+  replay->add_option("--policy", replay_args.policy, "this policy in place of the recorded one");
+  replay->add_option("--config", replay_args.config, "this config in place of the recorded one");
+  replay->add_option("--into", replay_args.into,
+                     "write the replay's ledger and anchor here (default: a fresh temporary "
+                     "directory)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -160,6 +179,11 @@ int Main(int argc, char** argv) {
   if (lshow->parsed()) return RunLedgerShow(ctx, from, kind);
   if (lreanchor->parsed()) return RunReanchor(ctx, why);
   if (pcheck->parsed()) return RunPolicyCheck(ctx, file);
+  if (ptry->parsed()) return RunPolicyTry(ctx, file, since);
+  if (replay->parsed()) {
+    if (to_opt->count()) replay_args.to = replay_to;
+    return RunReplay(ctx, replay_args);
+  }
   return kExitUsage;
 }
 

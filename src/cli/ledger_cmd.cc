@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_code.h"
+#include "cli/ledger_place.h"
 #include "cli/output.h"
 #include "cli/spool_view.h"
 #include "kernel/config.h"
@@ -14,41 +15,6 @@
 namespace hangar::cli {
 
 namespace {
-
-struct LedgerPlace {
-  std::string name = "live";
-  std::string anchor_file;  // empty when nothing names the anchor
-  std::string key_file;     // the checkpoint signing key (its .pub is what verifiers read)
-};
-
-// The ledger's name and anchor: --anchor, else what the running (or last) hangard said in
-// hangard.json, else the config file.
-LedgerPlace FindLedger(const Context& ctx, const std::string& anchor_dir) {
-  LedgerPlace p;
-  SpoolView view(ctx.env, ctx.layout);
-  std::string config_anchor;
-  if (Result<std::string> text = ctx.env->ReadFile(ctx.config_path, 1 << 20); text.ok())
-    if (Result<Config> c = ParseConfig(*text, ctx.config_path); c.ok()) {
-      p.name = c->ledger_name;
-      config_anchor = c->anchor;
-      p.key_file = c->checkpoint_key;
-    }
-  std::string presence_anchor;
-  if (auto st = view.ReadJson(ctx.layout.StatusFile()); st.ok() && st->is_object())
-    if (const json::Value* l = st->find("ledger"); l && l->is_object()) {
-      if (std::string n = StringField(*l, "name"); !n.empty()) p.name = n;
-      presence_anchor = StringField(*l, "anchor");
-    }
-  if (!anchor_dir.empty())
-    p.anchor_file = anchor_dir + "/" + p.name + ".anchor";
-  else if (!presence_anchor.empty())
-    p.anchor_file = presence_anchor;
-  else if (!config_anchor.empty())
-    p.anchor_file = config_anchor + "/" + p.name + ".anchor";
-  if (p.key_file.empty() && !p.anchor_file.empty())
-    p.key_file = p.anchor_file.substr(0, p.anchor_file.rfind('/') + 1) + p.name + ".key";
-  return p;
-}
 
 // Signed by our key, and the ledger on disk still holds the head it saw: Ok, or why not.
 Status CheckCheckpoint(const Context& ctx, const LedgerPlace& place,

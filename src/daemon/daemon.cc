@@ -7,6 +7,8 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "daemon/presence.h"
 #include "daemon/sd_notify.h"
 #include "daemon/signature.h"
@@ -32,16 +34,18 @@ constexpr std::chrono::milliseconds kEngineToolTimeout{10000};
 
 }  // namespace
 
-Daemon::Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits,
+Daemon::Daemon(Env* env, KernelSetup setup, SetupFacts facts, Layout layout, ManifestLimits limits,
                std::string shim_path, std::string config_path, std::string anchor_dir)
     : env_(env),
       setup_(std::move(setup)),
+      facts_(std::move(facts)),
       layout_(std::move(layout)),
       limits_(limits),
       shim_path_(std::move(shim_path)),
       config_path_(std::move(config_path)),
       anchor_dir_(std::move(anchor_dir)),
       ledger_(env_, layout_.spool, anchor_dir_, setup_.config.ledger_name),
+      signals_(env_, layout_.spool, setup_.config.ledger_name),
       outbox_(
           env_, layout_, [this](const std::string& line) { Say(line); },
           [this] { return ledger_.checkpoint(); }),
@@ -278,12 +282,26 @@ Status Daemon::Dispatch(Signal first) {
 }
 
 Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
+  const int64_t head_seq = ledger_.head_seq();
+  const std::string head_hash = ledger_.head_hash();
   std::vector<Action> acts = Decide(setup_, &state_, sig);
+  // The signal record first: the line of what was decided, durable before the decision's entries
+  // and acts when it has any (a decision that only logs goes with the next one's line).
+  Result<std::string> line = signals_.Add(sig, acts, state_, head_seq, head_hash);
+  if (!line.ok()) return line.status();
+  const bool acts_at_all = std::any_of(
+      acts.begin(), acts.end(), [](const Action& a) { return !std::holds_alternative<Log>(a); });
+  if (acts_at_all)
+    if (Status f = signals_.Flush(); !f.ok()) return f;
   // Group commit: every entry of this decision in one ledger write and one anchor write, before
-  // any of its acts. (Entries only ever go earlier than the acts they back, never later.)
+  // any of its acts. (Entries only ever go earlier than the acts they back, never later.) Each
+  // carries the hash of the signal record's line that decided it.
   std::vector<Record> records;
   for (Action& a : acts)
-    if (auto* r = std::get_if<Record>(&a)) records.push_back(std::move(*r));
+    if (auto* r = std::get_if<Record>(&a)) {
+      r->body["signal_record"] = *line;
+      records.push_back(std::move(*r));
+    }
   if (!records.empty()) {
     std::string anchor_error;
     Status s = ledger_.AppendAll(records, &anchor_error);

@@ -12,6 +12,11 @@
 // EngineWatch (engine-run drones), WorkState (ok, intake paused, stopped), Periodic (timers),
 // PresenceJson (hangard.json), LedgerKeeper (the ledger, anchor and checkpoints).
 //
+// The signal record (shell/signal_log.h, man/hangar-signals.5). Every signal is decided, then its
+// line (the signal, the decision's digest, the state's) is buffered and, when the decision acts,
+// written durably before its ledger entries, which carry the line's hash; only then its acts.
+// A line that cannot be written is a failed decision write: the work stops (below).
+//
 // Storage failures (issue 6). A failed write, sync, rename or ledger append made for a decision
 // leaves that file's state unknown: a failed fsync may already have dropped the data, and trying
 // again "succeeds" without bringing it back (PostgreSQL's fsync lesson). The daemon then *stops
@@ -59,8 +64,10 @@
 #include "env/env.h"
 #include "kernel/kernel.h"
 #include "kernel/layout.h"
+#include "kernel/setup_record.h"
 #include "shell/manifest.h"
 #include "shell/notify_outbox.h"
+#include "shell/signal_log.h"
 
 namespace hangar {
 
@@ -69,9 +76,10 @@ inline constexpr TimeMs kStorageRetryMs = 2000;     // stopped for a full disk: 
 
 class Daemon {
  public:
-  // anchor_dir: where the ledger's anchor lives (absolute; meant to be another mount).
-  Daemon(Env* env, KernelSetup setup, Layout layout, ManifestLimits limits, std::string shim_path,
-         std::string config_path, std::string anchor_dir);
+  // anchor_dir: where the ledger's anchor lives (absolute; meant to be another mount). FACTS:
+  // what SETUP was built from (BuildSetup), the signal record's start line.
+  Daemon(Env* env, KernelSetup setup, SetupFacts facts, Layout layout, ManifestLimits limits,
+         std::string shim_path, std::string config_path, std::string anchor_dir);
   ~Daemon();
 
   // Creates missing spool directories, takes the spool's and the anchor's locks, recovers, and
@@ -147,12 +155,14 @@ class Daemon {
 
   Env* env_;
   KernelSetup setup_;
+  SetupFacts facts_;
   Layout layout_;
   ManifestLimits limits_;
   std::string shim_path_, config_path_, anchor_dir_;
   State state_;
   std::unique_ptr<WorkerPool> pool_;
   LedgerKeeper ledger_;
+  SignalLog signals_;  // the signal record: each decision's line before its entries and acts
   NotifyOutbox outbox_;
   WorkState work_;
   DropQueue drops_;

@@ -76,6 +76,14 @@ Status Daemon::Start() {
   state_.ledger_time = ledger_.HeadTime();
   if (Status g = ledger_.FoldGrants(&state_.grants); !g.ok() && ledger_.failure().empty())
     return Status::Invalid("cannot fold the ledger's grants: " + g.message());
+  // The signal record: this start's line, before any of its decisions.
+  {
+    std::string said;
+    if (Status o = signals_.Open(&said); !o.ok()) return o;
+    if (!said.empty()) Say(said);
+    Status s = signals_.Start(facts_, ledger_.head_seq(), ledger_.head_hash(), ledger_.HeadTime());
+    if (!s.ok()) return s;
+  }
   {
     const Config& c = setup_.config;
     char host[256] = "";

@@ -32,20 +32,18 @@ class DaemonTest : public ::testing::Test {
     const std::string spool = scratch_.path() + "/" + name, a = scratch_.path() + "/" + anchor;
     std::filesystem::create_directories(spool);
     std::filesystem::create_directories(a);
-    KernelSetup s;
-    s.config.file = spool + "/hangar.conf";
-    s.config.slots = 1;
-    Profile p;
-    p.name = "script";
-    p.argv = {"/bin/true"};
-    s.config.profiles["script"] = p;
+    SetupFacts f;
+    f.config_file = spool + "/hangar.conf";
+    f.config_text = R"({"hangar":1,"slots":1,"profiles":{"script":{"argv":["/bin/true"]}}})";
+    f.spool = spool;
+    f.anchor = a;
+    f.home = "/";
+    f.approvers = {int64_t(geteuid())};
+    Result<KernelSetup> s = BuildSetup(f);
+    EXPECT_TRUE(s.ok()) << s.status().message();
     Layout layout = Layout::Make(spool, "");
-    s.spool = layout.spool;
-    s.rooms = layout.rooms;
-    s.anchor = a;
-    s.approvers = {int64_t(geteuid())};
-    return std::make_unique<Daemon>(env, s, layout, ManifestLimits{}, "/nonexistent/hangar-shim",
-                                    s.config.file, a);
+    return std::make_unique<Daemon>(env, *s, f, layout, ManifestLimits{},
+                                    "/nonexistent/hangar-shim", f.config_file, a);
   }
   // Drops TEXT as DIR/new/NAME the maildir way: written in DIR/tmp, renamed into new/.
   void Drop(const std::string& spool, const std::string& dir, const std::string& name,
@@ -117,7 +115,8 @@ TEST_F(DaemonTest, AFailedWriteForADecisionStopsTheWork) {
   EXPECT_FALSE(Exists("spool/hold/A"));
   // Nothing more is decided: a second drop stays where it was dropped.
   Drop("spool", "incoming", "b.json", HeldMission("B"));
-  StepUntil(*d, [] { return false; }, 10);  // turns enough to see it and take it
+  StepUntil(
+      *d, [] { return false; }, 10);  // turns enough to see it and take it
   EXPECT_TRUE(Exists("spool/incoming/new/b.json"));
   EXPECT_FALSE(Exists("spool/hold/B"));
 }

@@ -17,6 +17,7 @@
 #include "env/fault_env.h"
 #include "kernel/config.h"
 #include "kernel/policy.h"
+#include "kernel/setup_record.h"
 #include "launch/drone_exec.h"
 #include "shell/users.h"
 
@@ -122,58 +123,60 @@ int main(int argc, char** argv) {
     return Fail(kExConfig, "cannot start: anchor " + anchor +
                                " is not a directory (mount the anchor filesystem there)");
 
-  KernelSetup setup;
-  setup.config = config.value();
+  // What the setup is built from, as facts (kernel/setup_record.h): recorded as the signal
+  // record's start line, so a replay builds the same setup by the same code.
+  SetupFacts facts;
+  facts.config_file = config_path;
+  facts.config_text = *text;
   // The policy is validated whole before anything starts: a bad one never loads half-way.
-  if (!setup.config.policy.empty()) {
-    Result<std::string> ptext = env->ReadFile(setup.config.policy, 1 << 20);
+  if (!config->policy.empty()) {
+    Result<std::string> ptext = env->ReadFile(config->policy, 1 << 20);
     if (!ptext.ok()) return Fail(kExConfig, "cannot load policy: " + ptext.status().message());
-    Result<Policy> policy = ParsePolicy(*ptext, setup.config.policy);
-    if (!policy.ok()) return Fail(kExConfig, "cannot load policy: " + policy.status().message());
-    setup.policy = policy.value();
+    facts.policy_file = config->policy;
+    facts.policy_text = *ptext;
   }
-  setup.policy_sha256 = PolicyDigest(setup.policy);
-  setup.text_rules = TextRules(setup.policy);
-  if (setup.config.slots == 0)
-    setup.config.slots = int(std::max(1u, std::thread::hardware_concurrency()));
-  Layout layout = Layout::Make(spool, setup.config.rooms);
-  setup.spool = layout.spool;
-  setup.rooms = layout.rooms;
-  setup.bindir = SelfDir();
-  setup.anchor = anchor;
-  if (const char* home = getenv("HOME"); home && home[0] == '/') setup.home = home;
-  // The policy's home patterns (~*/.ssh: every home; ~/.codex: hangard's) stand for the paths in
-  // the home directories that exist now (the digest above is the file's, whatever they are).
-  setup.policy = ExpandHomePatterns(setup.policy, HomeDirectories(), setup.home);
-  setup.bwrap = FindTool("bwrap");
-  setup.socat = FindTool("socat");
-  setup.root = geteuid() == 0;
-  Result<std::set<int64_t>> approvers = ResolveApprovers(setup.config.approvers, geteuid());
+  facts.cpus = int(std::max(1u, std::thread::hardware_concurrency()));
+  facts.spool = spool;
+  facts.bindir = SelfDir();
+  facts.anchor = anchor;
+  if (const char* home = getenv("HOME"); home && home[0] == '/')
+    facts.home = home;
+  else
+    facts.home = "/";
+  facts.homes = HomeDirectories();
+  facts.bwrap = FindTool("bwrap");
+  facts.socat = FindTool("socat");
+  facts.root = geteuid() == 0;
+  Result<std::set<int64_t>> approvers = ResolveApprovers(config->approvers, geteuid());
   if (!approvers.ok())
     return Fail(kExConfig, "cannot start: " + config_path + ": " + approvers.status().message());
-  setup.approvers = std::move(approvers).value();
-  if (const std::string& a = setup.config.allowed_signers; !a.empty()) {
+  facts.approvers = std::move(approvers).value();
+  if (const std::string& a = config->allowed_signers; !a.empty()) {
     if (Result<std::string> t = env->ReadFile(a, 1 << 20); !t.ok())
       return Fail(kExConfig,
                   "cannot start: " + config_path + ": allowed_signers: " + t.status().message());
   }
-  if (!setup.config.drone_user.empty()) {
-    if (!setup.root)
+  if (!config->drone_user.empty()) {
+    if (!facts.root)
       return Fail(kExConfig, "cannot start: " + config_path +
                                  ": drone_user: only a hangard run "
                                  "as root can run drones as " +
-                                 setup.config.drone_user +
+                                 config->drone_user +
                                  " (leave it out: drones then run as hangard's own user)");
-    const passwd* pw = getpwnam(setup.config.drone_user.c_str());
+    const passwd* pw = getpwnam(config->drone_user.c_str());
     if (!pw)
       return Fail(kExConfig, "cannot start: " + config_path + ": drone_user: no user named " +
-                                 setup.config.drone_user);
+                                 config->drone_user);
     if (pw->pw_uid == 0)
       return Fail(kExConfig, "cannot start: " + config_path +
-                                 ": drone_user: " + setup.config.drone_user + " is uid 0");
-    setup.drone_uid = pw->pw_uid;
-    setup.drone_gid = pw->pw_gid;
+                                 ": drone_user: " + config->drone_user + " is uid 0");
+    facts.drone_uid = pw->pw_uid;
+    facts.drone_gid = pw->pw_gid;
   }
+  Result<KernelSetup> built = BuildSetup(facts);
+  if (!built.ok()) return Fail(kExConfig, built.status().message());
+  KernelSetup setup = std::move(built).value();
+  Layout layout = Layout::Make(spool, setup.config.rooms);
   for (const auto& [name, profile] : setup.config.profiles)
     if (profile.sandbox == "bwrap" && setup.bwrap.empty())
       std::fprintf(stderr,
@@ -196,7 +199,7 @@ int main(int argc, char** argv) {
   }
   ManifestLimits limits{setup.config.manifest_max_entries, setup.config.manifest_max_hash_bytes};
 
-  Daemon d(env, setup, layout, limits, setup.bindir + "/hangar-shim", config_path, anchor);
+  Daemon d(env, setup, facts, layout, limits, setup.bindir + "/hangar-shim", config_path, anchor);
   Status s = d.Start();
   // Invalid: something only the operator can fix (the anchor, the checkpoint key, a damaged
   // ledger); restarting will not heal it.

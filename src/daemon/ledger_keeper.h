@@ -105,6 +105,7 @@ class LedgerKeeper {
   const std::vector<int64_t>& unvouched_grants() const { return unvouched_grants_; }
 
   int64_t head_seq() const { return store_.head_seq(); }
+  const std::string& head_hash() const { return store_.head_hash(); }
   int64_t epoch() const { return store_.epoch(); }
   const std::string& name() const { return store_.name(); }
   const std::string& anchor_path() const { return anchor_path_; }

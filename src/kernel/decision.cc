@@ -31,9 +31,14 @@ int64_t Decision::Ledger(std::string kind, json::Object body, TimeMs now, bool n
   return seq;
 }
 
-json::Object Decision::GateBody(const std::string& id, int stage, const GateResult& g) const {
+json::Object Decision::GateBody(const std::string& id, int stage, const GateResult& g) {
   json::Array rules;
-  for (const std::string& r : g.rules) rules.push_back(r);
+  std::string noted = "stage " + std::to_string(stage) + " " + VerdictName(g.verdict) + " ";
+  for (const std::string& r : g.rules) {
+    rules.push_back(r);
+    noted += (rules.size() > 1 ? "," : "") + r;
+  }
+  gates[id] = std::move(noted);
   return {{"id", id},
           {"stage", stage},
           {"verdict", VerdictName(g.verdict)},

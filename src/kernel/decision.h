@@ -17,6 +17,7 @@
 // Thread: as Decide's; a Decision lives for one call.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +36,9 @@ struct Decision {
   Dropper asker = {};
   std::string claimed = {};
   std::string effect = {};
+  // The gate verdicts this decision reached, by mission (GateBody), kept in each MissionRec::gate
+  // once the decision is over (the mission's record may be made after its verdict).
+  std::map<std::string, std::string> gates = {};
 
   bool Used(const std::string& id) const { return st.missions.count(id) > 0; }
   // An id of the form COMPACT_TIME-NNNNNN that no mission has.
@@ -45,8 +49,9 @@ struct Decision {
   void Log(std::string line) { out.push_back(hangar::Log{std::move(line)}); }
   // Puts the ledger entry for a decision before the actions that carry it out; returns its seq.
   int64_t Ledger(std::string kind, json::Object body, TimeMs now, bool new_epoch = false);
-  // A gate entry's body: id, stage, verdict, rules, reason and the policy's digest.
-  json::Object GateBody(const std::string& id, int stage, const GateResult& g) const;
+  // A gate entry's body: id, stage, verdict, rules, reason and the policy's digest; the verdict
+  // is noted in gates.
+  json::Object GateBody(const std::string& id, int stage, const GateResult& g);
   // A control request's ledger body: BODY, who asked as the OS said, and the "by" the request
   // itself claimed (kept, never shown as who decided).
   json::Object Asked(json::Object body) const;

@@ -54,6 +54,9 @@ std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal&
   CheckClock(d, now);
   std::visit([&d](const auto& x) { decide::On(d, x); }, signal);
   if (was_behind && !state->clock_behind) d.Pump(now);
+  for (auto& [id, gate] : d.gates)
+    if (auto it = state->missions.find(id); it != state->missions.end())
+      it->second.gate = std::move(gate);
   return std::move(d.out);
 }
 

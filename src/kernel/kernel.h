@@ -175,6 +175,9 @@ struct MissionRec {
   bool lost = false;               // the supervisor vanished without an exit record
   std::optional<ExitInfo> exit;
   std::string error;  // why the kernel could not launch or judge it (makes the outcome failed)
+  // The last gate verdict on it, "stage N VERDICT rule,rule": a replay under another policy that
+  // fires other rules for the same verdict differs here, in the state, not in the decision.
+  std::string gate;
   // Approvals bind to what was approved: the mission's bytes and, for a hold at stage 2, the plan.
   std::string sha256;                // of the mission's bytes as taken in (live phases)
   std::string held_plan_sha256;      // held at stage 2: the plan the person is asked about

@@ -1,30 +1,26 @@
 #include "kernel/signal_record.h"
 
+#include <optional>
+#include <set>
+#include <type_traits>
+
 #include "base/sha256.h"
 #include "base/simdjson_util.h"
 #include "base/strict_json.h"
+#include "kernel/record_fields.h"
 
 namespace hangar {
 
 namespace {
 
+using record::Fields;
+using record::MaybeHex;
+using record::ReadText;
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 using strict::Fail;
 
 // ---- writing ----
-
-// A text that may not be UTF-8: itself when it is, else {"hex": HEX}.
-json::Value MaybeHex(const std::string& s) {
-  if (json::ValidUtf8(s)) return s;
-  static const char* kHex = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : s) {
-    hex += kHex[c >> 4];
-    hex += kHex[c & 15];
-  }
-  return json::Object{{"hex", hex}};
-}
 
 json::Value Opt(const std::optional<int>& v) {
   return v ? json::Value(*v) : json::Value(nullptr);
@@ -191,53 +187,6 @@ struct Writer {
 
 // ---- reading ----
 
-// Reads the members of one object: each one asked for must be there, and Done fails on any
-// other (nothing in a record is ignored).
-class Fields {
- public:
-  Fields(element e, std::string field) : field_(std::move(field)) {
-    strict::Members(e, field_, "see hangar-signals(5)",
-                    [&](const std::string& k, const std::string&, element v) {
-                      members_.emplace(k, v);
-                      return true;
-                    });
-  }
-  element operator[](const std::string& k) {
-    auto it = members_.find(k);
-    if (it == members_.end()) Fail(strict::Member(field_, k), "missing");
-    used_.insert(k);
-    return it->second;
-  }
-  std::string Path(const std::string& k) const { return strict::Member(field_, k); }
-  void Done() const {
-    for (const auto& [k, v] : members_)
-      if (!used_.count(k)) Fail(strict::Member(field_, k), "unknown field (see hangar-signals(5))");
-  }
-
- private:
-  std::string field_;
-  std::map<std::string, element> members_;
-  std::set<std::string> used_;
-};
-
-std::string ReadText(element e, const std::string& field) {
-  if (e.type() == element_type::STRING) return strict::String(e, field);
-  Fields f(e, field);
-  const std::string hex = strict::String(f["hex"], f.Path("hex"));
-  f.Done();
-  if (hex.size() % 2) Fail(field, "expected an even number of hex digits");
-  std::string out;
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    auto nib = [&](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      Fail(field, "expected lower-case hex digits");
-    };
-    out += char(nib(hex[i]) << 4 | nib(hex[i + 1]));
-  }
-  return out;
-}
-
 struct Reader {
   const BlobIn& in;
 
@@ -282,11 +231,11 @@ struct Reader {
     Fail(field, "expected a state (hold, queued, running, returned, denied, rejected)");
   }
 
-  Signal Read(element root) const {
-    Fields f(root, "");
-    if (strict::Integer(f["hangar"], "hangar") != 1)
-      Fail("hangar", "expected 1, the signal record's version");
-    const std::string kind = strict::String(f["signal"], "signal");
+  Signal Read(element root, const std::string& field) const {
+    Fields f(root, field);
+    if (strict::Integer(f["hangar"], f.Path("hangar")) != 1)
+      Fail(f.Path("hangar"), "expected 1, the signal record's version");
+    const std::string kind = strict::String(f["signal"], f.Path("signal"));
     Signal s = ReadKind(f, kind);
     f.Done();
     return s;
@@ -511,6 +460,14 @@ struct ActionWriter {
 
 }  // namespace
 
+const char* SignalKind(const Signal& s) {
+  static constexpr const char* kKinds[] = {
+      "dropped",  "recovered", "control",       "launch-done",  "drone-exited", "supervisor-gone",
+      "observed", "ready",     "ledger-failed", "op-requested", "op-finished",  "intake-failed"};
+  static_assert(std::size(kKinds) == std::variant_size_v<Signal>);
+  return kKinds[s.index()];
+}
+
 json::Value SignalToJson(const Signal& s, const BlobOut& out) {
   json::Value v = std::visit(Writer{out}, s);
   v["hangar"] = 1;
@@ -519,42 +476,49 @@ json::Value SignalToJson(const Signal& s, const BlobOut& out) {
 
 Result<Signal> ParseSignal(std::string_view text, const BlobIn& in) {
   std::variant<Signal, ParseError> read =
-      strict::ReadDocument<Signal>(text, [&](element root) { return Reader{in}.Read(root); });
+      strict::ReadDocument<Signal>(text, [&](element root) { return Reader{in}.Read(root, ""); });
   if (auto* e = std::get_if<ParseError>(&read))
     return Status::Invalid("signal record: " + e->Text());
   return std::get<Signal>(std::move(read));
+}
+
+Signal ReadSignalAt(simdjson::dom::element e, const std::string& field, const BlobIn& in) {
+  return Reader{in}.Read(e, field);
 }
 
 json::Value ActionToJson(const Action& a) {
   return std::visit(ActionWriter{}, a);
 }
 
-std::string StateDigest(const State& s) {
-  json::Object missions;
-  for (const auto& [id, r] : s.missions) {
-    json::Array keys(r.ops_running.begin(), r.ops_running.end());
-    json::Array seen(r.ops_seen.begin(), r.ops_seen.end());
-    json::Array starts(r.op_starts.begin(), r.op_starts.end());
-    missions[id] = json::Object{{"phase", std::string(PhaseName(r.phase))},
-                                {"live", r.mission.has_value()},
-                                {"accepted", r.accepted},
-                                {"attempt", r.attempt},
-                                {"exited", r.exited},
-                                {"lost", r.lost},
-                                {"exit", r.exit ? r.exit->ToJson() : json::Value()},
-                                {"error", MaybeHex(r.error)},
-                                {"sha256", r.sha256},
-                                {"held_plan_sha256", r.held_plan_sha256},
-                                {"approved_sha256", r.approved_sha256},
-                                {"approved_plan_sha256", r.approved_plan_sha256},
-                                {"resolved", ResolvedJson(r.resolved)},
-                                {"owner", DropperJson(r.owner)},
-                                {"op_starts", std::move(starts)},
-                                {"ops_running", std::move(keys)},
-                                {"ops_seen", std::move(seen)},
-                                {"observe_waits", r.observe_waits},
-                                {"unproven", r.unproven}};
-  }
+namespace {
+
+json::Value MissionJson(const MissionRec& r) {
+  json::Array keys(r.ops_running.begin(), r.ops_running.end());
+  json::Array seen(r.ops_seen.begin(), r.ops_seen.end());
+  json::Array starts(r.op_starts.begin(), r.op_starts.end());
+  return json::Object{{"phase", std::string(PhaseName(r.phase))},
+                      {"live", r.mission.has_value()},
+                      {"accepted", r.accepted},
+                      {"attempt", r.attempt},
+                      {"exited", r.exited},
+                      {"lost", r.lost},
+                      {"exit", r.exit ? r.exit->ToJson() : json::Value()},
+                      {"error", MaybeHex(r.error)},
+                      {"gate", MaybeHex(r.gate)},
+                      {"sha256", r.sha256},
+                      {"held_plan_sha256", r.held_plan_sha256},
+                      {"approved_sha256", r.approved_sha256},
+                      {"approved_plan_sha256", r.approved_plan_sha256},
+                      {"resolved", ResolvedJson(r.resolved)},
+                      {"owner", DropperJson(r.owner)},
+                      {"op_starts", std::move(starts)},
+                      {"ops_running", std::move(keys)},
+                      {"ops_seen", std::move(seen)},
+                      {"observe_waits", r.observe_waits},
+                      {"unproven", r.unproven}};
+}
+
+json::Value GrantsJson(const State& s) {
   json::Array grants;
   for (const Grant& g : s.grants.Active(0))
     grants.push_back(json::Object{{"op", g.op},
@@ -563,9 +527,12 @@ std::string StateDigest(const State& s) {
                                   {"until", g.until ? json::Value(*g.until) : json::Value()},
                                   {"by", MaybeHex(g.by)},
                                   {"seq", g.seq}});
-  const json::Value state = json::Object{
-      {"missions", std::move(missions)},
-      {"queue", json::Array(s.queue.begin(), s.queue.end())},
+  return grants;
+}
+
+// Everything of the state beside its missions, queue and grants.
+json::Object GlobalJson(const State& s) {
+  return json::Object{
       {"running", s.running},
       {"counter", int64_t(s.counter)},
       {"ready", s.ready},
@@ -574,9 +541,85 @@ std::string StateDigest(const State& s) {
       {"fail_closed", MaybeHex(s.fail_closed)},
       {"clock_behind", s.clock_behind},
       {"rolled_back", s.rolled_back},
-      {"unvouched_grants", json::Array(s.unvouched_grants.begin(), s.unvouched_grants.end())},
-      {"grants", std::move(grants)}};
-  return Sha256Hex(json::Write(state));
+      {"unvouched_grants", json::Array(s.unvouched_grants.begin(), s.unvouched_grants.end())}};
+}
+
+// Files by name only: their texts explain a decision, they are not it.
+json::Value FileNames(const json::Value& files) {
+  json::Array names;
+  if (files.is_object())
+    for (const auto& [name, hash] : files.as_object()) names.push_back(name);
+  return names;
+}
+
+std::optional<json::Value> Decided(const Action& a) {
+  if (std::holds_alternative<Log>(a)) return std::nullopt;
+  json::Value v = ActionToJson(a);
+  json::Object& o = v.as_object();
+  if (auto it = o.find("files"); it != o.end()) it->second = FileNames(it->second);
+  for (const char* explained : {"gate2_sha256", "why_sha256", "answer_sha256", "result_sha256"})
+    o.erase(explained);
+  if (auto it = o.find("body"); it != o.end() && it->second.is_object())
+    for (const char* gate : {"rules", "reason", "policy"}) it->second.as_object().erase(gate);
+  return v;
+}
+
+}  // namespace
+
+std::string DecisionText(const std::vector<Action>& acts) {
+  json::Array out;
+  for (const Action& a : acts)
+    if (std::optional<json::Value> v = Decided(a)) out.push_back(std::move(*v));
+  return json::Write(json::Value(std::move(out)));
+}
+
+std::vector<std::string> TouchedIds(const Signal& s, const std::vector<Action>& acts) {
+  std::set<std::string> ids;
+  std::visit(
+      [&](const auto& x) {
+        if constexpr (requires { x.id; })
+          if (!x.id.empty()) ids.insert(x.id);
+      },
+      s);
+  for (const Action& a : acts)
+    std::visit(
+        [&](const auto& x) {
+          if constexpr (requires { x.id; }) {
+            if (!x.id.empty()) ids.insert(x.id);
+          } else if constexpr (std::is_same_v<std::decay_t<decltype(x)>, Record>) {
+            if (const json::Value* id = x.body.find("id"); id && id->is_string())
+              ids.insert(id->as_string());
+          }
+        },
+        a);
+  return {ids.begin(), ids.end()};
+}
+
+std::string StepDigest(const State& s, const std::vector<std::string>& ids) {
+  json::Object missions;
+  for (const std::string& id : ids) {
+    auto it = s.missions.find(id);
+    missions[id] = it == s.missions.end() ? json::Value() : MissionJson(it->second);
+  }
+  return Sha256Hex(json::Write(
+      json::Value(json::Object{{"missions", std::move(missions)}, {"grants", GrantsJson(s)}})));
+}
+
+std::string GlobalDigest(const State& s) {
+  json::Object state = GlobalJson(s);
+  state["queue_length"] = int64_t(s.queue.size());
+  state["queue_head"] = s.queue.empty() ? json::Value() : json::Value(s.queue.front());
+  return Sha256Hex(json::Write(json::Value(std::move(state))));
+}
+
+std::string StateDigest(const State& s) {
+  json::Object missions;
+  for (const auto& [id, r] : s.missions) missions[id] = MissionJson(r);
+  json::Object state = GlobalJson(s);
+  state["missions"] = std::move(missions);
+  state["queue"] = json::Array(s.queue.begin(), s.queue.end());
+  state["grants"] = GrantsJson(s);
+  return Sha256Hex(json::Write(json::Value(std::move(state))));
 }
 
 }  // namespace hangar

@@ -1,0 +1,349 @@
+// hangar replay / hangar policy try: the recorded signals fed again to this binary's kernel
+// (replay/replayer.h), the differences printed. Reads the live spool and ledger only; writes only
+// under the directory it is given (or a fresh temporary one): its own ledger replay-NAME and that
+// ledger's anchor file, never the live anchor directory nor the spool.
+#include <stdlib.h>
+
+#include <filesystem>
+#include <map>
+
+#include "cli/commands.h"
+#include "cli/exit_code.h"
+#include "cli/ledger_place.h"
+#include "cli/output.h"
+#include "kernel/policy.h"
+#include "ledger/anchor.h"
+#include "ledger/verify.h"
+#include "replay/replayer.h"
+
+namespace hangar::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The replay's own ledger in DIR: each Record the replay decided, as the kernel wrote it, with
+// "replay_of": {"line", "seq"} (the signal line and the live seq it stands for); group-committed
+// a few thousand at a time, each batch's marks on DIR/replay-NAME.anchor.
+class ReplayLedger {
+ public:
+  ReplayLedger(Env* env, const std::string& dir, const std::string& name)
+      : store_(env, dir, name), anchor_path_(dir + "/" + name + ".anchor"), name_(name) {}
+  Status Open() {
+    if (Status s = store_.Open(); !s.ok()) return s;
+    Result<ledger::Anchor> a = ledger::Anchor::Bind(store_.env(), anchor_path_, name_);
+    if (!a.ok()) return a.status();
+    anchor_.emplace(std::move(a).value());
+    return Status::Ok();
+  }
+  Status Add(const Record& r, const replay::Step& step) {
+    json::Value body = r.body;
+    if (!body.is_object()) body = json::Object{{"body", body}};
+    body["replay_of"] = json::Object{{"line", step.n}, {"seq", r.seq}};
+    drafts_.push_back(ledger::Draft{r.kind, std::move(body), r.time, false});
+    return drafts_.size() >= 4096 ? Flush() : Status::Ok();
+  }
+  Status Flush() {
+    if (drafts_.empty()) return Status::Ok();
+    Result<std::vector<ledger::Entry>> es = store_.AppendBatch(drafts_);
+    drafts_.clear();
+    if (!es.ok()) return es.status();
+    std::vector<ledger::AnchorMark> marks;
+    for (const ledger::Entry& e : *es) marks.push_back({e.epoch, e.seq, e.hash});
+    return anchor_->AppendBatch(marks);
+  }
+  const std::string& anchor_path() const { return anchor_path_; }
+  int64_t head() const { return store_.head_seq(); }
+
+ private:
+  ledger::LedgerStore store_;
+  std::string anchor_path_, name_;
+  std::optional<ledger::Anchor> anchor_;
+  std::vector<ledger::Draft> drafts_;
+};
+
+// Absolute and with every symlink that exists resolved.
+std::string Resolved(const std::string& p) {
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? p : r.lexically_normal().string();
+}
+
+bool Inside(const std::string& path, const std::string& dir) {
+  if (dir.empty()) return false;
+  const std::string d = dir.back() == '/' ? dir : dir + "/";
+  return path == dir || (path + "/").starts_with(d);
+}
+
+struct Setup {
+  replay::ReplayOptions options;
+  std::string into;  // given, or empty: a fresh temporary directory
+  bool keep_into = true;
+};
+
+struct Outcome {
+  replay::Summary summary;
+  std::vector<replay::Step> changed;
+  std::string into, ledger_name, anchor_path, record_path;
+  int64_t live_head = 0;
+};
+
+// Verifies, replays, and fills *out; returns an exit status (0 when it ran).
+int Run(const Context& ctx, const Setup& setup, const char* what, Outcome* out) {
+  LedgerPlace place = FindLedger(ctx, "");
+  if (place.anchor_file.empty())
+    return FailTo(ctx.err, kExitConfig, what,
+                  "no anchor known (hangard.json and the config name none): the live ledger "
+                  "cannot be verified, so it is not replayed");
+  ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
+  if (Status s = store.OpenForReading(); !s.ok())
+    return FailTo(ctx.err, kExitData, what, "refused: " + s.message());
+  Result<ledger::Anchor> anchor = ledger::Anchor::Bind(ctx.env, place.anchor_file, place.name);
+  if (!anchor.ok()) return FailTo(ctx.err, kExitConfig, what, anchor.status().message());
+  Result<ledger::VerifyReport> v = ledger::Verify(store, *anchor);
+  if (!v.ok()) return FailTo(ctx.err, kExitData, what, "refused: " + v.status().message());
+  if (!v->ok)
+    return FailTo(ctx.err, kExitData, what,
+                  "refused: the live ledger " + place.name + " does not verify against " +
+                      place.anchor_file + " (" + v->reason +
+                      "): a history that cannot be trusted is not replayed");
+
+  // Where the replay writes: never the spool, never the live anchor's directory.
+  const std::string spool = Resolved(ctx.layout.spool);
+  const std::string anchor_dir = Resolved(fs::path(place.anchor_file).parent_path().string());
+  std::string into = setup.into;
+  if (!into.empty()) {
+    const std::string r = Resolved(into);
+    for (const auto& [dir, name] :
+         {std::pair{spool, "the live spool"}, std::pair{anchor_dir, "the live anchor directory"}})
+      if (Inside(r, dir) || Inside(dir, r))
+        return FailTo(ctx.err, kExitUsage, what,
+                      "refused: --into " + into + " is " + (Inside(r, dir) ? "inside" : "above") +
+                          " " + name + " " + dir + "; a replay writes only where no live file is");
+  }
+  const std::string ledger_name = "replay-" + place.name;
+  if (into.empty()) {
+    std::string tmpl = (getenv("TMPDIR") && *getenv("TMPDIR") ? std::string(getenv("TMPDIR"))
+                                                              : std::string("/tmp")) +
+                       "/hangar-replay.XXXXXX";
+    if (!mkdtemp(tmpl.data()))
+      return FailTo(ctx.err, kExitCantCreate, what, "cannot make a directory " + tmpl);
+    into = tmpl;
+  } else {
+    std::error_code ec;
+    fs::create_directories(into, ec);
+    if (ec)
+      return FailTo(ctx.err, kExitCantCreate, what, "cannot make " + into + ": " + ec.message());
+    if (fs::exists(fs::path(into) / "ledger" / ledger_name) ||
+        fs::exists(fs::path(into) / (ledger_name + ".anchor")))
+      return FailTo(ctx.err, kExitCantCreate, what,
+                    into + " holds a replay already (ledger " + ledger_name +
+                        "): give an empty or new directory");
+  }
+  ReplayLedger own(ctx.env, into, ledger_name);
+  if (Status s = own.Open(); !s.ok())
+    return FailTo(ctx.err, kExitCantCreate, what,
+                  "cannot start the replay's ledger: " + s.message());
+
+  replay::LiveLedger live;
+  if (Status s = live.Load(store); !s.ok())
+    return FailTo(ctx.err, kExitData, what, "refused: " + s.message());
+  replay::SignalReader reader(ctx.env, ctx.layout.spool + "/signals/" + place.name);
+  if (Status s = reader.Open(); !s.ok()) return FailTo(ctx.err, ExitForRead(s), what, s.message());
+  Result<replay::Summary> sum = replay::Replay(
+      reader, live, setup.options,
+      [&](const replay::Step& s) {
+        if (s.cls != replay::StepClass::kSame) out->changed.push_back(s);
+      },
+      [&](const Record& r, const replay::Step& s) { return own.Add(r, s); });
+  if (!sum.ok()) return FailTo(ctx.err, kExitData, what, "refused: " + sum.status().message());
+  if (Status s = own.Flush(); !s.ok())
+    return FailTo(ctx.err, kExitCantCreate, what,
+                  "cannot write the replay's ledger: " + s.message());
+  out->summary = std::move(sum).value();
+  out->into = into;
+  out->ledger_name = ledger_name;
+  out->anchor_path = own.anchor_path();
+  out->record_path = reader.path();
+  out->live_head = live.head();
+  return kExitOk;
+}
+
+json::Value StepJson(const replay::Step& s) {
+  return json::Object{{"line", s.n},
+                      {"ledger_seq", s.ledger_seq},
+                      {"time", FormatTime(s.time)},
+                      {"signal", s.signal},
+                      {"missions", json::Array(s.missions.begin(), s.missions.end())},
+                      {"class", replay::StepClassName(s.cls)},
+                      {"committed", s.committed},
+                      {"was", s.was},
+                      {"would", s.would},
+                      {"rules_was", s.rules_was},
+                      {"rules_would", s.rules_would},
+                      {"widening", s.widening}};
+}
+
+json::Value SummaryJson(const Outcome& o) {
+  const replay::Summary& s = o.summary;
+  return json::Object{
+      {"signals", s.signals},
+      {"same", s.same},
+      {"differ", s.differ},
+      {"state_only", s.state_only},
+      {"widening", s.widening},
+      {"uncommitted", s.uncommitted},
+      {"starts", s.starts},
+      {"builds", json::Array(s.builds.begin(), s.builds.end())},
+      {"this_build", std::string(kKernelBuild)},
+      {"first_divergence", s.first_divergence ? StepJson(*s.first_divergence) : json::Value()},
+      {"into", o.into},
+      {"ledger", o.ledger_name},
+      {"anchor", o.anchor_path},
+      {"record", o.record_path},
+      {"live_head", o.live_head}};
+}
+
+std::string Missions(const replay::Step& s) {
+  std::string m;
+  for (const std::string& id : s.missions) m += (m.empty() ? "" : ",") + id;
+  return m.empty() ? "-" : m;
+}
+
+std::string Change(const replay::Step& s) {
+  return (s.was.empty() ? "(nothing)" : s.was) + " -> " + (s.would.empty() ? "(nothing)" : s.would);
+}
+
+std::string Rules(const replay::Step& s) {
+  if (s.rules_was == s.rules_would) return s.rules_would.empty() ? "-" : s.rules_would;
+  return (s.rules_was.empty() ? "-" : s.rules_was) + " -> " +
+         (s.rules_would.empty() ? "-" : s.rules_would);
+}
+
+void PrintSteps(std::ostream& out, const std::vector<replay::Step>& steps) {
+  std::vector<Row> rows{{"SEQ", "LINE", "MISSION", "SIGNAL", "WAS -> WOULD BE", "RULES", "CLASS"}};
+  for (const replay::Step& s : steps)
+    rows.push_back({std::to_string(s.ledger_seq + 1), std::to_string(s.n), Missions(s), s.signal,
+                    Change(s), Rules(s), replay::StepClassName(s.cls)});
+  out << FormatTable(rows);
+}
+
+void PrintSummaryLine(std::ostream& out, const replay::Summary& s) {
+  out << s.signals << " signals replayed, " << s.same << " same, " << s.differ << " differ";
+  if (s.state_only) out << " (" << s.state_only << " in the state only)";
+  out << "\n";
+}
+
+}  // namespace
+
+int RunReplay(const Context& ctx, const ReplayArgs& a) {
+  const char* what = "replay the signal record";
+  Setup setup;
+  setup.into = a.into;
+  setup.options.from = a.from;
+  if (a.to) setup.options.to = *a.to;
+  for (const auto& [file, text, kind] :
+       {std::tuple{a.policy, &setup.options.policy_text, "policy"},
+        std::tuple{a.config, &setup.options.config_text, "config"}}) {
+    if (file.empty()) continue;
+    Result<std::string> t = ctx.env->ReadFile(file, 1 << 20);
+    if (!t.ok()) return FailTo(ctx.err, ExitForRead(t.status()), what, t.status().message());
+    *text = std::move(t).value();
+    (std::string(kind) == "policy" ? setup.options.policy_file : setup.options.config_file) =
+        Resolved(file);
+  }
+  Outcome o;
+  if (int rc = Run(ctx, setup, what, &o); rc != kExitOk) return rc;
+  if (ctx.json) {
+    for (const replay::Step& s : o.changed)
+      ctx.out << json::Write(json::Object{{"step", StepJson(s)}}) << "\n";
+    ctx.out << json::Write(json::Object{{"summary", SummaryJson(o)}}) << "\n";
+    return o.summary.differ ? kExitNotDone : kExitOk;
+  }
+  ctx.out << "replayed " << Printable(o.record_path) << " against ledger seqs 1.." << o.live_head
+          << " (" << o.summary.starts << " starts of hangard)";
+  if (!a.policy.empty())
+    ctx.out << ", policy " << Printable(a.policy) << " in place of the recorded";
+  if (!a.config.empty())
+    ctx.out << ", config " << Printable(a.config) << " in place of the recorded";
+  ctx.out << "\nwritten: ledger " << o.ledger_name << " in " << Printable(o.into) << ", anchor "
+          << Printable(o.anchor_path) << "\n";
+  for (const std::string& b : o.summary.builds)
+    if (b != kKernelBuild)
+      ctx.out << "note: part of the record was decided by kernel build " << Printable(b)
+              << "; this is " << kKernelBuild << "\n";
+  if (!o.changed.empty()) {
+    ctx.out << "\nchanged steps:\n";
+    PrintSteps(ctx.out, o.changed);
+    std::vector<replay::Step> wider;
+    for (const replay::Step& s : o.changed)
+      if (s.widening) wider.push_back(s);
+    if (!wider.empty()) {
+      ctx.out << "\nwidening (more would be allowed than was):\n";
+      PrintSteps(ctx.out, wider);
+    }
+    const replay::Step& f = *o.summary.first_divergence;
+    ctx.out << "\nfirst divergence: line " << f.n << " (after ledger seq " << f.ledger_seq << "), "
+            << f.signal << " of " << Printable(Missions(f)) << ": " << Printable(Change(f)) << " ("
+            << replay::StepClassName(f.cls) << ")\n";
+  }
+  PrintSummaryLine(ctx.out, o.summary);
+  return o.summary.differ ? kExitNotDone : kExitOk;
+}
+
+int RunPolicyTry(const Context& ctx, const std::string& file, const std::string& since) {
+  const char* what = "try the policy";
+  Setup setup;
+  Result<std::string> t = ctx.env->ReadFile(file, 1 << 20);
+  if (!t.ok()) return FailTo(ctx.err, ExitForRead(t.status()), what, t.status().message());
+  if (Result<Policy> p = ParsePolicy(*t, file); !p.ok())
+    return FailTo(ctx.err, kExitData, what, p.status().message());
+  setup.options.policy_file = Resolved(file);
+  setup.options.policy_text = std::move(t).value();
+  if (!since.empty()) {
+    std::optional<TimeMs> at = ParseRfc3339(since);
+    if (!at)
+      return FailTo(ctx.err, kExitUsage, what, "--since " + since + ": expected an RFC 3339 time");
+    setup.options.since = *at;
+  }
+  Outcome o;
+  if (int rc = Run(ctx, setup, what, &o); rc != kExitOk) return rc;
+  std::error_code ec;
+  fs::remove_all(o.into, ec);  // a temporary replay: only its verdicts are kept, printed
+  // By mission: the first step that decided it otherwise, and whether any of its changes widen.
+  // A step whose actions are the same (the state differs only: another rule, the same verdict)
+  // decided nothing otherwise; it is counted in the summary.
+  std::map<std::string, std::pair<replay::Step, bool>> by;
+  for (const replay::Step& s : o.changed)
+    for (const std::string& id : s.missions) {
+      if (s.cls == replay::StepClass::kStateDiffers) continue;
+      auto [it, fresh] = by.try_emplace(id, s, s.widening);
+      if (!fresh) it->second.second |= s.widening;
+    }
+  if (ctx.json) {
+    json::Array missions;
+    for (const auto& [id, v] : by)
+      missions.push_back(
+          json::Object{{"id", id}, {"first", StepJson(v.first)}, {"widening", v.second}});
+    PrintJson(ctx.out, json::Object{{"policy", file},
+                                    {"missions", std::move(missions)},
+                                    {"summary", SummaryJson(o)}});
+    return by.empty() ? kExitOk : kExitNotDone;
+  }
+  if (!by.empty()) {
+    std::vector<Row> rows{{"MISSION", "SEQ", "WAS -> WOULD BE", "RULES", "CLASS", "WIDENING"}};
+    for (const auto& [id, v] : by)
+      rows.push_back({id, std::to_string(v.first.ledger_seq + 1), Change(v.first), Rules(v.first),
+                      replay::StepClassName(v.first.cls), v.second ? "yes" : "no"});
+    ctx.out << FormatTable(rows);
+  }
+  ctx.out << by.size() << " missions would be decided differently under " << Printable(file);
+  int64_t wider = 0;
+  for (const auto& [id, v] : by) wider += v.second;
+  if (wider) ctx.out << " (" << wider << " widening)";
+  ctx.out << "; ";
+  PrintSummaryLine(ctx.out, o.summary);
+  return by.empty() ? kExitOk : kExitNotDone;
+}
+
+}  // namespace hangar::cli

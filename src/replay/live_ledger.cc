@@ -1,0 +1,80 @@
+#include "replay/live_ledger.h"
+
+#include <simdjson.h>
+
+#include "base/sha256.h"
+#include "ledger/entry_view.h"
+#include "ledger/scan.h"
+
+namespace hangar::replay {
+
+namespace {
+
+constexpr std::string_view kSignalMember = "\"signal_record\":\"";
+
+std::string Verdict(simdjson::dom::parser& parser, std::string_view body) {
+  if (body.find("\"rule") == std::string_view::npos) return "";
+  simdjson::dom::element root;
+  if (parser.parse(body.data(), body.size()).get(root)) return "";
+  std::string out;
+  simdjson::dom::array rules;
+  if (!root["rules"].get(rules))
+    for (simdjson::dom::element r : rules) {
+      std::string_view s;
+      if (!r.get(s)) out += (out.empty() ? "" : ",") + std::string(s);
+    }
+  std::string_view one;
+  if (!root["rule"].get(one) && !one.empty()) out += (out.empty() ? "" : ",") + std::string(one);
+  return out;
+}
+
+}  // namespace
+
+std::string EntryContent(const std::string& kind, const std::string& time,
+                         const std::string& body_text) {
+  return Sha256Hex(kind + "\n" + time + "\n" + body_text);
+}
+
+Status LiveLedger::Load(const ledger::LedgerStore& store) {
+  entries_.clear();
+  grants_.clear();
+  ledger::ScanOptions options;
+  options.threads = 1;
+  simdjson::dom::parser parser;
+  return ledger::ScanLedger(store, options, [&](const ledger::EntryView& v, bool) {
+    if (v.seq != int64_t(entries_.size()) + 1)
+      return Status::Invalid("ledger seq " + std::to_string(v.seq) + " where " +
+                             std::to_string(entries_.size() + 1) + " was expected");
+    LiveEntry e;
+    e.kind = std::string(v.kind);
+    e.hash = std::string(v.hash);
+    if (size_t at = v.body.find(kSignalMember);
+        at != std::string_view::npos && at + kSignalMember.size() + 64 <= v.body.size())
+      e.signal_record = std::string(v.body.substr(at + kSignalMember.size(), 64));
+    e.content = EntryContent(e.kind, std::string(v.time), std::string(v.body));
+    e.verdict = Verdict(parser, v.body);
+    if (v.kind == "grant" || v.kind == "revoke" || v.kind == "ledger.reanchor") {
+      Result<json::Value> body = json::Parse(v.body);
+      if (!body.ok()) return body.status();
+      grants_.push_back(GrantRecord{v.seq, e.kind, std::move(body).value()});
+    }
+    entries_.push_back(std::move(e));
+    return Status::Ok();
+  });
+}
+
+const LiveEntry* LiveLedger::At(int64_t seq) const {
+  if (seq < 1 || seq > int64_t(entries_.size())) return nullptr;
+  return &entries_[size_t(seq - 1)];
+}
+
+Result<GrantBook> LiveLedger::GrantsAt(int64_t seq) const {
+  GrantBook book;
+  for (const GrantRecord& g : grants_) {
+    if (g.seq > seq) break;
+    if (Status s = book.Apply(g); !s.ok()) return s;
+  }
+  return book;
+}
+
+}  // namespace hangar::replay

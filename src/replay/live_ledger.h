@@ -1,0 +1,43 @@
+// LiveLedger: what a replay needs of the live ledger, read once (ledger/scan.h): per entry its
+// kind, hash and the signal record line that decided it (the body's "signal_record"), a digest of
+// what the kernel wrote (kind, time, body), and the gate's verdict and rules where the entry has
+// them; the grant entries whole, to fold a start's grants from. The chain and anchor are checked
+// before, by ledger::Verify.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel/grants.h"
+#include "ledger/store.h"
+
+namespace hangar::replay {
+
+struct LiveEntry {
+  std::string kind;
+  std::string hash;           // the entry's own
+  std::string signal_record;  // the line hash in its body, or empty
+  std::string content;        // sha256 of kind "\n" time "\n" body
+  std::string verdict;        // "rules" and "rule" of the body, as "R1,R2", for the diff's note
+};
+
+class LiveLedger {
+ public:
+  Status Load(const ledger::LedgerStore& store);
+  // The entry at SEQ, or nullptr outside 1..head.
+  const LiveEntry* At(int64_t seq) const;
+  int64_t head() const { return int64_t(entries_.size()); }
+  // The grants in force after SEQ, as the kernel folds them at a start.
+  Result<GrantBook> GrantsAt(int64_t seq) const;
+
+ private:
+  std::vector<LiveEntry> entries_;  // seq 1 at index 0
+  std::vector<GrantRecord> grants_;
+};
+
+// The digest LiveEntry::content holds, for an entry the replay's kernel decided.
+std::string EntryContent(const std::string& kind, const std::string& time,
+                         const std::string& body_text);
+
+}  // namespace hangar::replay

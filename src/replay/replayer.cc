@@ -1,0 +1,201 @@
+#include "replay/replayer.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/sha256.h"
+#include "kernel/setup_record.h"
+#include "kernel/signal_record.h"
+#include "ledger/entry.h"
+
+namespace hangar::replay {
+
+namespace {
+
+const std::set<std::string> kRestrictive = {"mission.held", "mission.denied", "mission.rejected",
+                                            "op.refused", "control.refused"};
+const std::set<std::string> kPermissive = {"mission.accepted", "mission.launched", "op.allowed",
+                                           "grant", "person.approved"};
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+std::string RulesOf(const json::Value& body) {
+  std::vector<std::string> out;
+  if (const json::Value* r = body.find("rules"); r && r->is_array())
+    for (const json::Value& x : r->as_array())
+      if (x.is_string()) out.push_back(x.as_string());
+  if (const json::Value* r = body.find("rule"); r && r->is_string() && !r->as_string().empty())
+    out.push_back(r->as_string());
+  return Join(out);
+}
+
+Status BadLedgerLink(int64_t n, int64_t seq, const std::string& hash, const LiveLedger& live) {
+  const LiveEntry* e = live.At(seq);
+  return Status::Invalid(
+      "signal record line " + std::to_string(n) + " follows ledger seq " + std::to_string(seq) +
+      " (hash " + hash + "), but the ledger " +
+      (seq > live.head()
+           ? "ends at seq " + std::to_string(live.head())
+           : "holds hash " + (e ? e->hash : std::string(ledger::kGenesisPrev)) + " there") +
+      ": the record is not this ledger's history");
+}
+
+bool Linked(int64_t seq, const std::string& hash, const LiveLedger& live) {
+  if (seq == 0) return hash == ledger::kGenesisPrev;
+  const LiveEntry* e = live.At(seq);
+  return e && e->hash == hash;
+}
+
+}  // namespace
+
+const char* StepClassName(StepClass c) {
+  switch (c) {
+    case StepClass::kSame:
+      return "same";
+    case StepClass::kDecisionDiffers:
+      return "decision differs";
+    case StepClass::kStateDiffers:
+      return "state differs only";
+    case StepClass::kExtra:
+      return "extra";
+    case StepClass::kMissing:
+      return "missing";
+  }
+  return "?";
+}
+
+Result<Summary> Replay(SignalReader& reader, const LiveLedger& live, const ReplayOptions& options,
+                       const StepSink& step_out, const RecordSink& record_out) {
+  Summary sum;
+  std::optional<KernelSetup> setup;
+  State st;
+  int64_t unfinished = 0;       // a line whose entries never reached the ledger (0: none)
+  bool global_differs = false;  // the shared state differs already: reported where it began
+  for (;;) {
+    Result<std::optional<Line>> next = reader.Next();
+    if (!next.ok()) return next.status();
+    std::optional<Line> cur = std::move(next).value();
+    if (!cur) break;
+    if (auto* s = std::get_if<StartLine>(&*cur)) {
+      if (!Linked(s->ledger_seq, s->ledger_hash, live))
+        return BadLedgerLink(s->n, s->ledger_seq, s->ledger_hash, live);
+      unfinished = 0;
+      global_differs = false;
+      SetupFacts facts = s->facts;
+      if (!options.policy_file.empty()) {
+        facts.policy_file = options.policy_file;
+        facts.policy_text = options.policy_text;
+      }
+      if (!options.config_file.empty()) {
+        facts.config_file = options.config_file;
+        facts.config_text = options.config_text;
+      }
+      Result<KernelSetup> built = BuildSetup(facts);
+      if (!built.ok())
+        return Status::Invalid("start line " + std::to_string(s->n) + ": " +
+                               built.status().message());
+      setup = std::move(built).value();
+      st = State{};
+      st.ledger_seq = s->ledger_seq;
+      st.ledger_time = s->ledger_time;
+      st.ready = false;  // as hangard starts: nothing launches before recovery is over
+      Result<GrantBook> grants = live.GrantsAt(s->ledger_seq);
+      if (!grants.ok()) return grants.status();
+      st.grants = std::move(grants).value();
+      ++sum.starts;
+      if (std::find(sum.builds.begin(), sum.builds.end(), s->build) == sum.builds.end())
+        sum.builds.push_back(s->build);
+      continue;
+    }
+    SignalLine& line = std::get<SignalLine>(*cur);
+    if (!setup)
+      return Status::Invalid("signal record line " + std::to_string(line.n) +
+                             ": a signal before any start line");
+    if (unfinished)
+      return Status::Invalid("signal record line " + std::to_string(unfinished) +
+                             ": its decision's ledger entries are not on the ledger, yet line " +
+                             std::to_string(line.n) + " was decided after it by the same start");
+    if (line.ledger_seq >= options.to) break;
+    if (!Linked(line.ledger_seq, line.ledger_hash, live))
+      return BadLedgerLink(line.n, line.ledger_seq, line.ledger_hash, live);
+    Step step;
+    step.n = line.n;
+    step.ledger_seq = line.ledger_seq;
+    step.time = std::visit([](const auto& x) { return x.now; }, line.signal);
+    std::vector<std::string> live_kinds, live_rules;
+    if (line.records > 0) {
+      const LiveEntry* first = live.At(line.ledger_seq + 1);
+      step.committed = first && first->signal_record == line.hash;
+      if (!step.committed) {
+        unfinished = line.n;
+        ++sum.uncommitted;
+      }
+      for (int64_t i = 1; step.committed && i <= line.records; ++i) {
+        const LiveEntry* e = live.At(line.ledger_seq + i);
+        if (!e || e->signal_record != line.hash)
+          return Status::Invalid("ledger seq " + std::to_string(line.ledger_seq + i) +
+                                 " should be entry " + std::to_string(i) + " of " +
+                                 std::to_string(line.records) + " of signal record line " +
+                                 std::to_string(line.n) + ", but it does not name that line");
+        live_kinds.push_back(e->kind);
+        if (!e->verdict.empty()) live_rules.push_back(e->verdict);
+      }
+    }
+    st.ledger_seq = line.ledger_seq;  // the live numbering: see replayer.h
+    std::vector<Action> acts = Decide(*setup, &st, line.signal);
+    std::vector<std::string> kinds, rules;
+    bool acts_at_all = false;
+    for (const Action& a : acts) {
+      acts_at_all |= !std::holds_alternative<Log>(a);
+      if (auto* r = std::get_if<Record>(&a)) {
+        kinds.push_back(r->kind);
+        if (std::string ru = RulesOf(r->body); !ru.empty()) rules.push_back(ru);
+      }
+    }
+    step.signal = SignalKind(line.signal);
+    step.missions = TouchedIds(line.signal, acts);
+    step.was = step.committed ? Join(live_kinds) : "(not on the ledger: hangard stopped first)";
+    step.would = Join(kinds);
+    step.rules_was = Join(live_rules);
+    step.rules_would = Join(rules);
+    for (const Action& a : acts)
+      if (auto* r = std::get_if<Record>(&a))
+        if (Status s = record_out(*r, step); !s.ok()) return s;
+    const bool decision_same = Sha256Hex(DecisionText(acts)) == line.decision;
+    const bool state_same = StepDigest(st, step.missions) == line.state;
+    const bool global_same = GlobalDigest(st) == line.global;
+    const bool global_began = !global_same && !global_differs;
+    global_differs = !global_same;
+    if (!decision_same)
+      step.cls = !line.acts && acts_at_all   ? StepClass::kExtra
+                 : line.acts && !acts_at_all ? StepClass::kMissing
+                                             : StepClass::kDecisionDiffers;
+    else if (!state_same || global_began)
+      step.cls = StepClass::kStateDiffers;
+    for (const std::string& k : kinds)
+      if (kPermissive.count(k) &&
+          std::find(live_kinds.begin(), live_kinds.end(), k) == live_kinds.end() &&
+          std::any_of(live_kinds.begin(), live_kinds.end(),
+                      [](const std::string& l) { return kRestrictive.count(l) > 0; }))
+        step.widening = true;
+    ++sum.signals;
+    const bool in_range =
+        line.ledger_seq + 1 >= options.from && (!options.since || step.time >= *options.since);
+    if (step.cls == StepClass::kSame) {
+      ++sum.same;
+    } else {
+      ++sum.differ;
+      sum.state_only += step.cls == StepClass::kStateDiffers;
+      sum.widening += step.widening;
+      if (!sum.first_divergence && in_range) sum.first_divergence = step;
+    }
+    if (in_range) step_out(step);
+  }
+  return sum;
+}
+
+}  // namespace hangar::replay

@@ -1,0 +1,147 @@
+#include "shell/signal_log.h"
+
+#include <algorithm>
+
+#include "base/sha256.h"
+#include "base/simdjson_util.h"
+#include "kernel/record_fields.h"
+#include "kernel/signal_record.h"
+#include "ledger/entry.h"
+
+namespace hangar {
+
+namespace {
+
+constexpr size_t kTailRead = 4 << 20;  // a line is far shorter: blobs beyond 16 KiB are files
+
+bool AnyAct(const std::vector<Action>& acts) {
+  return std::any_of(acts.begin(), acts.end(),
+                     [](const Action& a) { return !std::holds_alternative<Log>(a); });
+}
+
+}  // namespace
+
+SignalLog::SignalLog(Env* env, std::string spool, std::string name)
+    : env_(env),
+      dir_(spool + "/signals/" + name),
+      path_(dir_ + "/signals.jsonl"),
+      hash_(ledger::kGenesisPrev) {}
+
+Status SignalLog::Open(std::string* said) {
+  for (const std::string& d : {dir_.substr(0, dir_.rfind('/')), dir_, dir_ + "/blobs"})
+    if (!env_->Exists(d))
+      if (Status s = env_->MakeDir(d); !s.ok()) return s;
+  if (!env_->Exists(path_)) return Status::Ok();
+  Result<uint64_t> size = env_->FileSize(path_);
+  if (!size.ok()) return size.status();
+  if (*size == 0) return Status::Ok();
+  const uint64_t from = *size > kTailRead ? *size - kTailRead : 0;
+  Result<std::string> tail = env_->ReadAt(path_, from, size_t(*size - from));
+  if (!tail.ok()) return tail.status();
+  size_t end = tail->rfind('\n');
+  if (end + 1 != tail->size()) {
+    // A torn last line: its write never completed, so nothing was done on it.
+    const uint64_t keep = end == std::string::npos ? from : from + end + 1;
+    if (end == std::string::npos && from > 0)
+      return Status::Invalid("signal record " + path_ + ": no complete line in its last " +
+                             std::to_string(kTailRead) + " bytes");
+    if (Status s = env_->Truncate(path_, keep); !s.ok()) return s;
+    *said = "signal record " + path_ + ": cut a torn last line (" + std::to_string(*size - keep) +
+            " bytes at offset " + std::to_string(keep) +
+            "), written by a hangard that stopped before it was complete";
+    if (end == std::string::npos) return Status::Ok();
+    tail->resize(end + 1);
+  }
+  const size_t begin = tail->rfind('\n', tail->size() - 2);
+  const std::string_view last =
+      std::string_view(*tail).substr(begin == std::string::npos ? 0 : begin + 1);
+  if (begin == std::string::npos && from > 0)
+    return Status::Invalid("signal record " + path_ + ": its last line is longer than " +
+                           std::to_string(kTailRead) + " bytes");
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(last.substr(0, last.size() - 1));
+  simdjson::dom::element root;
+  int64_t n = 0;
+  std::string_view hash;
+  if (parser.parse(padded).get(root) || root["n"].get(n) || root["hash"].get(hash) ||
+      !ledger::IsHexHash(hash) || n < 1)
+    return Status::Invalid("signal record " + path_ +
+                           ": its last line does not read as a signal record line (n, hash); "
+                           "see hangar-signals(5)");
+  n_ = n;
+  hash_ = std::string(hash);
+  return Status::Ok();
+}
+
+std::string SignalLog::Blob(std::string_view bytes, json::Object* inline_blobs) {
+  const std::string hex = Sha256Hex(bytes);
+  const std::string ref = "sha256:" + hex;
+  if (!stored_.insert(hex).second) return ref;
+  if (bytes.size() <= kInlineBlobBytes) {
+    (*inline_blobs)[hex] = record::MaybeHex(std::string(bytes));
+    return ref;
+  }
+  if (!env_->Exists(dir_ + "/blobs/" + hex))
+    if (Status s = env_->WriteFileAtomic(dir_ + "/blobs", hex, bytes); !s.ok()) {
+      stored_.erase(hex);
+      if (blob_error_.ok()) blob_error_ = s;
+    }
+  return ref;
+}
+
+std::string SignalLog::Seal(json::Object members) {
+  members["n"] = ++n_;
+  members["prev"] = hash_;
+  hash_ = Sha256Hex(hash_ + json::Write(json::Value(members)));
+  members["hash"] = hash_;
+  pending_ += json::Write(json::Value(std::move(members)));
+  pending_ += '\n';
+  return hash_;
+}
+
+Status SignalLog::Start(const SetupFacts& facts, int64_t ledger_seq, const std::string& ledger_hash,
+                        TimeMs ledger_time) {
+  json::Object blobs;
+  json::Value setup = SetupFactsJson(facts, [&](std::string_view b) { return Blob(b, &blobs); });
+  if (!blob_error_.ok()) return blob_error_;
+  Seal({{"build", std::string(kKernelBuild)},
+        {"setup", std::move(setup)},
+        {"blobs", std::move(blobs)},
+        {"ledger",
+         json::Object{{"seq", ledger_seq}, {"hash", ledger_hash}, {"time", ledger_time}}}});
+  return Flush();
+}
+
+Result<std::string> SignalLog::Add(const Signal& signal, const std::vector<Action>& acts,
+                                   const State& state, int64_t ledger_seq,
+                                   const std::string& ledger_hash) {
+  json::Object blobs;
+  json::Value sig = SignalToJson(signal, [&](std::string_view b) { return Blob(b, &blobs); });
+  if (!blob_error_.ok()) {
+    Status s = blob_error_;
+    blob_error_ = Status::Ok();
+    return s;
+  }
+  int64_t records = 0;
+  for (const Action& a : acts) records += std::holds_alternative<Record>(a);
+  std::string hash = Seal({{"signal", std::move(sig)},
+                           {"blobs", std::move(blobs)},
+                           {"ledger", json::Object{{"seq", ledger_seq}, {"hash", ledger_hash}}},
+                           {"records", records},
+                           {"acts", AnyAct(acts)},
+                           {"decision", Sha256Hex(DecisionText(acts))},
+                           {"state", StepDigest(state, TouchedIds(signal, acts))},
+                           {"global", GlobalDigest(state)}});
+  return hash;
+}
+
+Status SignalLog::Flush() {
+  if (pending_.empty()) return Status::Ok();
+  Status s = env_->AppendDurable(path_, pending_);
+  // A failed append leaves the file's tail unknown; the daemon stops its work on it (a failed
+  // decision write), and the next start reads the tail again.
+  if (s.ok()) pending_.clear();
+  return s;
+}
+
+}  // namespace hangar
