@@ -148,7 +148,7 @@ int Run(const Context& ctx, const Setup& setup, const char* what, Outcome* out) 
   replay::LiveLedger live;
   if (Status s = live.Load(store); !s.ok())
     return FailTo(ctx.err, kExitData, what, "refused: " + s.message());
-  replay::SignalReader reader(ctx.env, ctx.layout.spool + "/signals/" + place.name);
+  ledger::SignalReader reader(ctx.env, ctx.layout.spool + "/signals/" + place.name);
   if (Status s = reader.Open(); !s.ok()) return FailTo(ctx.err, ExitForRead(s), what, s.message());
   Result<replay::Summary> sum = replay::Replay(
       reader, live, setup.options,

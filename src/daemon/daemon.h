@@ -12,7 +12,7 @@
 // EngineWatch (engine-run drones), WorkState (ok, intake paused, stopped), Periodic (timers),
 // PresenceJson (hangard.json), LedgerKeeper (the ledger, anchor and checkpoints).
 //
-// The signal record (shell/signal_log.h, man/hangar-signals.5). Every signal is decided, then its
+// The signal record (ledger/signal_log.h, man/hangar-signals.5). Every signal is decided, then its
 // line (the signal, the decision's digest, the state's) is buffered and, when the decision acts,
 // written durably before its ledger entries, which carry the line's hash; only then its acts.
 // A line that cannot be written is a failed decision write: the work stops (below).
@@ -65,9 +65,9 @@
 #include "kernel/kernel.h"
 #include "kernel/layout.h"
 #include "kernel/setup_record.h"
+#include "ledger/signal_log.h"
 #include "shell/manifest.h"
 #include "shell/notify_outbox.h"
-#include "shell/signal_log.h"
 
 namespace hangar {
 
@@ -162,7 +162,8 @@ class Daemon {
   State state_;
   std::unique_ptr<WorkerPool> pool_;
   LedgerKeeper ledger_;
-  SignalLog signals_;  // the signal record: each decision's line before its entries and acts
+  ledger::SignalLog
+      signals_;  // the signal record: each decision's line before its entries and acts
   NotifyOutbox outbox_;
   WorkState work_;
   DropQueue drops_;

@@ -264,5 +264,83 @@ TEST(SignalRecord, TheStateDigestFollowsWhatDecidesTheNextDecisions) {
   EXPECT_NE(StateDigest(a), StateDigest(b));
 }
 
+TEST(SignalRecord, EachKindIsNamedAsItsRecordNamesIt) {
+  Blobs blobs;
+  for (const Signal& sig : EveryKind())
+    EXPECT_EQ(SignalToJson(sig, blobs.Out()).find("signal")->as_string(), SignalKind(sig));
+}
+
+// The decision a replay compares: what is done, not how it is explained. The gate's rules, reason
+// and policy digest, a file's text and an answer's text are the state's or explanation; a verdict
+// (the entry's kind, where the mission goes) is the decision.
+TEST(SignalRecord, TheDecisionTextKeepsWhatIsDoneNotItsExplanation) {
+  Record accepted{7, "mission.accepted",
+                  Json(R"({"id":"M","verdict":"allow","rules":["acts.allow.read"],)"
+                       R"("reason":"","policy":"aa"})"),
+                  kT};
+  Intake in;
+  in.name = "m.json";
+  in.id = "M";
+  in.files["gate1.json"] = "rules: acts.allow.read";
+  const std::string base = DecisionText({accepted, in, Log{"M accepted"}});
+  Record other_rule = accepted;
+  other_rule.body = Json(R"({"id":"M","verdict":"allow","rules":["acts.unknown"],)"
+                         R"("reason":"x","policy":"bb"})");
+  Intake other_text = in;
+  other_text.files["gate1.json"] = "rules: acts.unknown";
+  EXPECT_EQ(DecisionText({other_rule, other_text}), base)
+      << "explanations and logs are not compared";
+  Record held = accepted;
+  held.kind = "mission.held";
+  EXPECT_NE(DecisionText({held, in}), base);
+  Intake to_hold = in;
+  to_hold.to = Phase::kHold;
+  EXPECT_NE(DecisionText({accepted, to_hold}), base);
+  Record later = accepted;
+  later.seq = 8;
+  EXPECT_NE(DecisionText({later, in}), base);
+  EXPECT_NE(DecisionText({accepted}), base) << "an act left out";
+}
+
+TEST(SignalRecord, TheStepDigestCoversTheDecisionsMissionsTheGlobalDigestTheRest) {
+  State a;
+  a.missions["M"].phase = Phase::kQueued;
+  a.missions["N"].phase = Phase::kQueued;
+  State b = a;
+  b.missions["N"].phase = Phase::kRunning;
+  EXPECT_EQ(StepDigest(a, {"M"}), StepDigest(b, {"M"})) << "N is not this decision's";
+  EXPECT_NE(StepDigest(a, {"M", "N"}), StepDigest(b, {"M", "N"}));
+  b = a;
+  b.missions["M"].gate = "stage 1 allow acts.unknown";
+  EXPECT_NE(StepDigest(a, {"M"}), StepDigest(b, {"M"})) << "the gate's rules are state";
+  EXPECT_EQ(GlobalDigest(a), GlobalDigest(b));
+  b = a;
+  b.missions.erase("M");
+  EXPECT_NE(StepDigest(a, {"M"}), StepDigest(b, {"M"})) << "a mission forgotten";
+  b = a;
+  b.running = 1;
+  EXPECT_EQ(StepDigest(a, {"M"}), StepDigest(b, {"M"}));
+  EXPECT_NE(GlobalDigest(a), GlobalDigest(b));
+  b = a;
+  b.queue.push_back("M");
+  EXPECT_NE(GlobalDigest(a), GlobalDigest(b));
+  b = a;
+  (void)b.grants.Apply(
+      GrantRecord{5, "grant", Json(R"({"op":"x","requester":"t","by":"root","until":null})")});
+  EXPECT_NE(StepDigest(a, {}), StepDigest(b, {})) << "grants in force are every decision's";
+}
+
+TEST(SignalRecord, TouchedIdsAreTheSignalsAndEachActionsOnce) {
+  Launch launch;
+  launch.id = "B";
+  Move move;
+  move.id = "A";
+  const std::vector<Action> acts = {Record{1, "mission.accepted", Json(R"({"id":"A"})"), kT},
+                                    launch, move, Record{2, "grant", Json(R"({"op":"x"})"), kT},
+                                    Log{"C"}};
+  EXPECT_EQ(TouchedIds(SupervisorGone{"Z", kT}, acts), (std::vector<std::string>{"A", "B", "Z"}));
+  EXPECT_EQ(TouchedIds(Ready{kT}, {}), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace hangar

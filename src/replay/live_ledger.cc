@@ -12,14 +12,19 @@ namespace {
 
 constexpr std::string_view kSignalMember = "\"signal_record\":\"";
 
-std::string Verdict(simdjson::dom::parser& parser, std::string_view body) {
-  if (body.find("\"rule") == std::string_view::npos) return "";
+// The body's "rules" and "rule" as "R1,R2", and its "id" into *id.
+std::string Verdict(simdjson::dom::parser& parser, std::string_view body, std::string* id) {
+  const bool rules = body.find("\"rule") != std::string_view::npos;
+  if (!rules && body.find("\"id\":") == std::string_view::npos) return "";
   simdjson::dom::element root;
   if (parser.parse(body.data(), body.size()).get(root)) return "";
+  std::string_view i;
+  if (!root["id"].get(i)) *id = std::string(i);
   std::string out;
-  simdjson::dom::array rules;
-  if (!root["rules"].get(rules))
-    for (simdjson::dom::element r : rules) {
+  if (!rules) return out;
+  simdjson::dom::array list;
+  if (!root["rules"].get(list))
+    for (simdjson::dom::element r : list) {
       std::string_view s;
       if (!r.get(s)) out += (out.empty() ? "" : ",") + std::string(s);
     }
@@ -52,7 +57,7 @@ Status LiveLedger::Load(const ledger::LedgerStore& store) {
         at != std::string_view::npos && at + kSignalMember.size() + 64 <= v.body.size())
       e.signal_record = std::string(v.body.substr(at + kSignalMember.size(), 64));
     e.content = EntryContent(e.kind, std::string(v.time), std::string(v.body));
-    e.verdict = Verdict(parser, v.body);
+    e.verdict = Verdict(parser, v.body, &e.id);
     if (v.kind == "grant" || v.kind == "revoke" || v.kind == "ledger.reanchor") {
       Result<json::Value> body = json::Parse(v.body);
       if (!body.ok()) return body.status();

@@ -20,6 +20,7 @@ struct LiveEntry {
   std::string signal_record;  // the line hash in its body, or empty
   std::string content;        // sha256 of kind "\n" time "\n" body
   std::string verdict;        // "rules" and "rule" of the body, as "R1,R2", for the diff's note
+  std::string id;             // the body's "id": the mission it is about, or empty
 };
 
 class LiveLedger {

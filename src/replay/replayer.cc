@@ -68,19 +68,21 @@ const char* StepClassName(StepClass c) {
   return "?";
 }
 
-Result<Summary> Replay(SignalReader& reader, const LiveLedger& live, const ReplayOptions& options,
-                       const StepSink& step_out, const RecordSink& record_out) {
+Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
+                       const ReplayOptions& options, const StepSink& step_out,
+                       const RecordSink& record_out) {
   Summary sum;
   std::optional<KernelSetup> setup;
   State st;
   int64_t unfinished = 0;       // a line whose entries never reached the ledger (0: none)
+  std::string unfinished_why;   // what the ledger holds where its entries would be
   bool global_differs = false;  // the shared state differs already: reported where it began
   for (;;) {
-    Result<std::optional<Line>> next = reader.Next();
+    Result<std::optional<ledger::Line>> next = reader.Next();
     if (!next.ok()) return next.status();
-    std::optional<Line> cur = std::move(next).value();
+    std::optional<ledger::Line> cur = std::move(next).value();
     if (!cur) break;
-    if (auto* s = std::get_if<StartLine>(&*cur)) {
+    if (auto* s = std::get_if<ledger::StartLine>(&*cur)) {
       if (!Linked(s->ledger_seq, s->ledger_hash, live))
         return BadLedgerLink(s->n, s->ledger_seq, s->ledger_hash, live);
       unfinished = 0;
@@ -111,14 +113,16 @@ Result<Summary> Replay(SignalReader& reader, const LiveLedger& live, const Repla
         sum.builds.push_back(s->build);
       continue;
     }
-    SignalLine& line = std::get<SignalLine>(*cur);
+    ledger::SignalLine& line = std::get<ledger::SignalLine>(*cur);
     if (!setup)
       return Status::Invalid("signal record line " + std::to_string(line.n) +
                              ": a signal before any start line");
     if (unfinished)
       return Status::Invalid("signal record line " + std::to_string(unfinished) +
-                             ": its decision's ledger entries are not on the ledger, yet line " +
-                             std::to_string(line.n) + " was decided after it by the same start");
+                             ": its decision's ledger entries are not on the ledger (" +
+                             unfinished_why + "), yet line " + std::to_string(line.n) +
+                             " was decided after it by the same start: the record is not this "
+                             "ledger's history");
     if (line.ledger_seq >= options.to) break;
     if (!Linked(line.ledger_seq, line.ledger_hash, live))
       return BadLedgerLink(line.n, line.ledger_seq, line.ledger_hash, live);
@@ -126,12 +130,15 @@ Result<Summary> Replay(SignalReader& reader, const LiveLedger& live, const Repla
     step.n = line.n;
     step.ledger_seq = line.ledger_seq;
     step.time = std::visit([](const auto& x) { return x.now; }, line.signal);
-    std::vector<std::string> live_kinds, live_rules;
+    std::vector<std::string> live_kinds, live_rules, live_ids;
     if (line.records > 0) {
       const LiveEntry* first = live.At(line.ledger_seq + 1);
       step.committed = first && first->signal_record == line.hash;
       if (!step.committed) {
         unfinished = line.n;
+        unfinished_why =
+            !first ? "the ledger ends at seq " + std::to_string(live.head())
+                   : "seq " + std::to_string(line.ledger_seq + 1) + " is another decision's";
         ++sum.uncommitted;
       }
       for (int64_t i = 1; step.committed && i <= line.records; ++i) {
@@ -142,6 +149,7 @@ Result<Summary> Replay(SignalReader& reader, const LiveLedger& live, const Repla
                                  std::to_string(line.records) + " of signal record line " +
                                  std::to_string(line.n) + ", but it does not name that line");
         live_kinds.push_back(e->kind);
+        if (!e->id.empty()) live_ids.push_back(e->id);
         if (!e->verdict.empty()) live_rules.push_back(e->verdict);
       }
     }
@@ -158,6 +166,12 @@ Result<Summary> Replay(SignalReader& reader, const LiveLedger& live, const Repla
     }
     step.signal = SignalKind(line.signal);
     step.missions = TouchedIds(line.signal, acts);
+    const std::string state = StepDigest(st, step.missions);  // over the ids the live one used
+    // The missions named: the replay's and those of the live decision's entries.
+    for (const std::string& id : live_ids)
+      if (std::find(step.missions.begin(), step.missions.end(), id) == step.missions.end())
+        step.missions.push_back(id);
+    std::sort(step.missions.begin(), step.missions.end());
     step.was = step.committed ? Join(live_kinds) : "(not on the ledger: hangard stopped first)";
     step.would = Join(kinds);
     step.rules_was = Join(live_rules);
@@ -166,7 +180,7 @@ Result<Summary> Replay(SignalReader& reader, const LiveLedger& live, const Repla
       if (auto* r = std::get_if<Record>(&a))
         if (Status s = record_out(*r, step); !s.ok()) return s;
     const bool decision_same = Sha256Hex(DecisionText(acts)) == line.decision;
-    const bool state_same = StepDigest(st, step.missions) == line.state;
+    const bool state_same = state == line.state;
     const bool global_same = GlobalDigest(st) == line.global;
     const bool global_began = !global_same && !global_differs;
     global_differs = !global_same;

@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "kernel/kernel.h"
+#include "ledger/signal_reader.h"
 #include "replay/live_ledger.h"
-#include "replay/signal_reader.h"
 
 namespace hangar::replay {
 
@@ -68,7 +68,8 @@ using StepSink = std::function<void(const Step&)>;
 using RecordSink = std::function<Status(const Record&, const Step&)>;
 
 // Every step goes to STEP (those in range), every Record the replay decided to RECORD, in order.
-Result<Summary> Replay(SignalReader& reader, const LiveLedger& live, const ReplayOptions& options,
-                       const StepSink& step, const RecordSink& record);
+Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
+                       const ReplayOptions& options, const StepSink& step,
+                       const RecordSink& record);
 
 }  // namespace hangar::replay

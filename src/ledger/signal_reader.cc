@@ -1,4 +1,4 @@
-#include "replay/signal_reader.h"
+#include "ledger/signal_reader.h"
 
 #include "base/sha256.h"
 #include "base/strict_json.h"
@@ -6,7 +6,7 @@
 #include "kernel/signal_record.h"
 #include "ledger/entry.h"
 
-namespace hangar::replay {
+namespace hangar::ledger {
 
 namespace {
 
@@ -16,10 +16,7 @@ constexpr std::string_view kHashMember = ",\"hash\":\"";  // then 64 hex digits 
 }  // namespace
 
 SignalReader::SignalReader(Env* env, std::string dir)
-    : env_(env),
-      dir_(std::move(dir)),
-      path_(dir_ + "/signals.jsonl"),
-      hash_(ledger::kGenesisPrev) {}
+    : env_(env), dir_(std::move(dir)), path_(dir_ + "/signals.jsonl"), hash_(kGenesisPrev) {}
 
 Status SignalReader::Open() {
   if (!env_->Exists(path_))
@@ -66,7 +63,7 @@ Result<std::optional<Line>> SignalReader::Next() {
 }
 
 Result<std::string> SignalReader::Blob(const std::string& ref) {
-  if (!ref.starts_with("sha256:") || !ledger::IsHexHash(std::string_view(ref).substr(7)))
+  if (!ref.starts_with("sha256:") || !IsHexHash(std::string_view(ref).substr(7)))
     return Status::Invalid("expected a blob reference sha256:HEX");
   const std::string hex = ref.substr(7);
   std::string bytes;
@@ -94,7 +91,7 @@ Result<Line> SignalReader::Parse(std::string_view text) {
   std::string hashed = hash_;
   hashed.append(text.substr(0, at + 1));
   hashed.append(text.substr(at + kHashMember.size() + 66));
-  if (!ledger::IsHexHash(hash) || Sha256Hex(hashed) != hash)
+  if (!IsHexHash(hash) || Sha256Hex(hashed) != hash)
     return Bad("its hash does not recompute (the line was changed)");
   simdjson::dom::element root;
   if (auto err = parser_.parse(text.data(), text.size()).get(root))
@@ -112,7 +109,7 @@ Result<Line> SignalReader::Parse(std::string_view text) {
     if (start) inline_.clear();  // a start's lines inline anew every blob they need
     strict::Members(f["blobs"], "blobs", "",
                     [&](const std::string& k, const std::string& kf, simdjson::dom::element v) {
-                      if (!ledger::IsHexHash(k)) strict::Fail(kf, "expected a sha256 as the key");
+                      if (!IsHexHash(k)) strict::Fail(kf, "expected a sha256 as the key");
                       inline_[k] = record::ReadText(v, kf);
                       return true;
                     });
@@ -153,4 +150,4 @@ Result<Line> SignalReader::Parse(std::string_view text) {
   }
 }
 
-}  // namespace hangar::replay
+}  // namespace hangar::ledger

@@ -1,4 +1,4 @@
-#include "shell/signal_log.h"
+#include "ledger/signal_log.h"
 
 #include <algorithm>
 
@@ -8,7 +8,7 @@
 #include "kernel/signal_record.h"
 #include "ledger/entry.h"
 
-namespace hangar {
+namespace hangar::ledger {
 
 namespace {
 
@@ -25,7 +25,7 @@ SignalLog::SignalLog(Env* env, std::string spool, std::string name)
     : env_(env),
       dir_(spool + "/signals/" + name),
       path_(dir_ + "/signals.jsonl"),
-      hash_(ledger::kGenesisPrev) {}
+      hash_(kGenesisPrev) {}
 
 Status SignalLog::Open(std::string* said) {
   for (const std::string& d : {dir_.substr(0, dir_.rfind('/')), dir_, dir_ + "/blobs"})
@@ -64,7 +64,7 @@ Status SignalLog::Open(std::string* said) {
   int64_t n = 0;
   std::string_view hash;
   if (parser.parse(padded).get(root) || root["n"].get(n) || root["hash"].get(hash) ||
-      !ledger::IsHexHash(hash) || n < 1)
+      !IsHexHash(hash) || n < 1)
     return Status::Invalid("signal record " + path_ +
                            ": its last line does not read as a signal record line (n, hash); "
                            "see hangar-signals(5)");
@@ -144,4 +144,4 @@ Status SignalLog::Flush() {
   return s;
 }
 
-}  // namespace hangar
+}  // namespace hangar::ledger

@@ -1,5 +1,5 @@
 // SignalReader: reads the signal record (man/hangar-signals.5) line by line, as hangard wrote it
-// (shell/signal_log.h), checking as it goes what makes it trustworthy: each line's number follows
+// (ledger/signal_log.h), checking as it goes what makes it trustworthy: each line's number follows
 // the last, its "prev" is the last line's hash, its hash recomputes, and every blob it names
 // (inline, or a file in blobs/) has the sha256 it is named by. Any of these failing is Invalid,
 // naming the file, the line and what is wrong: a replay of such a record is refused.
@@ -19,7 +19,7 @@
 #include "kernel/kernel.h"
 #include "kernel/setup_record.h"
 
-namespace hangar::replay {
+namespace hangar::ledger {
 
 struct StartLine {
   int64_t n = 0;
@@ -76,4 +76,4 @@ class SignalReader {
   simdjson::dom::parser parser_;
 };
 
-}  // namespace hangar::replay
+}  // namespace hangar::ledger

@@ -25,7 +25,7 @@
 #include "kernel/kernel.h"
 #include "kernel/setup_record.h"
 
-namespace hangar {
+namespace hangar::ledger {
 
 inline constexpr size_t kInlineBlobBytes = 16 * 1024;
 
@@ -67,4 +67,4 @@ class SignalLog {
   std::set<std::string> stored_;      // blobs written in this process's lines or files
 };
 
-}  // namespace hangar
+}  // namespace hangar::ledger

@@ -1,0 +1,247 @@
+// The replay against a history recorded as hangard records it (a ledger and a signal record on a
+// scratch spool, each decision's line before its entries, which carry its hash): the same setup
+// replays with every step the same, across a restart; another policy names the step and the rule
+// that decide otherwise, and one that allows what was held is widening; a decision whose entries
+// never reached the ledger is taken as hangard stopping before them when a start follows, and
+// refused when more decisions follow; a record that is not the ledger's history is refused.
+#include "replay/replayer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/scratch_dir_testutil.h"
+#include "env/env.h"
+#include "kernel/kernel_testutil.h"
+#include "kernel/setup_record.h"
+#include "ledger/signal_log.h"
+#include "ledger/signal_reader.h"
+#include "ledger/store.h"
+
+namespace hangar::replay {
+namespace {
+
+constexpr TimeMs kT = 1'700'000'000'000;
+constexpr const char* kHoldPush = R"({"hangar_policy":1,"acts":{"hold":["push"]}})";
+
+std::string Mission(const std::string& id, const std::string& extra = "") {
+  return "{\"hangar\":1,\"id\":\"" + id +
+         "\",\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
+         "\"max_minutes\":1" +
+         extra + "}";
+}
+
+// Decides and records as Daemon::Decided does, on a real ledger and signal record.
+class Recorder {
+ public:
+  explicit Recorder(std::string spool) : spool_(std::move(spool)) {
+    facts_.config_file = spool_ + "/hangar.conf";
+    facts_.config_text = R"({"hangar":1,"slots":2,"policy":")" + spool_ +
+                         R"(/policy.json","profiles":{"script":{"argv":["/bin/true"]}}})";
+    facts_.policy_file = spool_ + "/policy.json";
+    facts_.policy_text = kHoldPush;
+    facts_.spool = spool_;
+    facts_.home = "/";
+    facts_.bwrap = "/usr/bin/bwrap";
+    facts_.approvers = {0};
+  }
+  void Start(TimeMs ledger_time = 0) {
+    store_ = std::make_unique<ledger::LedgerStore>(RealEnv(), spool_, "live");
+    ASSERT_TRUE(store_->Open().ok());
+    log_ = std::make_unique<ledger::SignalLog>(RealEnv(), spool_, "live");
+    std::string said;
+    ASSERT_TRUE(log_->Open(&said).ok());
+    Result<KernelSetup> s = BuildSetup(facts_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    setup_ = *s;
+    state_ = State{};
+    state_.ledger_seq = store_->head_seq();
+    state_.ledger_time = ledger_time;
+    state_.ready = false;
+    ASSERT_TRUE(log_->Start(facts_, store_->head_seq(), store_->head_hash(), ledger_time).ok());
+  }
+  // COMMIT false: hangard stopped after the line, before the entries.
+  std::vector<Action> Step(const Signal& sig, bool commit = true) {
+    const int64_t seq = store_->head_seq();
+    const std::string hash = store_->head_hash();
+    std::vector<Action> acts = Decide(setup_, &state_, sig);
+    Result<std::string> line = log_->Add(sig, acts, state_, seq, hash);
+    EXPECT_TRUE(line.ok());
+    EXPECT_TRUE(log_->Flush().ok());
+    std::vector<ledger::Draft> drafts;
+    for (const Action& a : acts) {
+      if (auto* r = std::get_if<Record>(&a)) {
+        json::Value body = r->body;
+        body["signal_record"] = *line;
+        drafts.push_back(ledger::Draft{r->kind, body, r->time, r->new_epoch});
+      }
+    }
+    if (commit && !drafts.empty()) {
+      EXPECT_TRUE(store_->AppendBatch(drafts).ok());
+    }
+    return acts;
+  }
+  const std::string& spool() const { return spool_; }
+
+ private:
+  std::string spool_;
+  SetupFacts facts_;
+  KernelSetup setup_;
+  State state_;
+  std::unique_ptr<ledger::LedgerStore> store_;
+  std::unique_ptr<ledger::SignalLog> log_;
+};
+
+class ReplayerTest : public ::testing::Test {
+ protected:
+  ScratchDir dir_{"replayer"};
+  Recorder rec_{dir_.path()};
+
+  // A day's work: one mission done, one held and approved, one rejected, a restart, one more.
+  void Workload() {
+    rec_.Start();
+    rec_.Step(Ready{kT});
+    rec_.Step(Dropped{"a.json", Mission("A"), "", kT + 1, {}, kRoot});
+    rec_.Step(LaunchDone{"A", true, false, true, "", kT + 2});
+    rec_.Step(Dropped{"h.json", Mission("H", R"(,"acts":["push"])"), "", kT + 3, {}, kRoot});
+    rec_.Step(
+        ControlDropped{"c1", R"({"hangar":1,"request":"approve","id":"H"})", "", kT + 4, kRoot});
+    rec_.Step(Dropped{"bad.json", "{not json", "", kT + 5, {}, kRoot});
+    ExitInfo e;
+    e.rc = 0;
+    rec_.Step(DroneExited{"A", e, kT + 6});
+    rec_.Step(Observed{"A", Observation{}, kT + 7});
+    rec_.Start(kT + 7);
+    rec_.Step(Ready{kT + 8});
+    rec_.Step(Dropped{"b.json", Mission("B"), "", kT + 9, {}, kRoot});
+  }
+  Result<Summary> Run(ReplayOptions options = {}, std::vector<Step>* changed = nullptr) {
+    ledger::LedgerStore store(RealEnv(), rec_.spool(), "live");
+    if (Status s = store.OpenForReading(); !s.ok()) return s;
+    LiveLedger live;
+    if (Status s = live.Load(store); !s.ok()) return s;
+    ledger::SignalReader reader(RealEnv(), rec_.spool() + "/signals/live");
+    if (Status s = reader.Open(); !s.ok()) return s;
+    return Replay(
+        reader, live, options,
+        [&](const Step& s) {
+          if (changed && s.cls != StepClass::kSame) changed->push_back(s);
+        },
+        [](const Record&, const Step&) { return Status::Ok(); });
+  }
+};
+
+TEST_F(ReplayerTest, TheSameSetupReplaysEveryStepTheSame) {
+  Workload();
+  Result<Summary> s = Run();
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->signals, 10);
+  EXPECT_EQ(s->same, 10);
+  EXPECT_EQ(s->differ, 0);
+  EXPECT_EQ(s->starts, 2);
+  EXPECT_EQ(s->builds, std::vector<std::string>{std::string(kKernelBuild)});
+}
+
+TEST_F(ReplayerTest, AnotherPolicyNamesTheStepAndTheRule) {
+  Workload();
+  ReplayOptions deny;
+  deny.policy_file = dir_.path() + "/deny.json";
+  deny.policy_text = R"({"hangar_policy":1,"acts":{"deny":["push"]}})";
+  std::vector<Step> changed;
+  Result<Summary> s = Run(deny, &changed);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_FALSE(changed.empty());
+  EXPECT_EQ(changed[0].missions, std::vector<std::string>{"H"});
+  EXPECT_EQ(changed[0].was, "mission.held");
+  EXPECT_EQ(changed[0].would, "mission.denied");
+  EXPECT_EQ(changed[0].rules_would, "acts.deny.push");
+  EXPECT_EQ(changed[0].cls, StepClass::kDecisionDiffers);
+  EXPECT_FALSE(changed[0].widening);
+  for (const Step& c : changed) {
+    if (c.cls != StepClass::kStateDiffers) {
+      EXPECT_EQ(c.missions, std::vector<std::string>{"H"}) << "only H asked to push: line " << c.n;
+    }
+  }
+
+  ReplayOptions allow = deny;
+  allow.policy_text = R"({"hangar_policy":1,"acts":{"allow":["push"]}})";
+  changed.clear();
+  ASSERT_TRUE(Run(allow, &changed).ok());
+  ASSERT_FALSE(changed.empty());
+  EXPECT_EQ(changed[0].would, "mission.accepted,mission.launched");
+  EXPECT_TRUE(changed[0].widening);
+
+  ReplayOptions unknown = deny;  // held still, as an unknown act: the state differs only
+  unknown.policy_text = R"({"hangar_policy":1,"acts":{"unknown":"hold"}})";
+  changed.clear();
+  ASSERT_TRUE(Run(unknown, &changed).ok());
+  ASSERT_FALSE(changed.empty());
+  EXPECT_EQ(changed[0].cls, StepClass::kStateDiffers);
+  EXPECT_EQ(changed[0].rules_was, "acts.hold.push");
+  EXPECT_EQ(changed[0].rules_would, "acts.unknown");
+}
+
+TEST_F(ReplayerTest, EntriesLostToAStopBeforeAStartReplayAsTheKernelBehaved) {
+  rec_.Start();
+  rec_.Step(Ready{kT});
+  rec_.Step(Dropped{"a.json", Mission("A"), "", kT + 1, {}, kRoot}, /*commit=*/false);
+  rec_.Start();  // the drop waits in incoming/new still: decided again
+  rec_.Step(Dropped{"a.json", Mission("A"), "", kT + 2, {}, kRoot});
+  Result<Summary> s = Run();
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->uncommitted, 1);
+  EXPECT_EQ(s->differ, 0);
+}
+
+TEST_F(ReplayerTest, EntriesMissingWhileTheSameStartDecidedOnAreRefused) {
+  rec_.Start();
+  rec_.Step(Ready{kT});
+  rec_.Step(Dropped{"a.json", Mission("A"), "", kT + 1, {}, kRoot}, /*commit=*/false);
+  rec_.Step(Dropped{"b.json", Mission("B"), "", kT + 2, {}, kRoot});
+  Result<Summary> s = Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kInvalid);
+  EXPECT_NE(s.status().message().find("line 3: its decision's ledger entries are not on the "
+                                      "ledger (seq 1 is another decision's), yet line 4"),
+            std::string::npos)
+      << s.status().message();
+}
+
+TEST_F(ReplayerTest, ARecordOfAnotherHistoryIsRefused) {
+  Workload();
+  // The ledger rewritten from its second entry on (its hashes no longer those the lines name).
+  const std::string seg = dir_.path() + "/ledger/live";
+  std::filesystem::path file = std::filesystem::directory_iterator(seg)->path();
+  std::ifstream in(file);
+  std::string first;
+  std::getline(in, first);
+  in.close();
+  std::filesystem::remove(file);
+  {
+    ledger::LedgerStore store(RealEnv(), dir_.path(), "live");
+    ASSERT_TRUE(store.Open().ok());
+    ASSERT_TRUE(store.Append("mission.accepted", json::Object{{"id", "X"}}, kT).ok());
+  }
+  Result<Summary> s = Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kInvalid);
+  EXPECT_NE(s.status().message().find("signal record line "), std::string::npos)
+      << s.status().message();
+  EXPECT_FALSE(first.empty());
+  // A start line naming a head the ledger does not hold.
+  std::filesystem::remove_all(seg);
+  {
+    ledger::LedgerStore store(RealEnv(), dir_.path(), "live");
+    ASSERT_TRUE(store.Open().ok());
+  }
+  s = Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("(the ledger ends at seq 0)"), std::string::npos)
+      << s.status().message();
+  EXPECT_NE(s.status().message().find("the record is not this ledger's history"), std::string::npos)
+      << s.status().message();
+}
+
+}  // namespace
+}  // namespace hangar::replay
