@@ -16,6 +16,7 @@ check(run) reports, each as a sentence naming the mission or file:
     mission with launch.json but no launch key;
   - a .json file of the spool (outside rooms/, the drop zones and the ledger) that does not parse;
   - `hangar ledger verify` failing.
+  - `hangar replay` not exiting 0 (a decision the replay makes otherwise, a record refused).
 """
 import json
 import os
@@ -317,4 +318,12 @@ def check(run):
     r = run.hangar("ledger", "verify", "--anchor", run.a)
     if r.returncode != 0:
         v.append(f"hangar ledger verify exited {r.returncode}: {(r.stderr or r.stdout).strip()}")
+    # The signal record replays as the live kernel behaved, the crash included: a line whose
+    # entries a crash kept off the ledger is followed by the restart's start line (hangar(1)).
+    into = tempfile.mkdtemp(prefix="replay-", dir=run.t)
+    r = run.hangar("replay", "--into", into)
+    shutil.rmtree(into, ignore_errors=True)
+    if r.returncode != 0:
+        out = (r.stdout + r.stderr).strip().splitlines()
+        v.append(f"hangar replay exited {r.returncode}: " + " | ".join(out[-8:]))
     return v, outcomes
