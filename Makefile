@@ -34,7 +34,7 @@ HANGARD_USER ?= root
 INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-egress
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
-.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate bench-replay \
+.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate bench-replay bench-record \
 	bench-scale bench-manifest bench-backlog bench-latency bench-slurm bench-sandbox bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
@@ -152,6 +152,7 @@ bench: all
 	@scripts/bench-ledger
 	@scripts/bench-gate
 	@scripts/bench-replay
+	@scripts/bench-record
 	@scripts/bench-slurm
 	@scripts/bench-sandbox
 	@scripts/bench-egress
@@ -168,6 +169,8 @@ bench-quick: all
 	@BENCH_LEDGER_N=50000 BENCH_LEDGER_RUNS=1 BENCH_LEDGER_JSON=$(QUICK)/ledger-results.json scripts/bench-ledger
 	@BENCH_GATE_N=100000 BENCH_GATE_JSON=$(QUICK)/gate-results.json scripts/bench-gate
 	@BENCH_REPLAY_N=10000 BENCH_REPLAY_JSON=$(QUICK)/replay-results.json scripts/bench-replay
+	@BENCH_RECORD_N=100 BENCH_RECORD_REPS=1 BENCH_RECORD_JSON=$(QUICK)/record-results.json \
+	  scripts/bench-record
 	@BENCH_BACKLOG_N=100 BENCH_BACKLOG_JSON=$(QUICK)/backlog-results.json scripts/bench-backlog
 	@BENCH_SCALE_N=2000 BENCH_SCALE_JSON=$(QUICK)/scale-results.json scripts/bench-scale
 	@BENCH_MANIFEST_FILES=500 BENCH_MANIFEST_BYTES=52428800 \
@@ -188,6 +191,9 @@ bench-ledger:
 
 bench-replay:
 	@scripts/bench-replay
+
+bench-record: all
+	@scripts/bench-record
 
 bench-scale: all
 	@scripts/bench-scale

@@ -1,8 +1,28 @@
 #include "base/strict_json.h"
 
+#include <memory>
+#include <vector>
+
 namespace hangar {
 
 namespace strict {
+
+namespace {
+
+// Per thread: the parsers, and how many of them are in use now (the depth of nested reads).
+thread_local std::vector<std::unique_ptr<simdjson::dom::parser>> pool;
+thread_local size_t in_use = 0;
+
+}  // namespace
+
+PooledParser::PooledParser() {
+  if (pool.size() == in_use) pool.push_back(std::make_unique<simdjson::dom::parser>());
+  parser_ = pool[in_use++].get();
+}
+
+PooledParser::~PooledParser() {
+  --in_use;
+}
 
 void Fail(std::string field, std::string reason) {
   throw Failure{ParseError{std::move(field), std::move(reason)}};

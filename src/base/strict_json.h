@@ -77,14 +77,28 @@ void Items(element e, const std::string& field, const char* what_list, Fn fn) {
   for (element x : AsArray(e)) fn(x, Item(field, i++));
 }
 
+// A parser of this thread's, kept for the next document: a fresh simdjson parser allocates its
+// buffers anew, which costs more than parsing a small document. Documents read inside the reading
+// of another (a blob in a record) each get their own, so none is reused while its elements live.
+class PooledParser {
+ public:
+  PooledParser();
+  ~PooledParser();
+  PooledParser(const PooledParser&) = delete;
+  PooledParser& operator=(const PooledParser&) = delete;
+  simdjson::dom::parser& get() { return *parser_; }
+
+ private:
+  simdjson::dom::parser* parser_;
+};
+
 // Parses BYTES as one JSON document and reads its root with read(element) -> T inside the one
 // try: T, or the first field that failed, or ("", "not valid JSON: ...") when BYTES is no JSON.
 template <typename T, typename Read>
 std::variant<T, ParseError> ReadDocument(std::string_view bytes, Read read) {
-  simdjson::dom::parser parser;
-  simdjson::padded_string padded(bytes);
+  PooledParser parser;
   element root;
-  if (auto err = parser.parse(padded).get(root))
+  if (auto err = parser.get().parse(bytes.data(), bytes.size()).get(root))
     return ParseError{"", std::string("not valid JSON: ") + simdjson::error_message(err)};
   try {
     return read(root);

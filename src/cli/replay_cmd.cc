@@ -14,6 +14,7 @@
 #include "kernel/policy.h"
 #include "ledger/anchor.h"
 #include "ledger/verify.h"
+#include "replay/replay_ledger.h"
 #include "replay/replayer.h"
 
 namespace hangar::cli {
@@ -21,46 +22,6 @@ namespace hangar::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The replay's own ledger in DIR: each Record the replay decided, as the kernel wrote it, with
-// "replay_of": {"line", "seq"} (the signal line and the live seq it stands for); group-committed
-// a few thousand at a time, each batch's marks on DIR/replay-NAME.anchor.
-class ReplayLedger {
- public:
-  ReplayLedger(Env* env, const std::string& dir, const std::string& name)
-      : store_(env, dir, name), anchor_path_(dir + "/" + name + ".anchor"), name_(name) {}
-  Status Open() {
-    if (Status s = store_.Open(); !s.ok()) return s;
-    Result<ledger::Anchor> a = ledger::Anchor::Bind(store_.env(), anchor_path_, name_);
-    if (!a.ok()) return a.status();
-    anchor_.emplace(std::move(a).value());
-    return Status::Ok();
-  }
-  Status Add(const Record& r, const replay::Step& step) {
-    json::Value body = r.body;
-    if (!body.is_object()) body = json::Object{{"body", body}};
-    body["replay_of"] = json::Object{{"line", step.n}, {"seq", r.seq}};
-    drafts_.push_back(ledger::Draft{r.kind, std::move(body), r.time, false});
-    return drafts_.size() >= 4096 ? Flush() : Status::Ok();
-  }
-  Status Flush() {
-    if (drafts_.empty()) return Status::Ok();
-    Result<std::vector<ledger::Entry>> es = store_.AppendBatch(drafts_);
-    drafts_.clear();
-    if (!es.ok()) return es.status();
-    std::vector<ledger::AnchorMark> marks;
-    for (const ledger::Entry& e : *es) marks.push_back({e.epoch, e.seq, e.hash});
-    return anchor_->AppendBatch(marks);
-  }
-  const std::string& anchor_path() const { return anchor_path_; }
-  int64_t head() const { return store_.head_seq(); }
-
- private:
-  ledger::LedgerStore store_;
-  std::string anchor_path_, name_;
-  std::optional<ledger::Anchor> anchor_;
-  std::vector<ledger::Draft> drafts_;
-};
 
 // Absolute and with every symlink that exists resolved.
 std::string Resolved(const std::string& p) {
@@ -140,7 +101,7 @@ int Run(const Context& ctx, const Setup& setup, const char* what, Outcome* out) 
                     into + " holds a replay already (ledger " + ledger_name +
                         "): give an empty or new directory");
   }
-  ReplayLedger own(ctx.env, into, ledger_name);
+  replay::ReplayLedger own(ctx.env, into, ledger_name);
   if (Status s = own.Open(); !s.ok())
     return FailTo(ctx.err, kExitCantCreate, what,
                   "cannot start the replay's ledger: " + s.message());

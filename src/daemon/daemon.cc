@@ -287,19 +287,23 @@ Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
   std::vector<Action> acts = Decide(setup_, &state_, sig);
   // The signal record first: the line of what was decided, durable before the decision's entries
   // and acts when it has any (a decision that only logs goes with the next one's line).
-  Result<std::string> line = signals_.Add(sig, acts, state_, head_seq, head_hash);
-  if (!line.ok()) return line.status();
-  const bool acts_at_all = std::any_of(
-      acts.begin(), acts.end(), [](const Action& a) { return !std::holds_alternative<Log>(a); });
-  if (acts_at_all)
-    if (Status f = signals_.Flush(); !f.ok()) return f;
+  std::optional<std::string> line;
+  if (setup_.config.record_signals) {
+    Result<std::string> added = signals_.Add(sig, acts, state_, head_seq, head_hash);
+    if (!added.ok()) return added.status();
+    line = std::move(added).value();
+    const bool acts_at_all = std::any_of(
+        acts.begin(), acts.end(), [](const Action& a) { return !std::holds_alternative<Log>(a); });
+    if (acts_at_all)
+      if (Status f = signals_.Flush(); !f.ok()) return f;
+  }
   // Group commit: every entry of this decision in one ledger write and one anchor write, before
   // any of its acts. (Entries only ever go earlier than the acts they back, never later.) Each
   // carries the hash of the signal record's line that decided it.
   std::vector<Record> records;
   for (Action& a : acts)
     if (auto* r = std::get_if<Record>(&a)) {
-      r->body["signal_record"] = *line;
+      if (line) r->body["signal_record"] = *line;
       records.push_back(std::move(*r));
     }
   if (!records.empty()) {

@@ -77,7 +77,7 @@ Status Daemon::Start() {
   if (Status g = ledger_.FoldGrants(&state_.grants); !g.ok() && ledger_.failure().empty())
     return Status::Invalid("cannot fold the ledger's grants: " + g.message());
   // The signal record: this start's line, before any of its decisions.
-  {
+  if (setup_.config.record_signals) {
     std::string said;
     if (Status o = signals_.Open(&said); !o.ok()) return o;
     if (!said.empty()) Say(said);

@@ -13,6 +13,8 @@
 
 #include "base/scratch_dir_testutil.h"
 #include "env/fault_env.h"
+#include "ledger/signal_reader.h"
+#include "ledger/store.h"
 
 namespace hangar {
 namespace {
@@ -28,13 +30,14 @@ class DaemonTest : public ::testing::Test {
  protected:
   // A daemon on spool `name` (under the scratch directory) with anchor directory `anchor`.
   std::unique_ptr<Daemon> Make(const std::string& name, const std::string& anchor,
-                               Env* env = RealEnv()) {
+                               Env* env = RealEnv(), const std::string& config_extra = "") {
     const std::string spool = scratch_.path() + "/" + name, a = scratch_.path() + "/" + anchor;
     std::filesystem::create_directories(spool);
     std::filesystem::create_directories(a);
     SetupFacts f;
     f.config_file = spool + "/hangar.conf";
-    f.config_text = R"({"hangar":1,"slots":1,"profiles":{"script":{"argv":["/bin/true"]}}})";
+    f.config_text = R"({"hangar":1,"slots":1,)" + config_extra +
+                    R"("profiles":{"script":{"argv":["/bin/true"]}}})";
     f.spool = spool;
     f.anchor = a;
     f.home = "/";
@@ -119,6 +122,54 @@ TEST_F(DaemonTest, AFailedWriteForADecisionStopsTheWork) {
       *d, [] { return false; }, 10);  // turns enough to see it and take it
   EXPECT_TRUE(Exists("spool/incoming/new/b.json"));
   EXPECT_FALSE(Exists("spool/hold/B"));
+}
+
+// The signal record (man/hangar-signals.5): a start line, then the drop's line, whose hash the
+// decision's ledger entry carries; and nothing at all with record_signals false.
+TEST_F(DaemonTest, EachDecisionIsRecordedAndItsEntriesNameItsLine) {
+  std::unique_ptr<Daemon> d = Make("spool", "anchor");
+  ASSERT_TRUE(d->Start().ok());
+  Drop("spool", "incoming", "h1.json", HeldMission("H1"));
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/hold/H1/gate1.json"); }));
+  ledger::SignalReader reader(RealEnv(), scratch_.path() + "/spool/signals/live");
+  ASSERT_TRUE(reader.Open().ok());
+  std::vector<ledger::Line> lines;
+  for (;;) {
+    Result<std::optional<ledger::Line>> l = reader.Next();
+    ASSERT_TRUE(l.ok()) << l.status().message();
+    if (!l->has_value()) break;
+    lines.push_back(**l);
+  }
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_TRUE(std::holds_alternative<ledger::StartLine>(lines[0]));
+  std::string dropped_hash;
+  for (const ledger::Line& l : lines)
+    if (auto* s = std::get_if<ledger::SignalLine>(&l);
+        s && std::holds_alternative<Dropped>(s->signal)) {
+      EXPECT_EQ(std::get<Dropped>(s->signal).bytes, HeldMission("H1"));
+      EXPECT_EQ(s->records, 1);
+      dropped_hash = s->hash;
+    }
+  ASSERT_FALSE(dropped_hash.empty()) << "the drop was not recorded";
+  ledger::LedgerStore store(RealEnv(), scratch_.path() + "/spool", "live");
+  ASSERT_TRUE(store.OpenForReading().ok());
+  bool named = false;
+  ASSERT_TRUE(store
+                  .ForEach(1,
+                           [&](const ledger::Entry& e) {
+                             if (e.kind == "mission.held")
+                               named = e.body.find("signal_record") &&
+                                       e.body.find("signal_record")->as_string() == dropped_hash;
+                             return Status::Ok();
+                           })
+                  .ok());
+  EXPECT_TRUE(named) << "mission.held does not name the drop's line";
+
+  std::unique_ptr<Daemon> off = Make("spool2", "anchor2", RealEnv(), R"("record_signals":false,)");
+  ASSERT_TRUE(off->Start().ok());
+  Drop("spool2", "incoming", "h2.json", HeldMission("H2"));
+  ASSERT_TRUE(StepUntil(*off, [&] { return Exists("spool2/hold/H2/gate1.json"); }));
+  EXPECT_FALSE(Exists("spool2/signals/live/signals.jsonl"));
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ OpHandler ParseOp(const std::string& name, element e) {
 constexpr char kFields[] =
     "a config has hangar, spool, anchor, policy, ledger_name, checkpoint, rooms, slots, "
     "kill_grace_s, notify_retry_s, manifest, drone_user, approvers, allowed_signers, four_eyes, "
-    "limits, launchers, profiles, ops";
+    "record_signals, limits, launchers, profiles, ops";
 
 // Reads the top-level field K of the config into C (relative paths from BASE); false when a config
 // has no such field.
@@ -251,6 +251,8 @@ bool ReadField(const std::string& k, element v, const std::string& base, Config*
       Fail(k, "expected an absolute path to an OpenSSH allowed_signers file");
   } else if (k == "four_eyes") {
     c->four_eyes = strict::Bool(v, k);
+  } else if (k == "record_signals") {
+    c->record_signals = strict::Bool(v, k);
   } else if (k == "limits") {
     strict::Members(v, k, "limits has processes, file_mb, memory_mb, shm_mb, ops_per_minute",
                     [&](const std::string& lk, const std::string& f, element lv) {

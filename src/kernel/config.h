@@ -121,6 +121,9 @@ struct Config {
   // mission never approves it nor grants to it.
   std::vector<std::string> approvers;
   bool four_eyes = false;
+  // The signal record (man/hangar-signals.5): on unless a measurement of its cost turns it off;
+  // a start without it cannot be replayed.
+  bool record_signals = true;
   // OpenSSH's allowed_signers file (absolute): when set, every approve must be signed by a key it
   // lists (hangar approve --sign), whatever uid dropped it.
   std::string allowed_signers;

@@ -36,7 +36,7 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
       err(R"({"hangar":1,"slot":3,"profiles":{"x":{"argv":["a"]}}})"),
       "/c.conf: slot: unknown field (a config has hangar, spool, anchor, policy, ledger_name, "
       "checkpoint, rooms, slots, kill_grace_s, notify_retry_s, manifest, drone_user, "
-      "approvers, allowed_signers, four_eyes, limits, launchers, profiles, ops)");
+      "approvers, allowed_signers, four_eyes, record_signals, limits, launchers, profiles, ops)");
   // A field given twice is refused at every level, a profile's or an op's name too.
   EXPECT_EQ(err(R"({"hangar":1,"limits":{"processes":100,"processes":200},)"
                 R"("profiles":{"x":{"argv":["a"]}}})"),
@@ -76,11 +76,11 @@ TEST(Config, LimitsOnEveryDroneWithDefaults) {
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_EQ(d->limits, DroneLimits{});
   EXPECT_EQ(d->limits.processes, 1024);
-  Result<Config> c = ParseConfig(
-      R"({"hangar":1,"limits":{"processes":64,"file_mb":10,"memory_mb":512,"shm_mb":8,)"
-      R"("ops_per_minute":5},)"
-      R"("profiles":{"x":{"argv":["a"]}}})",
-      "/c.conf");
+  Result<Config> c =
+      ParseConfig(R"({"hangar":1,"limits":{"processes":64,"file_mb":10,"memory_mb":512,"shm_mb":8,)"
+                  R"("ops_per_minute":5},)"
+                  R"("profiles":{"x":{"argv":["a"]}}})",
+                  "/c.conf");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->limits, (DroneLimits{64, 10, 512, 8, 5}));
   auto err = [](const std::string& limits) {
@@ -100,9 +100,8 @@ TEST(Config, LimitsOnEveryDroneWithDefaults) {
 }
 
 TEST(Config, DroneUserIsALoginName) {
-  Result<Config> c =
-      ParseConfig(R"({"hangar":1,"drone_user":"hangar-drone","profiles":{"x":{"argv":["a"]}}})",
-                  "/c.conf");
+  Result<Config> c = ParseConfig(
+      R"({"hangar":1,"drone_user":"hangar-drone","profiles":{"x":{"argv":["a"]}}})", "/c.conf");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->drone_user, "hangar-drone");
   for (const char* bad : {R"("")", R"("a:b")", R"("../x")", "7"}) {
@@ -292,9 +291,9 @@ TEST(Config, AgentProfilesDefaultToTheirVendorsApi) {
             (std::vector<Destination>{{"api.openai.com", 443}}));
   EXPECT_EQ(OnlyProfile(R"({"harness":"claude","program":"claude"})").egress,
             (std::vector<Destination>{{"api.anthropic.com", 443}}));
-  EXPECT_EQ(OnlyProfile(R"({"harness":"codex","program":"codex","egress":["127.0.0.1:8080"]})")
-                .egress,
-            (std::vector<Destination>{{"127.0.0.1", 8080}}));
+  EXPECT_EQ(
+      OnlyProfile(R"({"harness":"codex","program":"codex","egress":["127.0.0.1:8080"]})").egress,
+      (std::vector<Destination>{{"127.0.0.1", 8080}}));
   EXPECT_TRUE(OnlyProfile(R"({"argv":["/bin/true"]})").egress.empty());
 }
 
@@ -305,9 +304,9 @@ TEST(Config, EgressMethodsAreHttpMethodsInCapitals) {
             (std::vector<std::string>{"GET", "HEAD"}));
   EXPECT_TRUE(OnlyProfile(R"({"harness":"codex","program":"c"})").egress_methods.empty());
   auto err = [](const std::string& methods) {
-    return ParseConfig(R"({"hangar":1,"profiles":{"x":{"argv":["a"],"egress_methods":)" +
-                           methods + "}}}",
-                       "/c.conf")
+    return ParseConfig(
+               R"({"hangar":1,"profiles":{"x":{"argv":["a"],"egress_methods":)" + methods + "}}}",
+               "/c.conf")
         .status()
         .message();
   };
@@ -317,6 +316,25 @@ TEST(Config, EgressMethodsAreHttpMethodsInCapitals) {
   EXPECT_EQ(err(R"(["GET","GET"])"), "/c.conf: profiles.x.egress_methods: GET given twice");
   EXPECT_EQ(err("[]"), "/c.conf: profiles.x.egress_methods: expected a non-empty list");
   EXPECT_NE(err(R"(["CONNECT"])").find("CONNECT is how HTTPS is reached"), std::string::npos);
+}
+
+}  // namespace hangar
+
+namespace hangar {
+
+TEST(Config, TheSignalRecordIsOnUnlessTurnedOff) {
+  const std::string profiles = R"("profiles":{"x":{"argv":["a"]}})";
+  Result<Config> on = ParseConfig("{\"hangar\":1," + profiles + "}", "/c.conf");
+  ASSERT_TRUE(on.ok());
+  EXPECT_TRUE(on->record_signals);
+  Result<Config> off =
+      ParseConfig("{\"hangar\":1,\"record_signals\":false," + profiles + "}", "/c.conf");
+  ASSERT_TRUE(off.ok());
+  EXPECT_FALSE(off->record_signals);
+  EXPECT_EQ(ParseConfig("{\"hangar\":1,\"record_signals\":\"no\"," + profiles + "}", "/c.conf")
+                .status()
+                .message(),
+            "/c.conf: record_signals: expected true or false");
 }
 
 }  // namespace hangar

@@ -19,28 +19,58 @@ json::Value MaybeHex(const std::string& s) {
   return json::Object{{"hex", hex}};
 }
 
+json::Value DropperJson(const Dropper& by) {
+  return json::Object{{"uid", by.uid}, {"user", MaybeHex(by.user)}};
+}
+
+json::Value ResolvedJson(const ResolvedWrites& r) {
+  json::Array a;
+  for (const auto& [as_written, p] : r) {
+    json::Object o;
+    o["as_written"] = MaybeHex(as_written);
+    o["path"] = MaybeHex(p.path);
+    o["error"] = MaybeHex(p.error);
+    a.emplace_back(std::move(o));  // built in place: a moved Value trips GCC 12's
+                                   // -Wmaybe-uninitialized (as in shell/harness_events.cc)
+  }
+  return a;
+}
+
 Fields::Fields(element e, std::string field) : field_(std::move(field)) {
-  strict::Members(e, field_, "see hangar-signals(5)",
-                  [&](const std::string& k, const std::string&, element v) {
-                    members_.emplace(k, v);
-                    return true;
-                  });
+  // As strict::Members reads an object (the same failures, in the same words), without a path
+  // string made for each member that reads well.
+  if (e.type() != element_type::OBJECT) Fail(field_, "expected an object");
+  for (auto [key, value] : AsObject(e)) {
+    for (const auto& m : members_)
+      if (m.first == key) Fail(strict::Member(field_, key), "field given twice");
+    members_.emplace_back(key, value);
+  }
+  used_.assign(members_.size(), false);
 }
 
-element Fields::operator[](const std::string& k) {
-  auto it = members_.find(k);
-  if (it == members_.end()) Fail(strict::Member(field_, k), "missing");
-  used_.insert(k);
-  return it->second;
+element Fields::operator[](std::string_view k) {
+  for (size_t i = 0; i < members_.size(); ++i)
+    if (members_[i].first == k) {
+      used_[i] = true;
+      return members_[i].second;
+    }
+  Fail(strict::Member(field_, k), "missing");
 }
 
-std::string Fields::Path(const std::string& k) const {
+bool Fields::Has(std::string_view k) const {
+  for (const auto& m : members_)
+    if (m.first == k) return true;
+  return false;
+}
+
+std::string Fields::Path(std::string_view k) const {
   return strict::Member(field_, k);
 }
 
 void Fields::Done() const {
-  for (const auto& [k, v] : members_)
-    if (!used_.count(k)) Fail(strict::Member(field_, k), "unknown field (see hangar-signals(5))");
+  for (size_t i = 0; i < members_.size(); ++i)
+    if (!used_[i])
+      Fail(strict::Member(field_, members_[i].first), "unknown field (see hangar-signals(5))");
 }
 
 std::string ReadText(element e, const std::string& field) {

@@ -3,17 +3,24 @@
 // that names the field of whatever is missing or unknown. Pure.
 #pragma once
 
-#include <map>
-#include <set>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/json.h"
 #include "base/simdjson_util.h"
+#include "kernel/kernel.h"
 
 namespace hangar::record {
 
 // A text that may not be UTF-8: itself when it is, else {"hex": HEX}.
 json::Value MaybeHex(const std::string& s);
+// Who dropped a file: {"uid", "user"}.
+json::Value DropperJson(const Dropper& by);
+// A mission's writes as the shell resolved them, a list in the map's (sorted) order: a path as
+// written need not be UTF-8, so it is no key. {"as_written", "path", "error"} each.
+json::Value ResolvedJson(const ResolvedWrites& r);
 // Reads what MaybeHex wrote; fails (strict::Fail) naming FIELD otherwise.
 std::string ReadText(simdjson::dom::element e, const std::string& field);
 
@@ -22,15 +29,16 @@ std::string ReadText(simdjson::dom::element e, const std::string& field);
 class Fields {
  public:
   Fields(simdjson::dom::element e, std::string field);
-  simdjson::dom::element operator[](const std::string& k);
-  bool Has(const std::string& k) const { return members_.count(k) > 0; }
-  std::string Path(const std::string& k) const;
+  simdjson::dom::element operator[](std::string_view k);
+  bool Has(std::string_view k) const;
+  std::string Path(std::string_view k) const;
   void Done() const;
 
  private:
+  // A record's objects are small: a list searched in order beats a map built for each.
   std::string field_;
-  std::map<std::string, simdjson::dom::element> members_;
-  std::set<std::string> used_;
+  std::vector<std::pair<std::string_view, simdjson::dom::element>> members_;
+  std::vector<bool> used_;
 };
 
 }  // namespace hangar::record

@@ -13,9 +13,11 @@ namespace hangar {
 
 namespace {
 
+using record::DropperJson;
 using record::Fields;
 using record::MaybeHex;
 using record::ReadText;
+using record::ResolvedJson;
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 using strict::Fail;
@@ -24,20 +26,6 @@ using strict::Fail;
 
 json::Value Opt(const std::optional<int>& v) {
   return v ? json::Value(*v) : json::Value(nullptr);
-}
-
-json::Value DropperJson(const Dropper& by) {
-  return json::Object{{"uid", by.uid}, {"user", MaybeHex(by.user)}};
-}
-
-// A list in the map's (sorted) order: a path as written need not be UTF-8, so it is no key.
-json::Value ResolvedJson(const ResolvedWrites& r) {
-  json::Array a;
-  for (const auto& [as_written, p] : r)
-    a.push_back(json::Object{{"as_written", MaybeHex(as_written)},
-                             {"path", MaybeHex(p.path)},
-                             {"error", MaybeHex(p.error)}});
-  return a;
 }
 
 json::Value ExitJson(const std::optional<ExitInfo>& e) {
@@ -386,78 +374,6 @@ struct Reader {
   }
 };
 
-// ---- actions and state ----
-
-json::Value FilesJson(const std::map<std::string, std::string>& files) {
-  json::Object o;
-  for (const auto& [name, text] : files) o[name] = Sha256Hex(text);
-  return o;
-}
-
-struct ActionWriter {
-  json::Value operator()(const Intake& a) const {
-    return json::Object{{"action", "intake"},
-                        {"name", MaybeHex(a.name)},
-                        {"id", a.id},
-                        {"to", std::string(PhaseName(a.to))},
-                        {"files", FilesJson(a.files)},
-                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
-  }
-  json::Value operator()(const Launch& a) const {
-    return json::Object{{"action", "launch"},
-                        {"id", a.id},
-                        {"attempt", a.attempt},
-                        {"plan_sha256", a.plan_sha256},
-                        {"gate2_sha256", Sha256Hex(a.gate2_text)},
-                        {"prompt_sha256", Sha256Hex(a.prompt)}};
-  }
-  json::Value operator()(const Observe& a) const {
-    return json::Object{{"action", "observe"}, {"id", a.id}, {"room", a.room}, {"run", a.run}};
-  }
-  json::Value operator()(const Kill& a) const {
-    return json::Object{{"action", "kill"}, {"id", a.id}};
-  }
-  json::Value operator()(const Move& a) const {
-    return json::Object{{"action", "move"},
-                        {"id", a.id},
-                        {"from", std::string(PhaseName(a.from))},
-                        {"to", std::string(PhaseName(a.to))},
-                        {"files", FilesJson(a.files)},
-                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
-  }
-  json::Value operator()(const ConsumeControl& a) const {
-    return json::Object{{"action", "consume-control"},
-                        {"name", MaybeHex(a.name)},
-                        {"bad", a.bad},
-                        {"why_sha256", Sha256Hex(a.why)},
-                        {"answer_sha256", Sha256Hex(a.answer)}};
-  }
-  json::Value operator()(const Log& a) const {
-    return json::Object{{"action", "log"}, {"line", MaybeHex(a.line)}};
-  }
-  json::Value operator()(const Record& a) const {
-    return json::Object{{"action", "record"}, {"seq", a.seq},   {"kind", a.kind},
-                        {"body", a.body},     {"time", a.time}, {"new_epoch", a.new_epoch}};
-  }
-  json::Value operator()(const RunOp& a) const {
-    return json::Object{{"action", "run-op"}, {"id", a.id},   {"name", MaybeHex(a.name)},
-                        {"op", a.op},         {"key", a.key}, {"files", FilesJson(a.files)}};
-  }
-  json::Value operator()(const AnswerOp& a) const {
-    return json::Object{{"action", "answer-op"},
-                        {"id", a.id},
-                        {"name", MaybeHex(a.name)},
-                        {"key", a.key},
-                        {"result_sha256", Sha256Hex(a.result)},
-                        {"keep", a.keep},
-                        {"release", a.release}};
-  }
-  json::Value operator()(const Retry& a) const {
-    return json::Object{
-        {"action", "retry"}, {"id", a.id}, {"previous", a.previous}, {"files", FilesJson(a.files)}};
-  }
-};
-
 }  // namespace
 
 const char* SignalKind(const Signal& s) {
@@ -484,142 +400,6 @@ Result<Signal> ParseSignal(std::string_view text, const BlobIn& in) {
 
 Signal ReadSignalAt(simdjson::dom::element e, const std::string& field, const BlobIn& in) {
   return Reader{in}.Read(e, field);
-}
-
-json::Value ActionToJson(const Action& a) {
-  return std::visit(ActionWriter{}, a);
-}
-
-namespace {
-
-json::Value MissionJson(const MissionRec& r) {
-  json::Array keys(r.ops_running.begin(), r.ops_running.end());
-  json::Array seen(r.ops_seen.begin(), r.ops_seen.end());
-  json::Array starts(r.op_starts.begin(), r.op_starts.end());
-  return json::Object{{"phase", std::string(PhaseName(r.phase))},
-                      {"live", r.mission.has_value()},
-                      {"accepted", r.accepted},
-                      {"attempt", r.attempt},
-                      {"exited", r.exited},
-                      {"lost", r.lost},
-                      {"exit", r.exit ? r.exit->ToJson() : json::Value()},
-                      {"error", MaybeHex(r.error)},
-                      {"gate", MaybeHex(r.gate)},
-                      {"sha256", r.sha256},
-                      {"held_plan_sha256", r.held_plan_sha256},
-                      {"approved_sha256", r.approved_sha256},
-                      {"approved_plan_sha256", r.approved_plan_sha256},
-                      {"resolved", ResolvedJson(r.resolved)},
-                      {"owner", DropperJson(r.owner)},
-                      {"op_starts", std::move(starts)},
-                      {"ops_running", std::move(keys)},
-                      {"ops_seen", std::move(seen)},
-                      {"observe_waits", r.observe_waits},
-                      {"unproven", r.unproven}};
-}
-
-json::Value GrantsJson(const State& s) {
-  json::Array grants;
-  for (const Grant& g : s.grants.Active(0))
-    grants.push_back(json::Object{{"op", g.op},
-                                  {"mission", g.mission},
-                                  {"requester", g.requester},
-                                  {"until", g.until ? json::Value(*g.until) : json::Value()},
-                                  {"by", MaybeHex(g.by)},
-                                  {"seq", g.seq}});
-  return grants;
-}
-
-// Everything of the state beside its missions, queue and grants.
-json::Object GlobalJson(const State& s) {
-  return json::Object{
-      {"running", s.running},
-      {"counter", int64_t(s.counter)},
-      {"ready", s.ready},
-      {"ledger_seq", s.ledger_seq},
-      {"ledger_time", s.ledger_time},
-      {"fail_closed", MaybeHex(s.fail_closed)},
-      {"clock_behind", s.clock_behind},
-      {"rolled_back", s.rolled_back},
-      {"unvouched_grants", json::Array(s.unvouched_grants.begin(), s.unvouched_grants.end())}};
-}
-
-// Files by name only: their texts explain a decision, they are not it.
-json::Value FileNames(const json::Value& files) {
-  json::Array names;
-  if (files.is_object())
-    for (const auto& [name, hash] : files.as_object()) names.push_back(name);
-  return names;
-}
-
-std::optional<json::Value> Decided(const Action& a) {
-  if (std::holds_alternative<Log>(a)) return std::nullopt;
-  json::Value v = ActionToJson(a);
-  json::Object& o = v.as_object();
-  if (auto it = o.find("files"); it != o.end()) it->second = FileNames(it->second);
-  for (const char* explained : {"gate2_sha256", "why_sha256", "answer_sha256", "result_sha256"})
-    o.erase(explained);
-  if (auto it = o.find("body"); it != o.end() && it->second.is_object())
-    for (const char* gate : {"rules", "reason", "policy"}) it->second.as_object().erase(gate);
-  return v;
-}
-
-}  // namespace
-
-std::string DecisionText(const std::vector<Action>& acts) {
-  json::Array out;
-  for (const Action& a : acts)
-    if (std::optional<json::Value> v = Decided(a)) out.push_back(std::move(*v));
-  return json::Write(json::Value(std::move(out)));
-}
-
-std::vector<std::string> TouchedIds(const Signal& s, const std::vector<Action>& acts) {
-  std::set<std::string> ids;
-  std::visit(
-      [&](const auto& x) {
-        if constexpr (requires { x.id; })
-          if (!x.id.empty()) ids.insert(x.id);
-      },
-      s);
-  for (const Action& a : acts)
-    std::visit(
-        [&](const auto& x) {
-          if constexpr (requires { x.id; }) {
-            if (!x.id.empty()) ids.insert(x.id);
-          } else if constexpr (std::is_same_v<std::decay_t<decltype(x)>, Record>) {
-            if (const json::Value* id = x.body.find("id"); id && id->is_string())
-              ids.insert(id->as_string());
-          }
-        },
-        a);
-  return {ids.begin(), ids.end()};
-}
-
-std::string StepDigest(const State& s, const std::vector<std::string>& ids) {
-  json::Object missions;
-  for (const std::string& id : ids) {
-    auto it = s.missions.find(id);
-    missions[id] = it == s.missions.end() ? json::Value() : MissionJson(it->second);
-  }
-  return Sha256Hex(json::Write(
-      json::Value(json::Object{{"missions", std::move(missions)}, {"grants", GrantsJson(s)}})));
-}
-
-std::string GlobalDigest(const State& s) {
-  json::Object state = GlobalJson(s);
-  state["queue_length"] = int64_t(s.queue.size());
-  state["queue_head"] = s.queue.empty() ? json::Value() : json::Value(s.queue.front());
-  return Sha256Hex(json::Write(json::Value(std::move(state))));
-}
-
-std::string StateDigest(const State& s) {
-  json::Object missions;
-  for (const auto& [id, r] : s.missions) missions[id] = MissionJson(r);
-  json::Object state = GlobalJson(s);
-  state["missions"] = std::move(missions);
-  state["queue"] = json::Array(s.queue.begin(), s.queue.end());
-  state["grants"] = GrantsJson(s);
-  return Sha256Hex(json::Write(json::Value(std::move(state))));
 }
 
 }  // namespace hangar

@@ -302,6 +302,88 @@ TEST(SignalRecord, TheDecisionTextKeepsWhatIsDoneNotItsExplanation) {
   EXPECT_NE(DecisionText({accepted}), base) << "an act left out";
 }
 
+// Written straight into a string, the decision's text must still be canonical JSON (what
+// json::Write makes of it parsed back), for every kind of action, with texts that are not UTF-8.
+TEST(SignalRecord, TheDecisionTextIsCanonicalJson) {
+  Intake in;
+  in.name = "n\xff";
+  in.id = "I";
+  in.files = {{"b.json", "x"}, {"a\xfe", "y"}};
+  in.notify_dir = "/n";
+  Launch l;
+  l.id = "L";
+  l.plan_sha256 = "ab";
+  Move m;
+  m.id = "M";
+  m.files["return.json"] = "{}";
+  ConsumeControl c;
+  c.name = "c\xff";
+  c.bad = true;
+  RunOp r;
+  r.id = "R";
+  r.name = "r1";
+  r.op = "post";
+  r.key = "k";
+  AnswerOp a;
+  a.id = "R";
+  a.name = "r1";
+  a.key = "k";
+  a.keep = true;
+  Retry t;
+  t.id = "T";
+  t.previous = 2;
+  Observe o;
+  o.id = "O";
+  const std::vector<Action> acts = {
+      in,
+      l,
+      o,
+      Kill{"K"},
+      m,
+      c,
+      Log{"x"},
+      Record{3, "mission.accepted", Json(R"({"id":"I","rules":["r"],"z":[1,{"b":"\u00e9"}]})"), kT},
+      Record{4, "clock.behind", json::Value("not an object"), kT, true},
+      r,
+      a,
+      t};
+  const std::string text = DecisionText(acts);
+  Result<json::Value> back = json::Parse(text);
+  ASSERT_TRUE(back.ok()) << text;
+  EXPECT_EQ(json::Write(*back), text);
+  EXPECT_EQ(back->as_array().size(), acts.size() - 1) << "the log line is left out";
+  EXPECT_EQ(DecisionText({}), "[]");
+}
+
+// The mission's text is written by hand for speed: it must be the canonical JSON of every member,
+// sorted, with texts that are not UTF-8, as json::Write makes it of the parsed text.
+TEST(SignalRecord, TheMissionTextIsCanonicalJson) {
+  MissionRec r;
+  r.phase = Phase::kRunning;
+  r.accepted = kT;
+  r.attempt = 2;
+  r.exited = true;
+  ExitInfo e;
+  e.rc = 1;
+  r.exit = e;
+  r.error = "bad \xff";
+  r.gate = "stage 2 allow ";
+  r.sha256 = "aa";
+  r.owner = Dropper{1000, "ann"};
+  r.op_starts = {kT, kT + 1};
+  r.ops_running = {"k1", "k\"2"};
+  r.ops_seen = {"r1"};
+  r.resolved["~/x"] = ResolvedPath{"/h/x", ""};
+  for (const MissionRec& m : {r, MissionRec{}}) {
+    std::string text;
+    AppendMissionText(&text, m);
+    Result<json::Value> back = json::Parse(text);
+    ASSERT_TRUE(back.ok()) << text;
+    EXPECT_EQ(json::Write(*back), text);
+    EXPECT_EQ(back->as_object().size(), 20u) << text;
+  }
+}
+
 TEST(SignalRecord, TheStepDigestCoversTheDecisionsMissionsTheGlobalDigestTheRest) {
   State a;
   a.missions["M"].phase = Phase::kQueued;

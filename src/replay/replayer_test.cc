@@ -14,10 +14,9 @@
 #include "base/scratch_dir_testutil.h"
 #include "env/env.h"
 #include "kernel/kernel_testutil.h"
-#include "kernel/setup_record.h"
-#include "ledger/signal_log.h"
 #include "ledger/signal_reader.h"
 #include "ledger/store.h"
+#include "replay/record_harness.h"
 
 namespace hangar::replay {
 namespace {
@@ -32,65 +31,37 @@ std::string Mission(const std::string& id, const std::string& extra = "") {
          extra + "}";
 }
 
-// Decides and records as Daemon::Decided does, on a real ledger and signal record.
+// The history recorded as hangard records it (replay/record_harness.h), its failures the test's.
 class Recorder {
  public:
-  explicit Recorder(std::string spool) : spool_(std::move(spool)) {
-    facts_.config_file = spool_ + "/hangar.conf";
-    facts_.config_text = R"({"hangar":1,"slots":2,"policy":")" + spool_ +
-                         R"(/policy.json","profiles":{"script":{"argv":["/bin/true"]}}})";
-    facts_.policy_file = spool_ + "/policy.json";
-    facts_.policy_text = kHoldPush;
-    facts_.spool = spool_;
-    facts_.home = "/";
-    facts_.bwrap = "/usr/bin/bwrap";
-    facts_.approvers = {0};
-  }
+  explicit Recorder(std::string spool)
+      : spool_(std::move(spool)), harness_(RealEnv(), spool_, Facts(spool_)) {}
   void Start(TimeMs ledger_time = 0) {
-    store_ = std::make_unique<ledger::LedgerStore>(RealEnv(), spool_, "live");
-    ASSERT_TRUE(store_->Open().ok());
-    log_ = std::make_unique<ledger::SignalLog>(RealEnv(), spool_, "live");
-    std::string said;
-    ASSERT_TRUE(log_->Open(&said).ok());
-    Result<KernelSetup> s = BuildSetup(facts_);
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    setup_ = *s;
-    state_ = State{};
-    state_.ledger_seq = store_->head_seq();
-    state_.ledger_time = ledger_time;
-    state_.ready = false;
-    ASSERT_TRUE(log_->Start(facts_, store_->head_seq(), store_->head_hash(), ledger_time).ok());
+    Status s = harness_.Start(ledger_time);
+    ASSERT_TRUE(s.ok()) << s.message();
   }
-  // COMMIT false: hangard stopped after the line, before the entries.
-  std::vector<Action> Step(const Signal& sig, bool commit = true) {
-    const int64_t seq = store_->head_seq();
-    const std::string hash = store_->head_hash();
-    std::vector<Action> acts = Decide(setup_, &state_, sig);
-    Result<std::string> line = log_->Add(sig, acts, state_, seq, hash);
-    EXPECT_TRUE(line.ok());
-    EXPECT_TRUE(log_->Flush().ok());
-    std::vector<ledger::Draft> drafts;
-    for (const Action& a : acts) {
-      if (auto* r = std::get_if<Record>(&a)) {
-        json::Value body = r->body;
-        body["signal_record"] = *line;
-        drafts.push_back(ledger::Draft{r->kind, body, r->time, r->new_epoch});
-      }
-    }
-    if (commit && !drafts.empty()) {
-      EXPECT_TRUE(store_->AppendBatch(drafts).ok());
-    }
-    return acts;
+  void Step(const Signal& sig, bool commit = true) {
+    Result<std::vector<Action>> acts = harness_.Step(sig, commit);
+    ASSERT_TRUE(acts.ok()) << acts.status().message();
   }
   const std::string& spool() const { return spool_; }
 
  private:
+  static SetupFacts Facts(const std::string& spool) {
+    SetupFacts f;
+    f.config_file = spool + "/hangar.conf";
+    f.config_text = R"({"hangar":1,"slots":2,"policy":")" + spool +
+                    R"(/policy.json","profiles":{"script":{"argv":["/bin/true"]}}})";
+    f.policy_file = spool + "/policy.json";
+    f.policy_text = kHoldPush;
+    f.spool = spool;
+    f.home = "/";
+    f.bwrap = "/usr/bin/bwrap";
+    f.approvers = {0};
+    return f;
+  }
   std::string spool_;
-  SetupFacts facts_;
-  KernelSetup setup_;
-  State state_;
-  std::unique_ptr<ledger::LedgerStore> store_;
-  std::unique_ptr<ledger::SignalLog> log_;
+  RecordHarness harness_;
 };
 
 class ReplayerTest : public ::testing::Test {

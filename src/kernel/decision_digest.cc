@@ -1,0 +1,416 @@
+#include "kernel/decision_digest.h"
+
+#include <optional>
+#include <set>
+#include <type_traits>
+
+#include "base/sha256.h"
+#include "kernel/record_fields.h"
+
+namespace hangar {
+
+using record::DropperJson;
+using record::MaybeHex;
+using record::ResolvedJson;
+
+namespace {
+
+json::Value FilesJson(const std::map<std::string, std::string>& files) {
+  json::Object o;
+  for (const auto& [name, text] : files) o[name] = Sha256Hex(text);
+  return o;
+}
+
+struct ActionWriter {
+  json::Value operator()(const Intake& a) const {
+    return json::Object{{"action", "intake"},
+                        {"name", MaybeHex(a.name)},
+                        {"id", a.id},
+                        {"to", std::string(PhaseName(a.to))},
+                        {"files", FilesJson(a.files)},
+                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
+  }
+  json::Value operator()(const Launch& a) const {
+    return json::Object{{"action", "launch"},
+                        {"id", a.id},
+                        {"attempt", a.attempt},
+                        {"plan_sha256", a.plan_sha256},
+                        {"gate2_sha256", Sha256Hex(a.gate2_text)},
+                        {"prompt_sha256", Sha256Hex(a.prompt)}};
+  }
+  json::Value operator()(const Observe& a) const {
+    return json::Object{{"action", "observe"}, {"id", a.id}, {"room", a.room}, {"run", a.run}};
+  }
+  json::Value operator()(const Kill& a) const {
+    return json::Object{{"action", "kill"}, {"id", a.id}};
+  }
+  json::Value operator()(const Move& a) const {
+    return json::Object{{"action", "move"},
+                        {"id", a.id},
+                        {"from", std::string(PhaseName(a.from))},
+                        {"to", std::string(PhaseName(a.to))},
+                        {"files", FilesJson(a.files)},
+                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
+  }
+  json::Value operator()(const ConsumeControl& a) const {
+    return json::Object{{"action", "consume-control"},
+                        {"name", MaybeHex(a.name)},
+                        {"bad", a.bad},
+                        {"why_sha256", Sha256Hex(a.why)},
+                        {"answer_sha256", Sha256Hex(a.answer)}};
+  }
+  json::Value operator()(const Log& a) const {
+    return json::Object{{"action", "log"}, {"line", MaybeHex(a.line)}};
+  }
+  json::Value operator()(const Record& a) const {
+    return json::Object{{"action", "record"}, {"seq", a.seq},   {"kind", a.kind},
+                        {"body", a.body},     {"time", a.time}, {"new_epoch", a.new_epoch}};
+  }
+  json::Value operator()(const RunOp& a) const {
+    return json::Object{{"action", "run-op"}, {"id", a.id},   {"name", MaybeHex(a.name)},
+                        {"op", a.op},         {"key", a.key}, {"files", FilesJson(a.files)}};
+  }
+  json::Value operator()(const AnswerOp& a) const {
+    return json::Object{{"action", "answer-op"},
+                        {"id", a.id},
+                        {"name", MaybeHex(a.name)},
+                        {"key", a.key},
+                        {"result_sha256", Sha256Hex(a.result)},
+                        {"keep", a.keep},
+                        {"release", a.release}};
+  }
+  json::Value operator()(const Retry& a) const {
+    return json::Object{
+        {"action", "retry"}, {"id", a.id}, {"previous", a.previous}, {"files", FilesJson(a.files)}};
+  }
+};
+
+}  // namespace
+
+json::Value ActionToJson(const Action& a) {
+  return std::visit(ActionWriter{}, a);
+}
+
+namespace {
+
+json::Value GrantsJson(const State& s) {
+  json::Array grants;
+  for (const Grant& g : s.grants.Active(0)) {
+    json::Object o;
+    o["op"] = g.op;
+    o["mission"] = g.mission;
+    o["requester"] = g.requester;
+    o["until"] = g.until ? json::Value(*g.until) : json::Value();
+    o["by"] = MaybeHex(g.by);
+    o["seq"] = g.seq;
+    grants.emplace_back(std::move(o));  // in place: see record::ResolvedJson
+  }
+  return grants;
+}
+
+}  // namespace
+
+// MissionJson's canonical text written straight into *out (after every decision, live and
+// replayed): the same members in the same sorted order, tested equal to json::Write of it.
+void AppendMissionText(std::string* out, const MissionRec& r) {
+  std::string& t = *out;
+  auto sha = [&](const char* key, const std::string& v) {
+    t += key;
+    json::AppendQuoted(&t, v);
+  };
+  auto set = [&](const char* key, const auto& items) {
+    t += key;
+    t += '[';
+    bool first = true;
+    for (const auto& x : items) {
+      if (!first) t += ',';
+      first = false;
+      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>)
+        json::AppendQuoted(&t, x);
+      else
+        t += std::to_string(x);
+    }
+    t += ']';
+  };
+  auto flag = [&](const char* key, bool v) {
+    t += key;
+    t += v ? "true" : "false";
+  };
+  t += "{\"accepted\":" + std::to_string(r.accepted);
+  sha(",\"approved_plan_sha256\":", r.approved_plan_sha256);
+  sha(",\"approved_sha256\":", r.approved_sha256);
+  t += ",\"attempt\":" + std::to_string(r.attempt);
+  t += ",\"error\":" + json::Write(MaybeHex(r.error));
+  t += ",\"exit\":" + (r.exit ? json::Write(r.exit->ToJson()) : std::string("null"));
+  flag(",\"exited\":", r.exited);
+  t += ",\"gate\":" + json::Write(MaybeHex(r.gate));
+  sha(",\"held_plan_sha256\":", r.held_plan_sha256);
+  flag(",\"live\":", r.mission.has_value());
+  flag(",\"lost\":", r.lost);
+  flag(",\"observe_waits\":", r.observe_waits);
+  set(",\"op_starts\":", r.op_starts);
+  set(",\"ops_running\":", r.ops_running);
+  set(",\"ops_seen\":", r.ops_seen);
+  t += ",\"owner\":{\"uid\":" + std::to_string(r.owner.uid) +
+       ",\"user\":" + json::Write(MaybeHex(r.owner.user)) + "}";
+  t += ",\"phase\":";
+  json::AppendQuoted(&t, PhaseName(r.phase));
+  t += ",\"resolved\":" + json::Write(ResolvedJson(r.resolved));
+  sha(",\"sha256\":", r.sha256);
+  flag(",\"unproven\":", r.unproven);
+  t += '}';
+}
+
+namespace {
+
+// What a decision did, written as canonical JSON straight into a string (it is written after every
+// replayed signal): each action's members in sorted order, files by name only (their texts
+// explain a decision, they are not it), a Record's body without the gate's explanation.
+class DecidedWriter {
+ public:
+  explicit DecidedWriter(std::string* out) : out_(*out) {}
+
+  void operator()(const Intake& a) {
+    Begin("intake");
+    Files(a.files);
+    Str("id", a.id);
+    Text("name", a.name);
+    OptStr("notify_dir", a.notify_dir);
+    Str("to", PhaseName(a.to));
+    End();
+  }
+  void operator()(const Launch& a) {
+    Begin("launch");
+    Int("attempt", a.attempt);
+    Str("id", a.id);
+    Str("plan_sha256", a.plan_sha256);
+    End();
+  }
+  void operator()(const Observe& a) {
+    Begin("observe");
+    Str("id", a.id);
+    Str("room", a.room);
+    Str("run", a.run);
+    End();
+  }
+  void operator()(const Kill& a) {
+    Begin("kill");
+    Str("id", a.id);
+    End();
+  }
+  void operator()(const Move& a) {
+    Begin("move");
+    Files(a.files);
+    Str("from", PhaseName(a.from));
+    Str("id", a.id);
+    OptStr("notify_dir", a.notify_dir);
+    Str("to", PhaseName(a.to));
+    End();
+  }
+  void operator()(const ConsumeControl& a) {
+    Begin("consume-control");
+    Bool("bad", a.bad);
+    Text("name", a.name);
+    End();
+  }
+  void operator()(const Log&) {}
+  void operator()(const Record& a) {
+    Begin("record");
+    Key("body");
+    if (a.body.is_object()) {
+      out_ += '{';
+      bool first = true;
+      for (const auto& [k, v] : a.body.as_object()) {
+        if (k == "rules" || k == "reason" || k == "policy") continue;
+        if (!first) out_ += ',';
+        first = false;
+        json::AppendQuoted(&out_, k);
+        out_ += ':';
+        out_ += json::Write(v);
+      }
+      out_ += '}';
+    } else {
+      out_ += json::Write(a.body);
+    }
+    Str("kind", a.kind);
+    Bool("new_epoch", a.new_epoch);
+    Int("seq", a.seq);
+    Int("time", a.time);
+    End();
+  }
+  void operator()(const RunOp& a) {
+    Begin("run-op");
+    Files(a.files);
+    Str("id", a.id);
+    Str("key", a.key);
+    Text("name", a.name);
+    Str("op", a.op);
+    End();
+  }
+  void operator()(const AnswerOp& a) {
+    Begin("answer-op");
+    Str("id", a.id);
+    Bool("keep", a.keep);
+    Str("key", a.key);
+    Text("name", a.name);
+    Bool("release", a.release);
+    End();
+  }
+  void operator()(const Retry& a) {
+    Begin("retry");
+    Files(a.files);
+    Str("id", a.id);
+    Int("previous", a.previous);
+    End();
+  }
+
+ private:
+  void Begin(const char* action) {
+    out_ += out_.size() > 1 ? ",{" : "{";
+    first_ = true;
+    Str("action", action);
+  }
+  void End() { out_ += '}'; }
+  void Key(std::string_view k) {
+    if (!first_) out_ += ',';
+    first_ = false;
+    json::AppendQuoted(&out_, k);
+    out_ += ':';
+  }
+  void Str(std::string_view k, std::string_view v) {
+    Key(k);
+    json::AppendQuoted(&out_, v);
+  }
+  void Text(std::string_view k, const std::string& v) {  // may not be UTF-8
+    Key(k);
+    out_ += json::Write(MaybeHex(v));
+  }
+  void OptStr(std::string_view k, const std::optional<std::string>& v) {
+    Key(k);
+    if (v)
+      json::AppendQuoted(&out_, *v);
+    else
+      out_ += "null";
+  }
+  void Int(std::string_view k, int64_t v) {
+    Key(k);
+    out_ += std::to_string(v);
+  }
+  void Bool(std::string_view k, bool v) {
+    Key(k);
+    out_ += v ? "true" : "false";
+  }
+  void Files(const std::map<std::string, std::string>& files) {
+    Key("files");
+    out_ += '[';
+    bool first = true;
+    for (const auto& [name, text] : files) {
+      if (!first) out_ += ',';
+      first = false;
+      out_ += json::Write(MaybeHex(name));
+    }
+    out_ += ']';
+  }
+
+  std::string& out_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+std::string DecisionText(const std::vector<Action>& acts) {
+  std::string out = "[";
+  DecidedWriter w(&out);
+  for (const Action& a : acts) std::visit(w, a);
+  out += ']';
+  return out;
+}
+
+std::vector<std::string> TouchedIds(const Signal& s, const std::vector<Action>& acts) {
+  std::set<std::string> ids;
+  std::visit(
+      [&](const auto& x) {
+        if constexpr (requires { x.id; })
+          if (!x.id.empty()) ids.insert(x.id);
+      },
+      s);
+  for (const Action& a : acts)
+    std::visit(
+        [&](const auto& x) {
+          if constexpr (requires { x.id; }) {
+            if (!x.id.empty()) ids.insert(x.id);
+          } else if constexpr (std::is_same_v<std::decay_t<decltype(x)>, Record>) {
+            if (const json::Value* id = x.body.find("id"); id && id->is_string())
+              ids.insert(id->as_string());
+          }
+        },
+        a);
+  return {ids.begin(), ids.end()};
+}
+
+std::string StepDigest(const State& s, const std::vector<std::string>& ids) {
+  std::string text = "{\"grants\":" + json::Write(GrantsJson(s)) + ",\"missions\":{";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) text += ',';
+    json::AppendQuoted(&text, ids[i]);
+    text += ':';
+    auto it = s.missions.find(ids[i]);
+    if (it == s.missions.end())
+      text += "null";
+    else
+      AppendMissionText(&text, it->second);
+  }
+  text += "}}";
+  return Sha256Hex(text);
+}
+
+namespace {
+
+// Everything of the state beside its missions and grants, as canonical JSON.
+std::string GlobalText(const State& s) {
+  std::string t = "{\"clock_behind\":";
+  t += s.clock_behind ? "true" : "false";
+  t += ",\"counter\":" + std::to_string(s.counter);
+  t += ",\"fail_closed\":" + json::Write(MaybeHex(s.fail_closed));
+  t += ",\"ledger_seq\":" + std::to_string(s.ledger_seq);
+  t += ",\"ledger_time\":" + std::to_string(s.ledger_time);
+  t += ",\"queue_head\":";
+  if (s.queue.empty())
+    t += "null";
+  else
+    json::AppendQuoted(&t, s.queue.front());
+  t += ",\"queue_length\":" + std::to_string(s.queue.size());
+  t += ",\"ready\":";
+  t += s.ready ? "true" : "false";
+  t += ",\"rolled_back\":";
+  t += s.rolled_back ? "true" : "false";
+  t += ",\"running\":" + std::to_string(s.running);
+  t += ",\"unvouched_grants\":[";
+  for (size_t i = 0; i < s.unvouched_grants.size(); ++i)
+    t += (i ? "," : "") + std::to_string(s.unvouched_grants[i]);
+  t += "]}";
+  return t;
+}
+
+}  // namespace
+
+std::string GlobalDigest(const State& s) {
+  return Sha256Hex(GlobalText(s));
+}
+
+std::string StateDigest(const State& s) {
+  std::string text = "{\"global\":" + GlobalText(s) + ",\"grants\":" + json::Write(GrantsJson(s)) +
+                     ",\"missions\":{";
+  bool first = true;
+  for (const auto& [id, r] : s.missions) {
+    if (!first) text += ',';
+    first = false;
+    json::AppendQuoted(&text, id);
+    text += ':';
+    AppendMissionText(&text, r);
+  }
+  text += "},\"queue\":" + json::Write(json::Array(s.queue.begin(), s.queue.end())) + "}";
+  return Sha256Hex(text);
+}
+
+}  // namespace hangar

@@ -1,0 +1,74 @@
+// RecordHarness: decides signals and records them as Daemon::Decided does (daemon/daemon.cc), on a
+// real ledger and signal record in SPOOL, for the replay's tests and benchmark: each decision's
+// line added and flushed, then its entries, each carrying the line's hash, appended in one batch.
+// Header only; nothing in the product uses it (hangard records through the daemon itself).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "env/env.h"
+#include "kernel/kernel.h"
+#include "kernel/setup_record.h"
+#include "ledger/signal_log.h"
+#include "ledger/store.h"
+
+namespace hangar::replay {
+
+class RecordHarness {
+ public:
+  RecordHarness(Env* env, std::string spool, SetupFacts facts)
+      : env_(env), spool_(std::move(spool)), facts_(std::move(facts)) {}
+
+  // A start of hangard: the ledger and the record opened, a fresh state not yet ready, the start
+  // line written.
+  Status Start(TimeMs ledger_time = 0) {
+    store_ = std::make_unique<ledger::LedgerStore>(env_, spool_, "live");
+    if (Status s = store_->Open(); !s.ok()) return s;
+    log_ = std::make_unique<ledger::SignalLog>(env_, spool_, "live");
+    std::string said;
+    if (Status s = log_->Open(&said); !s.ok()) return s;
+    Result<KernelSetup> setup = BuildSetup(facts_);
+    if (!setup.ok()) return setup.status();
+    setup_ = std::move(setup).value();
+    state_ = State{};
+    state_.ledger_seq = store_->head_seq();
+    state_.ledger_time = ledger_time;
+    state_.ready = false;
+    return log_->Start(facts_, store_->head_seq(), store_->head_hash(), ledger_time);
+  }
+  // COMMIT false: hangard stopped after the line, before the entries.
+  Result<std::vector<Action>> Step(const Signal& sig, bool commit = true) {
+    const int64_t seq = store_->head_seq();
+    const std::string hash = store_->head_hash();
+    std::vector<Action> acts = Decide(setup_, &state_, sig);
+    Result<std::string> line = log_->Add(sig, acts, state_, seq, hash);
+    if (!line.ok()) return line.status();
+    if (Status s = log_->Flush(); !s.ok()) return s;
+    std::vector<ledger::Draft> drafts;
+    for (const Action& a : acts) {
+      if (auto* r = std::get_if<Record>(&a)) {
+        json::Value body = r->body;
+        body["signal_record"] = *line;
+        drafts.push_back(ledger::Draft{r->kind, std::move(body), r->time, r->new_epoch});
+      }
+    }
+    if (commit && !drafts.empty())
+      if (Result<std::vector<ledger::Entry>> es = store_->AppendBatch(drafts); !es.ok())
+        return es.status();
+    return acts;
+  }
+  const State& state() const { return state_; }
+
+ private:
+  Env* env_;
+  std::string spool_;
+  SetupFacts facts_;
+  KernelSetup setup_;
+  State state_;
+  std::unique_ptr<ledger::LedgerStore> store_;
+  std::unique_ptr<ledger::SignalLog> log_;
+};
+
+}  // namespace hangar::replay
