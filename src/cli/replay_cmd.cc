@@ -106,11 +106,12 @@ int Run(const Context& ctx, const Setup& setup, const char* what, Outcome* out) 
     return FailTo(ctx.err, kExitCantCreate, what,
                   "cannot start the replay's ledger: " + s.message());
 
+  // The record's extent first, then the ledger (replay/replayer.h: hangard may run on).
+  ledger::SignalReader reader(ctx.env, ctx.layout.spool + "/signals/" + place.name);
+  if (Status s = reader.Open(); !s.ok()) return FailTo(ctx.err, ExitForRead(s), what, s.message());
   replay::LiveLedger live;
   if (Status s = live.Load(store); !s.ok())
     return FailTo(ctx.err, kExitData, what, "refused: " + s.message());
-  ledger::SignalReader reader(ctx.env, ctx.layout.spool + "/signals/" + place.name);
-  if (Status s = reader.Open(); !s.ok()) return FailTo(ctx.err, ExitForRead(s), what, s.message());
   Result<replay::Summary> sum = replay::Replay(
       reader, live, setup.options,
       [&](const replay::Step& s) {

@@ -75,18 +75,15 @@ Status SignalLog::Open(std::string* said) {
 
 std::string SignalLog::Blob(std::string_view bytes, json::Object* inline_blobs) {
   const std::string hex = Sha256Hex(bytes);
-  const std::string ref = "sha256:" + hex;
-  if (!stored_.insert(hex).second) return ref;
   if (bytes.size() <= kInlineBlobBytes) {
+    // In the line that names it, every time: a line needs no other to be read, and neither the
+    // writer nor a reader keeps blobs from one line to the next.
     (*inline_blobs)[hex] = record::MaybeHex(std::string(bytes));
-    return ref;
+  } else if (!env_->Exists(dir_ + "/blobs/" + hex)) {
+    if (Status s = env_->WriteFileAtomic(dir_ + "/blobs", hex, bytes); !s.ok() && blob_error_.ok())
+      blob_error_ = s;
   }
-  if (!env_->Exists(dir_ + "/blobs/" + hex))
-    if (Status s = env_->WriteFileAtomic(dir_ + "/blobs", hex, bytes); !s.ok()) {
-      stored_.erase(hex);
-      if (blob_error_.ok()) blob_error_ = s;
-    }
-  return ref;
+  return "sha256:" + hex;
 }
 
 std::string SignalLog::Seal(json::Object members) {

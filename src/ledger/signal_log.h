@@ -6,8 +6,9 @@
 // its "hash"), and every ledger entry a decision made carries its line's hash ("signal_record").
 //
 // Bytes a signal carries (a drop, a control request, an observation...) are content-addressed
-// blobs: up to kInlineBlobBytes inside the line that first needs them ("blobs": {HEX: TEXT}),
-// larger ones as SPOOL/signals/NAME/blobs/HEX, written durably before the line that names them.
+// blobs: up to kInlineBlobBytes inside the line that names them ("blobs": {HEX: TEXT}), each
+// line its own, larger ones as SPOOL/signals/NAME/blobs/HEX, written durably before the line that
+// names them. Nothing is kept from one line to the next, however long hangard runs.
 //
 // Durability: Add only buffers; Flush appends what is buffered in one write and one fsync. The
 // daemon flushes before the first act of any decision that acts (a decision that only logs acts
@@ -17,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -64,7 +64,6 @@ class SignalLog {
   std::string hash_;                  // of the last line (buffered or written)
   std::string pending_;               // lines not yet written
   Status blob_error_ = Status::Ok();  // a blob file that could not be written
-  std::set<std::string> stored_;      // blobs written in this process's lines or files
 };
 
 }  // namespace hangar::ledger

@@ -28,6 +28,11 @@ Status SignalReader::Open() {
   return Status::Ok();
 }
 
+bool SignalReader::grown() const {
+  Result<uint64_t> now = env_->FileSize(path_);
+  return now.ok() && *now > size_;
+}
+
 Status SignalReader::Bad(const std::string& what) const {
   return Status::Invalid("signal record " + path_ + ", line " + std::to_string(n_ + 1) + ": " +
                          what);
@@ -62,7 +67,7 @@ Result<std::optional<Line>> SignalReader::Next() {
   }
 }
 
-Result<std::string> SignalReader::Blob(const std::string& ref) {
+Result<std::string> SignalReader::Blob(const std::string& ref) const {
   if (!ref.starts_with("sha256:") || !IsHexHash(std::string_view(ref).substr(7)))
     return Status::Invalid("expected a blob reference sha256:HEX");
   const std::string hex = ref.substr(7);
@@ -73,8 +78,8 @@ Result<std::string> SignalReader::Blob(const std::string& ref) {
     const std::string file = dir_ + "/blobs/" + hex;
     Result<std::string> b = env_->ReadFile(file, size_t(64) << 20);
     if (!b.ok())
-      return Status::Invalid("blob " + hex + " is neither in this start's lines nor readable as " +
-                             file + ": " + b.status().message());
+      return Status::Invalid("blob " + hex + " is neither in the line nor readable as " + file +
+                             ": " + b.status().message());
     bytes = std::move(b).value();
   }
   if (Sha256Hex(bytes) != hex)
@@ -106,7 +111,7 @@ Result<Line> SignalReader::Parse(std::string_view text) {
       return Bad("its prev is not the hash of the line before (a line is missing or changed)");
     (void)f["hash"];
     const bool start = f.Has("setup");
-    if (start) inline_.clear();  // a start's lines inline anew every blob they need
+    inline_.clear();  // a line carries every small blob it names
     strict::Members(f["blobs"], "blobs", "",
                     [&](const std::string& k, const std::string& kf, simdjson::dom::element v) {
                       if (!IsHexHash(k)) strict::Fail(kf, "expected a sha256 as the key");

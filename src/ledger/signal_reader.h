@@ -57,11 +57,13 @@ class SignalReader {
 
   const std::string& path() const { return path_; }
   bool torn() const { return torn_; }
+  // The file is longer now than when Open looked (hangard appends while it is read).
+  bool grown() const;
   uint64_t bytes_read() const { return offset_; }
 
  private:
   Result<Line> Parse(std::string_view text);
-  Result<std::string> Blob(const std::string& ref);
+  Result<std::string> Blob(const std::string& ref) const;
   Status Bad(const std::string& what) const;  // Invalid naming the file and line
 
   Env* env_;
@@ -72,7 +74,7 @@ class SignalReader {
   int64_t n_ = 0;                   // the last line's n
   std::string hash_;                // the last line's hash
   bool torn_ = false;
-  std::map<std::string, std::string> inline_;  // this start's inline blobs: hex -> text
+  std::map<std::string, std::string> inline_;  // this line's inline blobs: hex -> text
   simdjson::dom::parser parser_;
 };
 

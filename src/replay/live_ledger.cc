@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+
 #include "base/sha256.h"
 #include "ledger/entry_view.h"
 #include "ledger/scan.h"
@@ -71,6 +73,12 @@ Status LiveLedger::Load(const ledger::LedgerStore& store) {
 const LiveEntry* LiveLedger::At(int64_t seq) const {
   if (seq < 1 || seq > int64_t(entries_.size())) return nullptr;
   return &entries_[size_t(seq - 1)];
+}
+
+int64_t LiveLedger::FirstNamingALine(int64_t after) const {
+  for (int64_t seq = std::max<int64_t>(after, 0) + 1; seq <= head(); ++seq)
+    if (!entries_[size_t(seq - 1)].signal_record.empty()) return seq;
+  return 0;
 }
 
 Result<GrantBook> LiveLedger::GrantsAt(int64_t seq) const {

@@ -29,6 +29,8 @@ class LiveLedger {
   // The entry at SEQ, or nullptr outside 1..head.
   const LiveEntry* At(int64_t seq) const;
   int64_t head() const { return int64_t(entries_.size()); }
+  // The first entry after seq AFTER whose body names a signal record line; 0 when none.
+  int64_t FirstNamingALine(int64_t after) const;
   // The grants in force after SEQ, as the kernel folds them at a start.
   Result<GrantBook> GrantsAt(int64_t seq) const;
 

@@ -77,6 +77,7 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
   int64_t unfinished = 0;       // a line whose entries never reached the ledger (0: none)
   std::string unfinished_why;   // what the ledger holds where its entries would be
   bool global_differs = false;  // the shared state differs already: reported where it began
+  int64_t covered = 0;          // the ledger's seqs the lines read account for
   for (;;) {
     Result<std::optional<ledger::Line>> next = reader.Next();
     if (!next.ok()) return next.status();
@@ -87,6 +88,7 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
         return BadLedgerLink(s->n, s->ledger_seq, s->ledger_hash, live);
       unfinished = 0;
       global_differs = false;
+      covered = std::max(covered, s->ledger_seq);
       SetupFacts facts = s->facts;
       if (!options.policy_file.empty()) {
         facts.policy_file = options.policy_file;
@@ -124,6 +126,7 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
                              " was decided after it by the same start: the record is not this "
                              "ledger's history");
     if (line.ledger_seq >= options.to) break;
+
     if (!Linked(line.ledger_seq, line.ledger_hash, live))
       return BadLedgerLink(line.n, line.ledger_seq, line.ledger_hash, live);
     Step step;
@@ -153,6 +156,7 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
         if (!e->verdict.empty()) live_rules.push_back(e->verdict);
       }
     }
+    covered = std::max(covered, line.ledger_seq + (step.committed ? line.records : 0));
     st.ledger_seq = line.ledger_seq;  // the live numbering: see replayer.h
     std::vector<Action> acts = Decide(*setup, &st, line.signal);
     std::vector<std::string> kinds, rules;
@@ -209,6 +213,12 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
     }
     if (in_range) step_out(step);
   }
+  // Every entry a decision made names its line, written before it: one past the lines read means
+  // the record was cut, unless hangard wrote it after the record was opened.
+  if (int64_t seq = live.FirstNamingALine(covered); seq && !reader.grown())
+    return Status::Invalid("ledger seq " + std::to_string(seq) +
+                           " names a signal record line after the record's last (" + reader.path() +
+                           " ends early: cut or lost)");
   return sum;
 }
 

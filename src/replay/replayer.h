@@ -68,6 +68,10 @@ using StepSink = std::function<void(const Step&)>;
 using RecordSink = std::function<Status(const Record&, const Step&)>;
 
 // Every step goes to STEP (those in range), every Record the replay decided to RECORD, in order.
+// READER must have been opened before LIVE was loaded (a running hangard appends to both): every
+// line it reads was then written before the ledger was read, so the head each names is in it and
+// only the last one's own entries can be missing. Entries past the last line read must name no
+// line, unless the record has grown since it was opened (hangard wrote on); else it was cut.
 Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
                        const ReplayOptions& options, const StepSink& step,
                        const RecordSink& record);

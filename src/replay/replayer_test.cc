@@ -214,5 +214,42 @@ TEST_F(ReplayerTest, ARecordOfAnotherHistoryIsRefused) {
       << s.status().message();
 }
 
+// hangard runs on while a replay reads: the record opened first, then the ledger read, with
+// decisions in between and after; what was recorded when the record was opened replays the same.
+TEST_F(ReplayerTest, ARecordReadWhileHangardRunsReplaysWhatItHeld) {
+  Workload();
+  ledger::SignalReader reader(RealEnv(), rec_.spool() + "/signals/live");
+  ASSERT_TRUE(reader.Open().ok());
+  rec_.Step(Dropped{"c.json", Mission("C"), "", kT + 20, {}, kRoot});
+  ledger::LedgerStore store(RealEnv(), rec_.spool(), "live");
+  ASSERT_TRUE(store.OpenForReading().ok());
+  LiveLedger live;
+  ASSERT_TRUE(live.Load(store).ok());
+  rec_.Step(Dropped{"d.json", Mission("D"), "", kT + 21, {}, kRoot});
+  Result<Summary> s = Replay(
+      reader, live, {}, [](const Step&) {},
+      [](const Record&, const Step&) { return Status::Ok(); });
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->signals, 10);
+  EXPECT_EQ(s->differ, 0);
+}
+
+// A record cut short (its last lines gone, hangard stopped): the ledger's later entries name
+// lines it does not have, and the replay is refused rather than reported as the same.
+TEST_F(ReplayerTest, ARecordCutShortIsRefused) {
+  Workload();
+  const std::string file = dir_.path() + "/signals/live/signals.jsonl";
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), {}), kept;
+  in.close();
+  for (size_t at = 0, n = 0; n < 8; ++n) at = text.find('\n', at) + 1, kept = text.substr(0, at);
+  std::ofstream(file, std::ios::trunc) << kept;
+  Result<Summary> s = Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("names a signal record line after the record's last"),
+            std::string::npos)
+      << s.status().message();
+}
+
 }  // namespace
 }  // namespace hangar::replay

@@ -7,7 +7,7 @@
 # a policy denying the op the workload used names exactly the missions that used it, with the rule;
 # a policy that only adds a rule to the same verdict is "state differs only"; one allowing what was
 # held is widening. An edited blob, an edited signal line or a ledger that does not verify makes
-# replay refuse with the reason (exit 65).
+# replay refuse with the reason (exit 65), as does a record cut short.
 # blackbox-timeout: 240
 . "$(dirname "$0")/lib.sh"
 setup 12
@@ -129,6 +129,12 @@ rc=0
 hangar replay --into "$T/r4" >"$T/r4.out" 2>&1 || rc=$?
 check edited-line-refused test "$rc" -eq 65
 check edited-line-says-why grep -q "hash does not recompute" "$T/r4.out"
+cp "$T/rec.saved" "$rec"
+head -n 20 "$T/rec.saved" >"$rec"  # the record cut short: the ledger names lines it lacks
+rc=0
+hangar replay --into "$T/r4b" >"$T/r4b.out" 2>&1 || rc=$?
+check cut-record-refused test "$rc" -eq 65
+check cut-record-says-why grep -q "ends early" "$T/r4b.out"
 cp "$T/rec.saved" "$rec"
 first_entry=$(ls "$S/ledger/live" | head -n 1)
 cp "$S/ledger/live/$first_entry" "$T/ledger.saved"
