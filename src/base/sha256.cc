@@ -50,7 +50,10 @@ std::string Sha256::FinishHex() {
 }
 
 std::string Sha256Hex(std::string_view data) {
-  Sha256 h;
+  // One context per thread, reset for each message: a fresh OpenSSL context is an allocation
+  // and an init that cost more than hashing a short text (the kernel hashes many).
+  thread_local Sha256 h;
+  h.Reset();
   h.Update(data.data(), data.size());
   return h.FinishHex();
 }

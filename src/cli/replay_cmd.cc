@@ -11,6 +11,7 @@
 #include "cli/exit_code.h"
 #include "cli/ledger_place.h"
 #include "cli/output.h"
+#include "kernel/config.h"
 #include "kernel/policy.h"
 #include "ledger/anchor.h"
 #include "ledger/verify.h"
@@ -204,15 +205,22 @@ int RunReplay(const Context& ctx, const ReplayArgs& a) {
   setup.into = a.into;
   setup.options.from = a.from;
   if (a.to) setup.options.to = *a.to;
-  for (const auto& [file, text, kind] :
-       {std::tuple{a.policy, &setup.options.policy_text, "policy"},
-        std::tuple{a.config, &setup.options.config_text, "config"}}) {
-    if (file.empty()) continue;
-    Result<std::string> t = ctx.env->ReadFile(file, 1 << 20);
+  // A candidate that does not parse is refused before anything is read, naming its field.
+  if (!a.policy.empty()) {
+    Result<std::string> t = ctx.env->ReadFile(a.policy, 1 << 20);
     if (!t.ok()) return FailTo(ctx.err, ExitForRead(t.status()), what, t.status().message());
-    *text = std::move(t).value();
-    (std::string(kind) == "policy" ? setup.options.policy_file : setup.options.config_file) =
-        Resolved(file);
+    if (Result<Policy> p = ParsePolicy(*t, a.policy); !p.ok())
+      return FailTo(ctx.err, kExitData, what, "--policy: " + p.status().message());
+    setup.options.policy_file = Resolved(a.policy);
+    setup.options.policy_text = std::move(t).value();
+  }
+  if (!a.config.empty()) {
+    Result<std::string> t = ctx.env->ReadFile(a.config, 1 << 20);
+    if (!t.ok()) return FailTo(ctx.err, ExitForRead(t.status()), what, t.status().message());
+    if (Result<Config> c = ParseConfig(*t, a.config); !c.ok())
+      return FailTo(ctx.err, kExitData, what, "--config: " + c.status().message());
+    setup.options.config_file = Resolved(a.config);
+    setup.options.config_text = std::move(t).value();
   }
   Outcome o;
   if (int rc = Run(ctx, setup, what, &o); rc != kExitOk) return rc;

@@ -66,8 +66,10 @@ Status SignalLog::Open(std::string* said) {
   if (parser.parse(padded).get(root) || root["n"].get(n) || root["hash"].get(hash) ||
       !IsHexHash(hash) || n < 1)
     return Status::Invalid("signal record " + path_ +
-                           ": its last line does not read as a signal record line (n, hash); "
-                           "see hangar-signals(5)");
+                           ": its last line does not read as a signal record line (n, hash), "
+                           "see hangar-signals(5); hangard does not write on after it: move the "
+                           "file aside (it can still be read) and start again, which begins a new "
+                           "record");
   n_ = n;
   hash_ = std::string(hash);
   return Status::Ok();

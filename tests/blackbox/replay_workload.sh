@@ -85,6 +85,14 @@ check into-refused-wrote-nothing test ! -e "$A/sub" -a ! -e "$S/replay"
 tree "$S" >"$T/tree.after"
 check spool-unchanged-after-refusals cmp -s "$T/tree.before" "$T/tree.after"
 
+# A candidate policy that does not parse: refused naming the field, before anything is written.
+echo '{"hangar_policy":1,"acts":{"deny":"post"}}' >"$T/bad-policy.json"
+rc=0
+hangar replay --policy "$T/bad-policy.json" --into "$T/r-bad" >"$T/bad.out" 2>&1 || rc=$?
+check bad-candidate-refused test "$rc" -eq 65
+check bad-candidate-says-field grep -q -- "--policy: .*acts.deny" "$T/bad.out"
+check bad-candidate-wrote-nothing test ! -e "$T/r-bad"
+
 # A policy that denies deploy (which R-ops asked for): exactly R-ops differs, with the rule.
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); p["ops"]["deny"]=["deploy"]; p["ops"]["grant"]=[]; json.dump(p,open(sys.argv[2],"w"))' \
   "$T/policy.json" "$T/no-deploy.json"
