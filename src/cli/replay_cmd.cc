@@ -144,7 +144,8 @@ json::Value StepJson(const replay::Step& s) {
                       {"would", s.would},
                       {"rules_was", s.rules_was},
                       {"rules_would", s.rules_would},
-                      {"widening", s.widening}};
+                      {"widening", s.widening},
+                      {"part", s.part}};
 }
 
 json::Value SummaryJson(const Outcome& o) {
@@ -184,10 +185,11 @@ std::string Rules(const replay::Step& s) {
 }
 
 void PrintSteps(std::ostream& out, const std::vector<replay::Step>& steps) {
-  std::vector<Row> rows{{"SEQ", "LINE", "MISSION", "SIGNAL", "WAS -> WOULD BE", "RULES", "CLASS"}};
+  std::vector<Row> rows{
+      {"SEQ", "LINE", "MISSION", "SIGNAL", "WAS -> WOULD BE", "RULES", "CLASS", "WHAT DIFFERS"}};
   for (const replay::Step& s : steps)
     rows.push_back({std::to_string(s.ledger_seq + 1), std::to_string(s.n), Missions(s), s.signal,
-                    Change(s), Rules(s), replay::StepClassName(s.cls)});
+                    Change(s), Rules(s), replay::StepClassName(s.cls), s.part});
   out << FormatTable(rows);
 }
 

@@ -194,6 +194,12 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
                                              : StepClass::kDecisionDiffers;
     else if (!state_same || global_began)
       step.cls = StepClass::kStateDiffers;
+    // Which part: the digests say no more, what the entries name does.
+    if (step.cls != StepClass::kSame)
+      step.part = !decision_same                       ? "the actions"
+                  : step.rules_was != step.rules_would ? "the gate's rules"
+                  : !state_same                        ? "the missions' state or the grants"
+                                                       : "the shared state (queue, slots, counter)";
     for (const std::string& k : kinds)
       if (kPermissive.count(k) &&
           std::find(live_kinds.begin(), live_kinds.end(), k) == live_kinds.end() &&

@@ -47,6 +47,7 @@ struct Step {
   std::string was, would;  // the ledger entries' kinds, live and replayed
   std::string rules_was, rules_would;  // the rules they name
   bool widening = false;  // more is allowed than was: deny/hold -> allow, a grant now in force
+  std::string part;       // what differs: the actions, the gate's rules, the shared state...
 };
 
 struct Summary {

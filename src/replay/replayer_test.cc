@@ -128,6 +128,7 @@ TEST_F(ReplayerTest, AnotherPolicyNamesTheStepAndTheRule) {
   EXPECT_EQ(changed[0].would, "mission.denied");
   EXPECT_EQ(changed[0].rules_would, "acts.deny.push");
   EXPECT_EQ(changed[0].cls, StepClass::kDecisionDiffers);
+  EXPECT_EQ(changed[0].part, "the actions");
   EXPECT_FALSE(changed[0].widening);
   for (const Step& c : changed) {
     if (c.cls != StepClass::kStateDiffers) {
@@ -151,6 +152,7 @@ TEST_F(ReplayerTest, AnotherPolicyNamesTheStepAndTheRule) {
   EXPECT_EQ(changed[0].cls, StepClass::kStateDiffers);
   EXPECT_EQ(changed[0].rules_was, "acts.hold.push");
   EXPECT_EQ(changed[0].rules_would, "acts.unknown");
+  EXPECT_EQ(changed[0].part, "the gate's rules");
 }
 
 TEST_F(ReplayerTest, EntriesLostToAStopBeforeAStartReplayAsTheKernelBehaved) {
