@@ -282,38 +282,54 @@ int RunPolicyTry(const Context& ctx, const std::string& file, const std::string&
   if (int rc = Run(ctx, setup, what, &o); rc != kExitOk) return rc;
   std::error_code ec;
   fs::remove_all(o.into, ec);  // a temporary replay: only its verdicts are kept, printed
-  // By mission: the first step that decided it otherwise, and whether any of its changes widen.
-  // A step whose actions are the same (the state differs only: another rule, the same verdict)
-  // decided nothing otherwise; it is counted in the summary.
-  std::map<std::string, std::pair<replay::Step, bool>> by;
+  // By mission: the first step that decided it otherwise, whether any of its changes widen, and
+  // whether the policy judged it otherwise itself (a step of it names other rules) or it only
+  // follows another mission's change (a slot freed or taken earlier). A step whose actions are
+  // the same (another rule, the same verdict) decided nothing otherwise; the summary counts it.
+  struct ByMission {
+    replay::Step first;
+    bool widening = false, judged = false;
+  };
+  std::map<std::string, ByMission> by;
   for (const replay::Step& s : o.changed)
     for (const std::string& id : s.missions) {
       if (s.cls == replay::StepClass::kStateDiffers) continue;
-      auto [it, fresh] = by.try_emplace(id, s, s.widening);
-      if (!fresh) it->second.second |= s.widening;
+      auto [it, fresh] = by.try_emplace(id, ByMission{s});
+      it->second.widening |= s.widening;
+      it->second.judged |= s.rules_was != s.rules_would;
     }
+  int64_t wider = 0, judged = 0;
+  for (const auto& [id, m] : by) {
+    wider += m.widening;
+    judged += m.judged;
+  }
   if (ctx.json) {
     json::Array missions;
-    for (const auto& [id, v] : by)
-      missions.push_back(
-          json::Object{{"id", id}, {"first", StepJson(v.first)}, {"widening", v.second}});
+    for (const auto& [id, m] : by)
+      missions.push_back(json::Object{{"id", id},
+                                      {"first", StepJson(m.first)},
+                                      {"widening", m.widening},
+                                      {"cause", m.judged ? "judged" : "follows"}});
     PrintJson(ctx.out, json::Object{{"policy", file},
                                     {"missions", std::move(missions)},
+                                    {"judged", judged},
                                     {"summary", SummaryJson(o)}});
     return by.empty() ? kExitOk : kExitNotDone;
   }
   if (!by.empty()) {
-    std::vector<Row> rows{{"MISSION", "SEQ", "WAS -> WOULD BE", "RULES", "CLASS", "WIDENING"}};
-    for (const auto& [id, v] : by)
-      rows.push_back({id, std::to_string(v.first.ledger_seq + 1), Change(v.first), Rules(v.first),
-                      replay::StepClassName(v.first.cls), v.second ? "yes" : "no"});
+    std::vector<Row> rows{
+        {"MISSION", "SEQ", "WAS -> WOULD BE", "RULES", "CLASS", "WIDENING", "CAUSE"}};
+    for (const auto& [id, m] : by)
+      rows.push_back({id, std::to_string(m.first.ledger_seq + 1), Change(m.first), Rules(m.first),
+                      replay::StepClassName(m.first.cls), m.widening ? "yes" : "no",
+                      m.judged ? "judged otherwise" : "follows another's change"});
     ctx.out << FormatTable(rows);
   }
-  ctx.out << by.size() << " missions would be decided differently under " << Printable(file);
-  int64_t wider = 0;
-  for (const auto& [id, v] : by) wider += v.second;
-  if (wider) ctx.out << " (" << wider << " widening)";
-  ctx.out << "; ";
+  ctx.out << by.size() << " missions would be decided differently under " << Printable(file) << " ("
+          << judged << " judged otherwise by it, " << int64_t(by.size()) - judged
+          << " following another's change";
+  if (wider) ctx.out << ", " << wider << " widening";
+  ctx.out << "); ";
   PrintSummaryLine(ctx.out, o.summary);
   return by.empty() ? kExitOk : kExitNotDone;
 }

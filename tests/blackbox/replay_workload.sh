@@ -101,6 +101,7 @@ hangar policy try "$T/no-deploy.json" >"$T/try.out" 2>&1 || rc=$?
 check try-differs test "$rc" -eq 1
 check try-names-r-ops grep -Eq "^R-ops .*ops\.deny\.deploy" "$T/try.out"
 check try-names-only-r-ops test "$(grep -c '^R-' "$T/try.out")" -eq 1
+check try-says-judged grep -Eq "^R-ops .*judged otherwise" "$T/try.out" 
 # The same verdicts by another rule (push held as an unknown act, not as a listed one): the
 # decisions are the same, the gate's rules in the state are not.
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); p["acts"]["hold"]=[]; json.dump(p,open(sys.argv[2],"w"))' \
