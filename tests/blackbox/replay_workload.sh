@@ -8,8 +8,10 @@
 # a policy that only adds a rule to the same verdict is "state differs only"; one allowing what was
 # held is widening. An edited blob, an edited signal line or a ledger that does not verify makes
 # replay refuse with the reason (exit 65), as does a record cut short.
-# blackbox-timeout: 240
+# Runs as root and as an unprivileged user (each_identity): hangard writes the record as either.
+# blackbox-timeout: 420
 . "$(dirname "$0")/lib.sh"
+each_identity
 setup 12
 cat >"$T/policy.json" <<JSON
 {"hangar_policy": 1,
@@ -26,6 +28,7 @@ c["ops"] = {op: {"argv": ["/bin/sh", "-c", "cat >/dev/null; echo ran"], "timeout
             for op in ("post.message", "deploy")}
 json.dump(c, open(conf, "w"))
 PY
+as_hangard_user
 with() { python3 -c 'import json,sys; m=json.load(sys.stdin); exec(sys.argv[1]); print(json.dumps(m))' "$1"; }
 start_hangard
 
