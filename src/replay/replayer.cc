@@ -78,6 +78,7 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
   std::string unfinished_why;   // what the ledger holds where its entries would be
   bool global_differs = false;  // the shared state differs already: reported where it began
   int64_t covered = 0;          // the ledger's seqs the lines read account for
+  bool stopped_early = false;   // --to: the rest of the record is not read
   for (;;) {
     Result<std::optional<ledger::Line>> next = reader.Next();
     if (!next.ok()) return next.status();
@@ -125,7 +126,10 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
                              unfinished_why + "), yet line " + std::to_string(line.n) +
                              " was decided after it by the same start: the record is not this "
                              "ledger's history");
-    if (line.ledger_seq >= options.to) break;
+    if (line.ledger_seq >= options.to) {
+      stopped_early = true;
+      break;
+    }
 
     if (!Linked(line.ledger_seq, line.ledger_hash, live))
       return BadLedgerLink(line.n, line.ledger_seq, line.ledger_hash, live);
@@ -221,7 +225,7 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
   }
   // Every entry a decision made names its line, written before it: one past the lines read means
   // the record was cut, unless hangard wrote it after the record was opened.
-  if (int64_t seq = live.FirstNamingALine(covered); seq && !reader.grown())
+  if (int64_t seq = live.FirstNamingALine(covered); seq && !stopped_early && !reader.grown())
     return Status::Invalid("ledger seq " + std::to_string(seq) +
                            " names a signal record line after the record's last (" + reader.path() +
                            " ends early: cut or lost)");

@@ -114,6 +114,17 @@ TEST_F(ReplayerTest, TheSameSetupReplaysEveryStepTheSame) {
   EXPECT_EQ(s->builds, std::vector<std::string>{std::string(kKernelBuild)});
 }
 
+TEST_F(ReplayerTest, ToStopsAfterTheDecisionsUpToThatSeq) {
+  Workload();
+  ReplayOptions to;
+  to.to = 3;
+  Result<Summary> s = Run(to);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_GT(s->signals, 0);
+  EXPECT_LT(s->signals, 10) << "the rest of the record is not fed";
+  EXPECT_EQ(s->differ, 0);
+}
+
 TEST_F(ReplayerTest, AnotherPolicyNamesTheStepAndTheRule) {
   Workload();
   ReplayOptions deny;
