@@ -151,6 +151,7 @@ json::Value StepJson(const replay::Step& s) {
 json::Value SummaryJson(const Outcome& o) {
   const replay::Summary& s = o.summary;
   return json::Object{
+      {"fed", s.fed},
       {"signals", s.signals},
       {"same", s.same},
       {"differ", s.differ},
@@ -196,6 +197,7 @@ void PrintSteps(std::ostream& out, const std::vector<replay::Step>& steps) {
 void PrintSummaryLine(std::ostream& out, const replay::Summary& s) {
   out << s.signals << " signals replayed, " << s.same << " same, " << s.differ << " differ";
   if (s.state_only) out << " (" << s.state_only << " in the state only)";
+  if (s.fed != s.signals) out << "; " << s.fed - s.signals << " earlier signals fed, not reported";
   out << "\n";
 }
 

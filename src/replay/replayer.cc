@@ -210,18 +210,20 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
           std::any_of(live_kinds.begin(), live_kinds.end(),
                       [](const std::string& l) { return kRestrictive.count(l) > 0; }))
         step.widening = true;
-    ++sum.signals;
+    ++sum.fed;
     const bool in_range =
         line.ledger_seq + 1 >= options.from && (!options.since || step.time >= *options.since);
+    if (!in_range) continue;  // fed for the state it leaves, not reported or counted
+    ++sum.signals;
     if (step.cls == StepClass::kSame) {
       ++sum.same;
     } else {
       ++sum.differ;
       sum.state_only += step.cls == StepClass::kStateDiffers;
       sum.widening += step.widening;
-      if (!sum.first_divergence && in_range) sum.first_divergence = step;
+      if (!sum.first_divergence) sum.first_divergence = step;
     }
-    if (in_range) step_out(step);
+    step_out(step);
   }
   // Every entry a decision made names its line, written before it: one past the lines read means
   // the record was cut, unless hangard wrote it after the record was opened.

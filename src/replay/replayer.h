@@ -50,7 +50,9 @@ struct Step {
   std::string part;       // what differs: the actions, the gate's rules, the shared state...
 };
 
+// The counts are of the steps in range (--from, --since); fed counts every signal decided.
 struct Summary {
+  int64_t fed = 0;
   int64_t signals = 0, same = 0, differ = 0, state_only = 0, uncommitted = 0, starts = 0;
   int64_t widening = 0;
   std::optional<Step> first_divergence;

@@ -125,6 +125,21 @@ TEST_F(ReplayerTest, ToStopsAfterTheDecisionsUpToThatSeq) {
   EXPECT_EQ(s->differ, 0);
 }
 
+TEST_F(ReplayerTest, FromReportsAndCountsTheLaterStepsOnly) {
+  Workload();
+  ReplayOptions deny;  // H differs at its drop (after ledger seq 2): before FROM, not reported
+  deny.policy_file = dir_.path() + "/deny.json";
+  deny.policy_text = R"({"hangar_policy":1,"acts":{"deny":["push"]}})";
+  deny.from = 6;
+  std::vector<Step> changed;
+  Result<Summary> s = Run(deny, &changed);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->fed, 10);
+  EXPECT_LT(s->signals, 10);
+  for (const Step& c : changed) EXPECT_GE(c.ledger_seq + 1, 6);
+  EXPECT_EQ(s->differ, int64_t(changed.size()));
+}
+
 TEST_F(ReplayerTest, AnotherPolicyNamesTheStepAndTheRule) {
   Workload();
   ReplayOptions deny;
