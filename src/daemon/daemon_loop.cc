@@ -43,7 +43,14 @@ Status Daemon::Step(int max_wait_ms, bool* quit) {
     return Status::Errno("poll", errno);
   }
   Status s = Turn(fds[1].revents & POLLIN, fds[0].revents & POLLIN, fds[2].revents & POLLIN, quit);
-  if (*quit) return work_.stopped() ? Status::Ok() : s;  // s: hangard.json's last write
+  if (*quit) {
+    // A stop leaves the record whole: the lines of decisions that only logged go out too (best
+    // effort: they did nothing a start would miss, so a failure here is said and no more).
+    if (!work_.stopped() && setup_.config.record_signals)
+      if (Status f = signals_.Flush(); !f.ok())
+        Say("cannot write the signal record's last lines: " + f.message());
+    return work_.stopped() ? Status::Ok() : s;  // s: hangard.json's last write
+  }
   // A failure outside a decision (a scan that cannot list, a notify record): the same stop.
   if (!s.ok()) StopWork(s);
   return Status::Ok();

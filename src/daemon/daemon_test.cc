@@ -5,6 +5,7 @@
 #include "daemon/daemon.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -170,6 +171,25 @@ TEST_F(DaemonTest, EachDecisionIsRecordedAndItsEntriesNameItsLine) {
   Drop("spool2", "incoming", "h2.json", HeldMission("H2"));
   ASSERT_TRUE(StepUntil(*off, [&] { return Exists("spool2/hold/H2/gate1.json"); }));
   EXPECT_FALSE(Exists("spool2/signals/live/signals.jsonl"));
+}
+
+// A decision that only logs (Ready, at the end of every start) waits in memory for the next line
+// that must be durable; a stop writes it out, so a clean stop leaves the record whole.
+TEST_F(DaemonTest, AStopWritesTheLinesThatWaited) {
+  std::unique_ptr<Daemon> d = Make("spool", "anchor");
+  ASSERT_TRUE(d->Start().ok());
+  const std::string file = scratch_.path() + "/spool/signals/live/signals.jsonl";
+  auto lines = [&] {
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  const auto before = lines();
+  ASSERT_EQ(kill(getpid(), SIGTERM), 0);  // blocked: it waits on the daemon's signalfd
+  bool quit = false;
+  for (int i = 0; i < 20 && !quit; ++i) ASSERT_TRUE(d->Step(50, &quit).ok());
+  ASSERT_TRUE(quit) << "SIGTERM did not end the loop";
+  EXPECT_GT(lines(), before) << "the Ready line was not written at the stop";
 }
 
 }  // namespace

@@ -14,7 +14,8 @@
 // daemon flushes before the first act of any decision that acts (a decision that only logs acts
 // on nothing a crash could leave behind, so its line goes with the next flush, in order). A crash
 // can lose only lines whose decisions did nothing outside hangard's memory, which the next start
-// rebuilds from the spool anyway. Not thread-safe: the event loop's own.
+// rebuilds from the spool anyway; a stop (SIGTERM) flushes them. Not thread-safe: the event
+// loop's own.
 #pragma once
 
 #include <cstdint>
