@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "cli/commands.h"
@@ -12,11 +13,13 @@
 #include "cli/ledger_place.h"
 #include "cli/output.h"
 #include "kernel/config.h"
+#include "kernel/path_norm.h"
 #include "kernel/policy.h"
 #include "ledger/anchor.h"
 #include "ledger/verify.h"
 #include "replay/replay_ledger.h"
 #include "replay/replayer.h"
+#include "shell/path_resolve.h"
 
 namespace hangar::cli {
 
@@ -24,17 +27,36 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Absolute and with every symlink that exists resolved.
-std::string Resolved(const std::string& p) {
+// Absolute and with every symlink that exists resolved, as the gate resolves a mission's writes
+// (shell/path_resolve.h); the path as given when it cannot be.
+Result<std::string> ResolvedOrWhy(const std::string& p) {
   std::error_code ec;
-  fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
-  return ec ? p : r.lexically_normal().string();
+  const fs::path abs = fs::absolute(p, ec);
+  return ResolveExistingPath(ec ? p : abs.string());
+}
+std::string Resolved(const std::string& p) {
+  Result<std::string> r = ResolvedOrWhy(p);
+  return r.ok() ? *r : p;
 }
 
-bool Inside(const std::string& path, const std::string& dir) {
-  if (dir.empty()) return false;
-  const std::string d = dir.back() == '/' ? dir : dir + "/";
-  return path == dir || (path + "/").starts_with(d);
+// A candidate file (--policy, --config, policy try's FILE) into *FILE_OUT (resolved) and *TEXT,
+// read and parsed before anything else, so one that does not parse is refused naming its field.
+// PARSE gives the parser's status; NAME prefixes its message (empty: none). An exit status, or 0.
+int ReadCandidate(const Context& ctx, const char* what, const std::string& file,
+                  const std::string& name,
+                  const std::function<Status(const std::string& text)>& parse,
+                  std::string* file_out, std::string* text) {
+  Result<std::string> t = ctx.env->ReadFile(file, 1 << 20);
+  if (!t.ok()) return FailTo(ctx.err, ExitForRead(t.status()), what, t.status().message());
+  if (Status p = parse(*t); !p.ok())
+    return FailTo(ctx.err, kExitData, what, (name.empty() ? "" : name + ": ") + p.message());
+  *file_out = Resolved(file);
+  *text = std::move(t).value();
+  return kExitOk;
+}
+
+Status PolicyParses(const std::string& file, const std::string& text) {
+  return ParsePolicy(text, file).status();
 }
 
 struct Setup {
@@ -75,13 +97,19 @@ int Run(const Context& ctx, const Setup& setup, const char* what, Outcome* out) 
   const std::string anchor_dir = Resolved(fs::path(place.anchor_file).parent_path().string());
   std::string into = setup.into;
   if (!into.empty()) {
-    const std::string r = Resolved(into);
+    // Where it would land must be known to be refused: a path that cannot be resolved is not
+    // taken on trust.
+    Result<std::string> where = ResolvedOrWhy(into);
+    if (!where.ok())
+      return FailTo(ctx.err, kExitUsage, what, "refused: --into: " + where.status().message());
+    const std::string& r = *where;
     for (const auto& [dir, name] :
          {std::pair{spool, "the live spool"}, std::pair{anchor_dir, "the live anchor directory"}})
-      if (Inside(r, dir) || Inside(dir, r))
+      if (PathInside(r, dir) || PathInside(dir, r))
         return FailTo(ctx.err, kExitUsage, what,
-                      "refused: --into " + into + " is " + (Inside(r, dir) ? "inside" : "above") +
-                          " " + name + " " + dir + "; a replay writes only where no live file is");
+                      "refused: --into " + into + " is " +
+                          (PathInside(r, dir) ? "inside" : "above") + " " + name + " " + dir +
+                          "; a replay writes only where no live file is");
   }
   const std::string ledger_name = "replay-" + place.name;
   if (into.empty()) {
@@ -209,23 +237,21 @@ int RunReplay(const Context& ctx, const ReplayArgs& a) {
   setup.into = a.into;
   setup.options.from = a.from;
   if (a.to) setup.options.to = *a.to;
-  // A candidate that does not parse is refused before anything is read, naming its field.
-  if (!a.policy.empty()) {
-    Result<std::string> t = ctx.env->ReadFile(a.policy, 1 << 20);
-    if (!t.ok()) return FailTo(ctx.err, ExitForRead(t.status()), what, t.status().message());
-    if (Result<Policy> p = ParsePolicy(*t, a.policy); !p.ok())
-      return FailTo(ctx.err, kExitData, what, "--policy: " + p.status().message());
-    setup.options.policy_file = Resolved(a.policy);
-    setup.options.policy_text = std::move(t).value();
-  }
-  if (!a.config.empty()) {
-    Result<std::string> t = ctx.env->ReadFile(a.config, 1 << 20);
-    if (!t.ok()) return FailTo(ctx.err, ExitForRead(t.status()), what, t.status().message());
-    if (Result<Config> c = ParseConfig(*t, a.config); !c.ok())
-      return FailTo(ctx.err, kExitData, what, "--config: " + c.status().message());
-    setup.options.config_file = Resolved(a.config);
-    setup.options.config_text = std::move(t).value();
-  }
+  replay::ReplayOptions& opt = setup.options;
+  if (!a.policy.empty())
+    if (int rc = ReadCandidate(
+            ctx, what, a.policy, "--policy",
+            [&](const std::string& t) { return PolicyParses(a.policy, t); }, &opt.policy_file,
+            &opt.policy_text);
+        rc != kExitOk)
+      return rc;
+  if (!a.config.empty())
+    if (int rc = ReadCandidate(
+            ctx, what, a.config, "--config",
+            [&](const std::string& t) { return ParseConfig(t, a.config).status(); },
+            &opt.config_file, &opt.config_text);
+        rc != kExitOk)
+      return rc;
   Outcome o;
   if (int rc = Run(ctx, setup, what, &o); rc != kExitOk) return rc;
   if (ctx.json) {
@@ -268,12 +294,11 @@ int RunReplay(const Context& ctx, const ReplayArgs& a) {
 int RunPolicyTry(const Context& ctx, const std::string& file, const std::string& since) {
   const char* what = "try the policy";
   Setup setup;
-  Result<std::string> t = ctx.env->ReadFile(file, 1 << 20);
-  if (!t.ok()) return FailTo(ctx.err, ExitForRead(t.status()), what, t.status().message());
-  if (Result<Policy> p = ParsePolicy(*t, file); !p.ok())
-    return FailTo(ctx.err, kExitData, what, p.status().message());
-  setup.options.policy_file = Resolved(file);
-  setup.options.policy_text = std::move(t).value();
+  if (int rc = ReadCandidate(
+          ctx, what, file, "", [&](const std::string& t) { return PolicyParses(file, t); },
+          &setup.options.policy_file, &setup.options.policy_text);
+      rc != kExitOk)
+    return rc;
   if (!since.empty()) {
     std::optional<TimeMs> at = ParseRfc3339(since);
     if (!at)

@@ -7,8 +7,6 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <algorithm>
-
 #include "daemon/presence.h"
 #include "daemon/sd_notify.h"
 #include "daemon/signature.h"
@@ -292,9 +290,7 @@ Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
     Result<std::string> added = signals_.Add(sig, acts, state_, head_seq, head_hash);
     if (!added.ok()) return added.status();
     line = std::move(added).value();
-    const bool acts_at_all = std::any_of(
-        acts.begin(), acts.end(), [](const Action& a) { return !std::holds_alternative<Log>(a); });
-    if (acts_at_all)
+    if (Acts(acts))
       if (Status f = signals_.Flush(); !f.ok()) return f;
   }
   // Group commit: every entry of this decision in one ledger write and one anchor write, before

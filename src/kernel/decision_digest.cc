@@ -1,5 +1,6 @@
 #include "kernel/decision_digest.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <type_traits>
@@ -12,84 +13,6 @@ namespace hangar {
 using record::DropperJson;
 using record::MaybeHex;
 using record::ResolvedJson;
-
-namespace {
-
-json::Value FilesJson(const std::map<std::string, std::string>& files) {
-  json::Object o;
-  for (const auto& [name, text] : files) o[name] = Sha256Hex(text);
-  return o;
-}
-
-struct ActionWriter {
-  json::Value operator()(const Intake& a) const {
-    return json::Object{{"action", "intake"},
-                        {"name", MaybeHex(a.name)},
-                        {"id", a.id},
-                        {"to", std::string(PhaseName(a.to))},
-                        {"files", FilesJson(a.files)},
-                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
-  }
-  json::Value operator()(const Launch& a) const {
-    return json::Object{{"action", "launch"},
-                        {"id", a.id},
-                        {"attempt", a.attempt},
-                        {"plan_sha256", a.plan_sha256},
-                        {"gate2_sha256", Sha256Hex(a.gate2_text)},
-                        {"prompt_sha256", Sha256Hex(a.prompt)}};
-  }
-  json::Value operator()(const Observe& a) const {
-    return json::Object{{"action", "observe"}, {"id", a.id}, {"room", a.room}, {"run", a.run}};
-  }
-  json::Value operator()(const Kill& a) const {
-    return json::Object{{"action", "kill"}, {"id", a.id}};
-  }
-  json::Value operator()(const Move& a) const {
-    return json::Object{{"action", "move"},
-                        {"id", a.id},
-                        {"from", std::string(PhaseName(a.from))},
-                        {"to", std::string(PhaseName(a.to))},
-                        {"files", FilesJson(a.files)},
-                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
-  }
-  json::Value operator()(const ConsumeControl& a) const {
-    return json::Object{{"action", "consume-control"},
-                        {"name", MaybeHex(a.name)},
-                        {"bad", a.bad},
-                        {"why_sha256", Sha256Hex(a.why)},
-                        {"answer_sha256", Sha256Hex(a.answer)}};
-  }
-  json::Value operator()(const Log& a) const {
-    return json::Object{{"action", "log"}, {"line", MaybeHex(a.line)}};
-  }
-  json::Value operator()(const Record& a) const {
-    return json::Object{{"action", "record"}, {"seq", a.seq},   {"kind", a.kind},
-                        {"body", a.body},     {"time", a.time}, {"new_epoch", a.new_epoch}};
-  }
-  json::Value operator()(const RunOp& a) const {
-    return json::Object{{"action", "run-op"}, {"id", a.id},   {"name", MaybeHex(a.name)},
-                        {"op", a.op},         {"key", a.key}, {"files", FilesJson(a.files)}};
-  }
-  json::Value operator()(const AnswerOp& a) const {
-    return json::Object{{"action", "answer-op"},
-                        {"id", a.id},
-                        {"name", MaybeHex(a.name)},
-                        {"key", a.key},
-                        {"result_sha256", Sha256Hex(a.result)},
-                        {"keep", a.keep},
-                        {"release", a.release}};
-  }
-  json::Value operator()(const Retry& a) const {
-    return json::Object{
-        {"action", "retry"}, {"id", a.id}, {"previous", a.previous}, {"files", FilesJson(a.files)}};
-  }
-};
-
-}  // namespace
-
-json::Value ActionToJson(const Action& a) {
-  return std::visit(ActionWriter{}, a);
-}
 
 namespace {
 
@@ -324,6 +247,11 @@ std::string DecisionText(const std::vector<Action>& acts) {
   for (const Action& a : acts) std::visit(w, a);
   out += ']';
   return out;
+}
+
+bool Acts(const std::vector<Action>& acts) {
+  return std::any_of(acts.begin(), acts.end(),
+                     [](const Action& a) { return !std::holds_alternative<Log>(a); });
 }
 
 std::vector<std::string> TouchedIds(const Signal& s, const std::vector<Action>& acts) {

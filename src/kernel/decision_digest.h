@@ -16,15 +16,16 @@ namespace hangar {
 // decide() may decide a recorded signal otherwise than the build before it.
 inline constexpr std::string_view kKernelBuild = "hangar-kernel/1";
 
-// The action as canonical JSON: {"action": KIND, ...its fields}, the files it writes by sha256.
-json::Value ActionToJson(const Action& a);
-
 // What a decision did, for the replay's diff: its actions without their explanations, as text.
 // A Log goes; a Record keeps its kind, seq, time and body but not the gate's "rules", "reason"
 // and "policy" (which the state holds: MissionRec::gate); files are named, not hashed; a control
 // request's or an op's answer is not compared, its Record is; a launch is its plan's sha256. Two
 // decisions the same here act the same on the spool, the ledger's verdicts and the window.
 std::string DecisionText(const std::vector<Action>& acts);
+
+// True when the decision does more than write log lines (the signal record flushes before such a
+// decision's entries and acts; a replay tells extra and missing steps by it).
+bool Acts(const std::vector<Action>& acts);
 
 // The missions a decision may have changed: the signal's own and each action's (a Record's
 // body "id"), sorted, each once.

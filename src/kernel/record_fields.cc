@@ -73,6 +73,12 @@ void Fields::Done() const {
       Fail(strict::Member(field_, members_[i].first), "unknown field (see hangar-signals(5))");
 }
 
+std::string ReadBlob(element e, const std::string& field, const BlobIn& in) {
+  Result<std::string> bytes = in(strict::String(e, field));
+  if (!bytes.ok()) Fail(field, bytes.status().message());
+  return std::move(bytes).value();
+}
+
 std::string ReadText(element e, const std::string& field) {
   if (e.type() == element_type::STRING) return strict::String(e, field);
   Fields f(e, field);

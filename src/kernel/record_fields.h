@@ -3,6 +3,7 @@
 // that names the field of whatever is missing or unknown. Pure.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,7 +11,17 @@
 
 #include "base/json.h"
 #include "base/simdjson_util.h"
+#include "base/status.h"
 #include "kernel/kernel.h"
+
+namespace hangar {
+
+// Where a record's bytes go and come from (content-addressed blobs, "sha256:HEX"): the shell
+// decides where blobs live (ledger/signal_log.h).
+using BlobOut = std::function<std::string(std::string_view bytes)>;
+using BlobIn = std::function<Result<std::string>(const std::string& ref)>;
+
+}  // namespace hangar
 
 namespace hangar::record {
 
@@ -21,6 +32,9 @@ json::Value DropperJson(const Dropper& by);
 // A mission's writes as the shell resolved them, a list in the map's (sorted) order: a path as
 // written need not be UTF-8, so it is no key. {"as_written", "path", "error"} each.
 json::Value ResolvedJson(const ResolvedWrites& r);
+// The bytes of the blob whose reference is at FIELD, through IN; fails naming FIELD when IN
+// cannot give them back.
+std::string ReadBlob(simdjson::dom::element e, const std::string& field, const BlobIn& in);
 // Reads what MaybeHex wrote; fails (strict::Fail) naming FIELD otherwise.
 std::string ReadText(simdjson::dom::element e, const std::string& field);
 

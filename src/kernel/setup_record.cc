@@ -68,24 +68,19 @@ json::Value SetupFactsJson(const SetupFacts& f, const BlobOut& out) {
 }
 
 SetupFacts ReadSetupFactsAt(simdjson::dom::element e, const std::string& field, const BlobIn& in) {
-  auto blob = [&](simdjson::dom::element v, const std::string& vf) {
-    Result<std::string> bytes = in(strict::String(v, vf));
-    if (!bytes.ok()) strict::Fail(vf, bytes.status().message());
-    return *bytes;
-  };
   Fields f(e, field);
   auto text = [&](const char* k) { return ReadText(f[k], f.Path(k)); };
   SetupFacts s;
   {
     Fields c(f["config"], f.Path("config"));
     s.config_file = ReadText(c["file"], c.Path("file"));
-    s.config_text = blob(c["bytes"], c.Path("bytes"));
+    s.config_text = record::ReadBlob(c["bytes"], c.Path("bytes"), in);
     c.Done();
   }
   if (simdjson::dom::element p = f["policy"]; !p.is_null()) {
     Fields pf(p, f.Path("policy"));
     s.policy_file = ReadText(pf["file"], pf.Path("file"));
-    s.policy_text = blob(pf["bytes"], pf.Path("bytes"));
+    s.policy_text = record::ReadBlob(pf["bytes"], pf.Path("bytes"), in);
     pf.Done();
   }
   s.spool = text("spool");

@@ -179,10 +179,7 @@ struct Reader {
   const BlobIn& in;
 
   std::string Blob(element e, const std::string& field) const {
-    const std::string ref = strict::String(e, field);
-    Result<std::string> bytes = in(ref);
-    if (!bytes.ok()) Fail(field, bytes.status().message());
-    return *bytes;
+    return record::ReadBlob(e, field, in);
   }
   TimeMs Time(element e, const std::string& field) const { return strict::Integer(e, field); }
   int Int(element e, const std::string& field) const {

@@ -24,11 +24,9 @@
 #include "base/status.h"
 #include "kernel/decision_digest.h"
 #include "kernel/kernel.h"
+#include "kernel/record_fields.h"
 
 namespace hangar {
-
-using BlobOut = std::function<std::string(std::string_view bytes)>;
-using BlobIn = std::function<Result<std::string>(const std::string& ref)>;
 
 // The signal's KIND as the record names it ("dropped", "control", ...).
 const char* SignalKind(const Signal& s);
@@ -41,9 +39,5 @@ Result<Signal> ParseSignal(std::string_view text, const BlobIn& in);
 // For a reader of whole records (the signal log, man/hangar-signals.5): the signal at FIELD of a
 // document parsed already. Throws strict::Failure naming the field, as the strict readers do.
 Signal ReadSignalAt(simdjson::dom::element e, const std::string& field, const BlobIn& in);
-
-// The action as canonical JSON: {"action": KIND, ...its fields}. Two decisions are the same when
-// their actions' texts are equal, in order.
-json::Value ActionToJson(const Action& a);
 
 }  // namespace hangar

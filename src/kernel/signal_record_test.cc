@@ -14,6 +14,84 @@ namespace {
 
 constexpr TimeMs kT = 1'700'000'000'000;
 
+using record::MaybeHex;
+
+// An action whole, as canonical JSON, the texts it writes by sha256: what the Twin below compares
+// (stricter than DecisionText, which leaves explanations out).
+json::Value FilesJson(const std::map<std::string, std::string>& files) {
+  json::Object o;
+  for (const auto& [name, text] : files) o[name] = Sha256Hex(text);
+  return o;
+}
+
+struct ActionWriter {
+  json::Value operator()(const Intake& a) const {
+    return json::Object{{"action", "intake"},
+                        {"name", MaybeHex(a.name)},
+                        {"id", a.id},
+                        {"to", std::string(PhaseName(a.to))},
+                        {"files", FilesJson(a.files)},
+                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
+  }
+  json::Value operator()(const Launch& a) const {
+    return json::Object{{"action", "launch"},
+                        {"id", a.id},
+                        {"attempt", a.attempt},
+                        {"plan_sha256", a.plan_sha256},
+                        {"gate2_sha256", Sha256Hex(a.gate2_text)},
+                        {"prompt_sha256", Sha256Hex(a.prompt)}};
+  }
+  json::Value operator()(const Observe& a) const {
+    return json::Object{{"action", "observe"}, {"id", a.id}, {"room", a.room}, {"run", a.run}};
+  }
+  json::Value operator()(const Kill& a) const {
+    return json::Object{{"action", "kill"}, {"id", a.id}};
+  }
+  json::Value operator()(const Move& a) const {
+    return json::Object{{"action", "move"},
+                        {"id", a.id},
+                        {"from", std::string(PhaseName(a.from))},
+                        {"to", std::string(PhaseName(a.to))},
+                        {"files", FilesJson(a.files)},
+                        {"notify_dir", a.notify_dir ? json::Value(*a.notify_dir) : json::Value()}};
+  }
+  json::Value operator()(const ConsumeControl& a) const {
+    return json::Object{{"action", "consume-control"},
+                        {"name", MaybeHex(a.name)},
+                        {"bad", a.bad},
+                        {"why_sha256", Sha256Hex(a.why)},
+                        {"answer_sha256", Sha256Hex(a.answer)}};
+  }
+  json::Value operator()(const Log& a) const {
+    return json::Object{{"action", "log"}, {"line", MaybeHex(a.line)}};
+  }
+  json::Value operator()(const Record& a) const {
+    return json::Object{{"action", "record"}, {"seq", a.seq},   {"kind", a.kind},
+                        {"body", a.body},     {"time", a.time}, {"new_epoch", a.new_epoch}};
+  }
+  json::Value operator()(const RunOp& a) const {
+    return json::Object{{"action", "run-op"}, {"id", a.id},   {"name", MaybeHex(a.name)},
+                        {"op", a.op},         {"key", a.key}, {"files", FilesJson(a.files)}};
+  }
+  json::Value operator()(const AnswerOp& a) const {
+    return json::Object{{"action", "answer-op"},
+                        {"id", a.id},
+                        {"name", MaybeHex(a.name)},
+                        {"key", a.key},
+                        {"result_sha256", Sha256Hex(a.result)},
+                        {"keep", a.keep},
+                        {"release", a.release}};
+  }
+  json::Value operator()(const Retry& a) const {
+    return json::Object{
+        {"action", "retry"}, {"id", a.id}, {"previous", a.previous}, {"files", FilesJson(a.files)}};
+  }
+};
+
+json::Value ActionToJson(const Action& a) {
+  return std::visit(ActionWriter{}, a);
+}
+
 class Blobs {
  public:
   BlobOut Out() {

@@ -1,7 +1,5 @@
 #include "ledger/signal_log.h"
 
-#include <algorithm>
-
 #include "base/sha256.h"
 #include "base/simdjson_util.h"
 #include "kernel/record_fields.h"
@@ -13,11 +11,6 @@ namespace hangar::ledger {
 namespace {
 
 constexpr size_t kTailRead = 4 << 20;  // a line is far shorter: blobs beyond 16 KiB are files
-
-bool AnyAct(const std::vector<Action>& acts) {
-  return std::any_of(acts.begin(), acts.end(),
-                     [](const Action& a) { return !std::holds_alternative<Log>(a); });
-}
 
 }  // namespace
 
@@ -127,7 +120,7 @@ Result<std::string> SignalLog::Add(const Signal& signal, const std::vector<Actio
                            {"blobs", std::move(blobs)},
                            {"ledger", json::Object{{"seq", ledger_seq}, {"hash", ledger_hash}}},
                            {"records", records},
-                           {"acts", AnyAct(acts)},
+                           {"acts", Acts(acts)},
                            {"decision", Sha256Hex(DecisionText(acts))},
                            {"state", StepDigest(state, TouchedIds(signal, acts))},
                            {"global", GlobalDigest(state)}});

@@ -50,19 +50,13 @@ Result<std::optional<Line>> SignalReader::Next() {
       return std::optional<Line>(std::move(line).value());
     }
     const uint64_t have = offset_ + (buf_.size() - pos_);
-    if (have >= size_) {
-      torn_ = buf_.size() > pos_;
-      return std::optional<Line>();
-    }
+    if (have >= size_) return std::optional<Line>();
     buf_.erase(0, pos_);
     pos_ = 0;
     Result<std::string> more =
         env_->ReadAt(path_, have, size_t(std::min<uint64_t>(kChunk, size_ - have)));
     if (!more.ok()) return more.status();
-    if (more->empty()) {
-      torn_ = !buf_.empty();
-      return std::optional<Line>();
-    }
+    if (more->empty()) return std::optional<Line>();
     buf_ += *more;
   }
 }

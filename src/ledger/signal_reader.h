@@ -5,7 +5,7 @@
 // naming the file, the line and what is wrong: a replay of such a record is refused.
 //
 // A last line without its "\n" (hangard writing it now, or one a crash cut short, never acted
-// on) is not read; torn() says it was there.
+// on) is not read.
 #pragma once
 
 #include <simdjson.h>
@@ -56,10 +56,8 @@ class SignalReader {
   Result<std::optional<Line>> Next();
 
   const std::string& path() const { return path_; }
-  bool torn() const { return torn_; }
   // The file is longer now than when Open looked (hangard appends while it is read).
   bool grown() const;
-  uint64_t bytes_read() const { return offset_; }
 
  private:
   Result<Line> Parse(std::string_view text);
@@ -68,12 +66,11 @@ class SignalReader {
 
   Env* env_;
   std::string dir_, path_;
-  uint64_t size_ = 0, offset_ = 0;  // of the file; of the next unread byte
-  std::string buf_;                 // read ahead, from offset_
-  size_t pos_ = 0;                  // in buf_
-  int64_t n_ = 0;                   // the last line's n
-  std::string hash_;                // the last line's hash
-  bool torn_ = false;
+  uint64_t size_ = 0, offset_ = 0;             // of the file; of the next unread byte
+  std::string buf_;                            // read ahead, from offset_
+  size_t pos_ = 0;                             // in buf_
+  int64_t n_ = 0;                              // the last line's n
+  std::string hash_;                           // the last line's hash
   std::map<std::string, std::string> inline_;  // this line's inline blobs: hex -> text
   simdjson::dom::parser parser_;
 };

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "base/sha256.h"
 #include "ledger/entry_view.h"
 #include "ledger/scan.h"
 
@@ -37,11 +36,6 @@ std::string Verdict(simdjson::dom::parser& parser, std::string_view body, std::s
 
 }  // namespace
 
-std::string EntryContent(const std::string& kind, const std::string& time,
-                         const std::string& body_text) {
-  return Sha256Hex(kind + "\n" + time + "\n" + body_text);
-}
-
 Status LiveLedger::Load(const ledger::LedgerStore& store) {
   entries_.clear();
   grants_.clear();
@@ -58,7 +52,6 @@ Status LiveLedger::Load(const ledger::LedgerStore& store) {
     if (size_t at = v.body.find(kSignalMember);
         at != std::string_view::npos && at + kSignalMember.size() + 64 <= v.body.size())
       e.signal_record = std::string(v.body.substr(at + kSignalMember.size(), 64));
-    e.content = EntryContent(e.kind, std::string(v.time), std::string(v.body));
     e.verdict = Verdict(parser, v.body, &e.id);
     if (v.kind == "grant" || v.kind == "revoke" || v.kind == "ledger.reanchor") {
       Result<json::Value> body = json::Parse(v.body);

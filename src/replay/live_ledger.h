@@ -1,7 +1,7 @@
 // LiveLedger: what a replay needs of the live ledger, read once (ledger/scan.h): per entry its
-// kind, hash and the signal record line that decided it (the body's "signal_record"), a digest of
-// what the kernel wrote (kind, time, body), and the gate's verdict and rules where the entry has
-// them; the grant entries whole, to fold a start's grants from. The chain and anchor are checked
+// kind, hash and the signal record line that decided it (the body's "signal_record"), the mission
+// it names, and the gate's rules where the entry has them; the grant entries whole, to fold a
+// start's grants from. The chain and anchor are checked
 // before, by ledger::Verify.
 #pragma once
 
@@ -18,7 +18,6 @@ struct LiveEntry {
   std::string kind;
   std::string hash;           // the entry's own
   std::string signal_record;  // the line hash in its body, or empty
-  std::string content;        // sha256 of kind "\n" time "\n" body
   std::string verdict;        // "rules" and "rule" of the body, as "R1,R2", for the diff's note
   std::string id;             // the body's "id": the mission it is about, or empty
 };
@@ -38,9 +37,5 @@ class LiveLedger {
   std::vector<LiveEntry> entries_;  // seq 1 at index 0
   std::vector<GrantRecord> grants_;
 };
-
-// The digest LiveEntry::content holds, for an entry the replay's kernel decided.
-std::string EntryContent(const std::string& kind, const std::string& time,
-                         const std::string& body_text);
 
 }  // namespace hangar::replay

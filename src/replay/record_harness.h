@@ -59,7 +59,6 @@ class RecordHarness {
         return es.status();
     return acts;
   }
-  const State& state() const { return state_; }
 
  private:
   Env* env_;

@@ -23,7 +23,6 @@ class ReplayLedger {
   Status Add(const Record& r, const Step& step);
   Status Flush();
   const std::string& anchor_path() const { return anchor_path_; }
-  int64_t head() const { return store_.head_seq(); }
 
  private:
   ledger::LedgerStore store_;

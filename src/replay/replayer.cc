@@ -164,9 +164,8 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
     st.ledger_seq = line.ledger_seq;  // the live numbering: see replayer.h
     std::vector<Action> acts = Decide(*setup, &st, line.signal);
     std::vector<std::string> kinds, rules;
-    bool acts_at_all = false;
+    const bool acts_at_all = Acts(acts);
     for (const Action& a : acts) {
-      acts_at_all |= !std::holds_alternative<Log>(a);
       if (auto* r = std::get_if<Record>(&a)) {
         kinds.push_back(r->kind);
         if (std::string ru = RulesOf(r->body); !ru.empty()) rules.push_back(ru);
