@@ -58,6 +58,9 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     Status operator()(const Move& x) const { return d->PerformMoveAction(x); }
     Status operator()(const Retry& x) const { return PerformRetry(d->env_, d->layout_, x); }
     Status operator()(const ConsumeControl& x) const { return d->PerformConsumeAction(x); }
+    Status operator()(const WriteMemory& x) const {
+      return PerformWriteMemory(d->env_, d->layout_, x);
+    }
     // Decided performs these itself: the records before any act, an intake with its undo.
     Status operator()(const Record&) const {
       return Status::Invalid("a Record reaches Perform: Decided appends every record first");

@@ -138,14 +138,16 @@ Status LedgerKeeper::HoldToCheckpoint() {
   return Status::Ok();
 }
 
-Status LedgerKeeper::FoldGrants(GrantBook* book) const {
+Status LedgerKeeper::FoldBooks(GrantBook* grants, RequesterBook* requesters) const {
   ledger::ScanOptions options;
   options.threads = 1;
   return ledger::ScanLedger(store_, options, [&](const ledger::EntryView& v, bool) {
-    if (v.kind != "grant" && v.kind != "revoke" && v.kind != "ledger.reanchor") return Status::Ok();
+    const bool grant = GrantBook::Folds(v.kind), requester = RequesterBook::Folds(v.kind);
+    if (!grant && !requester) return Status::Ok();
     Result<json::Value> body = json::Parse(v.body);
     if (!body.ok()) return body.status();
-    return book->Apply(GrantRecord{v.seq, std::string(v.kind), std::move(body).value()});
+    const GrantRecord e{v.seq, std::string(v.kind), std::move(body).value()};
+    return grant ? grants->Apply(e) : requesters->Apply(e);
   });
 }
 

@@ -35,6 +35,7 @@
 #include "base/status.h"
 #include "env/env.h"
 #include "kernel/grants.h"
+#include "kernel/requesters.h"
 #include "kernel/kernel.h"
 #include "ledger/anchor.h"
 #include "ledger/signing_key.h"
@@ -72,9 +73,10 @@ class LedgerKeeper {
   // line after it, and equals the anchor's last line for this ledger. Invalid with the reason.
   Status CheckHead() const;
 
-  // Folds every grant and revocation of the ledger into *book (ledger/grants.h), for the window.
-  // Invalid when an entry cannot be read or a grant's body is malformed.
-  Status FoldGrants(GrantBook* book) const;
+  // Folds every grant and revocation of the ledger into *grants (kernel/grants.h), for the
+  // window, and every requester's first mission and stored work state into *requesters
+  // (kernel/requesters.h). Invalid when an entry cannot be read or such a body is malformed.
+  Status FoldBooks(GrantBook* grants, RequesterBook* requesters) const;
 
   // Signed checkpoints (man/hangar-ledger.5): loads the Ed25519 key at key_path, creating it
   // (0600, with key_path.pub) on first use. Call after Start. origin names this ledger's home in

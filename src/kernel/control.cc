@@ -34,6 +34,8 @@ std::vector<std::string> FieldsOf(ControlKind k) {
       return {"op", "mission", "requester"};
     case ControlKind::kReanchor:
       return {"why"};
+    case ControlKind::kMemory:
+      return {"memory"};
   }
   return {};
 }
@@ -94,9 +96,15 @@ ControlRequest Parse(element v) {
   } else if (req == "reanchor") {
     r.kind = ControlKind::kReanchor;
     r.why = Str(v, "why", kMaxWhy);
+  } else if (req == "memory") {
+    r.kind = ControlKind::kMemory;
+    element m;
+    if (v["memory"].get(m)) Fail("memory", "missing required field");
+    r.memory = ReadRequesterMemory(m, "memory");
   } else {
     Fail("request", "unknown request \"" + req +
-                        "\" (known: cancel, approve, deny, retry, grant, revoke, reanchor)");
+                        "\" (known: cancel, approve, deny, retry, grant, revoke, reanchor, "
+                        "memory)");
   }
   if (Has(v, "by")) r.by = Str(v, "by", 256);
   if (Has(v, "time") && !ParseRfc3339(Str(v, "time", 64)))
@@ -131,6 +139,8 @@ const char* ControlKindName(ControlKind k) {
       return "reanchor";
     case ControlKind::kRetry:
       return "retry";
+    case ControlKind::kMemory:
+      return "memory";
   }
   return "?";
 }
@@ -152,6 +162,9 @@ bool ValidOpName(std::string_view op) {
 std::variant<ControlRequest, ParseError> ParseControl(std::string_view bytes) {
   if (bytes.size() > kMaxControlBytes)
     return ParseError{"", "larger than " + std::to_string(kMaxControlBytes) + " bytes"};
+  // A work state's text is where bad bytes come from: say which section holds them.
+  if (bytes.find("\"hangar_memory\"") != std::string_view::npos)
+    if (std::optional<ParseError> e = MemoryUtf8Error(bytes, "memory")) return *e;
   return strict::ReadDocument<ControlRequest>(bytes, Parse);
 }
 

@@ -11,6 +11,7 @@
 //   {"hangar":1,"request":"grant","op":OP,"mission":ID | "requester":NAME[,"until":RFC3339]}
 //   {"hangar":1,"request":"revoke","op":OP,"mission":ID | "requester":NAME}
 //   {"hangar":1,"request":"reanchor","why":TEXT}
+//   {"hangar":1,"request":"memory","memory":WORK_STATE}  (kernel/requester_memory.h)
 // Every request may carry "by": the name of whoever asked, recorded as claimed (the CLI puts the
 // login name there), and "time": when it was asked (informational).
 #pragma once
@@ -22,10 +23,11 @@
 
 #include "base/parse_error.h"
 #include "base/timefmt.h"
+#include "kernel/requester_memory.h"
 
 namespace hangar {
 
-enum class ControlKind { kCancel, kApprove, kDeny, kGrant, kRevoke, kReanchor, kRetry };
+enum class ControlKind { kCancel, kApprove, kDeny, kGrant, kRevoke, kReanchor, kRetry, kMemory };
 
 const char* ControlKindName(ControlKind k);  // "cancel", "approve", ...
 
@@ -41,6 +43,8 @@ struct ControlRequest {
   // approve, signed: the signer's principal as allowed_signers names it, and the armored SSH
   // signature (ssh-keygen -Y sign -n hangar) of ApprovalMessage for the mission as held.
   std::string principal, signature;
+  // memory: a requester's work state to store as its next version.
+  std::optional<RequesterMemory> memory;
 };
 
 // The bytes a signed approval signs: the mission's id, the sha256 of its bytes as held and, when

@@ -1,4 +1,4 @@
-// Control requests: a cancel, approve, deny, retry, grant, revoke or reanchor dropped in
+// Control requests: a cancel, approve, deny, retry, grant, revoke, reanchor or memory dropped in
 // control/new is parsed, checked against who may ask (decide_rights.cc), recorded, carried out and
 // answered in control/done; a bad or refused one is kept in control/bad beside its why.
 #include <algorithm>
@@ -296,6 +296,9 @@ void On(Decision& d, const ControlDropped& c) {
       break;
     case ControlKind::kRetry:
       refused = RetryMission(d, r, c.retry, c.now);
+      break;
+    case ControlKind::kMemory:
+      refused = StoreMemory(d, r, c);
       break;
   }
   if (!refused.empty()) return bad("control.invalid", refused);

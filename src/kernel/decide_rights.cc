@@ -1,7 +1,8 @@
-// Who may decide: which uid may cancel, retry, approve, deny, grant, revoke or reanchor, judged on
-// the uid the OS says dropped the request (man/hangar.conf.5, approvers, four_eyes and
-// allowed_signers). A refusal here is the state table's ControlRefused row, with rule
-// control.not-owner, control.not-approver, control.self-approval or control.bad-signature.
+// Who may decide: which uid may cancel, retry, approve, deny, grant, revoke, reanchor or store a
+// requester's work state, judged on the uid the OS says dropped the request (man/hangar.conf.5,
+// approvers, four_eyes and allowed_signers; man/hangar-memory.5). A refusal here is the state
+// table's ControlRefused row, with rule control.not-owner, control.not-approver,
+// control.self-approval, control.bad-signature or memory.not-requester.
 #include "kernel/decision.h"
 
 namespace hangar::decide {
@@ -67,6 +68,21 @@ std::optional<std::pair<std::string, std::string>> Refusal(const Decision& d,
     return std::make_pair(std::string("control.not-owner"),
                           who + " may not " + verb + " mission " + r.id +
                               ": it neither dropped it nor is an approver (hangar.conf approvers)");
+  }
+  if (r.kind == ControlKind::kMemory) {  // a requester's work state: its owner's, or an approver's
+    const std::string& name = r.memory->requester;
+    const RequesterRec* owner = d.st.requesters.Find(name);
+    if (approver || (owner && owner->owner >= 0 && owner->owner == c.by.uid)) return std::nullopt;
+    return std::make_pair(
+        std::string("memory.not-requester"),
+        who + " may not store the work state of requester " + name + ": " +
+            (owner && owner->owner >= 0
+                 ? "its missions are dropped by uid " + std::to_string(owner->owner) + " (" +
+                       owner->owner_user + "), since ledger seq " +
+                       std::to_string(owner->bound_seq)
+                 : "no mission of it has been dropped yet, and a work state is written by the "
+                   "uid that drops the requester's missions") +
+            " (or an approver, hangar.conf approvers)");
   }
   if (!approver)
     return std::make_pair(std::string("control.not-approver"),

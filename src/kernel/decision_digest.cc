@@ -31,6 +31,21 @@ json::Value GrantsJson(const State& s) {
   return grants;
 }
 
+// The requester book, canonical: ",\"requesters\":{NAME:{...}...}".
+std::string RequestersText(const State& s) {
+  json::Object all;
+  for (const auto& [name, r] : s.requesters.all())
+    all[name] =
+        json::Object{{"owner", r.owner},
+                     {"owner_user", MaybeHex(r.owner_user)},
+                     {"bound_seq", r.bound_seq},
+                     {"versions", r.versions},
+                     {"last_name", MaybeHex(r.last_name)},
+                     {"last_sha256", r.last_sha256},
+                     {"last_seq", r.last_seq}};
+  return ",\"requesters\":" + json::Write(json::Value(std::move(all)));
+}
+
 }  // namespace
 
 // MissionJson's canonical text written straight into *out (after every decision, live and
@@ -186,6 +201,13 @@ class DecidedWriter {
     Int("previous", a.previous);
     End();
   }
+  void operator()(const WriteMemory& a) {
+    Begin("write-memory");
+    Str("requester", a.requester);
+    Text("text", a.text);
+    Int("version", a.version);
+    End();
+  }
 
  private:
   void Begin(const char* action) {
@@ -288,7 +310,7 @@ std::string StepDigest(const State& s, const std::vector<std::string>& ids) {
     else
       AppendMissionText(&text, it->second);
   }
-  text += "}}";
+  text += "}" + RequestersText(s) + "}";
   return Sha256Hex(text);
 }
 
@@ -337,7 +359,8 @@ std::string StateDigest(const State& s) {
     text += ':';
     AppendMissionText(&text, r);
   }
-  text += "},\"queue\":" + json::Write(json::Array(s.queue.begin(), s.queue.end())) + "}";
+  text += "},\"queue\":" + json::Write(json::Array(s.queue.begin(), s.queue.end())) +
+          RequestersText(s) + "}";
   return Sha256Hex(text);
 }
 

@@ -40,6 +40,10 @@ struct Grant {
 
 class GrantBook {
  public:
+  // Whether records of this kind may change the book: grant, revoke, ledger.reanchor.
+  static bool Folds(std::string_view kind) {
+    return kind == "grant" || kind == "revoke" || kind == "ledger.reanchor";
+  }
   // Folds one record in (grant, revoke, and a ledger.reanchor's "void"; other kinds are ignored).
   // Invalid, naming the seq, for such a record whose body is malformed: the ledger is then not to
   // be trusted for grants.

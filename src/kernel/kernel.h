@@ -80,6 +80,15 @@
 //             |   rolled_back), found at start  |           |   start on a restored spool, its
 //             |                                 |           |   launch after the backup cannot be
 //             |                                 |           |   ruled out; never launched by itself
+//   any       | Control memory, by the uid that | same      | [MemoryStored] Record(memory.stored),
+//             |   owns the requester (or an     |           |   WriteMemory(memory/R/vN.json),
+//             |   approver)                     |           |   ConsumeControl
+//   any       | Control memory, the same request| same      | [MemoryStoredBefore] WriteMemory
+//             |   stored before a stop (its     |           |   (the version it was stored as),
+//             |   answer unwritten)             |           |   ConsumeControl; nothing recorded
+//   (none)    | Dropped, its requester another  | denied    | [DroppedRequesterTaken]
+//             |   uid's (not an approver)       |           |   Intake(denied: gate1.json rule
+//             |                                 |           |   requester.owner, why.json)
 //   any       | Control bad / unknown id        | same      | [ControlRefused]
 //             |                                 |           |   Record(control.refused),
 //             |                                 |           |   ConsumeControl(bad, why)
@@ -127,6 +136,7 @@
 #include "kernel/phase.h"
 #include "kernel/plan.h"
 #include "kernel/policy.h"
+#include "kernel/requesters.h"
 #include "kernel/retry.h"
 
 namespace hangar {
@@ -217,6 +227,7 @@ struct State {
   bool rolled_back = false;
   std::vector<int64_t> unvouched_grants;  // voided by the reanchor (LedgerFailed)
   GrantBook grants;  // folded from the ledger at start, then from the kernel's own records
+  RequesterBook requesters;  // likewise: whose each requester is, its work states' versions
 };
 
 // ---- signals: what the shell saw ----
@@ -465,8 +476,17 @@ struct AnswerOp {
   bool keep = false, release = false;
 };
 
+// Store version `version` of a requester's work state (man/hangar-memory.5): `text` becomes
+// memory/REQUESTER/vVERSION.json, created whole and never replaced (the same bytes found there
+// already: done; other bytes: an error, for the ledger names this version's sha256).
+struct WriteMemory {
+  std::string requester;
+  int64_t version = 0;
+  std::string text;
+};
+
 using Action = std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log, Record, RunOp,
-                            AnswerOp, Retry>;
+                            AnswerOp, Retry, WriteMemory>;
 
 // The kernel. Decide consumes one signal and returns the actions, in the order they must run.
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal);

@@ -7,6 +7,7 @@
 #include "base/sha256.h"
 #include "kernel/kernel.h"
 #include "kernel/kernel_testutil.h"
+#include "kernel/requester_memory.h"
 
 namespace hangar {
 namespace {
@@ -48,6 +49,8 @@ std::vector<std::string> Kinds(const std::vector<Action>& acts) {
             out.push_back("AnswerOp");
           else if constexpr (std::is_same_v<T, Retry>)
             out.push_back("Retry");
+          else if constexpr (std::is_same_v<T, WriteMemory>)
+            out.push_back("WriteMemory");
           else if constexpr (std::is_same_v<T, Log>)
             return;  // lines for people: not asserted
           else
@@ -424,6 +427,68 @@ TEST_F(KernelRow, ControlRefused) {
   stranger.by = Dropper{4242, "mallory"};
   EXPECT_EQ(Kinds(Decide(stranger)), (K{"control.refused", "ConsumeControl"}));
   EXPECT_EQ(PhaseOf("W1"), Phase::kHold);
+}
+
+// A work state of requester "t" (the missions' requester in these tests) whose goal is GOAL.
+std::string MemoryRequest(const std::string& goal) {
+  std::string m = R"("request":"memory","memory":{"hangar_memory":1,"requester":"t")";
+  for (const char* s : kMemorySections)
+    m += std::string(",\"") + s + "\":\"" + (std::string(s) == "goal" ? goal : "") + "\"";
+  return m + "}";
+}
+
+TEST_F(KernelRow, MemoryStored) {
+  const Dropper alice{1001, "alice"};
+  Decide(Dropped{"M1.json", Bytes("M1"), "", kT, {}, alice});  // "t" is alice's from now on
+  ControlDropped put = Control(MemoryRequest("first"));
+  put.by = alice;
+  auto acts = Decide(put);
+  ASSERT_EQ(Kinds(acts), (K{"memory.stored", "WriteMemory", "ConsumeControl"}));
+  const WriteMemory w = Only<WriteMemory>(acts)[0];
+  EXPECT_EQ(w.requester, "t");
+  EXPECT_EQ(w.version, 1);
+  const Record rec = Only<Record>(acts)[0];
+  EXPECT_EQ(rec.body.find("sha256")->as_string(), Sha256Hex(w.text));
+  EXPECT_EQ(rec.body.find("uid")->as_int(), 1001);
+  put.name = "req2";
+  put.bytes = "{\"hangar\":1," + MemoryRequest("second") + "}";
+  EXPECT_EQ(Only<WriteMemory>(Decide(put))[0].version, 2);
+  // Another uid, not an approver, may not write "t"'s memory, even having dropped a mission as
+  // "t" (that mission is denied: the name is alice's).
+  const Dropper mallory{4242, "mallory"};
+  auto taken = Decide(Dropped{"M2.json", Bytes("M2"), "", kT, {}, mallory});
+  EXPECT_EQ(PhaseOf("M2"), Phase::kDenied);
+  ControlDropped forged = Control(MemoryRequest("poisoned"));
+  forged.name = "req3";
+  forged.by = mallory;
+  auto refused = Decide(forged);
+  EXPECT_EQ(Kinds(refused), (K{"control.refused", "ConsumeControl"}));
+  EXPECT_EQ(Json(Only<ConsumeControl>(refused)[0].why)["rule"].as_string(),
+            "memory.not-requester");
+  EXPECT_EQ(st_.requesters.Find("t")->versions, 2);
+}
+
+TEST_F(KernelRow, MemoryStoredBefore) {
+  Drop("M1");
+  ControlDropped put = Control(MemoryRequest("goal"));
+  const int64_t v1 = Only<WriteMemory>(Decide(put))[0].version;
+  const int64_t head = st_.ledger_seq;
+  // The stop came before the answer: the same request is taken again at the next start.
+  auto again = Decide(put);
+  EXPECT_EQ(Kinds(again), (K{"WriteMemory", "ConsumeControl"}));
+  EXPECT_EQ(Only<WriteMemory>(again)[0].version, v1);
+  EXPECT_EQ(st_.ledger_seq, head);  // nothing recorded anew
+}
+
+TEST_F(KernelRow, DroppedRequesterTaken) {
+  Decide(Dropped{"A1.json", Bytes("A1"), "", kT, {}, Dropper{1001, "alice"}});
+  auto acts = Decide(Dropped{"B1.json", Bytes("B1"), "", kT, {}, Dropper{1002, "bob"}});
+  ASSERT_EQ(Kinds(acts), (K{"mission.denied", "Intake"}));
+  EXPECT_EQ(Json(Only<Intake>(acts)[0].files.at("gate1.json"))["rules"].as_array()[0].as_string(),
+            "requester.owner");
+  // An approver (root here) may submit as any requester.
+  Drop("R1");
+  EXPECT_NE(PhaseOf("R1"), Phase::kDenied);
 }
 
 // The window's rows: a drone running with op post.message allowed by the policy.

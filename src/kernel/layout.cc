@@ -24,6 +24,7 @@ std::vector<std::string> Layout::AllDirs() const {
                                 ControlBad(),
                                 ControlDone(),
                                 Keys(),
+                                Memory(),
                                 Notify(),
                                 rooms};
   for (Phase p : kAllPhases) d.push_back(StateDir(p));

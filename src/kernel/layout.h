@@ -25,6 +25,10 @@ struct Layout {
   std::string ControlBad() const { return spool + "/control/bad"; }
   std::string ControlDone() const { return spool + "/control/done"; }  // hangard's answers
   std::string Keys() const { return spool + "/keys"; }
+  // Requesters' work states (man/hangar-memory.5): memory/REQUESTER/vN.json.
+  std::string Memory() const { return spool + "/memory"; }
+  std::string MemoryOf(const std::string& requester) const { return Memory() + "/" + requester; }
+  static std::string MemoryName(int64_t version) { return "v" + std::to_string(version) + ".json"; }
   std::string Notify() const { return spool + "/notify"; }
   std::string LockFile() const {
     return spool + "/hangard.lock";

@@ -86,6 +86,12 @@ struct ActionWriter {
     return json::Object{
         {"action", "retry"}, {"id", a.id}, {"previous", a.previous}, {"files", FilesJson(a.files)}};
   }
+  json::Value operator()(const WriteMemory& a) const {
+    return json::Object{{"action", "write-memory"},
+                        {"requester", a.requester},
+                        {"version", a.version},
+                        {"text", a.text}};
+  }
 };
 
 json::Value ActionToJson(const Action& a) {

@@ -53,7 +53,7 @@ Status LiveLedger::Load(const ledger::LedgerStore& store) {
         at != std::string_view::npos && at + kSignalMember.size() + 64 <= v.body.size())
       e.signal_record = std::string(v.body.substr(at + kSignalMember.size(), 64));
     e.verdict = Verdict(parser, v.body, &e.id);
-    if (v.kind == "grant" || v.kind == "revoke" || v.kind == "ledger.reanchor") {
+    if (GrantBook::Folds(v.kind) || RequesterBook::Folds(v.kind)) {
       Result<json::Value> body = json::Parse(v.body);
       if (!body.ok()) return body.status();
       grants_.push_back(GrantRecord{v.seq, e.kind, std::move(body).value()});
@@ -76,6 +76,15 @@ int64_t LiveLedger::FirstNamingALine(int64_t after) const {
 
 Result<GrantBook> LiveLedger::GrantsAt(int64_t seq) const {
   GrantBook book;
+  for (const GrantRecord& g : grants_) {
+    if (g.seq > seq) break;
+    if (Status s = book.Apply(g); !s.ok()) return s;
+  }
+  return book;
+}
+
+Result<RequesterBook> LiveLedger::RequestersAt(int64_t seq) const {
+  RequesterBook book;
   for (const GrantRecord& g : grants_) {
     if (g.seq > seq) break;
     if (Status s = book.Apply(g); !s.ok()) return s;

@@ -1,7 +1,7 @@
 // LiveLedger: what a replay needs of the live ledger, read once (ledger/scan.h): per entry its
 // kind, hash and the signal record line that decided it (the body's "signal_record"), the mission
-// it names, and the gate's rules where the entry has them; the grant entries whole, to fold a
-// start's grants from. The chain and anchor are checked
+// it names, and the gate's rules where the entry has them; the grant and requester entries whole,
+// to fold a start's books from. The chain and anchor are checked
 // before, by ledger::Verify.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernel/grants.h"
+#include "kernel/requesters.h"
 #include "ledger/store.h"
 
 namespace hangar::replay {
@@ -32,10 +33,12 @@ class LiveLedger {
   int64_t FirstNamingALine(int64_t after) const;
   // The grants in force after SEQ, as the kernel folds them at a start.
   Result<GrantBook> GrantsAt(int64_t seq) const;
+  // The requester book after SEQ, likewise.
+  Result<RequesterBook> RequestersAt(int64_t seq) const;
 
  private:
   std::vector<LiveEntry> entries_;  // seq 1 at index 0
-  std::vector<GrantRecord> grants_;
+  std::vector<GrantRecord> grants_;  // the entries the grant and requester books fold
 };
 
 }  // namespace hangar::replay

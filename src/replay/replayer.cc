@@ -111,6 +111,9 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
       Result<GrantBook> grants = live.GrantsAt(s->ledger_seq);
       if (!grants.ok()) return grants.status();
       st.grants = std::move(grants).value();
+      Result<RequesterBook> requesters = live.RequestersAt(s->ledger_seq);
+      if (!requesters.ok()) return requesters.status();
+      st.requesters = std::move(requesters).value();
       ++sum.starts;
       if (std::find(sum.builds.begin(), sum.builds.end(), s->build) == sum.builds.end())
         sum.builds.push_back(s->build);

@@ -212,6 +212,18 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   return r;
 }
 
+Status PerformWriteMemory(Env* env, const Layout& l, const WriteMemory& w) {
+  const std::string dir = l.MemoryOf(w.requester), name = Layout::MemoryName(w.version);
+  if (Status s = env->MakeDir(l.Memory()); !s.ok() && s.code() != Code::kExists) return s;
+  if (Status s = env->MakeDir(dir); !s.ok() && s.code() != Code::kExists) return s;
+  Status s = env->CreateFileAtomic(dir, name, w.text, 0644);
+  if (s.code() != Code::kExists) return s;
+  Result<std::string> there = env->ReadFile(dir + "/" + name, w.text.size() + 1);
+  if (there.ok() && *there == w.text) return Status::Ok();
+  return Status::Io(dir + "/" + name + " holds other bytes than the work state the ledger "
+                            "recorded as this version; it is not replaced");
+}
+
 Status PerformConsumeControl(Env* env, const Layout& l, const ConsumeControl& c) {
   const std::string path = l.ControlNew() + "/" + c.name;
   // The answer before the request goes: a crash in between leaves both, and the request is then

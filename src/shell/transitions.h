@@ -58,6 +58,11 @@ struct LaunchPrep {
 };
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now);
 
+// Writes memory/REQUESTER/vVERSION.json (kernel.h WriteMemory), making memory/REQUESTER first.
+// Ok when the file is there already with the same bytes (written before a stop);
+// Io when it holds other bytes: the ledger names this version's sha256, and nothing replaces it.
+Status PerformWriteMemory(Env* env, const Layout& l, const WriteMemory& w);
+
 // Removes control/new/NAME, or moves it to control/bad/BAD_NAME with BAD_NAME.why.json.
 Status PerformConsumeControl(Env* env, const Layout& l, const ConsumeControl& c);
 

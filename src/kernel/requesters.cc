@@ -1,0 +1,80 @@
+#include "kernel/requesters.h"
+
+namespace hangar {
+
+namespace {
+
+Status Malformed(const GrantRecord& e, const char* what) {
+  return Status::Invalid("ledger entry " + std::to_string(e.seq) + " (" + e.kind + "): " + what);
+}
+
+}  // namespace
+
+bool RequesterBook::Folds(std::string_view kind) {
+  return kind == "mission.accepted" || kind == "mission.held" || kind == "mission.denied" ||
+         kind == "memory.stored";
+}
+
+Status RequesterBook::Apply(const GrantRecord& e) {
+  if (!Folds(e.kind)) return Status::Ok();
+  if (!e.body.is_object()) return Malformed(e, "its body is not an object");
+  const json::Value* requester = e.body.find("requester");
+  if (e.kind == "memory.stored") {
+    const json::Value* version = e.body.find("version");
+    const json::Value* name = e.body.find("name");
+    const json::Value* sha = e.body.find("sha256");
+    if (!requester || !requester->is_string() || !version || !version->is_int() || !name ||
+        !name->is_string() || !sha || !sha->is_string())
+      return Malformed(e, "expected requester, version, name and sha256");
+    Stored(requester->as_string(), version->as_int(), name->as_string(), sha->as_string(), e.seq);
+    return Status::Ok();
+  }
+  // A stage-2 verdict names no requester: the mission was bound at its intake.
+  const json::Value* stage = e.body.find("stage");
+  if (!stage || !stage->is_int() || stage->as_int() != 1) return Status::Ok();
+  const json::Value* uid = e.body.find("uid");
+  const json::Value* user = e.body.find("user");
+  if (!requester || !requester->is_string()) return Malformed(e, "expected a requester");
+  if (!uid || !uid->is_int()) return Status::Ok();  // unknown dropper: binds nothing
+  Bind(requester->as_string(), uid->as_int(),
+       user && user->is_string() ? user->as_string() : std::string(), e.seq);
+  return Status::Ok();
+}
+
+void RequesterBook::Bind(const std::string& requester, int64_t uid, const std::string& user,
+                         int64_t seq) {
+  if (uid < 0) return;
+  RequesterRec& r = recs_[requester];
+  if (r.owner >= 0) return;  // the first mission's uid stands
+  r.owner = uid;
+  r.owner_user = user;
+  r.bound_seq = seq;
+}
+
+void RequesterBook::Stored(const std::string& requester, int64_t version, const std::string& name,
+                           const std::string& sha256, int64_t seq) {
+  RequesterRec& r = recs_[requester];
+  r.versions = version;
+  r.last_name = name;
+  r.last_sha256 = sha256;
+  r.last_seq = seq;
+}
+
+const RequesterRec* RequesterBook::Find(const std::string& requester) const {
+  auto it = recs_.find(requester);
+  return it == recs_.end() ? nullptr : &it->second;
+}
+
+bool RequesterBook::operator==(const RequesterBook& o) const {
+  if (recs_.size() != o.recs_.size()) return false;
+  for (auto a = recs_.begin(), b = o.recs_.begin(); a != recs_.end(); ++a, ++b) {
+    const RequesterRec &x = a->second, &y = b->second;
+    if (a->first != b->first || x.owner != y.owner || x.owner_user != y.owner_user ||
+        x.bound_seq != y.bound_seq || x.versions != y.versions || x.last_name != y.last_name ||
+        x.last_sha256 != y.last_sha256 || x.last_seq != y.last_seq)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace hangar
