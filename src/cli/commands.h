@@ -80,6 +80,20 @@ int RunReplay(const Context& ctx, const ReplayArgs& a);
 // decided otherwise. 0 none, 1 some, 65 when FILE is not a policy.
 int RunPolicyTry(const Context& ctx, const std::string& file, const std::string& since);
 
+// memory put --requester R FILE|-: checks a work state (man/hangar-memory.5) with the kernel's
+// parser (65 naming the field) and hands it to the kernel, which stores it as R's next version
+// when this uid owns R (77 otherwise); exits by the kernel's answer (cli/answer.h).
+int RunMemoryPut(const Context& ctx, const std::string& requester, const std::string& file);
+// memory log --requester R: the versions as the ledger records them, each file checked.
+int RunMemoryLog(const Context& ctx, const std::string& requester);
+// memory show --requester R [--version N]: one version's sections (0: the latest); 66 when there
+// is none, 65 when its file is not what the ledger stored.
+int RunMemoryShow(const Context& ctx, const std::string& requester, int64_t version);
+// memory diff --requester R [--from N] [--to M]: diff -u of two versions (default the last two).
+int RunMemoryDiff(const Context& ctx, const std::string& requester, int64_t from, int64_t to);
+// resume --requester R [--max-bytes N]: the resume pack (kernel/resume_pack.h), at most N bytes.
+int RunResume(const Context& ctx, const std::string& requester, size_t max_bytes);
+
 // status: kernel presence, counts per state, oldest waiting missions, notify backlog.
 int RunStatus(const Context& ctx);
 // Whether a live hangard holds lock_file: true when a lock excludes our shared one (flock

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/json.h"
 #include "base/status.h"
 #include "cli/context.h"
 #include "env/env.h"
@@ -18,6 +19,12 @@ Status Drop(Env* env, const std::string& tmp_dir, const std::string& new_dir,
 // Who asks, as control requests record it ("by"): $USER, else the numeric uid. A claim, not a
 // proof: the kernel records it as given.
 std::string Asker();
+
+// A control request (man/hangar-spool.5): REQUEST with hangar, by and time added, checked by the
+// kernel's parser (64 and the field's reason when it refuses it), dropped as control/new/NAME
+// (NAME from the request kind, SUBJECT when it is an id, the time and pid), then AwaitAnswer.
+int DropControlRequest(const Context& ctx, json::Object request, const std::string& what,
+                       const std::string& subject, const std::string& said);
 
 // Says what was dropped: `line` for people, {"id":ID,"file":FILE} (FILE relative to the spool)
 // with --json.

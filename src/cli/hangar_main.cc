@@ -133,6 +133,30 @@ int Main(int argc, char** argv) {
                      "write the replay's ledger and anchor here (default: a fresh temporary "
                      "directory)");
 
+  std::string requester;
+  int64_t mem_version = 0, mem_from = 0, mem_to = 0;
+  size_t max_bytes = 6000;
+  CLI::App* memory = command("memory", "a requester's work states: put, log, show, diff");
+  memory->require_subcommand(1);
+  auto memory_cmd = [&](const char* name, const char* what) {
+    CLI::App* c = memory->add_subcommand(name, what);
+    c->fallthrough();
+    c->add_option("--requester", requester, "the requester")->required();
+    return c;
+  };
+  CLI::App* mput = memory_cmd("put", "hand a work state to the kernel as the next version");
+  mput->add_option("file", file, "the work state file, or - for stdin")->required();
+  CLI::App* mlog = memory_cmd("log", "the stored versions, from the ledger");
+  CLI::App* mshow = memory_cmd("show", "one version's sections (default: the latest)");
+  mshow->add_option("--version", mem_version, "this version");
+  CLI::App* mdiff = memory_cmd("diff", "diff two versions (default: the last two)");
+  mdiff->add_option("--from", mem_from, "the older version");
+  mdiff->add_option("--to", mem_to, "the newer version");
+  CLI::App* resume = command(
+      "resume", "the resume pack: what hangar observes apart from what the last session claimed");
+  resume->add_option("--requester", requester, "the requester")->required();
+  resume->add_option("--max-bytes", max_bytes, "at most this many bytes of text (default 6000)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -180,6 +204,11 @@ int Main(int argc, char** argv) {
   if (lreanchor->parsed()) return RunReanchor(ctx, why);
   if (pcheck->parsed()) return RunPolicyCheck(ctx, file);
   if (ptry->parsed()) return RunPolicyTry(ctx, file, since);
+  if (mput->parsed()) return RunMemoryPut(ctx, requester, file);
+  if (mlog->parsed()) return RunMemoryLog(ctx, requester);
+  if (mshow->parsed()) return RunMemoryShow(ctx, requester, mem_version);
+  if (mdiff->parsed()) return RunMemoryDiff(ctx, requester, mem_from, mem_to);
+  if (resume->parsed()) return RunResume(ctx, requester, max_bytes);
   if (replay->parsed()) {
     if (to_opt->count()) replay_args.to = replay_to;
     return RunReplay(ctx, replay_args);

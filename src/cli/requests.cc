@@ -20,25 +20,6 @@ namespace hangar::cli {
 
 namespace {
 
-// Checks the request with the kernel's parser, then drops it as control/new/NAME.
-int DropRequest(const Context& ctx, json::Object request, const std::string& what,
-                const std::string& subject, const std::string& said) {
-  const TimeMs now = ctx.env->Now();
-  request["hangar"] = 1;
-  request["by"] = Asker();
-  request["time"] = FormatTime(now);
-  const std::string text = json::Write(json::Value(request)) + "\n";
-  auto parsed = ParseControl(text);
-  if (auto* e = std::get_if<ParseError>(&parsed))
-    return FailTo(ctx.err, kExitUsage, what, e->Text());
-  const std::string name = request["request"].as_string() + "." +
-                           (ValidId(subject) ? subject + "." : "") + CompactTime(now) + "." +
-                           std::to_string(getpid());
-  Status s = Drop(ctx.env, ctx.layout.ControlTmp(), ctx.layout.ControlNew(), name, text);
-  if (!s.ok()) return FailTo(ctx.err, kExitCantCreate, what, s.message());
-  return AwaitAnswer(ctx, subject, name, what, said);
-}
-
 // approve and deny are for held missions: say so here rather than in control/bad later.
 int RequireHeld(const Context& ctx, const std::string& what, const std::string& id) {
   SpoolView view(ctx.env, ctx.layout);
@@ -74,13 +55,13 @@ int RunApprove(const Context& ctx, const std::string& id, const std::string& why
     r["principal"] = principal.empty() ? Asker() : principal;
     r["signature"] = sig.out;
   }
-  return DropRequest(ctx, std::move(r), what, id, "approved " + id);
+  return DropControlRequest(ctx, std::move(r), what, id, "approved " + id);
 }
 
 int RunDeny(const Context& ctx, const std::string& id, const std::string& why) {
   const std::string what = "deny " + id;
   if (int rc = RequireHeld(ctx, what, id); rc != kExitOk) return rc;
-  return DropRequest(ctx, {{"request", "deny"}, {"id", id}, {"why", why}}, what, id,
+  return DropControlRequest(ctx, {{"request", "deny"}, {"id", id}, {"why", why}}, what, id,
                      "denied " + id);
 }
 
@@ -95,7 +76,7 @@ int RunGrant(const Context& ctx, const GrantArgs& a, bool revoke) {
   const std::string subject =
       a.mission.empty() ? "requester " + a.requester : "mission " + a.mission;
   const std::string verb = revoke ? "revoke " : "grant ";
-  return DropRequest(ctx, std::move(r), verb + a.op, a.op,
+  return DropControlRequest(ctx, std::move(r), verb + a.op, a.op,
                      std::string(revoke ? "revoked " : "granted ") + a.op + " for " + subject);
 }
 
@@ -119,12 +100,12 @@ int RunRetry(const Context& ctx, const std::string& id) {
       RetryOutcomeRefusal(StringField(*ret, "outcome"), exit && exit->is_object(),
                           attempt && attempt->is_int() ? int(attempt->as_int()) : 0);
   if (!why.empty()) return FailTo(ctx.err, kExitNoInput, what, why);
-  return DropRequest(ctx, {{"request", "retry"}, {"id", id}}, what, id,
+  return DropControlRequest(ctx, {{"request", "retry"}, {"id", id}}, what, id,
                      "retry of " + id + " taken");
 }
 
 int RunReanchor(const Context& ctx, const std::string& why) {
-  return DropRequest(ctx, {{"request", "reanchor"}, {"why", why}}, "reanchor the ledger", "",
+  return DropControlRequest(ctx, {{"request", "reanchor"}, {"why", why}}, "reanchor the ledger", "",
                      "ledger reanchored: a new epoch starts");
 }
 

@@ -13,6 +13,7 @@
 #include "cli/answer.h"
 #include "cli/commands.h"
 #include "cli/drop.h"
+#include "cli/user_file.h"
 #include "cli/exit_code.h"
 #include "cli/output.h"
 #include "cli/spool_view.h"
@@ -28,44 +29,6 @@ std::string FreshId(TimeMs now, uint32_t random24) {
 }
 
 namespace {
-
-struct Failure {
-  int exit_code;
-  std::string message;  // printed after "hangar: "
-};
-
-// A file the user names (the mission, the config): symlinks followed, a regular file only.
-std::variant<std::string, Failure> ReadUserFile(Env* env, const std::string& path,
-                                                const std::string& what, size_t max_bytes) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st))
-    return Failure{kExitNoInput, "cannot " + what + ": " + (ec ? ec.message() : "no such file")};
-  if (!fs::is_regular_file(st))
-    return Failure{kExitNoInput, "cannot " + what + ": not a regular file"};
-  uintmax_t size = fs::file_size(path, ec);
-  if (!ec && size > max_bytes)
-    return Failure{kExitData,
-                   "cannot " + what + ": larger than 1 MiB (" + std::to_string(size) + " bytes)"};
-  fs::path real = fs::canonical(path, ec);
-  auto bytes = env->ReadFile(ec ? path : real.string(), max_bytes);
-  if (!bytes.ok()) return Failure{ExitForRead(bytes.status()), bytes.status().message()};
-  return *bytes;
-}
-
-std::variant<std::string, Failure> ReadStdin() {
-  std::string bytes;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
-    bytes.append(buf, n);
-    if (bytes.size() > kMaxMissionBytes)
-      return Failure{kExitData, "cannot submit stdin: larger than 1 MiB"};
-  }
-  if (ferror(stdin)) return Failure{kExitIo, "cannot submit stdin: read error"};
-  return bytes;
-}
 
 // The drone must name a profile of the config; a missing default config skips the check.
 std::optional<Failure> CheckDrone(const Context& ctx, const Mission& m, const std::string& label) {
@@ -144,7 +107,7 @@ int AwaitIntake(const Context& ctx, const std::string& id, const std::string& na
 int RunSubmit(const Context& ctx, const std::string& file) {
   const std::string label = file == "-" ? "stdin" : file;
   auto input =
-      file == "-" ? ReadStdin() : ReadUserFile(ctx.env, file, "submit " + file, kMaxMissionBytes);
+      file == "-" ? ReadStdin("submit stdin", kMaxMissionBytes) : ReadUserFile(ctx.env, file, "submit " + file, kMaxMissionBytes);
   if (auto* f = std::get_if<Failure>(&input)) return Fail(ctx.err, f->exit_code, f->message);
   const std::string& bytes = std::get<std::string>(input);
 

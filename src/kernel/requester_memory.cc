@@ -56,8 +56,9 @@ MemoryRef ReadRef(element e, const std::string& field) {
   if (grant && has("mission") == has("requester"))
     Fail(field, "a grant reference names exactly one of \"mission\" and \"requester\"");
   strict::Members(
-      e, field, "a reference has mission, seq, grant, requester, path, state, outcome, approved, "
-                "kind, in",
+      e, field,
+      "a reference has mission, seq, grant, requester, path, state, outcome, approved, "
+      "kind, in",
       [&](const std::string& k, const std::string& kf, element v) {
         const bool mission = r.kind == MemoryRef::Kind::kMission;
         if (k == "mission") {
@@ -158,7 +159,9 @@ json::Value RequesterMemory::ToJson() const {
   return o;
 }
 
-std::string RequesterMemory::StoredText() const { return json::WritePretty(ToJson()); }
+std::string RequesterMemory::StoredText() const {
+  return json::WritePretty(ToJson());
+}
 
 RequesterMemory ReadRequesterMemory(element v, const std::string& field) {
   if (v.type() != element_type::OBJECT) Fail(field, "expected a JSON object (a work state)");
@@ -171,14 +174,15 @@ RequesterMemory ReadRequesterMemory(element v, const std::string& field) {
   std::array<bool, kMemorySections.size()> seen{};
   bool have_requester = false;
   size_t total = 0;
-  const std::string known = "a work state has hangar_memory, requester, " + SectionList() + ", refs";
+  const std::string known =
+      "a work state has hangar_memory, requester, " + SectionList() + ", refs";
   strict::Members(v, field, known, [&](const std::string& k, const std::string& kf, element x) {
     if (k == "hangar_memory") return true;
     if (k == "requester") {
       m.requester = strict::NonEmptyString(x, kf);
       if (!ValidId(m.requester))
-        Fail(kf, std::string("expected a requester name usable as a directory (") + kIdGrammar +
-                     ")");
+        Fail(kf,
+             std::string("expected a requester name usable as a directory (") + kIdGrammar + ")");
       have_requester = true;
       return true;
     }
