@@ -14,7 +14,7 @@ TEST_SRC := $(wildcard src/*/*_test.cc)
 LIB_OBJ  := $(LIB_SRC:%.cc=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.cc=$(BUILD)/%.o)
 BINS     := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-egress \
-            bin/hangar-fake-drone
+            bin/hangar-fake-drone bin/hangar-resume-hook bin/hangar-codex-resume
 
 # make install (man/hangard.8, SYSTEMD): DESTDIR stages the tree (a package, a test); PREFIX says
 # where the binaries, man pages and units go. hangard finds hangar-shim beside itself ({bindir}),
@@ -31,7 +31,8 @@ ANCHORDIR := /var/lib/hangar-anchor
 # The group that may drop missions and control requests, and the user hangard runs as.
 SUBMITTERS   ?= hangar
 HANGARD_USER ?= root
-INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-egress
+INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hangar-egress \
+             bin/hangar-resume-hook bin/hangar-codex-resume
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate bench-replay bench-record \
@@ -110,6 +111,11 @@ bin/hangar-gate-report: $(BUILD)/tests/gate/gate_report.o $(BUILD)/libhangar.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 bin/hangar-fake-drone: scripts/fake-drone
+	@mkdir -p bin
+	install -m 0755 $< $@
+
+# The requester's delivery (man/hangar-memory.5): Claude Code's SessionStart hook, a Codex wrapper.
+bin/hangar-resume-hook bin/hangar-codex-resume: bin/%: scripts/%
 	@mkdir -p bin
 	install -m 0755 $< $@
 
