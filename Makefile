@@ -35,7 +35,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hanga
              bin/hangar-resume-hook bin/hangar-codex-resume
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
-.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate bench-replay bench-record \
+.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate bench-replay bench-record bench-memory \
 	bench-scale bench-manifest bench-backlog bench-latency bench-slurm bench-sandbox bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
@@ -92,6 +92,10 @@ bin/hangar-bench-manifest: $(BUILD)/bench/manifest_bench.o $(BUILD)/libhangar.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 bin/hangar-bench-replay: $(BUILD)/bench/replay_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar-bench-memory: $(BUILD)/bench/memory_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -159,6 +163,7 @@ bench: all
 	@scripts/bench-gate
 	@scripts/bench-replay
 	@scripts/bench-record
+	@scripts/bench-memory
 	@scripts/bench-slurm
 	@scripts/bench-sandbox
 	@scripts/bench-egress
@@ -177,6 +182,7 @@ bench-quick: all
 	@BENCH_REPLAY_N=10000 BENCH_REPLAY_JSON=$(QUICK)/replay-results.json scripts/bench-replay
 	@BENCH_RECORD_N=100 BENCH_RECORD_REPS=1 BENCH_RECORD_JSON=$(QUICK)/record-results.json \
 	  scripts/bench-record
+	@BENCH_MEMORY_N=2000 BENCH_MEMORY_JSON=$(QUICK)/memory-results.json scripts/bench-memory
 	@BENCH_BACKLOG_N=100 BENCH_BACKLOG_JSON=$(QUICK)/backlog-results.json scripts/bench-backlog
 	@BENCH_SCALE_N=2000 BENCH_SCALE_JSON=$(QUICK)/scale-results.json scripts/bench-scale
 	@BENCH_MANIFEST_FILES=500 BENCH_MANIFEST_BYTES=52428800 \
@@ -197,6 +203,9 @@ bench-ledger:
 
 bench-replay:
 	@scripts/bench-replay
+
+bench-memory:
+	@scripts/bench-memory
 
 bench-record: all
 	@scripts/bench-record

@@ -221,11 +221,10 @@ int RunResume(const Context& ctx, const std::string& requester, size_t max_bytes
                   "--max-bytes: at least " + std::to_string(kMinPackBytes));
   std::optional<PackFacts> f = Facts(ctx, what, requester, &rc);
   if (!f) return rc;
-  ResumePack pack = BuildResumePack(*f, max_bytes, [](std::string_view s) { return Printable(s); });
   if (ctx.json)
-    PrintJson(ctx.out, pack.json);
+    PrintJson(ctx.out, ResumePackJson(*f));
   else
-    ctx.out << pack.text;
+    ctx.out << BuildResumePack(*f, max_bytes, [](std::string_view s) { return Printable(s); }).text;
   return kExitOk;
 }
 

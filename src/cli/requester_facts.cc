@@ -4,6 +4,7 @@
 
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "base/sha256.h"
 #include "base/strict_json.h"
@@ -21,27 +22,40 @@ namespace {
 
 constexpr size_t kMaxStoredMemory = 128 * 1024;
 
-// The few members of a mission entry's body the pack reads.
-struct MissionBody {
-  std::string id, requester, outcome, reason, why;
-  int64_t stage = 0;
-};
+// A member of a ledger body as its canonical text has it (ledger/entry.h: sorted keys, no
+// whitespace, strings escaped only where JSON requires): the string value of KEY when it holds no
+// escape, else nothing; the caller parses the body when it needs such a value. A key's quote in
+// canonical text is preceded by '{' or ',' only where it is a member's key, never inside a string.
+std::optional<std::string_view> PlainString(std::string_view body, std::string_view key) {
+  std::string pat = "\"" + std::string(key) + "\":\"";
+  for (size_t at = body.find(pat); at != std::string_view::npos; at = body.find(pat, at + 1)) {
+    if (at == 0 || (body[at - 1] != '{' && body[at - 1] != ',')) continue;
+    const size_t from = at + pat.size(), to = body.find('"', from);
+    if (to == std::string_view::npos) return std::nullopt;
+    std::string_view v = body.substr(from, to - from);
+    if (v.find('\\') != std::string_view::npos) return std::nullopt;
+    return v;
+  }
+  return std::nullopt;
+}
 
-bool ReadMissionBody(simdjson::dom::parser& parser, std::string_view body, MissionBody* out) {
-  simdjson::dom::element root;
-  if (parser.parse(body.data(), body.size()).get(root)) return false;
-  std::string_view s;
-  auto str = [&](const char* k, std::string* to) {
-    if (!root[k].get(s)) *to = std::string(s);
-  };
-  str("id", &out->id);
-  str("requester", &out->requester);
-  str("outcome", &out->outcome);
-  str("reason", &out->reason);
-  str("why", &out->why);
-  int64_t stage = 0;
-  if (!root["stage"].get(stage)) out->stage = stage;
-  return true;
+int64_t PlainInt(std::string_view body, std::string_view key) {
+  const std::string pat = "\"" + std::string(key) + "\":";
+  size_t at = body.find(pat);
+  while (at != std::string_view::npos && at > 0 && body[at - 1] != '{' && body[at - 1] != ',')
+    at = body.find(pat, at + 1);
+  if (at == std::string_view::npos) return 0;
+  int64_t n = 0;
+  for (size_t i = at + pat.size(); i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i)
+    n = n * 10 + (body[i] - '0');
+  return n;
+}
+
+// A string member that may hold escapes (a gate's reason, a person's why), parsed.
+std::string StringMember(std::string_view body, const char* key) {
+  if (std::optional<std::string_view> plain = PlainString(body, key)) return std::string(*plain);
+  Result<json::Value> v = json::Parse(body);
+  return v.ok() ? StringField(*v, key) : std::string();
 }
 
 std::string GrantKey(const json::Value& body) {
@@ -133,46 +147,80 @@ StoredMemory ReadStoredMemory(const Context& ctx, const std::string& requester,
   return s;
 }
 
+namespace {
+
+// What the references of a work state make the scan look up: the seqs and mission ids cited.
+struct Cited {
+  std::set<int64_t> seqs;
+  std::set<std::string, std::less<>> missions;
+  static Cited Of(const std::optional<RequesterMemory>& m) {
+    Cited c;
+    if (m)
+      for (const MemoryRef& r : m->refs) {
+        if (r.kind == MemoryRef::Kind::kSeq) c.seqs.insert(r.seq);
+        if (!r.mission.empty()) c.missions.insert(r.mission);
+      }
+    return c;
+  }
+  bool operator==(const Cited& o) const { return seqs == o.seqs && missions == o.missions; }
+};
+
+Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const Cited& cited);
+
+}  // namespace
+
 Result<PackFacts> GatherRequesterFacts(const Context& ctx, const std::string& requester) {
+  // The newest file's references say what to look up; when the ledger's latest version is
+  // another (a file not on the ledger), the scan is made again for that one's.
+  const Cited first = Cited::Of(NewestFile(ctx, requester));
+  Result<PackFacts> f = Gather(ctx, requester, first);
+  if (!f.ok() || Cited::Of(f->latest) == first) return f;
+  return Gather(ctx, requester, Cited::Of(f->latest));
+}
+
+namespace {
+
+Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const Cited& cited) {
   PackFacts f;
   f.requester = requester;
-  std::optional<RequesterMemory> tentative = NewestFile(ctx, requester);
-  std::set<int64_t> cited_seqs;
-  if (tentative)
-    for (const MemoryRef& r : tentative->refs)
-      if (r.kind == MemoryRef::Kind::kSeq) cited_seqs.insert(r.seq);
-
   LedgerPlace place = FindLedger(ctx, "");
   ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
   if (Status s = store.OpenForReading(); !s.ok()) return s;
   GrantBook book;
-  std::map<std::string, size_t> mine;  // id -> index in f.missions
-  std::map<std::string, TimeMs> launched;
-  std::vector<std::pair<int64_t, std::string>> since;  // (seq, line), cut to the latest version
-  simdjson::dom::parser parser;
+  // id -> index in f.missions; looked up for every mission entry, by the body's own text.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> mine;
+  std::map<std::string, TimeMs, std::less<>> launched;
+  std::string head_time;  // the last entry's: no entry is dated before an earlier one
   ledger::ScanOptions options;
   options.hash_epoch = -1;  // no entry's hash is recomputed here
   Status scan = ledger::ScanLedger(store, options, [&](const ledger::EntryView& v, bool) {
     f.head_seq = v.seq;
-    const TimeMs t = ParseRfc3339(v.time).value_or(0);
-    f.head_time = std::max(f.head_time, t);
-    if (cited_seqs.count(v.seq)) f.cited_kinds[v.seq] = std::string(v.kind);
+    head_time.assign(v.time);
+    auto t = [&v] { return ParseRfc3339(v.time).value_or(0); };  // read where it is needed
+    if (cited.seqs.count(v.seq)) f.cited_kinds[v.seq] = std::string(v.kind);
     const std::string_view kind = v.kind;
     if (kind.starts_with("mission.") || kind.starts_with("person.")) {
-      MissionBody b;
-      if (!ReadMissionBody(parser, v.body, &b) || b.id.empty()) return Status::Ok();
-      f.known_missions.insert(b.id);
-      const bool intake = b.stage == 1 && (kind == "mission.accepted" || kind == "mission.held" ||
-                                           kind == "mission.denied");
-      if (intake && b.requester == requester && !mine.count(b.id)) {
-        mine[b.id] = f.missions.size();
+      std::optional<std::string_view> id = PlainString(v.body, "id");
+      if (!id) return Status::Ok();  // every mission id is plain (an id's grammar)
+      const bool intake =
+          (kind == "mission.accepted" || kind == "mission.held" || kind == "mission.denied") &&
+          PlainInt(v.body, "stage") == 1;
+      if ((intake || kind == "mission.rejected") && cited.missions.count(*id))
+        f.known_missions.insert(std::string(*id));
+      auto it = mine.find(*id);
+      if (it == mine.end()) {
+        if (!intake || PlainString(v.body, "requester") != std::string_view(requester))
+          return Status::Ok();
+        it = mine.emplace(std::string(*id), f.missions.size()).first;
         PackMission m;
-        m.id = b.id;
-        m.accepted = t;
+        m.id = std::string(*id);
+        m.accepted = t();
         f.missions.push_back(std::move(m));
       }
-      auto it = mine.find(b.id);
-      if (it == mine.end()) return Status::Ok();
       PackMission& m = f.missions[it->second];
       m.seq = v.seq;
       std::string change;
@@ -180,22 +228,22 @@ Result<PackFacts> GatherRequesterFacts(const Context& ctx, const std::string& re
         m.state = "queued";
       } else if (kind == "mission.held") {
         m.state = "hold";
-        m.why = b.reason;
-        change = "held at stage " + std::to_string(b.stage);
+        m.why = StringMember(v.body, "reason");
+        change = "held at stage " + std::to_string(PlainInt(v.body, "stage"));
       } else if (kind == "mission.denied") {
         m.state = "denied";
-        m.why = b.reason;
-        change = "denied at stage " + std::to_string(b.stage);
+        m.why = StringMember(v.body, "reason");
+        change = "denied at stage " + std::to_string(PlainInt(v.body, "stage"));
       } else if (kind == "mission.launched") {
         m.state = "running";
         m.why.clear();
-        launched[m.id] = t;
+        launched[m.id] = t();
         change = "launched";
       } else if (kind == "mission.returned") {
         m.state = "returned";
-        m.outcome = b.outcome;
+        m.outcome = std::string(PlainString(v.body, "outcome").value_or(""));
         m.deadline.reset();
-        change = "returned " + b.outcome;
+        change = "returned " + m.outcome;
       } else if (kind == "mission.retry") {
         m.state = "queued";
         m.outcome.clear();
@@ -207,10 +255,11 @@ Result<PackFacts> GatherRequesterFacts(const Context& ctx, const std::string& re
         change = "approved by a person";
       } else if (kind == "person.denied") {
         m.state = "denied";
-        m.why = "denied by a person: " + b.why;
+        m.why = "denied by a person: " + StringMember(v.body, "why");
         change = "denied by a person";
       }
-      if (!change.empty()) since.emplace_back(v.seq, "mission " + m.id + " " + change);
+      if (!change.empty() && !f.versions.empty())
+        f.since.push_back("seq " + std::to_string(v.seq) + ": mission " + m.id + " " + change);
       return Status::Ok();
     }
     if (GrantBook::Folds(kind)) {
@@ -219,39 +268,37 @@ Result<PackFacts> GatherRequesterFacts(const Context& ctx, const std::string& re
       if (Status a = book.Apply(GrantRecord{v.seq, std::string(kind), *body}); !a.ok()) return a;
       if (kind == "ledger.reanchor") return Status::Ok();
       const std::string key = GrantKey(*body);
-      const json::Value* m = body->find("mission");
-      const json::Value* q = body->find("requester");
-      const bool ours = (q && q->is_string() && q->as_string() == requester) ||
-                        (m && m->is_string() && mine.count(m->as_string()));
+      const std::string m = StringField(*body, "mission");
+      const bool ours = StringField(*body, "requester") == requester || mine.count(m);
       if (kind == "revoke") f.grant_revoked[key] = v.seq;
       if (kind == "grant") f.grant_revoked.erase(key);
-      if (ours) since.emplace_back(v.seq, key + (kind == "grant" ? " granted" : " revoked"));
+      if (ours && !f.versions.empty())
+        f.since.push_back("seq " + std::to_string(v.seq) + ": " + key +
+                          (kind == "grant" ? " granted" : " revoked"));
       return Status::Ok();
     }
-    if (kind == "memory.stored") {
+    if (kind == "memory.stored" &&
+        PlainString(v.body, "requester") == std::string_view(requester)) {
       Result<json::Value> body = json::Parse(v.body);
       if (!body.ok()) return body.status();
-      if (StringField(*body, "requester") != requester) return Status::Ok();
       PackVersion pv;
       pv.seq = v.seq;
-      pv.time = t;
+      pv.time = t();
       pv.sha256 = StringField(*body, "sha256");
       pv.user = StringField(*body, "user");
       if (const json::Value* n = body->find("version"); n && n->is_int()) pv.version = n->as_int();
       if (const json::Value* u = body->find("uid"); u && u->is_int()) pv.uid = u->as_int();
       f.versions.push_back(pv);
+      f.since.clear();  // what changed since this version, from here on
     }
     return Status::Ok();
   });
   if (!scan.ok()) return scan;
+  f.head_time = ParseRfc3339(head_time).value_or(0);
 
   f.grants.clear();
   for (const Grant& g : book.Active(f.head_time))
     if (g.requester == requester || mine.count(g.mission)) f.grants.push_back(g);
-  const int64_t latest_seq = f.versions.empty() ? 0 : f.versions.back().seq;
-  for (auto& [seq, line] : since)
-    if (seq > latest_seq && !f.versions.empty())
-      f.since.push_back("seq " + std::to_string(seq) + ": " + line);
 
   // The deadlines of running ones: the launch entry's time and the mission's max_minutes.
   SpoolView view(ctx.env, ctx.layout);
@@ -279,21 +326,13 @@ Result<PackFacts> GatherRequesterFacts(const Context& ctx, const std::string& re
       }
       if (r.kind == MemoryRef::Kind::kPath && ctx.env->Exists(r.path))
         f.paths_present.insert(r.path);
-      // A seq the newest file did not cite (it was not the ledger's latest): looked up now.
-      if (r.kind == MemoryRef::Kind::kSeq && !cited_seqs.count(r.seq) && r.seq <= f.head_seq) {
-        const Status found = Status::Exists("found");  // ends the walk at the entry
-        Status s = store.ForEach(r.seq, [&](const ledger::Entry& e) {
-          if (e.seq != r.seq) return Status::Ok();
-          f.cited_kinds[e.seq] = e.kind;
-          return found;
-        });
-        if (!s.ok() && s.code() != Code::kExists) return s;
-      }
     }
   }
   f.kernel = KernelLine(ctx);
   f.checkpoint = CheckpointLine(ctx, place);
   return f;
 }
+
+}  // namespace
 
 }  // namespace hangar::cli

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "ledger/checkpoint.h"
+#include "ledger/fold_books.h"
 #include "ledger/scan.h"
 #include "ledger/verify.h"
 
@@ -139,16 +140,7 @@ Status LedgerKeeper::HoldToCheckpoint() {
 }
 
 Status LedgerKeeper::FoldBooks(GrantBook* grants, RequesterBook* requesters) const {
-  ledger::ScanOptions options;
-  options.threads = 1;
-  return ledger::ScanLedger(store_, options, [&](const ledger::EntryView& v, bool) {
-    const bool grant = GrantBook::Folds(v.kind), requester = RequesterBook::Folds(v.kind);
-    if (!grant && !requester) return Status::Ok();
-    Result<json::Value> body = json::Parse(v.body);
-    if (!body.ok()) return body.status();
-    const GrantRecord e{v.seq, std::string(v.kind), std::move(body).value()};
-    return grant ? grants->Apply(e) : requesters->Apply(e);
-  });
+  return ledger::FoldBooks(store_, grants, requesters);
 }
 
 namespace {

@@ -41,7 +41,9 @@ struct Part {
 };
 constexpr size_t kNoticeBytes = 160;
 
-Part Fit(const std::vector<std::string>& lines, size_t budget, const std::string& cmd) {
+// MORE: items left out before they were made into lines (more than could ever fit).
+Part Fit(const std::vector<std::string>& lines, size_t budget, const std::string& cmd,
+         size_t more = 0, const char* more_what = "") {
   Part p;
   size_t total = 0;
   for (const std::string& l : lines) total += l.size() + 1;
@@ -63,9 +65,11 @@ Part Fit(const std::vector<std::string>& lines, size_t budget, const std::string
     p.cut_lines++;
     p.cut_bytes += lines[j].size() + 1;
   }
-  if (p.cut_lines > 0 || p.cut_bytes > 0)
+  if (p.cut_lines > 0 || p.cut_bytes > 0 || more > 0)
     p.text += "[cut: " + std::to_string(p.cut_bytes) + " bytes (" + std::to_string(p.cut_lines) +
-              " lines) not shown; `" + cmd + "` shows them whole]\n";
+              " lines)" +
+              (more ? " and " + std::to_string(more) + " more " + more_what : std::string()) +
+              " not shown; `" + cmd + "` shows them whole]\n";
   return p;
 }
 
@@ -205,8 +209,18 @@ ResumePack BuildResumePack(const PackFacts& f, size_t max_bytes, const ShowLine&
   for (const char* live : {"running", "hold", "queued"})
     for (const PackMission& m : f.missions)
       if (m.state == live) observed.push_back(line(m));
-  for (auto it = f.missions.rbegin(); it != f.missions.rend(); ++it)
-    if (it->state == "returned" || it->state == "denied") observed.push_back(line(*it));
+  // The ends, newest first, while they could still fit: the rest are counted, not made.
+  size_t made = 0, ended_left = 0;
+  for (const std::string& l : observed) made += l.size() + 1;
+  for (auto it = f.missions.rbegin(); it != f.missions.rend(); ++it) {
+    if (it->state != "returned" && it->state != "denied") continue;
+    if (made > max_bytes) {
+      ++ended_left;
+      continue;
+    }
+    observed.push_back(line(*it));
+    made += observed.back().size() + 1;
+  }
   observed.push_back("grants in force: " + std::to_string(f.grants.size()));
   for (const Grant& g : f.grants) observed.push_back("  " + GrantText(g));
   if (!f.versions.empty()) {
@@ -255,47 +269,48 @@ ResumePack BuildResumePack(const PackFacts& f, size_t max_bytes, const ShowLine&
   size_t budget = rest * 25 / 100;
   Part pc = Fit(conflicts, budget, whole);
   budget = budget - pc.text.size() + rest * 35 / 100;
-  Part po = Fit(observed, budget, whole);
+  Part po = Fit(observed, budget, whole, ended_left, "ended missions");
   budget = rest - pc.text.size() - po.text.size();
   Part pl = Fit(claimed, budget, "hangar memory show " + who);
   pack.text = head + h_conf + pc.text + h_obs + po.text + h_claim + pl.text;
 
-  // JSON: the same facts, whole.
-  json::Array cj, mj, gj, vj, sj;
-  for (const PackConflict& c : pack.conflicts) cj.push_back(c.ToJson());
-  for (const PackMission& m : f.missions) mj.push_back(MissionJson(m));
-  for (const Grant& g : f.grants)
-    gj.push_back(json::Object{
-        {"op", g.op},
-        {"mission", g.mission.empty() ? json::Value(nullptr) : json::Value(g.mission)},
-        {"requester", g.requester.empty() ? json::Value(nullptr) : json::Value(g.requester)},
-        {"seq", g.seq},
-        {"until", g.until ? json::Value(FormatTime(*g.until)) : json::Value(nullptr)}});
-  for (const PackVersion& v : f.versions)
-    vj.push_back(json::Object{{"version", v.version},
-                              {"seq", v.seq},
-                              {"time", FormatTime(v.time)},
-                              {"sha256", v.sha256},
-                              {"uid", v.uid},
-                              {"user", v.user}});
-  for (const std::string& s : f.since) sj.push_back(s);
-  json::Object claimed_json;
-  if (f.latest) claimed_json = f.latest->ToJson().as_object();
-  pack.json = json::Object{
-      {"hangar_resume", 1},
-      {"requester", f.requester},
-      {"as_of", json::Object{{"seq", f.head_seq}, {"time", FormatTime(f.head_time)}}},
-      {"conflicts", std::move(cj)},
-      {"observed", json::Object{{"hangard", f.kernel},
-                                {"checkpoint", f.checkpoint.empty() ? json::Value(nullptr)
-                                                                    : json::Value(f.checkpoint)},
-                                {"missions", std::move(mj)},
-                                {"grants", std::move(gj)},
-                                {"since_latest", std::move(sj)}}},
-      {"claimed", f.latest ? json::Value(std::move(claimed_json)) : json::Value(nullptr)},
-      {"versions", std::move(vj)},
-      {"problem", f.latest_problem.empty() ? json::Value(nullptr) : json::Value(f.latest_problem)}};
   return pack;
+}
+
+json::Value ResumePackJson(const PackFacts& f) {
+  auto text_or_null = [](const std::string& s) {
+    return s.empty() ? json::Value(nullptr) : json::Value(s);
+  };
+  json::Array conflicts, missions, grants, versions;
+  for (const PackConflict& c : FindConflicts(f)) conflicts.emplace_back(c.ToJson());
+  for (const PackMission& m : f.missions) missions.emplace_back(MissionJson(m));
+  for (const Grant& g : f.grants) {
+    json::Object o{{"op", g.op}, {"seq", g.seq}};
+    o["mission"] = text_or_null(g.mission);
+    o["requester"] = text_or_null(g.requester);
+    o["until"] = g.until ? json::Value(FormatTime(*g.until)) : json::Value(nullptr);
+    grants.emplace_back(std::move(o));
+  }
+  for (const PackVersion& v : f.versions) {
+    json::Object o{{"version", v.version}, {"seq", v.seq}, {"sha256", v.sha256}};
+    o["time"] = FormatTime(v.time);
+    o["uid"] = v.uid;
+    o["user"] = v.user;
+    versions.emplace_back(std::move(o));
+  }
+  json::Object observed{{"hangard", f.kernel}};
+  observed["checkpoint"] = text_or_null(f.checkpoint);
+  observed["missions"] = std::move(missions);
+  observed["grants"] = std::move(grants);
+  observed["since_latest"] = json::Array(f.since.begin(), f.since.end());
+  json::Object o{{"hangar_resume", 1}, {"requester", f.requester}};
+  o["as_of"] = json::Object{{"seq", f.head_seq}, {"time", FormatTime(f.head_time)}};
+  o["conflicts"] = std::move(conflicts);
+  o["observed"] = std::move(observed);
+  o["claimed"] = f.latest ? f.latest->ToJson() : json::Value(nullptr);
+  o["versions"] = std::move(versions);
+  o["problem"] = text_or_null(f.latest_problem);
+  return o;
 }
 
 }  // namespace hangar

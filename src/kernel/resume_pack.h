@@ -77,7 +77,6 @@ struct PackConflict {
 
 struct ResumePack {
   std::string text;
-  json::Value json;
   std::vector<PackConflict> conflicts;
 };
 
@@ -91,5 +90,7 @@ std::vector<PackConflict> FindConflicts(const PackFacts& f);
 using ShowLine = std::function<std::string(std::string_view)>;
 // The pack, at most max_bytes (>= kMinPackBytes) of text.
 ResumePack BuildResumePack(const PackFacts& f, size_t max_bytes, const ShowLine& show);
+// The same facts and conflicts as JSON, whole (no budget): `hangar resume --json`.
+json::Value ResumePackJson(const PackFacts& f);
 
 }  // namespace hangar

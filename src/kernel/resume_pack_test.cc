@@ -135,7 +135,8 @@ TEST(ResumePack, PartsKeptApartNextFirstAndDeterministic) {
   EXPECT_NE(t.find("running A-run age 1h deadline"), std::string::npos);
   EXPECT_NE(t.find("seq 18: mission A-done returned done"), std::string::npos);
   EXPECT_EQ(t, BuildResumePack(f, kDefaultPackBytes, Same).text);
-  EXPECT_EQ(p.json.find("requester")->as_string(), "agent-a");
+  EXPECT_EQ(ResumePackJson(f).find("requester")->as_string(), "agent-a");
+  EXPECT_EQ(ResumePackJson(f).find("observed")->find("missions")->as_array().size(), 3u);
 }
 
 TEST(ResumePack, WhatDoesNotFitIsCutAndSaid) {

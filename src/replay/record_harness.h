@@ -11,6 +11,7 @@
 #include "env/env.h"
 #include "kernel/kernel.h"
 #include "kernel/setup_record.h"
+#include "ledger/fold_books.h"
 #include "ledger/signal_log.h"
 #include "ledger/store.h"
 
@@ -21,8 +22,8 @@ class RecordHarness {
   RecordHarness(Env* env, std::string spool, SetupFacts facts)
       : env_(env), spool_(std::move(spool)), facts_(std::move(facts)) {}
 
-  // A start of hangard: the ledger and the record opened, a fresh state not yet ready, the start
-  // line written.
+  // A start of hangard: the ledger and the record opened, a fresh state not yet ready but for the
+  // books folded from the ledger (as hangard folds them), the start line written.
   Status Start(TimeMs ledger_time = 0) {
     store_ = std::make_unique<ledger::LedgerStore>(env_, spool_, "live");
     if (Status s = store_->Open(); !s.ok()) return s;
@@ -33,6 +34,8 @@ class RecordHarness {
     if (!setup.ok()) return setup.status();
     setup_ = std::move(setup).value();
     state_ = State{};
+    if (Status s = ledger::FoldBooks(*store_, &state_.grants, &state_.requesters); !s.ok())
+      return s;
     state_.ledger_seq = store_->head_seq();
     state_.ledger_time = ledger_time;
     state_.ready = false;

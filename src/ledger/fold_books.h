@@ -1,0 +1,16 @@
+// FoldBooks: what a start of hangard reads back from its ledger before it decides anything — the
+// grants and revocations (kernel/grants.h) and whose each requester is, with its work states'
+// versions (kernel/requesters.h) — in one pass over the store (ledger/scan.h).
+#pragma once
+
+#include "base/status.h"
+#include "kernel/grants.h"
+#include "kernel/requesters.h"
+#include "ledger/store.h"
+
+namespace hangar::ledger {
+
+// Invalid when an entry cannot be read or such an entry's body is malformed.
+Status FoldBooks(const LedgerStore& store, GrantBook* grants, RequesterBook* requesters);
+
+}  // namespace hangar::ledger
