@@ -15,6 +15,8 @@ check(run) reports, each as a sentence naming the mission or file:
     return.json (or those of attempts/N/, kept by a retry) do not name that attempt; a returned
     mission with launch.json but no launch key;
   - a .json file of the spool (outside rooms/, the drop zones and the ledger) that does not parse;
+  - a work state dropped not stored exactly once (one version each, its file as the ledger's
+    sha256 says).
   - `hangar ledger verify` failing.
   - `hangar replay` not exiting 0 (a decision the replay makes otherwise, a record refused).
 """
@@ -93,6 +95,7 @@ class Run:
         write_json(conf_path, conf)
         self.drops = []
         self.rejected = 0
+        self.memory = 0  # work states dropped for requester spool-invariants (man/hangar-memory.5)
 
     def hangar(self, *args):
         # --no-wait: hangard is killed at every step here; a request is judged by what the spool
@@ -106,6 +109,18 @@ class Run:
         with open(tmp, "wb") as f:
             f.write(doc if isinstance(doc, bytes) else json.dumps(doc).encode())
         os.rename(tmp, os.path.join(self.s, "incoming", "new", name))
+
+    def drop_memory(self, name, goal):
+        """A work state of requester spool-invariants as a control request, control/tmp/NAME
+        then a rename into control/new (as `hangar memory put` drops it)."""
+        w = {"hangar_memory": 1, "requester": "spool-invariants", "goal": goal, "decisions": "",
+             "evidence": "", "unresolved": "", "restore": "", "not_doing": "", "next": "",
+             "constraints": "", "refs": [{"mission": "d1", "state": "returned"}]}
+        tmp = os.path.join(self.s, "control", "tmp", name)
+        with open(tmp, "w") as f:
+            json.dump({"hangar": 1, "request": "memory", "memory": w}, f)
+        os.rename(tmp, os.path.join(self.s, "control", "new", name))
+        self.memory += 1
 
     def start(self, fault=None, counted=True):
         """hangard on the spool: with the fault plan given, its calls logged when counted (the
@@ -314,6 +329,25 @@ def check(run):
                     load(p)
                 except (OSError, ValueError) as e:
                     v.append(f"{os.path.relpath(p, run.s)} does not parse: {e}")
+
+    # Each work state dropped is stored once, whatever the crash: one version each, its file
+    # there with the sha256 the ledger names (a request decided again after a crash is written
+    # again under its version, never stored as another).
+    if run.memory:
+        r = run.hangar("--json", "memory", "log", "--requester", "spool-invariants")
+        try:
+            versions = json.loads(r.stdout)["versions"]
+        except (ValueError, KeyError):
+            versions = None
+        if versions is None:
+            v.append(f"hangar memory log exited {r.returncode}: {(r.stderr or r.stdout).strip()}")
+        elif [x["version"] for x in versions] != list(range(1, run.memory + 1)):
+            v.append(f"{run.memory} work states dropped, versions stored: "
+                     f"{[x['version'] for x in versions]}")
+        else:
+            for x in versions:
+                if x["file"] != "ok":
+                    v.append(f"work state v{x['version']}: {x['problem']}")
 
     r = run.hangar("ledger", "verify", "--anchor", run.a)
     if r.returncode != 0:
