@@ -1,7 +1,8 @@
 #include "cli/requester_facts.h"
 
-#include <simdjson.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -104,6 +105,10 @@ std::string CheckpointLine(const Context& ctx, const LedgerPlace& place) {
   if (place.anchor_file.empty()) return "";
   const std::string file = place.anchor_file.substr(0, place.anchor_file.rfind('/') + 1) +
                            ledger::CheckpointFileName(place.name);
+  // The anchor directory is hangard's (0700 when installed): say so rather than "none".
+  if (access(place.anchor_file.substr(0, place.anchor_file.rfind('/')).c_str(), X_OK) != 0 &&
+      errno == EACCES)
+    return "cannot be read by this user (the anchor directory is hangard's)";
   if (!ctx.env->Exists(file)) return "";
   Result<ledger::Checkpoint> c = ledger::ReadCheckpoint(ctx.env, file);
   if (!c.ok()) return "cannot read " + file + ": " + c.status().message();
