@@ -36,6 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case ControlKind::kReanchor:
       FUZZ_CHECK(!c.why.empty() && c.why.size() <= 1000);
       break;
+    case ControlKind::kMemory:
+      FUZZ_CHECK(c.memory && ValidId(c.memory->requester));
+      break;
   }
   return 0;
 }

@@ -27,7 +27,8 @@ FUZZ_LIB_SRC := \
   src/base/utf8.cc src/env/env.cc src/env/nofollow.cc \
   src/kernel/config.cc src/kernel/control.cc src/kernel/egress.cc src/kernel/exit_info.cc \
   src/kernel/grants.cc src/kernel/mission.cc src/kernel/path_norm.cc src/kernel/plan.cc \
-  src/kernel/policy.cc src/kernel/policy_parse.cc src/kernel/verdict.cc src/kernel/window.cc \
+  src/kernel/policy.cc src/kernel/policy_parse.cc src/kernel/requester_memory.cc \
+  src/kernel/verdict.cc src/kernel/window.cc \
   src/launch/engine_report.cc src/launch/slurm_job.cc src/launch/systemd_unit.cc \
   src/ledger/anchor.cc src/ledger/checkpoint.cc src/ledger/entry.cc src/ledger/entry_view.cc \
   src/ledger/lines.cc src/ledger/signing_key.cc src/ledger/store.cc \
