@@ -13,7 +13,9 @@
 #   dropped by hand (control/bad); B, another uid, may store none of A's memory (77,
 #   memory.not-requester), not even after submitting a mission as A's requester (denied,
 #   requester.owner); none of these changes the versions; once A-run is cancelled the pack says
-#   so under "since" and the conflict follows what is observed.
+#   so under "since" and the conflict follows what is observed; memory show and diff read the
+#   versions, and a version whose file was changed after it was stored is refused (65), its log
+#   line saying "changed".
 . "$(dirname "$0")/lib.sh"
 [[ "$(id -u)" == 0 ]] || { say "skip $TEST: skipped: needs root (creates users)"; exit 0; }
 command -v useradd >/dev/null && command -v groupadd >/dev/null && command -v setpriv >/dev/null ||
@@ -114,7 +116,6 @@ check conflicts-exactly-planted python3 -c "
 import json, sys
 got = {c['ref'] for c in json.load(open('$T/pack.json'))['conflicts']}
 want = {'mission A-run', 'mission A-held', 'grant web.post to requester agent-a', 'mission A-ghost'}
-print(sorted(got), file=sys.stderr)
 sys.exit(0 if got == want else 1)"
 check pack-names-each-conflict python3 -c "
 import sys
@@ -171,6 +172,13 @@ check last-version-is-As python3 -c "
 import json, sys
 w = json.load(open('$S/memory/agent-a/v4.json'))
 sys.exit(0 if w['next'] == 'wait for A-run, then push' else 1)"
+# For people: log, show and diff; a version whose file was changed is said to be, not shown.
+check show-a-version sh -c "'$BIN/hangar' --spool '$S' memory show --requester agent-a --version 2 | grep -q 'step 2'"
+check diff-two-versions sh -c "'$BIN/hangar' --spool '$S' memory diff --requester agent-a --from 3 --to 4 | grep -q '^+wait for A-run, then push'"
+sed -i 's/step 1/step one/' "$S/memory/agent-a/v1.json"
+rc=0; hangar memory show --requester agent-a --version 1 >/dev/null 2>"$T/show.err" || rc=$?
+check changed-file-refused sh -c "[ $rc = 65 ] && grep -q 'changed after it was stored' '$T/show.err'"
+check log-says-changed sh -c "'$BIN/hangar' --spool '$S' memory log --requester agent-a | grep -qE '^1 .* changed '"
 # What changed since the work state: A-run cancelled is observed, the claim stays as it was.
 h "$RA" cancel A-run >/dev/null || fail "A could not cancel A-run"
 wait_returned A-run 30
