@@ -132,7 +132,7 @@ int RunMemoryLog(const Context& ctx, const std::string& requester) {
   std::vector<Row> rows{{"VERSION", "SEQ", "TIME", "UID", "USER", "FILE", "SHA256"}};
   for (const PackVersion& v : f->versions) {
     StoredMemory s = ReadStoredMemory(ctx, requester, v);
-    const std::string file = s.problem.empty() ? "ok" : s.text.empty() ? "missing" : "changed";
+    const std::string& file = s.state;
     json::Object o{{"version", v.version}, {"seq", v.seq},   {"time", FormatTime(v.time)},
                    {"uid", v.uid},         {"user", v.user}, {"sha256", v.sha256},
                    {"path", s.path},       {"file", file}};

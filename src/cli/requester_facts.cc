@@ -23,41 +23,66 @@ namespace {
 
 constexpr size_t kMaxStoredMemory = 128 * 1024;
 
-// A member of a ledger body as its canonical text has it (ledger/entry.h: sorted keys, no
-// whitespace, strings escaped only where JSON requires): the string value of KEY when it holds no
-// escape, else nothing; the caller parses the body when it needs such a value. A key's quote in
-// canonical text is preceded by '{' or ',' only where it is a member's key, never inside a string.
-std::optional<std::string_view> PlainString(std::string_view body, std::string_view key) {
-  std::string pat = "\"" + std::string(key) + "\":\"";
-  for (size_t at = body.find(pat); at != std::string_view::npos; at = body.find(pat, at + 1)) {
-    if (at == 0 || (body[at - 1] != '{' && body[at - 1] != ',')) continue;
-    const size_t from = at + pat.size(), to = body.find('"', from);
-    if (to == std::string_view::npos) return std::nullopt;
-    std::string_view v = body.substr(from, to - from);
-    if (v.find('\\') != std::string_view::npos) return std::nullopt;
-    return v;
+// The members of a ledger body the pack reads. A body with no nested object (every mission.* and
+// person.* entry) is read where it lies: its canonical text (ledger/entry.h: sorted keys, no
+// whitespace, strings escaped only where JSON requires) has a member's key only after '{' or ','
+// at the top level, and a plain string value ends at the next quote. Anything else (a nested
+// object, a value with an escape) is parsed, once.
+class Body {
+ public:
+  explicit Body(std::string_view text) : text_(text), flat_(text.find('{', 1) == text.npos) {}
+
+  std::optional<std::string_view> Str(std::string_view key) {
+    if (flat_) {
+      const std::string pat = "\"" + std::string(key) + "\":\"";
+      for (size_t at = text_.find(pat); at != text_.npos; at = text_.find(pat, at + 1)) {
+        if (at == 0 || (text_[at - 1] != '{' && text_[at - 1] != ',')) continue;
+        const size_t from = at + pat.size(), to = text_.find('"', from);
+        if (to == text_.npos) break;
+        std::string_view v = text_.substr(from, to - from);
+        if (v.find('\\') == v.npos) return v;
+        break;  // escaped: parsed below
+      }
+      if (text_.find("\"" + std::string(key) + "\":") == text_.npos) return std::nullopt;
+    }
+    const json::Value* v = Parsed().is_object() ? Parsed().find(std::string(key)) : nullptr;
+    if (!v || !v->is_string()) return std::nullopt;
+    return std::string_view(v->as_string());
   }
-  return std::nullopt;
-}
+  int64_t Int(std::string_view key) {
+    if (flat_) {
+      const std::string pat = "\"" + std::string(key) + "\":";
+      for (size_t at = text_.find(pat); at != text_.npos; at = text_.find(pat, at + 1)) {
+        if (at == 0 || (text_[at - 1] != '{' && text_[at - 1] != ',')) continue;
+        int64_t n = 0;
+        for (size_t i = at + pat.size(); i < text_.size() && text_[i] >= '0' && text_[i] <= '9';
+             ++i)
+          n = n * 10 + (text_[i] - '0');
+        return n;
+      }
+      return 0;
+    }
+    const json::Value* v = Parsed().is_object() ? Parsed().find(std::string(key)) : nullptr;
+    return v && v->is_int() ? v->as_int() : 0;
+  }
+  // Whether the body's "rules" name RULE (rule ids are plain strings, and only rules hold them).
+  bool Rule(std::string_view rule) {
+    return text_.find("\"rules\":[") != text_.npos &&
+           text_.find("\"" + std::string(rule) + "\"") != text_.npos;
+  }
 
-int64_t PlainInt(std::string_view body, std::string_view key) {
-  const std::string pat = "\"" + std::string(key) + "\":";
-  size_t at = body.find(pat);
-  while (at != std::string_view::npos && at > 0 && body[at - 1] != '{' && body[at - 1] != ',')
-    at = body.find(pat, at + 1);
-  if (at == std::string_view::npos) return 0;
-  int64_t n = 0;
-  for (size_t i = at + pat.size(); i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i)
-    n = n * 10 + (body[i] - '0');
-  return n;
-}
-
-// A string member that may hold escapes (a gate's reason, a person's why), parsed.
-std::string StringMember(std::string_view body, const char* key) {
-  if (std::optional<std::string_view> plain = PlainString(body, key)) return std::string(*plain);
-  Result<json::Value> v = json::Parse(body);
-  return v.ok() ? StringField(*v, key) : std::string();
-}
+ private:
+  const json::Value& Parsed() {
+    if (!parsed_) {
+      Result<json::Value> v = json::Parse(text_);
+      parsed_ = v.ok() ? std::move(v).value() : json::Value();
+    }
+    return *parsed_;
+  }
+  std::string_view text_;
+  bool flat_;
+  std::optional<json::Value> parsed_;
+};
 
 std::string GrantKey(const json::Value& body) {
   MemoryRef r;
@@ -131,22 +156,26 @@ StoredMemory ReadStoredMemory(const Context& ctx, const std::string& requester,
   Result<std::string> text = ctx.env->ReadFile(s.path, kMaxStoredMemory);
   if (!text.ok()) {
     s.problem = "cannot read " + s.path + ": " + text.status().message();
+    s.state = "missing";
     return s;
   }
   s.text = *text;
   if (!v.sha256.empty() && Sha256Hex(s.text) != v.sha256) {
     s.problem = s.path + " has sha256 " + Sha256Hex(s.text) + ", but the ledger (seq " +
                 std::to_string(v.seq) + ") stored " + v.sha256 + ": changed after it was stored";
+    s.state = "changed";
     return s;
   }
   auto parsed = ParseRequesterMemory(s.text);
   if (auto* e = std::get_if<ParseError>(&parsed)) {
     s.problem = s.path + ": " + e->Text();
+    s.state = "invalid";
     return s;
   }
   s.memory = std::get<RequesterMemory>(std::move(parsed));
   if (s.memory->requester != requester) {
     s.problem = s.path + " is a work state of requester " + s.memory->requester;
+    s.state = "invalid";
     s.memory.reset();
   }
   return s;
@@ -209,16 +238,19 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
     if (cited.seqs.count(v.seq)) f.cited_kinds[v.seq] = std::string(v.kind);
     const std::string_view kind = v.kind;
     if (kind.starts_with("mission.") || kind.starts_with("person.")) {
-      std::optional<std::string_view> id = PlainString(v.body, "id");
-      if (!id) return Status::Ok();  // every mission id is plain (an id's grammar)
+      Body b(v.body);
+      std::optional<std::string_view> id = b.Str("id");
+      if (!id) return Status::Ok();
       const bool intake =
           (kind == "mission.accepted" || kind == "mission.held" || kind == "mission.denied") &&
-          PlainInt(v.body, "stage") == 1;
+          b.Int("stage") == 1;
       if ((intake || kind == "mission.rejected") && cited.missions.count(*id))
         f.known_missions.insert(std::string(*id));
       auto it = mine.find(*id);
       if (it == mine.end()) {
-        if (!intake || PlainString(v.body, "requester") != std::string_view(requester))
+        // Another uid's mission under this name, denied for it, is not the requester's.
+        if (!intake || b.Str("requester") != std::string_view(requester) ||
+            b.Rule("requester.owner"))
           return Status::Ok();
         it = mine.emplace(std::string(*id), f.missions.size()).first;
         PackMission m;
@@ -233,12 +265,14 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
         m.state = "queued";
       } else if (kind == "mission.held") {
         m.state = "hold";
-        m.why = StringMember(v.body, "reason");
-        change = "held at stage " + std::to_string(PlainInt(v.body, "stage"));
+        m.why = std::string(b.Str("reason").value_or(""));
+        // Held again because its mission.json changed after intake: no approval carries.
+        if (b.Rule("mission.changed")) m.approved = false;
+        change = "held at stage " + std::to_string(b.Int("stage"));
       } else if (kind == "mission.denied") {
         m.state = "denied";
-        m.why = StringMember(v.body, "reason");
-        change = "denied at stage " + std::to_string(PlainInt(v.body, "stage"));
+        m.why = std::string(b.Str("reason").value_or(""));
+        change = "denied at stage " + std::to_string(b.Int("stage"));
       } else if (kind == "mission.launched") {
         m.state = "running";
         m.why.clear();
@@ -246,13 +280,15 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
         change = "launched";
       } else if (kind == "mission.returned") {
         m.state = "returned";
-        m.outcome = std::string(PlainString(v.body, "outcome").value_or(""));
+        m.outcome = std::string(b.Str("outcome").value_or(""));
         m.deadline.reset();
         change = "returned " + m.outcome;
       } else if (kind == "mission.retry") {
         m.state = "queued";
         m.outcome.clear();
         change = "queued again (retry)";
+      } else if (kind == "mission.intake-failed") {
+        m.state.clear();  // forgotten: its drop waits in incoming/new to be taken in again
       } else if (kind == "person.approved") {
         m.state = "queued";
         m.approved = true;
@@ -260,7 +296,7 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
         change = "approved by a person";
       } else if (kind == "person.denied") {
         m.state = "denied";
-        m.why = "denied by a person: " + StringMember(v.body, "why");
+        m.why = "denied by a person: " + std::string(b.Str("why").value_or(""));
         change = "denied by a person";
       }
       if (!change.empty() && !f.versions.empty())
@@ -282,10 +318,10 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
                           (kind == "grant" ? " granted" : " revoked"));
       return Status::Ok();
     }
-    if (kind == "memory.stored" &&
-        PlainString(v.body, "requester") == std::string_view(requester)) {
-      Result<json::Value> body = json::Parse(v.body);
+    if (kind == "memory.stored") {
+      Result<json::Value> body = json::Parse(v.body);  // nested (its refs): parsed whole
       if (!body.ok()) return body.status();
+      if (StringField(*body, "requester") != requester) return Status::Ok();
       PackVersion pv;
       pv.seq = v.seq;
       pv.time = t();
@@ -300,6 +336,8 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
   });
   if (!scan.ok()) return scan;
   f.head_time = ParseRfc3339(head_time).value_or(0);
+  std::erase_if(f.missions, [](const PackMission& m) { return m.state.empty(); });
+  for (size_t i = 0; i < f.missions.size(); ++i) mine[f.missions[i].id] = i;
 
   f.grants.clear();
   for (const Grant& g : book.Active(f.head_time))

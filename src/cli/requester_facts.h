@@ -20,6 +20,9 @@ struct StoredMemory {
   std::string path, text;
   std::optional<RequesterMemory> memory;
   std::string problem;
+  // "ok", "missing" (cannot be read), "changed" (not the sha256 the ledger stored) or "invalid"
+  // (the ledger's bytes, yet not a work state of this requester).
+  std::string state = "ok";
 };
 StoredMemory ReadStoredMemory(const Context& ctx, const std::string& requester,
                               const PackVersion& v);

@@ -59,7 +59,10 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     Status operator()(const Retry& x) const { return PerformRetry(d->env_, d->layout_, x); }
     Status operator()(const ConsumeControl& x) const { return d->PerformConsumeAction(x); }
     Status operator()(const WriteMemory& x) const {
-      return PerformWriteMemory(d->env_, d->layout_, x);
+      Status s = PerformWriteMemory(d->env_, d->layout_, x);
+      if (s.code() != Code::kExists) return s;
+      d->Say(s.message());  // said, not a stop: a stop would take the request again, and again
+      return Status::Ok();
     }
     // Decided performs these itself: the records before any act, an intake with its undo.
     Status operator()(const Record&) const {

@@ -11,6 +11,7 @@ namespace hangar {
 namespace {
 
 constexpr size_t kMaxControlBytes = 64 * 1024;
+constexpr size_t kMaxMemoryRequestBytes = 128 * 1024;  // a work state of up to 64 KiB, wrapped
 constexpr size_t kMaxWhy = 1000;
 constexpr size_t kMaxSignature = 16384;  // an armored SSH signature is well under 1 KiB
 
@@ -160,12 +161,16 @@ bool ValidOpName(std::string_view op) {
 }
 
 std::variant<ControlRequest, ParseError> ParseControl(std::string_view bytes) {
-  if (bytes.size() > kMaxControlBytes)
-    return ParseError{"", "larger than " + std::to_string(kMaxControlBytes) + " bytes"};
+  if (bytes.size() > kMaxMemoryRequestBytes)
+    return ParseError{"", "larger than " + std::to_string(kMaxMemoryRequestBytes) + " bytes"};
   // A work state's text is where bad bytes come from: say which section holds them.
   if (bytes.find("\"hangar_memory\"") != std::string_view::npos)
     if (std::optional<ParseError> e = MemoryUtf8Error(bytes, "memory")) return *e;
-  return strict::ReadDocument<ControlRequest>(bytes, Parse);
+  auto r = strict::ReadDocument<ControlRequest>(bytes, Parse);
+  if (auto* c = std::get_if<ControlRequest>(&r);
+      c && c->kind != ControlKind::kMemory && bytes.size() > kMaxControlBytes)
+    return ParseError{"", "larger than " + std::to_string(kMaxControlBytes) + " bytes"};
+  return r;
 }
 
 }  // namespace hangar

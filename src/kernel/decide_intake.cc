@@ -111,12 +111,18 @@ void On(Decision& d, const Dropped& drop) {
   body["requester"] = m.requester;
   body["drone"] = m.drone;
   PutDropper(body, drop.by);
+  // The first mission taken in under a name from a uid that is no approver makes it that uid's
+  // (kernel/requesters.h); the entry says so, and a start folds it from there.
+  const RequesterRec* named = d.st.requesters.Find(m.requester);
+  const bool binds = to != Phase::kDenied && drop.by.uid >= 0 &&
+                     !d.setup.approvers.count(drop.by.uid) && (!named || named->owner < 0);
+  if (binds) body["owner"] = true;
   const int64_t seq = d.Ledger(to == Phase::kQueued ? "mission.accepted"
                                : to == Phase::kHold ? "mission.held"
                                                     : "mission.denied",
                                std::move(body), drop.now);
   intake["ledger_seq"] = seq;
-  d.st.requesters.Bind(m.requester, drop.by.uid, drop.by.user, seq);
+  if (binds) d.st.requesters.Bind(m.requester, drop.by.uid, drop.by.user, seq);
   json::Value g1 = g.ToJson(1, drop.now);
   g1["ledger_seq"] = seq;
   std::vector<std::string> writable = WritablePaths(m, site, drop.resolved);

@@ -12,13 +12,19 @@ std::string StoreMemory(Decision& d, const ControlRequest& r, const ControlDropp
   const RequesterRec* rec = d.st.requesters.Find(m.requester);
   // [MemoryStoredBefore]: recorded before a stop that came before its answer; the request is
   // still in control/new. Written again under the version the ledger gave it, not a new one.
-  if (rec && rec->versions > 0 && rec->last_name == Shown(c.name) && rec->last_sha256 == sha) {
-    d.out.push_back(WriteMemory{m.requester, rec->versions, text});
-    d.effect = "stored as v" + std::to_string(rec->versions);
-    d.Log("memory of " + m.requester + ": " + Shown(c.name) + " was stored as v" +
-          std::to_string(rec->versions) + " before a stop; written again, not stored anew");
-    return "";
-  }
+  if (rec)
+    if (auto it = rec->by_name.find(Shown(c.name));
+        it != rec->by_name.end() && it->second.second == sha) {
+      const int64_t v = it->second.first;
+      d.out.push_back(WriteMemory{m.requester, v, text});
+      d.effect = "stored as v" + std::to_string(v);
+      d.Log("memory of " + m.requester + ": " + Shown(c.name) + " was stored as v" +
+            std::to_string(v) + " before a stop; written again, not stored anew");
+      return "";
+    }
+  if (!d.st.fail_closed.empty())
+    return "memory: the ledger is failed closed (" + d.st.fail_closed +
+           "); work states wait for a reanchor";
   // [MemoryStored]
   const int64_t version = (rec ? rec->versions : 0) + 1;
   json::Array cited;

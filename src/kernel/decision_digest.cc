@@ -34,15 +34,18 @@ json::Value GrantsJson(const State& s) {
 // The requester book, canonical: ",\"requesters\":{NAME:{...}...}".
 std::string RequestersText(const State& s) {
   json::Object all;
-  for (const auto& [name, r] : s.requesters.all())
-    all[name] =
-        json::Object{{"owner", r.owner},
-                     {"owner_user", MaybeHex(r.owner_user)},
-                     {"bound_seq", r.bound_seq},
-                     {"versions", r.versions},
-                     {"last_name", MaybeHex(r.last_name)},
-                     {"last_sha256", r.last_sha256},
-                     {"last_seq", r.last_seq}};
+  for (const auto& [name, r] : s.requesters.all()) {
+    json::Object by_name;
+    for (const auto& [request, stored] : r.by_name)
+      by_name[request] = json::Array{stored.first, stored.second};
+    json::Object o{{"owner", r.owner},
+                   {"owner_user", MaybeHex(r.owner_user)},
+                   {"bound_seq", r.bound_seq},
+                   {"versions", r.versions},
+                   {"last_seq", r.last_seq}};
+    o["by_name"] = std::move(by_name);
+    all[name] = std::move(o);
+  }
   return ",\"requesters\":" + json::Write(json::Value(std::move(all)));
 }
 

@@ -463,8 +463,7 @@ TEST_F(KernelRow, MemoryStored) {
   forged.by = mallory;
   auto refused = Decide(forged);
   EXPECT_EQ(Kinds(refused), (K{"control.refused", "ConsumeControl"}));
-  EXPECT_EQ(Json(Only<ConsumeControl>(refused)[0].why)["rule"].as_string(),
-            "memory.not-requester");
+  EXPECT_EQ(Json(Only<ConsumeControl>(refused)[0].why)["rule"].as_string(), "memory.not-requester");
   EXPECT_EQ(st_.requesters.Find("t")->versions, 2);
 }
 
@@ -472,16 +471,29 @@ TEST_F(KernelRow, MemoryStoredBefore) {
   Drop("M1");
   ControlDropped put = Control(MemoryRequest("goal"));
   const int64_t v1 = Only<WriteMemory>(Decide(put))[0].version;
+  // Another request of the same requester stored after it, before the stop.
+  ControlDropped other = Control(MemoryRequest("other"));
+  other.name = "req-b";
+  EXPECT_EQ(Only<WriteMemory>(Decide(other))[0].version, v1 + 1);
   const int64_t head = st_.ledger_seq;
-  // The stop came before the answer: the same request is taken again at the next start.
+  // The stop came before either answer: the requests are taken again at the next start, in any
+  // order; each is written under the version it was stored as.
   auto again = Decide(put);
   EXPECT_EQ(Kinds(again), (K{"WriteMemory", "ConsumeControl"}));
   EXPECT_EQ(Only<WriteMemory>(again)[0].version, v1);
+  EXPECT_EQ(Only<WriteMemory>(Decide(other))[0].version, v1 + 1);
   EXPECT_EQ(st_.ledger_seq, head);  // nothing recorded anew
+  // While failed closed a new work state waits for the reanchor, as a grant does.
+  Decide(LedgerFailed{"anchor missing", kT});
+  ControlDropped late = Control(MemoryRequest("late"));
+  late.name = "req-c";
+  EXPECT_EQ(Kinds(Decide(late)), (K{"control.refused", "ConsumeControl"}));
 }
 
 TEST_F(KernelRow, DroppedRequesterTaken) {
+  Drop("R0");  // an approver's mission under the name binds nothing: approvers may use any name
   Decide(Dropped{"A1.json", Bytes("A1"), "", kT, {}, Dropper{1001, "alice"}});
+  EXPECT_NE(PhaseOf("A1"), Phase::kDenied);
   auto acts = Decide(Dropped{"B1.json", Bytes("B1"), "", kT, {}, Dropper{1002, "bob"}});
   ASSERT_EQ(Kinds(acts), (K{"mission.denied", "Intake"}));
   EXPECT_EQ(Json(Only<Intake>(acts)[0].files.at("gate1.json"))["rules"].as_array()[0].as_string(),

@@ -11,8 +11,7 @@ Status Malformed(const GrantRecord& e, const char* what) {
 }  // namespace
 
 bool RequesterBook::Folds(std::string_view kind) {
-  return kind == "mission.accepted" || kind == "mission.held" || kind == "mission.denied" ||
-         kind == "memory.stored";
+  return kind == "mission.accepted" || kind == "mission.held" || kind == "memory.stored";
 }
 
 Status RequesterBook::Apply(const GrantRecord& e) {
@@ -29,13 +28,14 @@ Status RequesterBook::Apply(const GrantRecord& e) {
     Stored(requester->as_string(), version->as_int(), name->as_string(), sha->as_string(), e.seq);
     return Status::Ok();
   }
-  // A stage-2 verdict names no requester: the mission was bound at its intake.
-  const json::Value* stage = e.body.find("stage");
-  if (!stage || !stage->is_int() || stage->as_int() != 1) return Status::Ok();
+  // Only the entry the kernel marked binds (a held-again after a change, a stage-2 verdict, a
+  // denial or an approver's mission says nothing of it).
+  const json::Value* owner = e.body.find("owner");
+  if (!owner || !owner->is_bool() || !owner->as_bool()) return Status::Ok();
   const json::Value* uid = e.body.find("uid");
   const json::Value* user = e.body.find("user");
-  if (!requester || !requester->is_string()) return Malformed(e, "expected a requester");
-  if (!uid || !uid->is_int()) return Status::Ok();  // unknown dropper: binds nothing
+  if (!requester || !requester->is_string() || !uid || !uid->is_int())
+    return Malformed(e, "an owner entry names a requester and a uid");
   Bind(requester->as_string(), uid->as_int(),
        user && user->is_string() ? user->as_string() : std::string(), e.seq);
   return Status::Ok();
@@ -55,9 +55,8 @@ void RequesterBook::Stored(const std::string& requester, int64_t version, const 
                            const std::string& sha256, int64_t seq) {
   RequesterRec& r = recs_[requester];
   r.versions = version;
-  r.last_name = name;
-  r.last_sha256 = sha256;
   r.last_seq = seq;
+  r.by_name[name] = {version, sha256};
 }
 
 const RequesterRec* RequesterBook::Find(const std::string& requester) const {
@@ -70,8 +69,8 @@ bool RequesterBook::operator==(const RequesterBook& o) const {
   for (auto a = recs_.begin(), b = o.recs_.begin(); a != recs_.end(); ++a, ++b) {
     const RequesterRec &x = a->second, &y = b->second;
     if (a->first != b->first || x.owner != y.owner || x.owner_user != y.owner_user ||
-        x.bound_seq != y.bound_seq || x.versions != y.versions || x.last_name != y.last_name ||
-        x.last_sha256 != y.last_sha256 || x.last_seq != y.last_seq)
+        x.bound_seq != y.bound_seq || x.versions != y.versions || x.last_seq != y.last_seq ||
+        x.by_name != y.by_name)
       return false;
   }
   return true;

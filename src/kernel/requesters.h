@@ -1,10 +1,11 @@
 // Requesters: whose a requester name is, and how many work states it has stored, folded from the
 // ledger's records (as grants are, kernel/grants.h). Folding rules:
-//   - a name belongs to the uid that dropped the first mission naming it as its "requester" (the
-//     stage-1 entry mission.accepted, mission.held or mission.denied, whose body names the
-//     requester and the dropper's uid); an entry whose uid is unknown binds nothing;
+//   - a name belongs to the uid of the stage-1 entry (mission.accepted or mission.held) whose body
+//     says "owner": true with the requester and that uid: the kernel writes it on the first
+//     mission naming the requester that it takes in from a uid that is no approver (a denied
+//     mission binds nothing, nor does an approver's: approvers may use any name);
 //   - memory.stored counts a version of that requester's work state (man/hangar-memory.5), and
-//     keeps the last one's name, sha256 and seq.
+//     keeps, by the control request's name, the version and sha256 it stored.
 // Only that uid (or an approver) may store the requester's work states (decide_memory.cc): a
 // name is not proof of who is behind it, the uid the OS says dropped its first mission is.
 // Pure: it reads the records handed to it (the kernel's own as it decides; at start, the
@@ -21,13 +22,14 @@
 namespace hangar {
 
 struct RequesterRec {
-  int64_t owner = -1;       // the uid it belongs to; -1: no mission has named it yet
-  std::string owner_user;   // that uid's login name as recorded
-  int64_t bound_seq = 0;    // the entry that bound it
-  int64_t versions = 0;     // work states stored: the last is vVERSIONS
-  std::string last_name;    // the control request that stored the last one
-  std::string last_sha256;  // of the last one's stored text
-  int64_t last_seq = 0;     // its memory.stored entry
+  int64_t owner = -1;      // the uid it belongs to; -1: no mission has named it yet
+  std::string owner_user;  // that uid's login name as recorded
+  int64_t bound_seq = 0;   // the entry that bound it
+  int64_t versions = 0;    // work states stored: the last is vVERSIONS
+  int64_t last_seq = 0;    // the last one's memory.stored entry
+  // By the control request's name (as records show it): the version it stored and its sha256,
+  // so that a request taken again after a stop is known, whatever was stored after it.
+  std::map<std::string, std::pair<int64_t, std::string>> by_name;
 };
 
 class RequesterBook {

@@ -5,32 +5,39 @@
 namespace hangar {
 namespace {
 
-GrantRecord Intake(int64_t seq, const char* kind, const std::string& requester, json::Value uid,
-                   int stage = 1) {
-  return GrantRecord{seq, kind,
-                     json::Object{{"id", "M" + std::to_string(seq)},
-                                  {"stage", stage},
-                                  {"requester", requester},
-                                  {"uid", uid},
-                                  {"user", "u"}}};
+GrantRecord Intake(int64_t seq, const char* kind, const std::string& requester, int64_t uid,
+                   bool owner) {
+  json::Object body{{"id", "M" + std::to_string(seq)},
+                    {"stage", 1},
+                    {"requester", requester},
+                    {"uid", uid},
+                    {"user", "u"}};
+  if (owner) body["owner"] = true;
+  return GrantRecord{seq, kind, body};
 }
 
-TEST(RequesterBook, TheFirstMissionsUidOwnsTheName) {
+TEST(RequesterBook, TheEntryMarkedOwnerBindsTheName) {
   RequesterBook b;
-  ASSERT_TRUE(b.Apply(Intake(1, "mission.denied", "r", nullptr)).ok());  // unknown: binds nothing
+  ASSERT_TRUE(b.Apply(Intake(1, "mission.accepted", "r", 0, false)).ok());  // an approver's
   EXPECT_EQ(b.Find("r"), nullptr);
-  ASSERT_TRUE(b.Apply(Intake(2, "mission.held", "r", 1001)).ok());
-  ASSERT_TRUE(b.Apply(Intake(3, "mission.accepted", "r", 1002)).ok());
+  ASSERT_TRUE(b.Apply(Intake(2, "mission.held", "r", 1001, true)).ok());
+  ASSERT_TRUE(b.Apply(Intake(3, "mission.accepted", "r", 1002, false)).ok());
   ASSERT_NE(b.Find("r"), nullptr);
   EXPECT_EQ(b.Find("r")->owner, 1001);
   EXPECT_EQ(b.Find("r")->bound_seq, 2);
 }
 
-TEST(RequesterBook, StageTwoAndOtherKindsChangeNothing) {
+TEST(RequesterBook, EntriesWithoutTheMarkChangeNothing) {
   RequesterBook b;
-  ASSERT_TRUE(b.Apply(Intake(1, "mission.held", "r", 1001, 2)).ok());
-  ASSERT_TRUE(b.Apply(Intake(2, "mission.launched", "r", 1001)).ok());
+  // A mission held again at recovery (mission.changed) names no requester: fine, binds nothing.
+  ASSERT_TRUE(b.Apply(GrantRecord{1, "mission.held",
+                                  json::Object{{"id", "M1"},
+                                               {"stage", 1},
+                                               {"rules", json::Array{"mission.changed"}}}})
+                  .ok());
+  ASSERT_TRUE(b.Apply(GrantRecord{2, "mission.launched", json::Object{{"id", "M1"}}}).ok());
   EXPECT_EQ(b.Find("r"), nullptr);
+  EXPECT_FALSE(b.Apply(GrantRecord{3, "mission.accepted", json::Object{{"owner", true}}}).ok());
 }
 
 TEST(RequesterBook, CountsStoredVersions) {
@@ -41,7 +48,7 @@ TEST(RequesterBook, CountsStoredVersions) {
   m["name"] = "n2";
   ASSERT_TRUE(b.Apply(GrantRecord{9, "memory.stored", m}).ok());
   EXPECT_EQ(b.Find("r")->versions, 2);
-  EXPECT_EQ(b.Find("r")->last_name, "n2");
+  EXPECT_EQ(b.Find("r")->by_name.at("n1"), (std::pair<int64_t, std::string>{1, "aa"}));
   EXPECT_EQ(b.Find("r")->last_seq, 9);
   EXPECT_FALSE(b.Apply(GrantRecord{10, "memory.stored", json::Object{{"requester", "r"}}}).ok());
 }

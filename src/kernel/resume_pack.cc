@@ -39,7 +39,11 @@ struct Part {
   std::string text;
   size_t cut_lines = 0, cut_bytes = 0;
 };
-constexpr size_t kNoticeBytes = 160;
+// The notice's size beside its command: "[cut: B bytes (L lines) and M more WHAT not shown; `CMD`
+// shows them whole]" with numbers of up to 12 digits.
+size_t NoticeBytes(const std::string& cmd, const char* more_what) {
+  return 110 + std::string_view(more_what).size() + cmd.size();
+}
 
 // MORE: items left out before they were made into lines (more than could ever fit).
 Part Fit(const std::vector<std::string>& lines, size_t budget, const std::string& cmd,
@@ -47,8 +51,9 @@ Part Fit(const std::vector<std::string>& lines, size_t budget, const std::string
   Part p;
   size_t total = 0;
   for (const std::string& l : lines) total += l.size() + 1;
+  const size_t notice = NoticeBytes(cmd, more_what);
   const size_t room =
-      total <= budget ? budget : (budget > kNoticeBytes ? budget - kNoticeBytes : 0);
+      total <= budget && more == 0 ? budget : (budget > notice ? budget - notice : 0);
   size_t i = 0;
   for (; i < lines.size() && p.text.size() + lines[i].size() + 1 <= room; ++i)
     p.text += lines[i] + "\n";
@@ -110,7 +115,7 @@ std::vector<PackConflict> FindConflicts(const PackFacts& f) {
         if (!m) {
           if (!r.state.empty() || !r.outcome.empty() || r.approved)
             add("claims of mission " + r.mission +
-                " cannot be checked: it is not this requester's mission");
+                " cannot be checked: the ledger does not have it as this requester's mission");
           break;
         }
         if (!r.state.empty() && r.state != m->state)
@@ -198,10 +203,8 @@ ResumePack BuildResumePack(const PackFacts& f, size_t max_bytes, const ShowLine&
   auto line = [&](const PackMission& m) {
     std::string l = "  " + m.state + " " + m.id + " age " + Span(f.head_time - m.accepted);
     if (!m.outcome.empty()) l += " outcome " + m.outcome;
-    if (m.deadline)
-      l += " deadline " + FormatTime(*m.deadline) +
-           (*m.deadline > f.head_time ? " (in " + Span(*m.deadline - f.head_time) + ")"
-                                      : " (passed)");
+    // The deadline as a time: the pack is of the ledger's head, which may be hours old.
+    if (m.deadline) l += " deadline " + FormatTime(*m.deadline);
     if (m.approved) l += " approved by a person";
     if (!m.why.empty()) l += ": " + m.why;
     return l;

@@ -132,7 +132,7 @@ TEST(ResumePack, PartsKeptApartNextFirstAndDeterministic) {
   EXPECT_LT(t.find("-- next:"), t.find("-- unresolved:"));
   EXPECT_LT(t.find("-- unresolved:"), t.find("-- goal:"));
   EXPECT_NE(t.find("> wait for A-run"), std::string::npos);
-  EXPECT_NE(t.find("running A-run age 1h deadline"), std::string::npos);
+  EXPECT_NE(t.find("running A-run age 1h deadline " + FormatTime(kT + 600'000)), std::string::npos);
   EXPECT_NE(t.find("seq 18: mission A-done returned done"), std::string::npos);
   EXPECT_EQ(t, BuildResumePack(f, kDefaultPackBytes, Same).text);
   EXPECT_EQ(ResumePackJson(f).find("requester")->as_string(), "agent-a");
@@ -155,6 +155,10 @@ TEST(ResumePack, WhatDoesNotFitIsCutAndSaid) {
   // Next still made it: it comes first.
   EXPECT_NE(p.text.find("> wait for A-run"), std::string::npos);
   EXPECT_LE(BuildResumePack(f, kMinPackBytes, Same).text.size(), kMinPackBytes);
+  // A long requester name makes long notices; the budget still holds.
+  f.requester = std::string(64, 'r');
+  for (size_t max : {kMinPackBytes, size_t(2000), kDefaultPackBytes})
+    EXPECT_LE(BuildResumePack(f, max, Same).text.size(), max);
 }
 
 TEST(ResumePack, EveryLineGoesThroughShow) {

@@ -220,8 +220,9 @@ Status PerformWriteMemory(Env* env, const Layout& l, const WriteMemory& w) {
   if (s.code() != Code::kExists) return s;
   Result<std::string> there = env->ReadFile(dir + "/" + name, w.text.size() + 1);
   if (there.ok() && *there == w.text) return Status::Ok();
-  return Status::Io(dir + "/" + name + " holds other bytes than the work state the ledger "
-                            "recorded as this version; it is not replaced");
+  return Status::Exists(dir + "/" + name +
+                        " holds other bytes than the work state the ledger recorded as this "
+                        "version; it is left as it is (hangar memory log shows it changed)");
 }
 
 Status PerformConsumeControl(Env* env, const Layout& l, const ConsumeControl& c) {

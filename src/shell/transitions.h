@@ -59,8 +59,9 @@ struct LaunchPrep {
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now);
 
 // Writes memory/REQUESTER/vVERSION.json (kernel.h WriteMemory), making memory/REQUESTER first.
-// Ok when the file is there already with the same bytes (written before a stop);
-// Io when it holds other bytes: the ledger names this version's sha256, and nothing replaces it.
+// Ok when the file is there already with the same bytes (written before a stop); Exists when it
+// holds other bytes (a spool restored over a newer ledger, an edit): nothing replaces it, the
+// ledger's sha256 says which is right, and `hangar memory log` and the resume pack show it.
 Status PerformWriteMemory(Env* env, const Layout& l, const WriteMemory& w);
 
 // Removes control/new/NAME, or moves it to control/bad/BAD_NAME with BAD_NAME.why.json.

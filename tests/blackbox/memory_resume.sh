@@ -168,6 +168,20 @@ check squatter-denied jq_ok "$S/denied/B-1/gate1.json" "'requester.owner' in d['
 rc=0; h "$RB" memory put --requester agent-a "$T/ws/v1.json" 2>"$T/b.err" >/dev/null || rc=$?
 check squatter-still-refused test "$rc" = 77
 check versions-unchanged test "$(versions)" = 4
+# B's own requester, whose work state cites agent-a: A's pack still reads A's versions only, and
+# B's denied mission under agent-a's name is not A's.
+a_mission B-2 script 1 '' 'write REPORT.md b2' |
+  python3 -c 'import json,sys; m=json.load(sys.stdin); m["requester"]="agent-b"; print(json.dumps(m))' |
+  h "$RB" submit - >/dev/null || fail "B could not submit B-2"
+work_state "$T/ws/b.json" 'w["requester"] = "agent-b"; w["refs"] = [{"grant": "web.post", "requester": "agent-a"}]'
+h "$RB" memory put --requester agent-b "$T/ws/b.json" >/dev/null || fail "B could not store its own work state"
+h "$RA" --json resume --requester agent-a >"$T/pack4.json" || fail "resume --json failed (4)"
+check others-memory-not-mine python3 -c "
+import json, sys
+p = json.load(open('$T/pack4.json'))
+ids = {m['id'] for m in p['observed']['missions']}
+sys.exit(0 if [v['version'] for v in p['versions']] == [1, 2, 3, 4] and p['claimed'] and
+         'B-1' not in ids and 'B-2' not in ids and len(p['conflicts']) == 4 else 1)"
 check last-version-is-As python3 -c "
 import json, sys
 w = json.load(open('$S/memory/agent-a/v4.json'))
