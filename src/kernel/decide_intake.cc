@@ -114,7 +114,8 @@ void On(Decision& d, const Dropped& drop) {
   // The first mission taken in under a name from a uid that is no approver makes it that uid's
   // (kernel/requesters.h); the entry says so, and a start folds it from there.
   const RequesterRec* named = d.st.requesters.Find(m.requester);
-  const bool binds = to != Phase::kDenied && drop.by.uid >= 0 &&
+  // Not while failed closed: the book folded at that start may stop short of the ledger's end.
+  const bool binds = to != Phase::kDenied && drop.by.uid >= 0 && d.st.fail_closed.empty() &&
                      !d.setup.approvers.count(drop.by.uid) && (!named || named->owner < 0);
   if (binds) body["owner"] = true;
   const int64_t seq = d.Ledger(to == Phase::kQueued ? "mission.accepted"

@@ -22,9 +22,6 @@ std::string StoreMemory(Decision& d, const ControlRequest& r, const ControlDropp
             std::to_string(v) + " before a stop; written again, not stored anew");
       return "";
     }
-  if (!d.st.fail_closed.empty())
-    return "memory: the ledger is failed closed (" + d.st.fail_closed +
-           "); work states wait for a reanchor";
   // [MemoryStored]
   const int64_t version = (rec ? rec->versions : 0) + 1;
   json::Array cited;

@@ -483,11 +483,19 @@ TEST_F(KernelRow, MemoryStoredBefore) {
   EXPECT_EQ(Only<WriteMemory>(again)[0].version, v1);
   EXPECT_EQ(Only<WriteMemory>(Decide(other))[0].version, v1 + 1);
   EXPECT_EQ(st_.ledger_seq, head);  // nothing recorded anew
-  // While failed closed a new work state waits for the reanchor, as a grant does.
-  Decide(LedgerFailed{"anchor missing", kT});
-  ControlDropped late = Control(MemoryRequest("late"));
-  late.name = "req-c";
-  EXPECT_EQ(Kinds(Decide(late)), (K{"control.refused", "ConsumeControl"}));
+}
+
+// While failed closed the book may stop short of the ledger (a start that could not fold it all):
+// no mission binds a name then, so nobody takes one over on a partial book.
+TEST(KernelMemory, NoNameIsBoundWhileFailedClosed) {
+  KernelSetup s = ScriptSetup(1);
+  State st;
+  Decide(s, &st, LedgerFailed{"anchor missing", kT});
+  Decide(s, &st, Dropped{"M1.json", Bytes("M1"), "", kT, {}, Dropper{1001, "alice"}});
+  EXPECT_EQ(st.requesters.Find("t"), nullptr);
+  Decide(s, &st, Dropped{"M2.json", Bytes("M2"), "", kT, {}, Dropper{1002, "bob"}});
+  EXPECT_EQ(st.requesters.Find("t"), nullptr);
+  EXPECT_NE(st.missions.at("M2").phase, Phase::kDenied);
 }
 
 TEST_F(KernelRow, DroppedRequesterTaken) {
