@@ -65,10 +65,11 @@ class Body {
     const json::Value* v = Parsed().is_object() ? Parsed().find(std::string(key)) : nullptr;
     return v && v->is_int() ? v->as_int() : 0;
   }
-  // Whether the body's "rules" name RULE (rule ids are plain strings, and only rules hold them).
-  bool Rule(std::string_view rule) {
-    return text_.find("\"rules\":[") != text_.npos &&
-           text_.find("\"" + std::string(rule) + "\"") != text_.npos;
+  // Whether the body's "rules" name QUOTED_RULE (with its quotes: rule ids are plain strings).
+  bool Rule(std::string_view quoted_rule) const {
+    const size_t at = text_.find("\"rules\":[");
+    return at != text_.npos && text_.compare(at + 9, 1, "]") != 0 &&
+           text_.find(quoted_rule, at) != text_.npos;
   }
 
  private:
@@ -234,7 +235,8 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
   Status scan = ledger::ScanLedger(store, options, [&](const ledger::EntryView& v, bool) {
     f.head_seq = v.seq;
     head_time.assign(v.time);
-    auto t = [&v] { return ParseRfc3339(v.time).value_or(0); };  // read where it is needed
+    // Read where it is needed; a ledger time is as FormatTime writes it (ParseTime's fast path).
+    auto t = [&v] { return ParseTime(v.time).value_or(0); };
     if (cited.seqs.count(v.seq)) f.cited_kinds[v.seq] = std::string(v.kind);
     const std::string_view kind = v.kind;
     if (kind.starts_with("mission.") || kind.starts_with("person.")) {
@@ -250,7 +252,7 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
       if (it == mine.end()) {
         // Another uid's mission under this name, denied for it, is not the requester's.
         if (!intake || b.Str("requester") != std::string_view(requester) ||
-            b.Rule("requester.owner"))
+            b.Rule("\"requester.owner\""))
           return Status::Ok();
         it = mine.emplace(std::string(*id), f.missions.size()).first;
         PackMission m;
@@ -267,7 +269,7 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
         m.state = "hold";
         m.why = std::string(b.Str("reason").value_or(""));
         // Held again because its mission.json changed after intake: no approval carries.
-        if (b.Rule("mission.changed")) m.approved = false;
+        if (b.Rule("\"mission.changed\"")) m.approved = false;
         change = "held at stage " + std::to_string(b.Int("stage"));
       } else if (kind == "mission.denied") {
         m.state = "denied";
@@ -335,9 +337,9 @@ Result<PackFacts> Gather(const Context& ctx, const std::string& requester, const
     return Status::Ok();
   });
   if (!scan.ok()) return scan;
-  f.head_time = ParseRfc3339(head_time).value_or(0);
-  std::erase_if(f.missions, [](const PackMission& m) { return m.state.empty(); });
-  for (size_t i = 0; i < f.missions.size(); ++i) mine[f.missions[i].id] = i;
+  f.head_time = ParseTime(head_time).value_or(0);
+  if (std::erase_if(f.missions, [](const PackMission& m) { return m.state.empty(); }) > 0)
+    for (size_t i = 0; i < f.missions.size(); ++i) mine[f.missions[i].id] = i;
 
   f.grants.clear();
   for (const Grant& g : book.Active(f.head_time))

@@ -313,7 +313,7 @@ std::string StepDigest(const State& s, const std::vector<std::string>& ids) {
     else
       AppendMissionText(&text, it->second);
   }
-  text += "}" + RequestersText(s) + "}";
+  text += "}}";
   return Sha256Hex(text);
 }
 
@@ -337,6 +337,8 @@ std::string GlobalText(const State& s) {
   t += s.ready ? "true" : "false";
   t += ",\"rolled_back\":";
   t += s.rolled_back ? "true" : "false";
+  t += ",\"requesters\":";
+  json::AppendQuoted(&t, s.requesters.digest());
   t += ",\"running\":" + std::to_string(s.running);
   t += ",\"unvouched_grants\":[";
   for (size_t i = 0; i < s.unvouched_grants.size(); ++i)

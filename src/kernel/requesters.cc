@@ -1,5 +1,7 @@
 #include "kernel/requesters.h"
 
+#include "base/sha256.h"
+
 namespace hangar {
 
 namespace {
@@ -49,6 +51,7 @@ void RequesterBook::Bind(const std::string& requester, int64_t uid, const std::s
   r.owner = uid;
   r.owner_user = user;
   r.bound_seq = seq;
+  Chain("bind " + std::to_string(seq) + " " + std::to_string(uid) + " " + requester);
 }
 
 void RequesterBook::Stored(const std::string& requester, int64_t version, const std::string& name,
@@ -57,6 +60,12 @@ void RequesterBook::Stored(const std::string& requester, int64_t version, const 
   r.versions = version;
   r.last_seq = seq;
   r.by_name[name] = {version, sha256};
+  Chain("store " + std::to_string(seq) + " " + std::to_string(version) + " " + sha256 + " " +
+        requester + "\n" + name);
+}
+
+void RequesterBook::Chain(const std::string& change) {
+  digest_ = Sha256Hex(digest_ + "\n" + change);
 }
 
 const RequesterRec* RequesterBook::Find(const std::string& requester) const {

@@ -46,10 +46,15 @@ class RequesterBook {
 
   const RequesterRec* Find(const std::string& requester) const;
   const std::map<std::string, RequesterRec>& all() const { return recs_; }
+  // A digest of every change in order (a chain: sha256 of the previous digest and the change),
+  // for the replay's per-step comparison at no cost that grows with the book.
+  const std::string& digest() const { return digest_; }
   bool operator==(const RequesterBook& o) const;
 
  private:
+  void Chain(const std::string& change);
   std::map<std::string, RequesterRec> recs_;
+  std::string digest_;
 };
 
 }  // namespace hangar
