@@ -11,7 +11,8 @@ setup
 D=$T/root
 mk() {
   env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -C "$ROOT" --no-print-directory \
-    -o bin/hangard -o bin/hangar -o bin/hangar-shim -o bin/hangar-confine "$@" >>"$T/make.log" 2>&1 ||
+    -o bin/hangard -o bin/hangar -o bin/hangar-shim -o bin/hangar-confine \
+    -o bin/hangar-resume-hook -o bin/hangar-codex-resume "$@" >>"$T/make.log" 2>&1 ||
     fail "make $*: $(tail -n 5 "$T/make.log")"
 }
 problems=()
@@ -24,7 +25,7 @@ gone() { [[ ! -e "$1" ]] || problems+=("${1#"$D"} still there"); }
 report() { ((${#problems[@]} == 0)) || fail "$1: $(printf '%s; ' "${problems[@]}")"; }
 
 mk install DESTDIR="$D" PREFIX=/usr
-for b in hangard hangar hangar-shim hangar-confine; do
+for b in hangard hangar hangar-shim hangar-confine hangar-resume-hook hangar-codex-resume; do
   want 755 "$D/usr/bin/$b"
   cmp -s "$BIN/$b" "$D/usr/bin/$b" || problems+=("/usr/bin/$b is not bin/$b")
 done
@@ -104,7 +105,8 @@ else
 fi
 
 mk uninstall DESTDIR="$D" PREFIX=/usr
-for f in usr/bin/hangard usr/bin/hangar usr/bin/hangar-shim usr/bin/hangar-confine usr/share/man/man8/hangard.8 \
+for f in usr/bin/hangard usr/bin/hangar usr/bin/hangar-shim usr/bin/hangar-confine \
+  usr/bin/hangar-resume-hook usr/bin/hangar-codex-resume usr/share/man/man8/hangard.8 \
   usr/share/man/man1/hangar.1 usr/share/man/man5/hangar.conf.5 usr/lib/systemd/system/hangard.service \
   usr/lib/systemd/system/hangar-reconcile.service usr/lib/systemd/system/hangar-reconcile.timer \
   etc/hangar/hangar.conf.example; do
