@@ -120,13 +120,9 @@ int main(int argc, char** argv) {
     p.sandbox.hide.push_back("/var/spool/hangar");
     p.sandbox.write = {p.room, "/srv/build/" + p.id};
   }
-  const hangar::GateSite site{"/var/spool/hangar/rooms",
-                              "/home/hangar",
-                              {"/var/spool/hangar"},
-                              "/usr/bin/bwrap",
-                              "/usr/lib/hangar",
-                              false,
-                              hangar::DroneLimits{0, 0, 0, 60}};
+  const hangar::GateSite site{
+      "/var/spool/hangar/rooms", "/home/hangar", {"/var/spool/hangar"},           "/usr/bin/bwrap",
+      "/usr/lib/hangar",         false,          hangar::DroneLimits{0, 0, 0, 60}};
   size_t sink = 0;
   // Warm up, then measure.
   for (int i = 0; i < 10000; i++) sink += GateStage1(missions[i % 64], policy, text).rules.size();

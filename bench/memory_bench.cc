@@ -19,6 +19,7 @@
 
 #include "cli/requester_facts.h"
 #include "env/env.h"
+#include "history_setup.h"
 #include "kernel/requester_memory.h"
 #include "replay/record_harness.h"
 #include "shell/transitions.h"
@@ -33,21 +34,11 @@ double Ms(std::chrono::steady_clock::time_point since) {
 }
 
 SetupFacts Facts(const std::string& spool) {
-  SetupFacts f;
-  f.config_file = spool + "/hangar.conf";
-  f.config_text =
-      R"({"hangar":1,"slots":4,"profiles":{"script":{"argv":["{bindir}/drone","{room}"]}}})";
-  f.spool = spool;
-  f.bindir = "/b";
-  f.home = "/";
-  f.bwrap = "/usr/bin/bwrap";
-  f.approvers = {0};
-  return f;
+  return bench::HistoryFacts(spool);
 }
 
 int Fail(const std::string& what, const Status& s) {
-  std::fprintf(stderr, "hangar-bench-memory: %s: %s\n", what.c_str(), s.message().c_str());
-  return 1;
+  return bench::Fail("hangar-bench-memory", what, s);
 }
 
 // Version V's work state: a page of text and ten missions cited, with claims.
@@ -102,7 +93,7 @@ int main(int argc, char** argv) {
   replay::RecordHarness live(RealEnv(), spool, Facts(spool));
   if (Status s = live.Start(); !s.ok()) return Fail("start", s);
   TimeMs now = 1'700'000'000'000;
-  const Dropper bench{1000, "bench"};
+  const Dropper owner{1000, "bench"};  // the requester's uid: no approver
   auto step = [&](const Signal& sig) -> Status {
     Result<std::vector<Action>> acts = live.Step(sig);
     if (!acts.ok()) return acts.status();
@@ -119,21 +110,13 @@ int main(int argc, char** argv) {
     return Fail("grant", s);
   int versions = 0;
   for (int i = 0; i < n; ++i) {
-    const std::string id = "M" + std::to_string(i);
-    const std::string bytes = "{\"hangar\":1,\"id\":\"" + id +
-                              "\",\"requester\":\"bench\",\"drone\":\"script\",\"future\":\"a "
-                              "report\",\"now\":\"nothing yet\",\"max_minutes\":5}";
-    ExitInfo e;
-    e.rc = i % 7 == 3 ? 1 : 0;
     for (const Signal& sig :
-         std::vector<Signal>{Dropped{id + ".json", bytes, "", ++now, {}, bench},
-                             LaunchDone{id, true, false, true, "", ++now},
-                             DroneExited{id, e, ++now}, Observed{id, Observation{}, ++now}})
+         bench::MissionLife("M" + std::to_string(i), owner, i % 7 == 3 ? 1 : 0, {}, &now))
       if (Status s = step(sig); !s.ok()) return Fail("record", s);
     if ((i + 1) % versions_every == 0) {
       ++versions;
       ControlDropped put{"memory." + std::to_string(versions), WorkState(versions, i + 1), "",
-                         ++now, bench};
+                         ++now, owner};
       if (Status s = step(put); !s.ok()) return Fail("memory", s);
     }
   }

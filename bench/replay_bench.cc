@@ -18,6 +18,7 @@
 
 #include "base/json.h"
 #include "env/env.h"
+#include "history_setup.h"
 #include "ledger/signal_reader.h"
 #include "replay/live_ledger.h"
 #include "replay/record_harness.h"
@@ -33,21 +34,11 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 }
 
 SetupFacts Facts(const std::string& spool) {
-  SetupFacts f;
-  f.config_file = spool + "/hangar.conf";
-  f.config_text =
-      R"({"hangar":1,"slots":4,"profiles":{"script":{"argv":["{bindir}/drone","{room}"]}}})";
-  f.spool = spool;
-  f.bindir = "/b";
-  f.home = "/";
-  f.bwrap = "/usr/bin/bwrap";
-  f.approvers = {0};
-  return f;
+  return bench::HistoryFacts(spool);
 }
 
 int Fail(const std::string& what, const Status& s) {
-  std::fprintf(stderr, "hangar-bench-replay: %s: %s\n", what.c_str(), s.message().c_str());
-  return 1;
+  return bench::Fail("hangar-bench-replay", what, s);
 }
 
 }  // namespace
@@ -84,16 +75,8 @@ int main(int argc, char** argv) {
   };
   if (Status s = step(Ready{now}); !s.ok()) return Fail("record", s);
   for (int i = 0; i < n; ++i) {
-    const std::string id = "M" + std::to_string(i);
-    const std::string bytes = "{\"hangar\":1,\"id\":\"" + id +
-                              "\",\"requester\":\"bench\",\"drone\":\"script\",\"future\":\"a "
-                              "report\",\"now\":\"nothing yet\",\"max_minutes\":5}";
-    ExitInfo e;
-    e.rc = 0;
     for (const Signal& sig :
-         std::vector<Signal>{Dropped{id + ".json", bytes, "", ++now, {}, Dropper{0, "root"}},
-                             LaunchDone{id, true, false, true, "", ++now},
-                             DroneExited{id, e, ++now}, Observed{id, obs, ++now}})
+         bench::MissionLife("M" + std::to_string(i), Dropper{0, "root"}, 0, obs, &now))
       if (Status s = step(sig); !s.ok()) return Fail("record", s);
   }
   const double record_s = Seconds(t0);
