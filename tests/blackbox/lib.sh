@@ -123,6 +123,23 @@ passwd_db() {
   return 1
 }
 
+# group_users GROUP USER...: a system group and system users in it (no home, no shell), made for
+# the test and removed at its end (teardown_extra).
+group_users() {
+  local group=$1 u
+  shift
+  TEST_GROUP=$group TEST_USERS=("$@")
+  teardown_extra() {
+    for u in "${TEST_USERS[@]}"; do passwd_db userdel "$u" 2>/dev/null || true; done
+    passwd_db groupdel "$TEST_GROUP" 2>/dev/null || true
+  }
+  passwd_db groupadd --system "$group" || fail "groupadd $group"
+  for u in "$@"; do
+    passwd_db useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+      -G "$group" "$u" || fail "useradd $u"
+  done
+}
+
 # as_hangard_user: in the user pass of each_identity (after setup, before start_hangard), creates
 # a system user with no home and no shell, gives it the scratch directory, and has start_hangard
 # run hangard as that user (setpriv, no supplementary group) from a copy of the binaries in the

@@ -23,14 +23,7 @@ command -v useradd >/dev/null && command -v groupadd >/dev/null && command -v se
 each_identity
 setup 2
 SUB=hangar-sub-$$ RA=hangar-ma-$$ RB=hangar-mb-$$
-teardown_extra() {
-  for u in "$RA" "$RB"; do passwd_db userdel "$u" 2>/dev/null || true; done
-  passwd_db groupdel "$SUB" 2>/dev/null || true
-}
-passwd_db groupadd --system "$SUB" || fail "groupadd $SUB"
-for u in "$RA" "$RB"; do
-  passwd_db useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin -G "$SUB" "$u"
-done
+group_users "$SUB" "$RA" "$RB"
 as_hangard_user
 mkdir -p "$T/bin" "$T/ws"
 cp "$BIN/hangar" "$T/bin/"

@@ -23,14 +23,7 @@ command -v useradd >/dev/null && command -v groupadd >/dev/null && command -v se
 each_identity
 setup 2
 SUB=hangar-sub-$$ AP=hangar-ap-$$ RA=hangar-ra-$$ RB=hangar-rb-$$
-teardown_extra() {
-  for u in "$AP" "$RA" "$RB"; do passwd_db userdel "$u" 2>/dev/null || true; done
-  passwd_db groupdel "$SUB" 2>/dev/null || true
-}
-passwd_db groupadd --system "$SUB" || fail "groupadd $SUB"
-for u in "$AP" "$RA" "$RB"; do
-  passwd_db useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin -G "$SUB" "$u"
-done
+group_users "$SUB" "$AP" "$RA" "$RB"
 as_hangard_user  # the user pass: hangard runs as a user of its own, from a copy in $T/bin
 mkdir -p "$T/bin"
 cp "$BIN/hangar" "$T/bin/"
