@@ -123,6 +123,14 @@ passwd_db() {
   return 1
 }
 
+# need_user_tools: skips the test unless it runs as root with useradd, groupadd and setpriv (it
+# creates users, group_users).
+need_user_tools() {
+  [[ "$(id -u)" == 0 ]] || skip "skipped: needs root (creates users)"
+  command -v useradd >/dev/null && command -v groupadd >/dev/null && command -v setpriv >/dev/null ||
+    skip "skipped: useradd, groupadd or setpriv missing"
+}
+
 # group_users GROUP USER...: a system group and system users in it (no home, no shell), made for
 # the test and removed at its end (teardown_extra).
 group_users() {

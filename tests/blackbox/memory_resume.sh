@@ -17,9 +17,7 @@
 #   versions, and a version whose file was changed after it was stored is refused (65), its log
 #   line saying "changed".
 . "$(dirname "$0")/lib.sh"
-[[ "$(id -u)" == 0 ]] || { say "skip $TEST: skipped: needs root (creates users)"; exit 0; }
-command -v useradd >/dev/null && command -v groupadd >/dev/null && command -v setpriv >/dev/null ||
-  { say "skip $TEST: skipped: useradd, groupadd or setpriv missing"; exit 0; }
+need_user_tools
 each_identity
 setup 2
 SUB=hangar-sub-$$ RA=hangar-ma-$$ RB=hangar-mb-$$

@@ -17,9 +17,7 @@
 #   notify.dir: A's return reaches A's own maildir, never B's (which hangard could write: as root,
 #     or as a user, the boxes being writable by all)
 . "$(dirname "$0")/lib.sh"
-[[ "$(id -u)" == 0 ]] || { say "skip $TEST: skipped: needs root (creates users)"; exit 0; }
-command -v useradd >/dev/null && command -v groupadd >/dev/null && command -v setpriv >/dev/null ||
-  { say "skip $TEST: skipped: useradd, groupadd or setpriv missing"; exit 0; }
+need_user_tools
 each_identity
 setup 2
 SUB=hangar-sub-$$ AP=hangar-ap-$$ RA=hangar-ra-$$ RB=hangar-rb-$$
