@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # hangar replay (hangar(1) REPLAY, hangar-signals(5)): a workload of every kind of decision — done,
 # failed, timed out, cancelled, held then approved or denied, denied, rejected, ops allowed, refused
-# and repeated, a grant and a revoke, a retry, a restart in between — recorded by hangard and
-# replayed by the same binary: exit 0 and "0 differ"; the live anchor and the spool's tree are
+# and repeated, a grant and a revoke, a retry, work states stored, a restart in between — recorded
+# by hangard and replayed by the same binary: exit 0 and "0 differ"; the live anchor and the
+# spool's tree are
 # unchanged by it; --into the live spool or anchor directory is refused with nothing written. Then
 # a policy denying the op the workload used names exactly the missions that used it, with the rule;
 # a policy that only adds a rule to the same verdict is "state differs only"; one allowing what was
@@ -51,6 +52,13 @@ wait_until 20 test -d "$S/running/R-cancel" || fail "R-cancel not running (state
 hangar cancel R-cancel >/dev/null || fail "cancel failed"
 hangar grant deploy --mission R-other >/dev/null || fail "grant failed"
 hangar revoke deploy --mission R-other >/dev/null || fail "revoke failed"
+# A requester's work states, one before the restart and one after: the replay folds the second
+# start's requester book from the ledger as hangard did.
+work_state() {
+  python3 -c 'import json,sys; print(json.dumps({"hangar_memory": 1, "requester": "blackbox", "goal": sys.argv[1], "decisions": "", "evidence": "", "unresolved": "", "restore": "", "not_doing": "", "next": "", "constraints": "", "refs": [{"mission": "R-done"}]}))' "$1"
+}
+work_state "before the restart" >"$T/ws1.json"
+hangar memory put --requester blackbox "$T/ws1.json" >/dev/null || fail "memory put failed"
 for id in R-done R-failed R-slow R-cancel R-hold R-ops; do wait_returned $id 30; done
 [[ "$(outcome R-slow)" == timed_out ]] || fail "R-slow: $(outcome R-slow), expected timed_out"
 hangar retry R-failed >/dev/null || fail "retry failed"
@@ -60,6 +68,9 @@ stop_hangard
 start_hangard
 mission R-after script 1 '' 'write REPORT.md after' | drop R-after.json
 wait_returned R-after 20
+work_state "after the restart" >"$T/ws2.json"
+hangar memory put --requester blackbox "$T/ws2.json" >"$T/ws2.out" || fail "memory put failed (2)"
+grep -q "stored as v2" "$T/ws2.out" || fail "the second work state: $(cat "$T/ws2.out")"
 wait_until 10 controls_taken || fail "control requests not all taken"
 stop_hangard
 
