@@ -4,9 +4,9 @@
 # and repeated, a grant and a revoke, a retry, work states stored, a restart in between — recorded
 # by hangard and replayed by the same binary: exit 0 and "0 differ"; the live anchor and the
 # spool's tree are unchanged by it; --into the live spool or anchor directory is refused with
-# nothing written. Then a policy denying the op the workload used names exactly the missions that used it, with the rule;
-# a policy that only adds a rule to the same verdict is "state differs only"; one allowing what was
-# held is widening. An edited blob, an edited signal line or a ledger that does not verify makes
+# nothing written. Then a policy denying the op the workload used names exactly the missions that
+# used it, with the rule; a policy that only adds a rule to the same verdict is "state differs
+# only"; one allowing what was held is widening. An edited blob, an edited signal line or a ledger that does not verify makes
 # replay refuse with the reason (exit 65), as does a record cut short.
 # Runs as root and as an unprivileged user (each_identity): hangard writes the record as either.
 # blackbox-timeout: 420
