@@ -6,8 +6,9 @@
 # spool's tree are unchanged by it; --into the live spool or anchor directory is refused with
 # nothing written. Then a policy denying the op the workload used names exactly the missions that
 # used it, with the rule; a policy that only adds a rule to the same verdict is "state differs
-# only"; one allowing what was held is widening. An edited blob, an edited signal line or a ledger that does not verify makes
-# replay refuse with the reason (exit 65), as does a record cut short.
+# only"; one allowing what was held is widening. An edited blob, an edited signal line or a
+# ledger that does not verify makes replay refuse with the reason (exit 65), as does a record cut
+# short.
 # Runs as root and as an unprivileged user (each_identity): hangard writes the record as either.
 # blackbox-timeout: 420
 . "$(dirname "$0")/lib.sh"
