@@ -74,22 +74,27 @@ int64_t LiveLedger::FirstNamingALine(int64_t after) const {
   return 0;
 }
 
-Result<GrantBook> LiveLedger::GrantsAt(int64_t seq) const {
-  GrantBook book;
-  for (const GrantRecord& g : grants_) {
+namespace {
+
+// A book (GrantBook, RequesterBook) folded from RECORDS up to SEQ, as a start folds it.
+template <typename Book>
+Result<Book> FoldUpTo(const std::vector<GrantRecord>& records, int64_t seq) {
+  Book book;
+  for (const GrantRecord& g : records) {
     if (g.seq > seq) break;
     if (Status s = book.Apply(g); !s.ok()) return s;
   }
   return book;
 }
 
+}  // namespace
+
+Result<GrantBook> LiveLedger::GrantsAt(int64_t seq) const {
+  return FoldUpTo<GrantBook>(grants_, seq);
+}
+
 Result<RequesterBook> LiveLedger::RequestersAt(int64_t seq) const {
-  RequesterBook book;
-  for (const GrantRecord& g : grants_) {
-    if (g.seq > seq) break;
-    if (Status s = book.Apply(g); !s.ok()) return s;
-  }
-  return book;
+  return FoldUpTo<RequesterBook>(grants_, seq);
 }
 
 }  // namespace hangar::replay
