@@ -41,8 +41,7 @@ std::string RequestersText(const State& s) {
     json::Object o{{"owner", r.owner},
                    {"owner_user", MaybeHex(r.owner_user)},
                    {"bound_seq", r.bound_seq},
-                   {"versions", r.versions},
-                   {"last_seq", r.last_seq}};
+                   {"versions", r.versions}};
     o["by_name"] = std::move(by_name);
     all[name] = std::move(o);
   }

@@ -500,8 +500,11 @@ TEST(KernelMemory, NoNameIsBoundWhileFailedClosed) {
 
 TEST_F(KernelRow, DroppedRequesterTaken) {
   Drop("R0");  // an approver's mission under the name binds nothing: approvers may use any name
-  Decide(Dropped{"A1.json", Bytes("A1"), "", kT, {}, Dropper{1001, "alice"}});
+  auto bound = Decide(Dropped{"A1.json", Bytes("A1"), "", kT, {}, Dropper{1001, "alice"}});
   EXPECT_NE(PhaseOf("A1"), Phase::kDenied);
+  // The entry that binds is one a start's fold reads (its canonical text carries the mark).
+  const Record owner_entry = Only<Record>(bound)[0];
+  EXPECT_TRUE(RequesterBook::Folds(owner_entry.kind, json::Write(owner_entry.body)));
   auto acts = Decide(Dropped{"B1.json", Bytes("B1"), "", kT, {}, Dropper{1002, "bob"}});
   ASSERT_EQ(Kinds(acts), (K{"mission.denied", "Intake"}));
   EXPECT_EQ(Json(Only<Intake>(acts)[0].files.at("gate1.json"))["rules"].as_array()[0].as_string(),

@@ -26,7 +26,6 @@ struct RequesterRec {
   std::string owner_user;  // that uid's login name as recorded
   int64_t bound_seq = 0;   // the entry that bound it
   int64_t versions = 0;    // work states stored: the last is vVERSIONS
-  int64_t last_seq = 0;    // the last one's memory.stored entry
   // By the control request's name (as records show it): the version it stored and its sha256,
   // so that a request taken again after a stop is known, whatever was stored after it.
   std::map<std::string, std::pair<int64_t, std::string>> by_name;
@@ -34,8 +33,10 @@ struct RequesterRec {
 
 class RequesterBook {
  public:
-  // Whether records of this kind may change the book (the ledger readers fold only these).
-  static bool Folds(std::string_view kind);
+  // Whether a record of this kind with this body (its canonical text) may change the book: a
+  // memory.stored, or a stage-1 entry whose text holds "owner":true. The ledger readers parse and
+  // fold only these, so a start does not parse every mission's entry for the few that bind.
+  static bool Folds(std::string_view kind, std::string_view body);
   // Folds one record in (other kinds are ignored). Invalid, naming the seq, for such a record
   // whose body is malformed.
   Status Apply(const GrantRecord& e);
@@ -49,7 +50,6 @@ class RequesterBook {
   // A digest of every change in order (a chain: sha256 of the previous digest and the change),
   // for the replay's per-step comparison at no cost that grows with the book.
   const std::string& digest() const { return digest_; }
-  bool operator==(const RequesterBook& o) const;
 
  private:
   void Chain(const std::string& change);

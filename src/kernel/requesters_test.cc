@@ -49,8 +49,21 @@ TEST(RequesterBook, CountsStoredVersions) {
   ASSERT_TRUE(b.Apply(GrantRecord{9, "memory.stored", m}).ok());
   EXPECT_EQ(b.Find("r")->versions, 2);
   EXPECT_EQ(b.Find("r")->by_name.at("n1"), (std::pair<int64_t, std::string>{1, "aa"}));
-  EXPECT_EQ(b.Find("r")->last_seq, 9);
   EXPECT_FALSE(b.Apply(GrantRecord{10, "memory.stored", json::Object{{"requester", "r"}}}).ok());
+}
+
+}  // namespace
+}  // namespace hangar
+
+namespace hangar {
+namespace {
+
+TEST(RequesterBook, ReadersFoldOnlyTheEntriesThatMayBind) {
+  EXPECT_TRUE(RequesterBook::Folds("memory.stored", R"({"requester":"r"})"));
+  EXPECT_TRUE(RequesterBook::Folds("mission.accepted", R"({"id":"M1","owner":true,"uid":7})"));
+  EXPECT_FALSE(RequesterBook::Folds("mission.accepted", R"({"id":"M1","uid":7})"));
+  EXPECT_FALSE(RequesterBook::Folds("mission.denied", R"({"id":"M1","owner":true})"));
+  EXPECT_FALSE(RequesterBook::Folds("grant", R"({"op":"x"})"));
 }
 
 }  // namespace

@@ -8,7 +8,7 @@ Status FoldBooks(const LedgerStore& store, GrantBook* grants, RequesterBook* req
   ScanOptions options;
   options.threads = 1;
   return ScanLedger(store, options, [&](const EntryView& v, bool) {
-    const bool grant = GrantBook::Folds(v.kind), requester = RequesterBook::Folds(v.kind);
+    const bool grant = GrantBook::Folds(v.kind), requester = RequesterBook::Folds(v.kind, v.body);
     if (!grant && !requester) return Status::Ok();
     Result<json::Value> body = json::Parse(v.body);
     if (!body.ok()) return body.status();

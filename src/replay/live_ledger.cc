@@ -53,7 +53,7 @@ Status LiveLedger::Load(const ledger::LedgerStore& store) {
         at != std::string_view::npos && at + kSignalMember.size() + 64 <= v.body.size())
       e.signal_record = std::string(v.body.substr(at + kSignalMember.size(), 64));
     e.verdict = Verdict(parser, v.body, &e.id);
-    if (GrantBook::Folds(v.kind) || RequesterBook::Folds(v.kind)) {
+    if (GrantBook::Folds(v.kind) || RequesterBook::Folds(v.kind, v.body)) {
       Result<json::Value> body = json::Parse(v.body);
       if (!body.ok()) return body.status();
       grants_.push_back(GrantRecord{v.seq, e.kind, std::move(body).value()});
