@@ -47,8 +47,7 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
   // the ledger must extend it, as hangard holds it at start.
   std::string checkpoint = checkpoint_given;
   if (checkpoint.empty()) {
-    const std::string beside = place.anchor_file.substr(0, place.anchor_file.rfind('/') + 1) +
-                               ledger::CheckpointFileName(place.name);
+    const std::string beside = place.CheckpointFile();
     if (ctx.env->Exists(beside)) checkpoint = beside;
   }
   ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);

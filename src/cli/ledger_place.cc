@@ -3,8 +3,21 @@
 #include "cli/output.h"
 #include "cli/spool_view.h"
 #include "kernel/config.h"
+#include "ledger/checkpoint.h"
 
 namespace hangar::cli {
+
+std::string LedgerPlace::AnchorDir() const {
+  const size_t slash = anchor_file.rfind('/');
+  return slash == std::string::npos ? "." : anchor_file.substr(0, slash + 1);
+}
+
+std::string LedgerPlace::CheckpointFile() const {
+  if (anchor_file.empty()) return "";
+  const size_t slash = anchor_file.rfind('/');
+  return anchor_file.substr(0, slash == std::string::npos ? 0 : slash + 1) +
+         ledger::CheckpointFileName(name);
+}
 
 LedgerPlace FindLedger(const Context& ctx, const std::string& anchor_dir) {
   LedgerPlace p;

@@ -12,6 +12,11 @@ struct LedgerPlace {
   std::string name = "live";
   std::string anchor_file;  // empty when nothing names the anchor
   std::string key_file;     // the checkpoint signing key (its .pub is what verifiers read)
+
+  // The anchor's directory, and the signed checkpoint hangard writes there (NAME.checkpoint);
+  // both empty when nothing names the anchor.
+  std::string AnchorDir() const;
+  std::string CheckpointFile() const;
 };
 
 // The ledger's name and anchor: --anchor DIR (ANCHOR_DIR), else what the running (or last)

@@ -128,12 +128,10 @@ std::string KernelLine(const Context& ctx) {
 }
 
 std::string CheckpointLine(const Context& ctx, const LedgerPlace& place) {
-  if (place.anchor_file.empty()) return "";
-  const std::string file = place.anchor_file.substr(0, place.anchor_file.rfind('/') + 1) +
-                           ledger::CheckpointFileName(place.name);
+  const std::string file = place.CheckpointFile();
+  if (file.empty()) return "";
   // The anchor directory is hangard's (0700 when installed): say so rather than "none".
-  if (access(place.anchor_file.substr(0, place.anchor_file.rfind('/')).c_str(), X_OK) != 0 &&
-      errno == EACCES)
+  if (access(place.AnchorDir().c_str(), X_OK) != 0 && errno == EACCES)
     return "cannot be read by this user (the anchor directory is hangard's)";
   if (!ctx.env->Exists(file)) return "";
   Result<ledger::Checkpoint> c = ledger::ReadCheckpoint(ctx.env, file);
