@@ -53,6 +53,12 @@ struct GrantArgs {
 int RunGrant(const Context& ctx, const GrantArgs& a, bool revoke);
 // grants [--all]: grants in force (or every grant and revocation), folded from the ledger.
 int RunGrants(const Context& ctx, bool all);
+// patch ID: the patch a returned workspace mission's change holds (run/change.patch, its sha256
+// checked against return.json); 66 when it has none. apply ID [--to PATH] [--3way]: that patch
+// applied to PATH (default: the mission's repository) with the user's git apply --index, refused
+// (65) when PATH has uncommitted changes or is not at the base commit (unless --3way).
+int RunPatch(const Context& ctx, const std::string& id);
+int RunApply(const Context& ctx, const std::string& id, const std::string& to, bool three_way);
 // ledger reanchor --why TEXT: asks a failed-closed kernel to start a new epoch.
 int RunReanchor(const Context& ctx, const std::string& why);
 // ledger verify [--checkpoint FILE] / ledger show [--from SEQ] [--kind K]. anchor_dir: --anchor,

@@ -57,6 +57,15 @@ int Main(int argc, char** argv) {
   CLI::App* retry =
       command("retry", "launch a returned mission again as its next attempt (lost, failed, ...)");
   retry->add_option("id", id, "the mission id")->required();
+  CLI::App* patch = command("patch", "print the change a workspace mission returned (its patch)");
+  patch->add_option("id", id, "the mission id")->required();
+  std::string apply_to;
+  bool three_way = false;
+  CLI::App* apply =
+      command("apply", "apply a workspace mission's change to a clean checkout of its base");
+  apply->add_option("id", id, "the mission id")->required();
+  apply->add_option("--to", apply_to, "the checkout (default: the mission's repository)");
+  apply->add_flag("--3way", three_way, "merge when the checkout has moved past the base");
   CLI::App* status =
       command("status", "kernel presence, counts per state, oldest waiting, notify backlog");
   std::string why;
@@ -194,6 +203,8 @@ int Main(int argc, char** argv) {
   if (cancel->parsed()) return RunCancel(ctx, id);
   if (retry->parsed()) return RunRetry(ctx, id);
   if (status->parsed()) return RunStatus(ctx);
+  if (patch->parsed()) return RunPatch(ctx, id);
+  if (apply->parsed()) return RunApply(ctx, id, apply_to, three_way);
   if (approve->parsed()) return RunApprove(ctx, id, why, sign_key, principal);
   if (deny->parsed()) return RunDeny(ctx, id, why);
   if (grant->parsed()) return RunGrant(ctx, grant_args, false);

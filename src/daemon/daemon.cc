@@ -20,6 +20,7 @@
 #include "shell/scan.h"
 #include "shell/transitions.h"
 #include "shell/users.h"
+#include "shell/workspace.h"
 
 namespace hangar {
 
@@ -190,7 +191,14 @@ Status Daemon::TakeName(const std::string& name) {
   if (name.empty() || name[0] == '.' || !env_->Exists(layout_.IncomingNew() + "/" + name))
     return Status::Ok();
   Dropped d = ReadDrop(env_, layout_, name, env_->Now());
-  d.resolved = ResolveWrites(d.bytes, setup_.home);
+  if (MissionOrError parsed = ParseMission(d.bytes); auto* m = std::get_if<Mission>(&parsed)) {
+    d.resolved = ResolveWrites(*m, setup_.home);
+    if (m->workspace) {  // git at intake, in the loop: a workspace mission's rare, bounded cost
+      int64_t uid = -1, gid = -1;
+      IntakeUser(d.by.uid, &uid, &gid);
+      ResolveWorkspace(*m, uid, gid, &d.resolved);
+    }
+  }
   d.found_at_start = drops_.TakeFoundAtStart(name);
   return Dispatch(std::move(d));
 }

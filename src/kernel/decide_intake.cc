@@ -25,6 +25,9 @@ json::Value IntakeRecord(const std::string& id, const Dropped& drop, const Missi
   if (m) {
     o["drone"] = m->drone;
     o["requester"] = m->requester;
+    // The commit is fixed here, once: a recovery or a retry reads it back (shell/workspace.h).
+    if (std::optional<PlanWorkspace> w = WorkspaceOf(*m, drop.resolved))
+      o["workspace"] = w->ToJson();
   }
   return o;
 }
@@ -89,6 +92,14 @@ void On(Decision& d, const Dropped& drop) {
   if (m.id.empty()) {
     m.id = d.IdFromName(drop.name);
     if (m.id.empty()) m.id = d.FreshId(drop.now);
+  }
+  // [DroppedWorkspaceUnresolved]: no repository at workspace.git, or no commit named by its ref
+  if (m.workspace) {
+    auto r = drop.resolved.find(m.workspace->git);
+    if (r == drop.resolved.end() || !r->second.git)
+      return Reject(d, drop, m.id, "workspace", "the shell did not examine the repository");
+    if (!r->second.git->error.empty())
+      return Reject(d, drop, m.id, r->second.git->field, r->second.git->error);
   }
   // [DroppedAllowed] [DroppedHeldOrDenied]
   const GateSite site = d.setup.Site();

@@ -5,6 +5,7 @@
 
 #include "base/sha256.h"
 #include "kernel/decision.h"
+#include "kernel/path_norm.h"
 #include "kernel/prompt.h"
 #include "kernel/return_record.h"
 
@@ -53,7 +54,8 @@ void Decision::Pump(TimeMs now) {
                      setup.config.limits,
                      setup.drone_uid,
                      setup.drone_gid,
-                     setup.socat};
+                     setup.socat,
+                     WorkspaceOf(m, rec.resolved)};
     Plan plan = BuildPlan(m, p->second, where, attempt);
     std::string plan_text = Text(plan.ToJson());
     GateResult g = GateStage2(m, plan, setup.policy, site, rec.resolved, &p->second);
@@ -73,6 +75,7 @@ void Decision::Pump(TimeMs now) {
       body["attempt"] = attempt;
       body["key"] = LaunchKeyName(id, attempt);
     }
+    if (plan.workspace) body["commit"] = plan.workspace->commit;
     g2["ledger_seq"] = Ledger(g.verdict == Verdict::kAllow  ? "mission.launched"
                               : g.verdict == Verdict::kHold ? "mission.held"
                                                             : "mission.denied",
@@ -152,6 +155,16 @@ void Decision::EmitObserve(const std::string& id, const MissionRec& rec) {
     if (p != setup.config.profiles.end()) {
       ob.harness = p->second.harness;
       ob.stdout_file = p->second.stdout_file;
+    }
+    ob.workspace = WorkspaceOf(*rec.mission, rec.resolved);
+    if (ob.workspace && p != setup.config.profiles.end()) {
+      // What hangar put in the room is no part of the change (unless the repository has it).
+      ob.room_own = {"ops", "DECLARATION.json"};
+      if (p->second.prompt == PromptVia::kFile || p->second.prompt == PromptVia::kBoth)
+        ob.room_own.push_back("MISSION.md");
+      for (const std::string& d : p->second.room_dirs) ob.room_own.push_back(d);
+      if (PathInside(ob.last_message, ob.room))
+        ob.room_own.push_back(ob.last_message.substr(ob.room.size() + 1));
     }
   }
   ob.check_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},

@@ -116,6 +116,7 @@ GateResult GateStage1(const Mission& m, const Policy& policy, const TextRules& t
   }
   JudgeWrites(m, policy, site, resolved, &g);
   JudgeNotifyDir(m, policy, site, resolved, &g);
+  JudgeWorkspace(m, policy, site, resolved, &g);
   text.Judge(m, &g);
   return g;
 }
@@ -224,6 +225,7 @@ GateResult GateStage2(const Mission& m, const Plan& plan, const Policy& policy,
                                             : "lets it through only with a person's approval"));
   }
   JudgeSandbox(m, plan, policy, site, resolved, &g);
+  JudgeWorkspacePlan(m, plan, resolved, &g);
   return g;
 }
 

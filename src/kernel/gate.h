@@ -28,6 +28,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@
 #include "kernel/mission.h"
 #include "kernel/plan.h"
 #include "kernel/policy.h"
+#include "kernel/resolved.h"
 #include "kernel/verdict.h"
 
 namespace hangar {
@@ -57,16 +59,6 @@ struct GateSite {
   int64_t drone_uid = -1, drone_gid = -1;  // drone_user's; -1: hangard's own
   std::string socat = "";  // the egress forwarder hangard found; empty: not installed
 };
-
-// One path a mission names (an entry of "writes", or notify.dir) as the shell found it on disk:
-// "~" expanded, symlinks in its existing part resolved (shell/path_resolve.h), or why that failed.
-struct ResolvedPath {
-  std::string path;
-  std::string error;
-};
-// The path as the mission wrote it -> its resolution. A notify.dir spelt like a writes entry is
-// the same path and has the same resolution.
-using ResolvedWrites = std::map<std::string, ResolvedPath>;
 
 struct GateResult {
   Verdict verdict = Verdict::kAllow;

@@ -126,6 +126,63 @@ void JudgeNotifyDir(const Mission& m, const Policy& policy, const GateSite& site
     }
 }
 
+void JudgeWorkspace(const Mission& m, const Policy& policy, const GateSite& site,
+                    const ResolvedWrites& resolved, GateResult* g) {
+  if (!m.workspace) return;
+  const std::string& git = m.workspace->git;
+  const std::string quoted = "workspace.git \"" + git + "\"";
+  std::string invalid;
+  std::vector<Reading> readings = Readings(git, quoted, site, resolved, &invalid);
+  if (!invalid.empty()) g->Fire(Verdict::kDeny, "workspace.invalid", quoted + ": " + invalid);
+  if (auto r = resolved.find(git);
+      r != resolved.end() && r->second.git && !r->second.git->objects.empty()) {
+    const std::string objects = NormalizeAbsolute(r->second.git->objects);
+    if (objects != NormalizeAbsolute(r->second.path))
+      readings.push_back({objects, quoted + " keeps its objects in " + objects + ", "});
+  }
+  for (const Reading& r : readings) {
+    if (std::string why = Forbidden(r.path, policy, site); !why.empty()) {
+      g->Fire(Verdict::kDeny, "workspace.protected", r.say + why);
+      break;
+    }
+    if (std::string why = Hidden(r.path, policy); !why.empty()) {
+      g->Fire(Verdict::kDeny, "workspace.deny_read", r.say + why);
+      break;
+    }
+  }
+  for (const std::string& w : WritablePaths(m, site, resolved))
+    for (const Reading& r : readings)
+      if (NormalizedInside(r.path, w) || NormalizedInside(w, r.path)) {
+        g->Fire(Verdict::kDeny, "workspace.writable",
+                r.say + "and the mission writes " + w +
+                    ": the drone could change the repository its checkout borrows from");
+        return;
+      }
+}
+
+void JudgeWorkspacePlan(const Mission& m, const Plan& plan, const ResolvedWrites& resolved,
+                        GateResult* g) {
+  const std::optional<PlanWorkspace> want = WorkspaceOf(m, resolved);
+  if (plan.workspace != want || (want && want->commit.empty())) {
+    g->Fire(Verdict::kDeny, "plan.workspace",
+            !want                  ? "the plan makes a checkout the mission asks for none of"
+            : want->commit.empty() ? "the mission's workspace was not resolved at intake"
+                                   : "the plan's checkout is not the repository and commit "
+                                     "resolved at intake (" +
+                                         want->git + " at " + want->commit + ")");
+    return;
+  }
+  if (!want) return;
+  for (const std::string& w : plan.sandbox.write)
+    for (const std::string& p : {want->git, want->objects})
+      if (NormalizedInside(NormalizeAbsolute(p), NormalizeAbsolute(w)) ||
+          NormalizedInside(NormalizeAbsolute(w), NormalizeAbsolute(p))) {
+        g->Fire(Verdict::kDeny, "workspace.writable",
+                "the sandbox binds " + w + " writable, and the checkout borrows from " + p);
+        return;
+      }
+}
+
 std::vector<std::string> WritablePaths(const Mission& m, const GateSite& site,
                                        const ResolvedWrites& resolved) {
   std::vector<std::string> out;

@@ -18,6 +18,19 @@ void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
 void JudgeNotifyDir(const Mission& m, const Policy& policy, const GateSite& site,
                     const ResolvedWrites& resolved, GateResult* g);
 
+// Stage 1: the mission's workspace repository and its object directory, as written and as the
+// shell resolved them: workspace.protected (where a drone may never write: a checkout borrows
+// from it, so it is judged as a write would be), workspace.deny_read (a drone reads its objects),
+// workspace.writable (the mission also writes into the repository, or over it: the drone could
+// change the source it is a checkout of), workspace.invalid.
+void JudgeWorkspace(const Mission& m, const Policy& policy, const GateSite& site,
+                    const ResolvedWrites& resolved, GateResult* g);
+
+// Stage 2: the plan's checkout is the one resolved at intake (plan.workspace), and its sandbox
+// binds neither the repository nor its objects writable (workspace.writable).
+void JudgeWorkspacePlan(const Mission& m, const Plan& plan, const ResolvedWrites& resolved,
+                        GateResult* g);
+
 // Stage 2: the plan's sandbox: plan.sandbox.*, plan.network.uncut, plan.last_message.outside,
 // paths.invalid, paths.deny_read, paths.protected.
 void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, const GateSite& site,

@@ -226,7 +226,7 @@ struct State {
   // backup): set by LedgerFailed, cleared by the reanchor that returns the unproven missions.
   bool rolled_back = false;
   std::vector<int64_t> unvouched_grants;  // voided by the reanchor (LedgerFailed)
-  GrantBook grants;  // folded from the ledger at start, then from the kernel's own records
+  GrantBook grants;          // folded from the ledger at start, then from the kernel's own records
   RequesterBook requesters;  // likewise: whose each requester is, its work states' versions
 };
 
@@ -314,6 +314,9 @@ struct Observation {
   // Network "egress": every connection hangar's proxy saw, {"list": [...], "omitted": N} (man
   // hangar-return.5); null for another network.
   json::Value connections;
+  // A workspace mission: the change as hangar computed it (shell/change.h, man hangar-return.5);
+  // null for another mission.
+  json::Value change;
 };
 struct Observed {
   std::string id;
@@ -408,6 +411,11 @@ struct Observe {
   CheckSandbox check_sandbox;  // where run checks run: the drone's hidden paths, limits, user
   std::string last_message;
   bool egress = false;  // network "egress": the proxy's connections are part of the observation
+  // A workspace mission: the change is computed against workspace->commit (shell/change.h), and
+  // room_own names what hangar itself put in the room (ops, MISSION.md, DECLARATION.json, the
+  // profile's room_dirs, a last message kept there), left out of the change.
+  std::optional<PlanWorkspace> workspace;
+  std::vector<std::string> room_own;
 };
 // Stop a running drone through its supervisor (SIGTERM to the shim, by exact identity).
 struct Kill {

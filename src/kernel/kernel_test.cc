@@ -78,7 +78,7 @@ TEST(Kernel, InvalidMissionIsRejectedWithFieldAndReason) {
   EXPECT_EQ(why.find("field")->as_string(), "bogus");
   EXPECT_EQ(why.find("reason")->as_string(),
             "unknown field (a mission has hangar, id, requester, drone, future, now, constraints, "
-            "acts, ops, writes, done_when, network, egress, max_minutes, notify)");
+            "acts, ops, writes, done_when, network, egress, max_minutes, notify, workspace)");
   EXPECT_TRUE(Only<Launch>(acts).empty());
   // Not a mission: its intake record names no drone or requester (readers go to mission.raw).
   json::Value intake = Json(in[0].files["intake.json"]);

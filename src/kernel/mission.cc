@@ -15,6 +15,11 @@ json::Value DoneCheck::ToJson() const {
   json::Object o;
   if (kind == Kind::kFile) {
     o["file"] = file;
+  } else if (kind == Kind::kChanged) {
+    json::Object c;
+    if (max_files >= 0) c["max_files"] = max_files;
+    if (!paths.empty()) c["paths"] = json::Array(paths.begin(), paths.end());
+    o["changed"] = std::move(c);
   } else {
     json::Array a(argv.begin(), argv.end());
     o["run"] = a;
@@ -46,13 +51,43 @@ bool SafeRelativePath(const std::string& p) {
   return true;
 }
 
+// {"max_files": N, "paths": [GLOB...]}: at least one of the two.
+void ParseChanged(element e, const std::string& field, DoneCheck* c) {
+  strict::Members(
+      e, field, "a changed check has \"max_files\" and \"paths\"",
+      [&](const std::string& key, const std::string& f, element value) {
+        if (key == "max_files") {
+          c->max_files = Integer(value, f);
+          if (c->max_files < 0 || c->max_files > 1000000)
+            Fail(f, "expected a number of files from 0 to 1000000");
+        } else if (key == "paths") {
+          c->paths = Strings(value, f);
+          if (c->paths.size() > 256) Fail(f, "more than 256 globs");
+          for (size_t i = 0; i < c->paths.size(); i++)
+            if (c->paths[i].empty() || c->paths[i].size() > 4096 ||
+                c->paths[i].find('\0') != std::string::npos)
+              Fail(strict::Item(f, i), "expected a glob of 1 to 4096 bytes, no NUL");
+        } else {
+          return false;
+        }
+        return true;
+      },
+      "expected an object {\"max_files\": N, \"paths\": [GLOB...]}");
+  if (c->max_files < 0 && c->paths.empty())
+    Fail(field, "expected \"max_files\", \"paths\" or both");
+}
+
 DoneCheck ParseCheck(element e, const std::string& field) {
   DoneCheck c;
   bool has_file = false, has_run = false, has_rc = false, has_timeout = false;
+  bool has_changed = false;
   strict::Members(
-      e, field, "a check has \"file\", or \"run\" with \"rc\" and \"timeout_s\"",
+      e, field, "a check has \"file\", \"changed\", or \"run\" with \"rc\" and \"timeout_s\"",
       [&](const std::string& key, const std::string& f, element value) {
-        if (key == "file") {
+        if (key == "changed") {
+          has_changed = true;
+          ParseChanged(value, f, &c);
+        } else if (key == "file") {
           has_file = true;
           c.file = NonEmptyString(value, f);
           if (!SafeRelativePath(c.file))
@@ -76,17 +111,53 @@ DoneCheck ParseCheck(element e, const std::string& field) {
         }
         return true;
       },
-      "expected an object {\"file\": PATH} or {\"run\": [ARGV...], \"rc\": N, \"timeout_s\": N}");
-  if (has_file == has_run) Fail(field, "expected exactly one of \"file\" or \"run\"");
-  if (has_file && (has_rc || has_timeout))
+      "expected an object {\"file\": PATH}, {\"changed\": {...}} or {\"run\": [ARGV...], \"rc\": "
+      "N, "
+      "\"timeout_s\": N}");
+  if (int(has_file) + int(has_run) + int(has_changed) != 1)
+    Fail(field, "expected exactly one of \"file\", \"run\" or \"changed\"");
+  if (!has_run && (has_rc || has_timeout))
     Fail(field, "\"rc\" and \"timeout_s\" belong to a \"run\" check");
-  c.kind = has_file ? DoneCheck::Kind::kFile : DoneCheck::Kind::kRun;
+  c.kind = has_file  ? DoneCheck::Kind::kFile
+           : has_run ? DoneCheck::Kind::kRun
+                     : DoneCheck::Kind::kChanged;
   return c;
+}
+
+// {"git": PATH, "ref": REF}: the path as "writes" spells one (absolute only), the ref as git
+// reads a revision, but never an option.
+Workspace ParseWorkspace(element e, const std::string& field) {
+  Workspace w;
+  bool has_git = false;
+  strict::Members(
+      e, field, "a workspace has \"git\" and \"ref\"",
+      [&](const std::string& key, const std::string& f, element value) {
+        if (key == "git") {
+          has_git = true;
+          w.git = NonEmptyString(value, f);
+          if (w.git.size() > 4096 || w.git.find('\0') != std::string::npos)
+            Fail(f, "expected a path of 1 to 4096 bytes, no NUL");
+          if (w.git[0] != '/') Fail(f, "expected an absolute path");
+        } else if (key == "ref") {
+          w.ref = NonEmptyString(value, f);
+          if (w.ref.size() > 256) Fail(f, "expected a ref of at most 256 bytes");
+          if (w.ref[0] == '-') Fail(f, "a ref does not start with '-'");
+          for (unsigned char ch : w.ref)
+            if (ch < 0x20 || ch == 0x7f || ch == ' ')
+              Fail(f, "a ref holds no space or control character");
+        } else {
+          return false;
+        }
+        return true;
+      },
+      "expected an object {\"git\": PATH, \"ref\": REF}");
+  if (!has_git) Fail(field + ".git", "missing required field");
+  return w;
 }
 
 constexpr char kFields[] =
     "a mission has hangar, id, requester, drone, future, now, constraints, acts, ops, writes, "
-    "done_when, network, egress, max_minutes, notify";
+    "done_when, network, egress, max_minutes, notify, workspace";
 
 // Reads the top-level field K of a mission into M; false when a mission has no such field.
 bool ReadField(const std::string& k, element value, Mission* m) {
@@ -148,6 +219,8 @@ bool ReadField(const std::string& k, element value, Mission* m) {
       Fail(k, "expected a number greater than 0 and at most 1440");
     if (m->deadline_ms() < 1)  // a tiny positive number rounds to no deadline at all
       Fail(k, "expected a deadline of at least 1 ms (max_minutes x 60000, rounded)");
+  } else if (k == "workspace") {
+    m->workspace = ParseWorkspace(value, k);
   } else if (k == "notify") {
     strict::Members(
         value, k, "notify has only \"dir\"",
@@ -178,6 +251,10 @@ Mission Parse(element root) {
       "expected a JSON object");
   for (const char* req : {"hangar", "requester", "drone", "future", "now", "max_minutes"})
     if (!given.count(req)) Fail(req, "missing required field");
+  for (size_t i = 0; i < m.done_when.size(); i++)
+    if (m.done_when[i].kind == DoneCheck::Kind::kChanged && !m.workspace)
+      Fail(strict::Item("done_when", i),
+           "a \"changed\" check judges a workspace's change; this mission has no workspace");
   if (given.count("egress") && m.network != "egress")
     Fail("egress", "only a mission whose network is \"egress\" lists destinations");
   return m;

@@ -21,14 +21,25 @@ inline constexpr double kMaxMinutes = 1440;
 inline constexpr size_t kMaxMissionWrites = 64;
 
 struct DoneCheck {
-  enum class Kind { kFile, kRun };
+  enum class Kind { kFile, kRun, kChanged };
   Kind kind = Kind::kFile;
   std::string file;               // kFile: relative path inside the room, no "..", no leading "/"
   std::vector<std::string> argv;  // kRun: argv run in the room
   int rc = 0;                     // kRun: expected exit status
   // kRun: killed after this many milliseconds. The file says seconds (timeout_s, 1..3600).
   int64_t timeout_ms = 60000;
+  // kChanged (a workspace mission only): the change hangar computed stays within max_files files
+  // (-1: any number) and every path it touches (both sides of a rename) matches one of `paths`,
+  // fnmatch(3) globs without FNM_PATHNAME ("src/*" covers all below src/); empty: any path.
+  int64_t max_files = -1;
+  std::vector<std::string> paths;
   json::Value ToJson() const;
+};
+
+// The repository a mission's room starts as a checkout of (man/hangar-mission.5, WORKSPACE).
+struct Workspace {
+  std::string git;           // absolute: a work tree's top (holding .git/) or a bare repository
+  std::string ref = "HEAD";  // a branch, tag or commit; the shell resolves it once, at intake
 };
 
 struct Mission {
@@ -47,6 +58,7 @@ struct Mission {
   std::vector<Destination> egress;  // network "egress" only; in the mission's order, unique
   double max_minutes = 0;
   std::optional<std::string> notify_dir;
+  std::optional<Workspace> workspace;
 
   int64_t deadline_ms() const { return int64_t(max_minutes * 60000.0 + 0.5); }
 };

@@ -116,7 +116,25 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
   plan.gid = where.gid;
   if (p.launcher == "systemd") plan.systemd_user = where.launchers.systemd_user;
   if (p.launcher == "slurm") plan.slurm_partition = where.launchers.slurm_partition;
+  plan.workspace = where.workspace;
   return plan;
+}
+
+std::optional<PlanWorkspace> WorkspaceOf(const Mission& m, const ResolvedWrites& resolved) {
+  if (!m.workspace) return std::nullopt;
+  PlanWorkspace w;
+  auto r = resolved.find(m.workspace->git);
+  if (r == resolved.end() || !r->second.error.empty() || !r->second.git ||
+      !r->second.git->error.empty())
+    return w;
+  w.git = r->second.path;
+  w.objects = r->second.git->objects;
+  w.commit = r->second.git->commit;
+  return w;
+}
+
+json::Value PlanWorkspace::ToJson() const {
+  return json::Object{{"git", git}, {"objects", objects}, {"commit", commit}};
 }
 
 json::Value Sandbox::ToJson() const {
@@ -156,6 +174,7 @@ json::Value Plan::ToJson() const {
   if (uid >= 0) o["user"] = json::Object{{"uid", uid}, {"gid", gid}};
   if (launcher == "systemd") o["systemd_user"] = systemd_user;
   if (launcher == "slurm") o["slurm_partition"] = slurm_partition;
+  if (workspace) o["workspace"] = workspace->ToJson();
   return o;
 }
 
@@ -249,6 +268,17 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
   if (const json::Value* x = v.find("slurm_partition")) {
     if (!x->is_string()) return bad("slurm_partition", "expected a string");
     p.slurm_partition = x->as_string();
+  }
+  if (const json::Value* x = v.find("workspace")) {
+    PlanWorkspace w;
+    for (auto [k, out] : {std::pair{"git", &w.git}, std::pair{"objects", &w.objects},
+                          std::pair{"commit", &w.commit}}) {
+      const json::Value* f = x->is_object() ? x->find(k) : nullptr;
+      if (!f || !f->is_string()) return bad(std::string("workspace.") + k, "expected a string");
+      *out = f->as_string();
+    }
+    if (x->as_object().size() != 3) return bad("workspace", "expected git, objects and commit");
+    p.workspace = std::move(w);
   }
   // Absent in plans of hangar before the harness profiles: the drone's stdout was "stdout".
   if (const json::Value* so = v.find("stdout_file")) {

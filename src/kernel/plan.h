@@ -4,12 +4,14 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/json.h"
 #include "kernel/config.h"
 #include "kernel/mission.h"
+#include "kernel/resolved.h"
 
 namespace hangar {
 
@@ -43,13 +45,24 @@ struct Sandbox {
 // inside, hangar-confine starts `forwarder` (socat) on 127.0.0.1:port to that socket before the
 // drone runs, and the plan's env points HTTP(S)_PROXY and ALL_PROXY (both cases) at it.
 struct EgressPlan {
-  std::vector<std::string> allow;  // the profile's and the mission's destinations, sorted, unique
+  std::vector<std::string> allow;    // the profile's and the mission's destinations, sorted, unique
   std::vector<std::string> methods;  // the profile's egress_methods; empty: any plain-HTTP method
-  std::string proxy;               // {bindir}/hangar-egress
-  std::string forwarder;           // socat (absolute); empty: not installed (stage 2 denies)
-  std::string socket;              // RUN/egress.sock
+  std::string proxy;                 // {bindir}/hangar-egress
+  std::string forwarder;             // socat (absolute); empty: not installed (stage 2 denies)
+  std::string socket;                // RUN/egress.sock
   int port = kEgressPort;
   json::Value ToJson() const;
+};
+
+// The mission's workspace as the launch makes it (man/hangar-mission.5, WORKSPACE): before the
+// drone starts, its room becomes a checkout of `commit` whose repository borrows `objects` (the
+// source's object directory, read only) and shares nothing writable with the source.
+struct PlanWorkspace {
+  std::string git;      // the source repository, resolved at intake
+  std::string objects;  // its object directory (absolute)
+  std::string commit;   // the commit the mission's ref named at intake (hex)
+  json::Value ToJson() const;
+  bool operator==(const PlanWorkspace&) const = default;
 };
 
 struct Plan {
@@ -83,6 +96,7 @@ struct Plan {
   int64_t uid = -1, gid = -1;
   bool systemd_user = false;    // launcher "systemd": the user's manager (systemd-run --user)
   std::string slurm_partition;  // launcher "slurm": sbatch --partition; empty: the default
+  std::optional<PlanWorkspace> workspace;  // a workspace mission's checkout
 
   json::Value ToJson() const;
   static Result<Plan> FromJson(const json::Value& v);
@@ -108,6 +122,7 @@ struct PlanPlaces {
   DroneLimits limits;
   int64_t uid = -1, gid = -1;  // drone_user's
   std::string socat;           // the forwarder program hangard found; empty: not installed
+  std::optional<PlanWorkspace> workspace = std::nullopt;  // the mission's, as resolved at intake
 };
 
 // The granularity of the deadline LAUNCHER enforces, in ms: 1 for "direct" (its supervisor counts
@@ -119,6 +134,11 @@ int64_t LauncherGranularityMs(const std::string& launcher);
 int64_t RoundUpDeadline(int64_t deadline_ms, int64_t granularity_ms);
 
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt);
+
+// The checkout a workspace mission's plan must make, from the shell's resolution at intake;
+// nullopt for a mission without a workspace. A resolution that is missing or failed gives a
+// workspace with no commit (stage 2 denies it: plan.workspace).
+std::optional<PlanWorkspace> WorkspaceOf(const Mission& m, const ResolvedWrites& resolved);
 
 // The launch key of an attempt, "launch.ID.ATTEMPT": taken O_EXCL in keys/ before the drone runs.
 inline std::string LaunchKeyName(const std::string& id, int attempt) {

@@ -30,6 +30,14 @@ json::Value ResolvedJson(const ResolvedWrites& r) {
     o["as_written"] = MaybeHex(as_written);
     o["path"] = MaybeHex(p.path);
     o["error"] = MaybeHex(p.error);
+    if (p.git) {  // only then: a record written before workspaces reads as it did
+      json::Object g;
+      g["commit"] = p.git->commit;
+      g["objects"] = MaybeHex(p.git->objects);
+      g["field"] = p.git->field;
+      g["error"] = MaybeHex(p.git->error);
+      o["git"] = std::move(g);
+    }
     a.emplace_back(std::move(o));  // built in place: a moved Value trips GCC 12's
                                    // -Wmaybe-uninitialized (as in shell/harness_events.cc)
   }

@@ -146,11 +146,12 @@ json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Obse
     o["ops"] = obs->ops;
     o["harness_reported"] = obs->harness;
     o["connections"] = obs->connections;
+    o["change"] = obs->change;
     o["verdict"] = JudgeEvidence(obs->declaration, obs->ops);
     o["limits"] = LimitsRecord(limits, rec, obs);
   } else {
     for (const char* k : {"done_checks", "declaration", "files", "room", "ops", "harness_reported",
-                          "connections", "verdict", "limits"})
+                          "connections", "change", "verdict", "limits"})
       o[k] = nullptr;
   }
   return o;

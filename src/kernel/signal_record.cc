@@ -33,10 +33,12 @@ json::Value ExitJson(const std::optional<ExitInfo>& e) {
 }
 
 json::Value ObservationJson(const Observation& o) {
-  return json::Object{{"room", o.room},       {"declaration", o.declaration},
-                      {"checks", o.checks},   {"checks_passed", o.checks_passed},
-                      {"files", o.files},     {"ops", o.ops},
-                      {"harness", o.harness}, {"connections", o.connections}};
+  json::Object j{{"room", o.room},       {"declaration", o.declaration},
+                 {"checks", o.checks},   {"checks_passed", o.checks_passed},
+                 {"files", o.files},     {"ops", o.ops},
+                 {"harness", o.harness}, {"connections", o.connections}};
+  if (!o.change.is_null()) j["change"] = o.change;  // a workspace mission's only
+  return j;
 }
 
 const char* KeyStateName(OpKeyState k) {
@@ -200,8 +202,17 @@ struct Reader {
     strict::Items(e, field, "expected a list of resolved paths",
                   [&](element v, const std::string& vf) {
                     Fields f(v, vf);
-                    r[ReadText(f["as_written"], f.Path("as_written"))] = ResolvedPath{
-                        ReadText(f["path"], f.Path("path")), ReadText(f["error"], f.Path("error"))};
+                    ResolvedPath& p = r[ReadText(f["as_written"], f.Path("as_written"))];
+                    p.path = ReadText(f["path"], f.Path("path"));
+                    p.error = ReadText(f["error"], f.Path("error"));
+                    if (f.Has("git")) {
+                      Fields g(f["git"], f.Path("git"));
+                      p.git = GitResolution{strict::String(g["commit"], g.Path("commit")),
+                                            ReadText(g["objects"], g.Path("objects")),
+                                            strict::String(g["field"], g.Path("field")),
+                                            ReadText(g["error"], g.Path("error"))};
+                      g.Done();
+                    }
                     f.Done();
                   });
     return r;
@@ -311,6 +322,7 @@ struct Reader {
             obs.ops = json::FromElement(g["ops"]);
             obs.harness = json::FromElement(g["harness"]);
             obs.connections = json::FromElement(g["connections"]);
+            if (g.Has("change")) obs.change = json::FromElement(g["change"]);
             g.Done();
             return obs;
           });

@@ -19,16 +19,6 @@ namespace {
 
 constexpr size_t kKeep = size_t(1) << 20;
 
-std::string ReadBack(int fd) {
-  std::string text;
-  char buf[8192];
-  ssize_t n;
-  while (text.size() < kKeep && (n = pread(fd, buf, sizeof buf, off_t(text.size()))) > 0)
-    text.append(buf, size_t(n));
-  if (text.size() > kKeep) text.resize(kKeep);
-  return text;
-}
-
 }  // namespace
 
 std::string CommandResult::Describe(const std::string& program) const {
@@ -86,8 +76,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv, std::chrono::mill
   }
   ChildEnd e = RunChild(program, argv, env, {cwd.get(), in.get(), out.get(), err.get()}, timeout);
   r.started = e.started;
-  r.out = ReadBack(out.get());
-  r.err = ReadBack(err.get());
+  r.out = ReadCaptured(out.get(), kKeep);
+  r.err = ReadCaptured(err.get(), kKeep);
   if (!e.started) {
     r.error = e.error;
   } else if (e.timed_out) {

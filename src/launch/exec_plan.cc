@@ -12,6 +12,7 @@
 
 #include "base/json.h"
 #include "env/env.h"
+#include "launch/checkout.h"
 #include "launch/sandbox_command.h"
 #include "launch/supervisor.h"
 #include "launch/systemd_unit.h"
@@ -59,6 +60,8 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
     close(fd);
   }
   if (Status s = HandOverRoom(plan); !s.ok())
+    return Fail(kExecCannotRun, "cannot start drone for mission " + plan.id + ": " + s.message());
+  if (Status s = MakeCheckout(plan); !s.ok())
     return Fail(kExecCannotRun, "cannot start drone for mission " + plan.id + ": " + s.message());
   if (chdir(plan.room.c_str()) != 0) return sys("enter room " + plan.room);
   Result<DroneCommand> cmd = PlanCommand(plan);

@@ -22,6 +22,7 @@
 #include "base/json.h"
 #include "base/sha256.h"
 #include "env/env.h"
+#include "launch/checkout.h"
 #include "launch/drone_exec.h"
 #include "launch/sandbox_command.h"
 #include "launch/stop_policy.h"
@@ -232,7 +233,8 @@ Status Supervisor::Prepare() {
     if (fd < 0) return Status::Errno("create " + plan_.last_message, errno);
     close(fd);
   }
-  return HandOverRoom(plan_);
+  if (Status s = HandOverRoom(plan_); !s.ok()) return s;
+  return MakeCheckout(plan_);
 }
 
 Status Supervisor::TakeLock() {

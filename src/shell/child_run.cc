@@ -171,6 +171,16 @@ std::string FindProgram(const std::string& name, const std::map<std::string, std
   return "";
 }
 
+std::string ReadCaptured(int fd, size_t max) {
+  std::string text;
+  char buf[8192];
+  ssize_t n;
+  while (text.size() < max && (n = pread(fd, buf, sizeof buf, off_t(text.size()))) > 0)
+    text.append(buf, size_t(n));
+  if (text.size() > max) text.resize(max);
+  return text;
+}
+
 UniqueFd AboveStdio(int fd) {
   if (fd < 0 || fd > 2) return UniqueFd(fd);
   int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);

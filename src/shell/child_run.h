@@ -32,6 +32,10 @@ int SetDroneLimits(int64_t processes, int64_t file_mb, int64_t memory_mb);
 // UID >= 0: the drone_user of a hangard run as root. Async-signal-safe; 0 or an errno value.
 int BecomeDroneUser(int64_t uid, int64_t gid);
 
+// What a child wrote to FD (a memfd or a file it was given as stdout or stderr), from its start,
+// up to MAX bytes.
+std::string ReadCaptured(int fd, size_t max);
+
 // Moves FD above 2, so that the child's dup2 onto 0..2 cannot overwrite it before it is used.
 UniqueFd AboveStdio(int fd);
 

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "shell/bwrap_command.h"
+#include "shell/change.h"
 #include "shell/child_run.h"
 #include "shell/manifest.h"
 
@@ -110,7 +111,7 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
 
 CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& checks,
                        const std::map<std::string, std::string>& env, const std::string& out_dir,
-                       const CheckSandbox& sandbox) {
+                       const CheckSandbox& sandbox, const json::Value& change) {
   CheckRun run;
   json::Array results;
   const Result<UniqueFd> room_fd = OpenRoom(room);
@@ -124,6 +125,8 @@ CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& ch
       r["detail"] =
           room_fd.ok() ? FileDetail(room_fd->get(), c.file, &passed) : room_fd.status().message();
       r["passed"] = passed;
+    } else if (c.kind == DoneCheck::Kind::kChanged) {
+      r = JudgeChange(c, change);
     } else {
       r = RunCheck(room, room_fd, c, env, out_dir, sandbox, int(i + 1));
       wrote = wrote || !r["output"].is_null();

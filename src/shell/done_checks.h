@@ -55,11 +55,15 @@ struct CheckRun {
 // set to SIG_IGN and no other thread may wait for any child (waitpid(-1)), or the status is lost
 // (then "error" says so). The calling thread blocks for up to the sum of the checks' timeouts.
 //
+// A changed check judges CHANGE, the workspace's change hangar computed (shell/change.h): its
+// result holds "check", "passed" and "detail" ("3 files changed", "ci.yml changed, outside the
+// check's paths", ...).
+//
 // SANDBOX (kernel/plan.h, CheckSandbox): bwrap, hangar-confine, the paths to hide, the limits and
 // the user. With no bwrap, no run check runs: each fails with "error" saying there is no sandbox
 // to run it in.
 CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& checks,
                        const std::map<std::string, std::string>& env, const std::string& out_dir,
-                       const CheckSandbox& sandbox);
+                       const CheckSandbox& sandbox, const json::Value& change = nullptr);
 
 }  // namespace hangar

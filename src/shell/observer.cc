@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "shell/change.h"
 #include "shell/claude_result.h"
 #include "shell/declaration.h"
 #include "shell/done_checks.h"
@@ -77,7 +78,9 @@ Observation ObserveMission(const Observe& ob, const ManifestLimits& limits) {
   Observation obs;
   obs.room = RoomManifest(ob.room, limits);
   obs.declaration = ReadDeclaration(ob.room);
-  CheckRun checks = RunDoneChecks(ob.room, ob.checks, ob.check_env, ob.run, ob.check_sandbox);
+  obs.change = ObserveChange(ob);  // before the checks: a "changed" check judges it
+  CheckRun checks =
+      RunDoneChecks(ob.room, ob.checks, ob.check_env, ob.run, ob.check_sandbox, obs.change);
   obs.checks = checks.results;
   obs.checks_passed = checks.all_passed;
   json::Object files;

@@ -5,6 +5,7 @@
 #include "base/json.h"
 #include "shell/path_resolve.h"
 #include "shell/proc.h"
+#include "shell/workspace.h"
 
 namespace hangar {
 
@@ -90,7 +91,9 @@ RetryFacts ReadRetryFacts(Env* env, const Layout& l, const std::string& id, cons
   if (Result<std::string> m = env->ReadFile(dir + "/mission.json", kMaxMissionBytes); m.ok())
     f.mission_bytes = std::move(m).value();
   f.resolved = ResolveWrites(f.mission_bytes, home);
-  if (Result<json::Value> in = ReadObject(env, dir + "/intake.json", kMaxSmallBytes); in.ok()) {
+  Result<json::Value> intake = ReadObject(env, dir + "/intake.json", kMaxSmallBytes);
+  RestoreWorkspace(f.mission_bytes, intake.ok() ? intake->find("workspace") : nullptr, &f.resolved);
+  if (Result<json::Value> in = std::move(intake); in.ok()) {
     const json::Value* sha = in->find("sha256");
     const json::Value* time = in->find("time");
     if (sha && sha->is_string()) f.intake_sha256 = sha->as_string();

@@ -12,6 +12,7 @@
 #include "shell/path_resolve.h"
 #include "shell/retry.h"
 #include "shell/users.h"
+#include "shell/workspace.h"
 
 namespace hangar {
 
@@ -48,10 +49,15 @@ std::vector<std::string> StringMembersOf(Env::Dir* dir, const std::string& rel,
 
 // intake.json's "time", "sha256", "uid" and "user" (what is absent or of another type stays as
 // it was: 0, "", -1).
-void ReadIntake(Env::Dir* dir, const std::string& rel, TimeMs* accepted, std::string* sha256,
-                Dropper* by) {
+// Also puts back the workspace intake resolved (shell/workspace.h) into *r's resolution.
+void ReadIntake(Env::Dir* dir, const std::string& rel, Recovered* r) {
+  TimeMs* accepted = &r->accepted;
+  std::string* sha256 = &r->intake_sha256;
+  Dropper* by = &r->by;
   Result<std::string> text = dir->ReadFile(rel, kMaxMissionBytes);
   Result<json::Value> v = text.ok() ? json::Parse(*text) : Result<json::Value>(text.status());
+  RestoreWorkspace(r->mission_bytes, v.ok() && v->is_object() ? v->find("workspace") : nullptr,
+                   &r->resolved);
   if (!v.ok() || !v->is_object()) return;
   const json::Value* time = v->find("time");
   const json::Value* sha = v->find("sha256");
@@ -144,7 +150,7 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
     Result<std::string> bytes = state->ReadFile(r->id + "/mission.json", kMaxMissionBytes);
     if (bytes.ok()) r->mission_bytes = std::move(bytes).value();
     r->resolved = ResolveWrites(r->mission_bytes, home);
-    ReadIntake(state, r->id + "/intake.json", &r->accepted, &r->intake_sha256, &r->by);
+    ReadIntake(state, r->id + "/intake.json", r);
     std::vector<std::string> approve =
         StringMembersOf(state, r->id + "/approve.json", {"mission_sha256", "plan_sha256"});
     r->approved_sha256 = std::move(approve[0]);

@@ -205,6 +205,9 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   rec["key"] = "keys/" + key;
   rec["launcher"] = launch.plan.launcher;
   rec["plan_sha256"] = plan_sha;
+  if (launch.plan.workspace)
+    rec["workspace"] = json::Object{{"git", launch.plan.workspace->git},
+                                    {"commit", launch.plan.workspace->commit}};
   rec["time"] = FormatTime(now);
   s = env->WriteFileAtomic(running, "launch.json", json::WritePretty(rec));
   if (!s.ok()) return spool_fail(s);
