@@ -544,5 +544,57 @@ TEST(Gate, TextRulesJudgeActsNotTopicsAndOnlyHold) {
   EXPECT_EQ(GateStage1(m, p, text).verdict, Verdict::kDeny);
 }
 
+// A mission on /w/repo, resolved by the shell to commit C with its objects in /w/repo/.git/objects.
+ResolvedWrites WorkspaceResolved(const std::string& git = "/w/repo") {
+  ResolvedWrites r;
+  r[git] =
+      ResolvedPath{git, "", GitResolution{std::string(40, 'c'), git + "/.git/objects", "", ""}};
+  return r;
+}
+
+TEST(Gate, Stage1JudgesTheWorkspaceLikeAWriteAndKeepsItFromTheWrites) {
+  Policy p = P(R"({"hangar_policy":1,"protected_paths":["/etc"],"deny_read":["/secret"]})");
+  Mission m = M();
+  m.workspace = Workspace{"/w/repo", "main"};
+  EXPECT_EQ(GateStage1(m, p, {}, Site(), WorkspaceResolved()).verdict, Verdict::kAllow);
+  m.workspace->git = "/etc/repo";
+  GateResult g = GateStage1(m, p, {}, Site(), WorkspaceResolved("/etc/repo"));
+  EXPECT_EQ(g.rules, std::vector<std::string>{"workspace.protected"});
+  m.workspace->git = "/secret/repo";
+  g = GateStage1(m, p, {}, Site(), WorkspaceResolved("/secret/repo"));
+  EXPECT_EQ(g.rules, std::vector<std::string>{"workspace.deny_read"});
+  // Its objects are judged too: a harmless path whose objects live in a deny-read one.
+  m.workspace->git = "/w/repo";
+  ResolvedWrites r = WorkspaceResolved();
+  r["/w/repo"].git->objects = "/secret/objects";
+  EXPECT_EQ(GateStage1(m, p, {}, Site(), r).rules, std::vector<std::string>{"workspace.deny_read"});
+  // A mission that also writes into the repository could change what its checkout borrows.
+  m.writes = {"/w"};
+  r = WorkspaceResolved();
+  r["/w"] = ResolvedPath{"/w", ""};
+  EXPECT_EQ(GateStage1(m, p, {}, Site(), r).rules, std::vector<std::string>{"workspace.writable"});
+}
+
+TEST(Gate, Stage2RunsOnlyTheCheckoutResolvedAtIntake) {
+  Policy p = DefaultPolicy();
+  Mission m = M();
+  m.workspace = Workspace{"/w/repo", "main"};
+  const ResolvedWrites r = WorkspaceResolved();
+  Plan plan = PlanFor(m);
+  plan.workspace = WorkspaceOf(m, r);
+  EXPECT_EQ(GateStage2(m, plan, p, Site(), r).verdict, Verdict::kAllow)
+      << GateStage2(m, plan, p, Site(), r).reason;
+  plan.workspace->commit = std::string(40, 'd');  // another commit than intake's
+  EXPECT_EQ(GateStage2(m, plan, p, Site(), r).rules, std::vector<std::string>{"plan.workspace"});
+  plan.workspace.reset();  // no checkout at all
+  EXPECT_EQ(GateStage2(m, plan, p, Site(), r).rules, std::vector<std::string>{"plan.workspace"});
+  plan.workspace = WorkspaceOf(m, {});  // never resolved: no commit to check out
+  EXPECT_EQ(GateStage2(m, plan, p, Site(), {}).rules, std::vector<std::string>{"plan.workspace"});
+  plan.workspace = WorkspaceOf(m, r);
+  plan.sandbox.write.push_back("/w");  // the source bound writable
+  EXPECT_EQ(GateStage2(m, plan, p, Site(), r).rules,
+            (std::vector<std::string>{"plan.sandbox.write", "workspace.writable"}));
+}
+
 }  // namespace
 }  // namespace hangar

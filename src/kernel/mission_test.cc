@@ -85,5 +85,46 @@ TEST(Mission, TinyMaxMinutesRoundedToNoDeadline) {
   EXPECT_EQ(std::get<Mission>(r).deadline_ms(), 1);
 }
 
+TEST(Mission, ReadsAWorkspaceAndTheChangedChecksThatNeedIt) {
+  const std::string ws = R"("workspace":{"git":"/srv/repo","ref":"main"},"max_minutes")";
+  MissionOrError r = ParseMission(With("\"max_minutes\"", ws));
+  ASSERT_TRUE(std::holds_alternative<Mission>(r)) << std::get<ParseError>(r).Text();
+  const Mission& m = std::get<Mission>(r);
+  ASSERT_TRUE(m.workspace);
+  EXPECT_EQ(m.workspace->git, "/srv/repo");
+  EXPECT_EQ(m.workspace->ref, "main");
+  MissionOrError head =
+      ParseMission(With("\"max_minutes\"", R"("workspace":{"git":"/r"},"max_minutes")"));
+  ASSERT_TRUE(std::holds_alternative<Mission>(head));
+  EXPECT_EQ(std::get<Mission>(head).workspace->ref, "HEAD");  // the default
+  const std::string changed = R"("done_when":[{"changed":{"max_files":3,"paths":["src/*"]}}],)";
+  MissionOrError c = ParseMission(With(
+      "\"done_when\":[{\"file\":\"REPORT.md\"},{\"run\":[\"true\"],\"rc\":0,\"timeout_s\":5}],",
+      changed + std::string(R"("workspace":{"git":"/r"},)")));
+  ASSERT_TRUE(std::holds_alternative<Mission>(c)) << std::get<ParseError>(c).Text();
+  const DoneCheck& dc = std::get<Mission>(c).done_when[0];
+  EXPECT_EQ(dc.kind, DoneCheck::Kind::kChanged);
+  EXPECT_EQ(dc.max_files, 3);
+  EXPECT_EQ(dc.paths, std::vector<std::string>{"src/*"});
+  EXPECT_EQ(json::Write(dc.ToJson()), R"({"changed":{"max_files":3,"paths":["src/*"]}})");
+}
+
+TEST(Mission, RefusesABadWorkspaceNamingTheField) {
+  auto ws = [](const std::string& w) {
+    return Err(With("\"max_minutes\"", "\"workspace\":" + w + ",\"max_minutes\""));
+  };
+  EXPECT_EQ(ws(R"({"git":"repo"})").field, "workspace.git");                        // relative
+  EXPECT_EQ(ws(R"({"ref":"main"})").field, "workspace.git");                        // missing
+  EXPECT_EQ(ws(R"({"git":"/r","ref":"--upload-pack=x"})").field, "workspace.ref");  // an option
+  EXPECT_EQ(ws(R"({"git":"/r","ref":"a b"})").field, "workspace.ref");
+  EXPECT_EQ(ws(R"({"git":"/r","depth":1})").field, "workspace.depth");
+  // A changed check without a workspace, and one that limits nothing.
+  ParseError e = Err(With("{\"file\":\"REPORT.md\"}", R"({"changed":{"max_files":1}})"));
+  EXPECT_EQ(e.field, "done_when[0]");
+  EXPECT_NE(e.reason.find("no workspace"), std::string::npos) << e.reason;
+  EXPECT_EQ(Err(With("{\"file\":\"REPORT.md\"}", R"({"changed":{}})")).field,
+            "done_when[0].changed");
+}
+
 }  // namespace
 }  // namespace hangar
