@@ -78,6 +78,23 @@ std::vector<Reading> Readings(const std::string& path, const std::string& quoted
   return readings;
 }
 
+// The first of READINGS a drone may not reach: PROTECTED_RULE when it is forbidden ground (a
+// protected path, hangar's own, another room, .ssh), DENY_READ_RULE when it lays a deny-read
+// path open. One rule at most for one path.
+void JudgeReach(const std::vector<Reading>& readings, const Policy& policy, const GateSite& site,
+                const char* protected_rule, const char* deny_read_rule, GateResult* g) {
+  for (const Reading& r : readings) {
+    if (std::string why = Forbidden(r.path, policy, site); !why.empty()) {
+      g->Fire(Verdict::kDeny, protected_rule, r.say + why);
+      return;
+    }
+    if (std::string why = Hidden(r.path, policy); !why.empty()) {
+      g->Fire(Verdict::kDeny, deny_read_rule, r.say + why);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
@@ -87,16 +104,7 @@ void JudgeWrites(const Mission& m, const Policy& policy, const GateSite& site,
     std::string invalid;
     std::vector<Reading> readings = Readings(w, quoted, site, resolved, &invalid);
     if (!invalid.empty()) g->Fire(Verdict::kDeny, "paths.invalid", quoted + ": " + invalid);
-    for (const Reading& r : readings) {
-      if (std::string why = Forbidden(r.path, policy, site); !why.empty()) {
-        g->Fire(Verdict::kDeny, "paths.protected", r.say + why);
-        break;
-      }
-      if (std::string why = Hidden(r.path, policy); !why.empty()) {
-        g->Fire(Verdict::kDeny, "paths.deny_read", r.say + why);
-        break;
-      }
-    }
+    JudgeReach(readings, policy, site, "paths.protected", "paths.deny_read", g);
   }
 }
 
@@ -140,16 +148,7 @@ void JudgeWorkspace(const Mission& m, const Policy& policy, const GateSite& site
     if (objects != NormalizeAbsolute(r->second.path))
       readings.push_back({objects, quoted + " keeps its objects in " + objects + ", "});
   }
-  for (const Reading& r : readings) {
-    if (std::string why = Forbidden(r.path, policy, site); !why.empty()) {
-      g->Fire(Verdict::kDeny, "workspace.protected", r.say + why);
-      break;
-    }
-    if (std::string why = Hidden(r.path, policy); !why.empty()) {
-      g->Fire(Verdict::kDeny, "workspace.deny_read", r.say + why);
-      break;
-    }
-  }
+  JudgeReach(readings, policy, site, "workspace.protected", "workspace.deny_read", g);
   for (const std::string& w : WritablePaths(m, site, resolved))
     for (const Reading& r : readings)
       if (NormalizedInside(r.path, w) || NormalizedInside(w, r.path)) {

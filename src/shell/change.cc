@@ -30,11 +30,6 @@ std::vector<std::string> SplitZ(const std::string& s) {
   return out;
 }
 
-std::string Trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
 // Up to MAX bytes of REL beneath DIR, no link followed; nullopt when it cannot be read.
 std::optional<std::string> ReadBeneath(int dir, const std::string& rel, size_t max) {
   const size_t slash = rel.rfind('/');
@@ -69,15 +64,15 @@ std::string RoomHead(int room, std::string* why) {
     *why = "the room's .git/HEAD cannot be read as a regular file";
     return "";
   }
-  std::string h = Trimmed(*head);
+  std::string h = WithoutNewline(*head);
   for (int depth = 0; h.starts_with("ref: ") && depth < 5; depth++) {
-    const std::string ref = Trimmed(h.substr(5));
+    const std::string ref = WithoutNewline(h.substr(5));
     if (!SafeRefName(ref)) {
       *why = "the room's HEAD names a ref hangar does not read";
       return "";
     }
     if (std::optional<std::string> loose = ReadBeneath(room, ".git/" + ref, 4096)) {
-      h = Trimmed(*loose);
+      h = WithoutNewline(*loose);
       continue;
     }
     h.clear();
@@ -257,7 +252,7 @@ json::Value ChangeRun::Run() {
     Fail(r.error);
     return o_;
   }
-  const std::string tree = Trimmed(r.out);
+  const std::string tree = WithoutNewline(r.out);
   if (!WritePatch(base, tree)) return o_;
   const std::vector<std::string> diff = {"diff-tree",     "-r",           "-M", "-z",
                                          "--no-ext-diff", "--no-textconv"};

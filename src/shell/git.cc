@@ -61,6 +61,11 @@ const std::string& GitProgram() {
   return git;
 }
 
+std::string WithoutNewline(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
 bool ObjectId(const std::string& text) {
   if (text.size() != 40 && text.size() != 64) return false;
   for (char c : text)

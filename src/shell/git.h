@@ -36,6 +36,9 @@ const std::string& GitProgram();
 
 GitRun RunGit(const GitCall& call);
 
+// TEXT without its trailing newlines: git's one-line answers (an object id), a ref file's content.
+std::string WithoutNewline(std::string text);
+
 // True when TEXT is a full object id (40 or 64 lowercase hex digits).
 bool ObjectId(const std::string& text);
 

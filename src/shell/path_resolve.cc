@@ -114,14 +114,6 @@ Result<std::string> ResolveExistingPath(std::string_view path, const std::string
   return NormalizeAbsolute(Join(done) + rest);
 }
 
-ResolvedWrites ResolveWrites(std::string_view mission_bytes, const std::string& home) {
-  ResolvedWrites out;
-  // Parsed whole, never searched for "writes": a key may be spelt with \u escapes.
-  MissionOrError parsed = ParseMission(mission_bytes);
-  const Mission* m = std::get_if<Mission>(&parsed);
-  return m ? ResolveWrites(*m, home) : ResolvedWrites{};
-}
-
 ResolvedWrites ResolveWrites(const Mission& m, const std::string& home, const std::string& root) {
   ResolvedWrites out;
   auto resolve = [&](const std::string& w) {

@@ -32,11 +32,10 @@ namespace hangar {
 // readlink(2) failure (EACCES, ...). Reads the disk only; safe from any thread.
 Result<std::string> ResolveExistingPath(std::string_view path, const std::string& root = "");
 
-// Each entry of the "writes" of a mission's bytes, "~" taken from home, and its notify.dir,
-// resolved on the disk (or why it could not be): what the gate judges at intake and the sandbox
-// binds. Empty when the bytes are no valid mission (the kernel rejects it) or name no such path.
-ResolvedWrites ResolveWrites(std::string_view mission_bytes, const std::string& home);
-// The same for a parsed mission; root as for ResolveExistingPath (the gate corpus's scratch disk).
+// Each entry of the "writes" of a mission, "~" taken from home, and its notify.dir, resolved on
+// the disk (or why it could not be): what the gate judges at intake and the sandbox binds. root
+// as for ResolveExistingPath (the gate corpus's scratch disk). Recovery and retry, which also
+// take back a workspace's resolution, call ResolveRecorded (shell/workspace.h).
 ResolvedWrites ResolveWrites(const Mission& m, const std::string& home,
                              const std::string& root = "");
 

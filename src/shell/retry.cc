@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "base/json.h"
-#include "shell/path_resolve.h"
 #include "shell/proc.h"
 #include "shell/workspace.h"
 
@@ -90,10 +89,9 @@ RetryFacts ReadRetryFacts(Env* env, const Layout& l, const std::string& id, cons
     f.attempt = std::max(f.attempt, IntMember(*launch, "attempt"));
   if (Result<std::string> m = env->ReadFile(dir + "/mission.json", kMaxMissionBytes); m.ok())
     f.mission_bytes = std::move(m).value();
-  f.resolved = ResolveWrites(f.mission_bytes, home);
-  Result<json::Value> intake = ReadObject(env, dir + "/intake.json", kMaxSmallBytes);
-  RestoreWorkspace(f.mission_bytes, intake.ok() ? intake->find("workspace") : nullptr, &f.resolved);
-  if (Result<json::Value> in = std::move(intake); in.ok()) {
+  Result<json::Value> in = ReadObject(env, dir + "/intake.json", kMaxSmallBytes);
+  f.resolved = ResolveRecorded(f.mission_bytes, home, in.ok() ? in->find("workspace") : nullptr);
+  if (in.ok()) {
     const json::Value* sha = in->find("sha256");
     const json::Value* time = in->find("time");
     if (sha && sha->is_string()) f.intake_sha256 = sha->as_string();

@@ -9,7 +9,6 @@
 #include "base/parallel.h"
 #include "base/sha256.h"
 #include "kernel/control.h"
-#include "shell/path_resolve.h"
 #include "shell/retry.h"
 #include "shell/users.h"
 #include "shell/workspace.h"
@@ -48,17 +47,12 @@ std::vector<std::string> StringMembersOf(Env::Dir* dir, const std::string& rel,
 }
 
 // intake.json's "time", "sha256", "uid" and "user" (what is absent or of another type stays as
-// it was: 0, "", -1).
-// Also puts back the workspace intake resolved (shell/workspace.h) into *r's resolution.
-void ReadIntake(Env::Dir* dir, const std::string& rel, Recovered* r) {
-  TimeMs* accepted = &r->accepted;
-  std::string* sha256 = &r->intake_sha256;
-  Dropper* by = &r->by;
+// it was: 0, "", -1). Returns the document (null when it cannot be read as an object).
+json::Value ReadIntake(Env::Dir* dir, const std::string& rel, TimeMs* accepted, std::string* sha256,
+                       Dropper* by) {
   Result<std::string> text = dir->ReadFile(rel, kMaxMissionBytes);
   Result<json::Value> v = text.ok() ? json::Parse(*text) : Result<json::Value>(text.status());
-  RestoreWorkspace(r->mission_bytes, v.ok() && v->is_object() ? v->find("workspace") : nullptr,
-                   &r->resolved);
-  if (!v.ok() || !v->is_object()) return;
+  if (!v.ok() || !v->is_object()) return nullptr;
   const json::Value* time = v->find("time");
   const json::Value* sha = v->find("sha256");
   const json::Value* uid = v->find("uid");
@@ -67,6 +61,7 @@ void ReadIntake(Env::Dir* dir, const std::string& rel, Recovered* r) {
   if (sha && sha->is_string()) *sha256 = sha->as_string();
   if (uid && uid->is_int() && uid->as_int() >= 0) by->uid = uid->as_int();
   if (user && user->is_string()) by->user = user->as_string();
+  return std::move(v).value();
 }
 
 }  // namespace
@@ -149,8 +144,10 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
   if (!Terminal(p)) {
     Result<std::string> bytes = state->ReadFile(r->id + "/mission.json", kMaxMissionBytes);
     if (bytes.ok()) r->mission_bytes = std::move(bytes).value();
-    r->resolved = ResolveWrites(r->mission_bytes, home);
-    ReadIntake(state, r->id + "/intake.json", r);
+    const json::Value intake =
+        ReadIntake(state, r->id + "/intake.json", &r->accepted, &r->intake_sha256, &r->by);
+    r->resolved = ResolveRecorded(r->mission_bytes, home,
+                                  intake.is_object() ? intake.find("workspace") : nullptr);
     std::vector<std::string> approve =
         StringMembersOf(state, r->id + "/approve.json", {"mission_sha256", "plan_sha256"});
     r->approved_sha256 = std::move(approve[0]);

@@ -39,11 +39,6 @@ std::string GitDirOf(const std::string& path, std::string* why) {
   return "";
 }
 
-std::string Trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
 }  // namespace
 
 void IntakeUser(int64_t dropper_uid, int64_t* uid, int64_t* gid) {
@@ -88,7 +83,7 @@ void ResolveWorkspace(const Mission& m, int64_t uid, int64_t gid, ResolvedWrites
                 commit.err.empty() && commit.error.find("exit 1") != std::string::npos
                     ? "no commit named \"" + w.ref + "\" in " + r.path
                     : "cannot resolve \"" + w.ref + "\" in " + r.path + ": " + commit.error);
-  g.commit = Trimmed(commit.out);
+  g.commit = WithoutNewline(commit.out);
   if (!ObjectId(g.commit))
     return fail("workspace.ref", "git rev-parse gave no object id for \"" + w.ref + "\"");
   call.args = {"rev-parse", "--path-format=absolute", "--git-path", "objects"};
@@ -96,19 +91,21 @@ void ResolveWorkspace(const Mission& m, int64_t uid, int64_t gid, ResolvedWrites
   if (!objects.ok)
     return fail("workspace.git", "cannot find the objects of " + r.path + ": " + objects.error);
   char buf[PATH_MAX];
-  const std::string dir = Trimmed(objects.out);
+  const std::string dir = WithoutNewline(objects.out);
   if (!realpath(dir.c_str(), buf) || !IsDir(buf))
     return fail("workspace.git", "the object directory " + dir + " of " + r.path + " is missing");
   g.objects = buf;
   r.git = g;
 }
 
-void RestoreWorkspace(std::string_view mission_bytes, const json::Value* intake,
-                      ResolvedWrites* resolved) {
+ResolvedWrites ResolveRecorded(std::string_view mission_bytes, const std::string& home,
+                               const json::Value* intake) {
   MissionOrError parsed = ParseMission(mission_bytes);
   const Mission* m = std::get_if<Mission>(&parsed);
-  if (!m || !m->workspace) return;
-  ResolvedPath& r = (*resolved)[m->workspace->git];
+  if (!m) return {};
+  ResolvedWrites resolved = ResolveWrites(*m, home);
+  if (!m->workspace) return resolved;
+  ResolvedPath& r = resolved[m->workspace->git];
   auto text = [&](const char* k) {
     const json::Value* v = intake && intake->is_object() ? intake->find(k) : nullptr;
     return v && v->is_string() ? v->as_string() : std::string();
@@ -121,6 +118,7 @@ void RestoreWorkspace(std::string_view mission_bytes, const json::Value* intake,
     r.error.clear();
   }
   r.git = g;
+  return resolved;
 }
 
 }  // namespace hangar

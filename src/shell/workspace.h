@@ -21,14 +21,17 @@ namespace hangar {
 // Failures go into GitResolution::field ("workspace.git", "workspace.ref") and ::error.
 void ResolveWorkspace(const Mission& m, int64_t uid, int64_t gid, ResolvedWrites* resolved);
 
-// The dropper's uid and gid as a git run at intake takes them: -1, -1 when hangard is not root
-// (git runs as hangard) or the uid has no passwd entry (then as nobody: 65534).
+// The uid and gid a git run at intake takes for the dropper's uid: -1, -1 (as hangard itself)
+// when hangard is not root or the dropper is unknown; nobody's (65534) for a uid without a
+// passwd entry.
 void IntakeUser(int64_t dropper_uid, int64_t* uid, int64_t* gid);
 
-// Puts back the resolution intake.json's "workspace" (INTAKE: that member, or nullptr) recorded
-// for the mission of MISSION_BYTES: what recovery and retry give the kernel. A mission whose
-// intake.json has no workspace gets an error the kernel turns into a denial at stage 2.
-void RestoreWorkspace(std::string_view mission_bytes, const json::Value* intake,
-                      ResolvedWrites* resolved);
+// The paths of the mission of MISSION_BYTES as recovery and retry give them to the kernel, from
+// one parse: its writes and notify.dir resolved again now (shell/path_resolve.h), its workspace
+// as intake.json's "workspace" (INTAKE: that member, or nullptr) recorded it. A workspace mission
+// whose intake.json records none gets an error the kernel turns into a denial at stage 2. Empty
+// when the bytes are no valid mission.
+ResolvedWrites ResolveRecorded(std::string_view mission_bytes, const std::string& home,
+                               const json::Value* intake);
 
 }  // namespace hangar
