@@ -41,6 +41,51 @@ std::string SeqNote(const json::Value& file) {
   return s && s->is_int() ? " (ledger seq " + std::to_string(s->as_int()) + ")" : std::string();
 }
 
+// A workspace mission's change: "3 files changed (+12 -4), 1 commit, 2 uncommitted; base ABC",
+// then a line per file ("M src/parse.c +3 -1"), the first 20 of them.
+void AddChange(const json::Value& ret, std::vector<Row>* rows) {
+  const json::Value* c = ret.find("change");
+  if (!c || !c->is_object()) return;
+  if (const std::string error = StringField(*c, "error"); !error.empty()) {
+    rows->push_back({"change", "not computed: " + error});
+    return;
+  }
+  const json::Value* files = c->find("files");
+  if (!files || !files->is_array()) return;
+  auto count = [&](const char* list, const char* omitted) {
+    const json::Value* l = c->find(list);
+    const json::Value* o = c->find(omitted);
+    return int64_t(l && l->is_array() ? l->as_array().size() : 0) +
+           (o && o->is_int() ? o->as_int() : 0);
+  };
+  auto plural = [](int64_t n, const char* one) {
+    return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+  };
+  int64_t added = 0, deleted = 0;
+  std::string lines;
+  size_t shown = 0;
+  for (const json::Value& f : files->as_array()) {
+    const json::Value* a = f.find("added");
+    const json::Value* d = f.find("deleted");
+    added += a && a->is_int() ? a->as_int() : 0;
+    deleted += d && d->is_int() ? d->as_int() : 0;
+    if (++shown > 20) continue;
+    const std::string from = StringField(f, "from");
+    lines += "\n" + StringField(f, "status") + " " + (from.empty() ? "" : from + " -> ") +
+             StringField(f, "path") +
+             (a && a->is_int() ? " +" + Text(a) + " -" + Text(d) : std::string(" (binary)"));
+  }
+  const int64_t total = count("files", "files_omitted");
+  if (total > 20)
+    lines += "\n... " + std::to_string(total - 20) + " more (hangar patch " +
+             StringField(ret, "id") + ")";
+  rows->push_back({"change", plural(total, "file") + " changed (+" + std::to_string(added) + " -" +
+                                 std::to_string(deleted) + "), " +
+                                 plural(count("commits", "commits_omitted"), "commit") + ", " +
+                                 std::to_string(count("uncommitted", "uncommitted_omitted")) +
+                                 " uncommitted; base " + StringField(*c, "base") + lines});
+}
+
 void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
   if (!ret.is_object()) return;
   rows->push_back({"outcome", Text(ret.find("outcome")) + SeqNote(ret)});
@@ -66,6 +111,7 @@ void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
     rows->push_back({"checks", std::to_string(passed) + " of " +
                                    std::to_string(checks->as_array().size()) + " passed"});
   }
+  AddChange(ret, rows);
   if (const json::Value* d = Member(ret, "declaration", "present"); d && d->is_bool())
     rows->push_back({"declaration", !d->as_bool() ? "absent"
                                     : Text(Member(ret, "declaration", "valid")) == "true"

@@ -35,8 +35,17 @@ workload
 wait_until 20 work_is stopped || fail "hangar status does not say stopped: $(cat "$T/status.json")"
 kill -0 "$HPID" 2>/dev/null || fail "hangard exited on the storage failure"
 # The write names its temporary file, running/b/.return.json.tmp.PID, as a real failure would.
+# When the calls did not come in the counting run's order (a ended early), say how a ended.
+a_ended() {
+  local d
+  for d in "$S"/running/a "$S"/returned/a; do
+    [[ -f "$d/run/exit.json" ]] && printf '; a ended: %s, its stderr: %s' "$(cat "$d/run/exit.json")" \
+      "$(tail -c 600 "$d/run/stderr" 2>/dev/null)"
+  done
+  return 0
+}
 jq_ok "$T/status.json" "'running/b/.return.json.tmp' in d['work']['reason'] and 'Input/output error' in d['work']['reason']" ||
-  fail "the reason does not name the write and its error: $(jget "$T/status.json" "d['work']")"
+  fail "the reason does not name the write and its error: $(jget "$T/status.json" "d['work']")$(a_ended)"
 jq_ok "$T/status.json" "d['kernel']['alive'] is True" || fail "status says the kernel is not alive"
 hangar status >"$T/status.txt"
 grep -q '^work *STOPPED since .*running/b/\.return\.json\.tmp.*Input/output error.*restart hangard' "$T/status.txt" ||

@@ -91,6 +91,9 @@ check edit/patch-sha jq_ok "$R" "d['change']['patch']['sha256'] == '$(sha256sum 
 check edit/claim-is-not-the-change jq_ok "$R" "'README.md' not in str(d['change']['files'])"
 check edit/hangar-files-left-out jq_ok "$R" "not any(f['path'] in ('MISSION.md', 'DECLARATION.json') for f in d['change']['files'])"
 check edit/mission-file-was-there test -f "$S/rooms/W-edit/MISSION.md"
+hangar show W-edit >"$T/show.txt"
+check edit/show-summarises-the-change grep -q '^change *2 files changed (+2 -0), 1 commit, 1 uncommitted; base '"$BASE" "$T/show.txt"
+check edit/show-lists-a-file grep -q '^ *M b.txt +1 -0$' "$T/show.txt"
 cp -r "$SRC" "$T/take" && git -C "$T/take" checkout -q "$BASE"  # a copy the test's user owns
 check edit/applies-on-base git -C "$T/take" apply --check "$S/returned/W-edit/run/change.patch"
 check edit/hangar-patch-prints-it cmp -s <(hangar patch W-edit) "$S/returned/W-edit/run/change.patch"
