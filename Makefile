@@ -36,7 +36,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hanga
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate bench-replay bench-record bench-memory \
-	bench-scale bench-manifest bench-backlog bench-latency bench-slurm bench-sandbox bench-egress gate-report clean format crash-sweep \
+	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
 	@$(MAKE) --no-print-directory binaries
@@ -88,6 +88,10 @@ bin/hangar-bench-gate: $(BUILD)/bench/gate_bench.o $(BUILD)/libhangar.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 bin/hangar-bench-manifest: $(BUILD)/bench/manifest_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar-bench-workspace: $(BUILD)/bench/workspace_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -159,6 +163,7 @@ bench: all
 	@scripts/bench-backlog
 	@scripts/bench-scale
 	@scripts/bench-manifest
+	@scripts/bench-workspace
 	@scripts/bench-ledger
 	@scripts/bench-gate
 	@scripts/bench-replay
@@ -187,6 +192,8 @@ bench-quick: all
 	@BENCH_SCALE_N=2000 BENCH_SCALE_JSON=$(QUICK)/scale-results.json scripts/bench-scale
 	@BENCH_MANIFEST_FILES=500 BENCH_MANIFEST_BYTES=52428800 \
 	  BENCH_MANIFEST_JSON=$(QUICK)/manifest-results.json scripts/bench-manifest
+	@BENCH_WORKSPACE_FILES=1000 BENCH_WORKSPACE_RUNS=1 \
+	  BENCH_WORKSPACE_JSON=$(QUICK)/workspace-results.json scripts/bench-workspace
 	@BENCH_SANDBOX_N=50 BENCH_SANDBOX_JSON=$(QUICK)/sandbox-results.json scripts/bench-sandbox
 	@BENCH_EGRESS_N=50 BENCH_EGRESS_MB=64 BENCH_EGRESS_JSON=$(QUICK)/egress-results.json \
 	  scripts/bench-egress
@@ -230,6 +237,9 @@ bench-egress: all
 
 bench-manifest:
 	@scripts/bench-manifest
+
+bench-workspace:
+	@scripts/bench-workspace
 
 gate-report: bin/hangar-gate-report
 	@bin/hangar-gate-report tests/gate/corpus

@@ -21,7 +21,6 @@
 // Exit status: 0 when every run verified ok (targets are reported, not enforced), 1 otherwise.
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +33,7 @@
 
 #include "base/json.h"
 #include "base/sha256.h"
+#include "bench_cli.h"
 #include "env/env.h"
 #include "ledger/anchor.h"
 #include "ledger/scan.h"
@@ -45,16 +45,9 @@ namespace {
 
 constexpr TimeMs kT0 = 1767225600000;  // 2026-01-01T00:00:00.000Z
 
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-[[noreturn]] void Die(const std::string& what) {
-  fprintf(stderr, "hangar-bench-ledger: %s\n", what.c_str());
-  exit(1);
-}
+using bench::Clock;
+using bench::Die;
+using bench::Since;
 
 void Check(const Status& s, const std::string& what) {
   if (!s.ok()) Die("cannot " + what + ": " + s.message());
@@ -156,11 +149,7 @@ Options ParseArgs(int argc, char** argv) {
   app.add_option("--verify-runs", o.verify_runs, "verify runs")->check(CLI::PositiveNumber);
   app.add_flag("--verify-only", o.verify_only, "verify the ledger already in --dir");
   app.add_option("--json", o.json_path, "write the figures here");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    std::exit(app.exit(e));
-  }
+  bench::Parse(app, argc, argv);
   return o;
 }
 

@@ -23,7 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -37,22 +36,17 @@
 #include <vector>
 
 #include "base/json.h"
+#include "bench_cli.h"
 #include "shell/manifest.h"
 
 namespace hangar {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-double Since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-[[noreturn]] void Die(const std::string& what) {
-  fprintf(stderr, "hangar-bench-manifest: %s\n", what.c_str());
-  exit(1);
-}
+using bench::Clock;
+using bench::Die;
+using bench::Since;
 
 struct Options {
   std::string room, json_path;
@@ -69,11 +63,7 @@ Options ParseArgs(int argc, char** argv) {
   app.add_option("--bytes", o.bytes, "bytes in all (>= --files)");
   app.add_option("--runs", o.runs, "warm runs of each")->check(CLI::PositiveNumber);
   app.add_option("--json", o.json_path, "write the figures here");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    std::exit(app.exit(e));
-  }
+  bench::Parse(app, argc, argv);
   if (o.bytes < o.files) Die("--bytes must be >= --files");
   return o;
 }
