@@ -7,6 +7,8 @@
 #   a workspace mission queued behind another when hangard is SIGKILLed, the branch it named moved
 #     while hangard is down: after the restart it runs on the commit intake resolved (intake.json,
 #     launch.json, the change's base), and the drone's checkout holds nothing of the later commit
+#   a retried workspace mission goes on in the checkout its first attempt left (the room stays, as
+#     for every retry): the second attempt's change holds both attempts' edits, on the same base
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git is not installed"
 need_user_tools
@@ -30,6 +32,8 @@ conf, t = sys.argv[1], sys.argv[2]
 c = json.load(open(conf))
 c["profiles"]["look"] = {"argv": ["/bin/sh", t + "/look.sh"], "prompt": "stdin",
                          "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"}}
+c["profiles"]["twice"] = {"argv": ["/bin/sh", t + "/twice.sh"], "prompt": "stdin",
+                          "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"}}
 json.dump(c, open(conf, "w"), indent=2)
 PY
 # Says what it was given: the commit it is on, and whether a file of the later commit is there.
@@ -37,6 +41,11 @@ cat >"$T/look.sh" <<'EOF'
 git rev-parse HEAD >head.txt
 if [ -e later.txt ]; then echo yes >saw-later.txt; fi
 exit 0
+EOF
+# Adds a line to a.txt each attempt; fails the first (no $T/second yet).
+cat >"$T/twice.sh" <<EOF
+echo "attempt \$HANGAR_ATTEMPT" >>a.txt
+[ -e "$T/second" ] || exit 3
 EOF
 as_hangard_user
 chown -R root: "$SECRET" && chmod 0700 "$SECRET"
@@ -84,5 +93,18 @@ check moved/drone-was-on-base grep -qx "$BASE" "$S/rooms/W-moved/head.txt"
 check moved/nothing-of-later test ! -e "$S/rooms/W-moved/saw-later.txt"
 check moved/change-is-the-drones jq_ok "$R/return.json" "sorted(f['path'] for f in d['change']['files']) == ['head.txt']"
 check moved/no-secret test -z "$(grep -rl -- "$MARK" "$S" 2>/dev/null)"
+
+# 3. A retry goes on in the checkout the first attempt left: the change holds both attempts' lines.
+ws_mission W-twice twice "$SRC" "$BASE" | drop W-twice.json
+wait_returned W-twice 60
+check retry/first-failed test "$(outcome W-twice)" = failed
+touch "$T/second" && chmod 644 "$T/second"
+hangar retry W-twice >/dev/null || fail "hangar retry W-twice failed"
+wait_until 60 jq_ok "$S/returned/W-twice/return.json" "d['attempt'] == 2" || fail "W-twice's attempt 2 did not return (state: $(state_of W-twice))"
+R=$S/returned/W-twice/return.json
+check retry/second-done jq_ok "$R" "d['outcome'] == 'done'"
+check retry/same-base jq_ok "$R" "d['change']['base'] == '$BASE'"
+check retry/both-attempts jq_ok "$R" "[(f['path'], f['added']) for f in d['change']['files']] == [('a.txt', 2)]"
+check retry/room-kept grep -qx 'attempt 1' "$S/rooms/W-twice/a.txt"
 ((FAILED == 0)) || fail "see above"
 pass
