@@ -41,6 +41,14 @@ std::string SeqNote(const json::Value& file) {
   return s && s->is_int() ? " (ledger seq " + std::to_string(s->as_int()) + ")" : std::string();
 }
 
+// A drone's file name on one line of its own: a newline in it is shown as \n, never as a line
+// (the rows are split at newlines before they are made printable).
+std::string OneLine(std::string s) {
+  for (size_t at = 0; (at = s.find('\n', at)) != std::string::npos; at += 2)
+    s.replace(at, 1, "\\n");
+  return s;
+}
+
 // A workspace mission's change: "3 files changed (+12 -4), 1 commit, 2 uncommitted; base ABC",
 // then a line per file ("M src/parse.c +3 -1"), the first 20 of them.
 void AddChange(const json::Value& ret, std::vector<Row>* rows) {
@@ -70,9 +78,9 @@ void AddChange(const json::Value& ret, std::vector<Row>* rows) {
     added += a && a->is_int() ? a->as_int() : 0;
     deleted += d && d->is_int() ? d->as_int() : 0;
     if (++shown > 20) continue;
-    const std::string from = StringField(f, "from");
+    const std::string from = OneLine(StringField(f, "from"));
     lines += "\n" + StringField(f, "status") + " " + (from.empty() ? "" : from + " -> ") +
-             StringField(f, "path") +
+             OneLine(StringField(f, "path")) +
              (a && a->is_int() ? " +" + Text(a) + " -" + Text(d) : std::string(" (binary)"));
   }
   const int64_t total = count("files", "files_omitted");

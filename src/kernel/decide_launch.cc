@@ -158,13 +158,10 @@ void Decision::EmitObserve(const std::string& id, const MissionRec& rec) {
     }
     ob.workspace = WorkspaceOf(*rec.mission, rec.resolved);
     if (ob.workspace && p != setup.config.profiles.end()) {
-      // What hangar put in the room is no part of the change (unless the repository has it).
-      ob.room_own = {"ops", "DECLARATION.json"};
-      if (p->second.prompt == PromptVia::kFile || p->second.prompt == PromptVia::kBoth)
-        ob.room_own.push_back("MISSION.md");
-      for (const std::string& d : p->second.room_dirs) ob.room_own.push_back(d);
-      if (PathInside(ob.last_message, ob.room))
-        ob.room_own.push_back(ob.last_message.substr(ob.room.size() + 1));
+      // What hangar put in the room is no part of the change.
+      ob.room_own = RoomOwn(
+          ob.room, p->second.prompt == PromptVia::kFile || p->second.prompt == PromptVia::kBoth,
+          p->second.room_dirs, ob.last_message);
     }
   }
   ob.check_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},

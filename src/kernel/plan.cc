@@ -345,4 +345,14 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
   return p;
 }
 
+std::vector<std::string> RoomOwn(const std::string& room, bool prompt_in_room,
+                                 const std::vector<std::string>& room_dirs,
+                                 const std::string& last_message) {
+  std::vector<std::string> own = {"ops", "DECLARATION.json"};
+  if (prompt_in_room) own.push_back("MISSION.md");
+  own.insert(own.end(), room_dirs.begin(), room_dirs.end());
+  if (PathInside(last_message, room)) own.push_back(last_message.substr(room.size() + 1));
+  return own;
+}
+
 }  // namespace hangar

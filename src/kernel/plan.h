@@ -140,6 +140,14 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
 // workspace with no commit (stage 2 denies it: plan.workspace).
 std::optional<PlanWorkspace> WorkspaceOf(const Mission& m, const ResolvedWrites& resolved);
 
+// What hangar itself puts in a workspace mission's room (as paths relative to ROOM): ops/,
+// DECLARATION.json, MISSION.md when the prompt is written there, the profile's room_dirs, and the
+// last message when it is kept in the room. Left out of the change; a commit that holds one of
+// their first components fails the checkout (launch/checkout.h).
+std::vector<std::string> RoomOwn(const std::string& room, bool prompt_in_room,
+                                 const std::vector<std::string>& room_dirs,
+                                 const std::string& last_message);
+
 // The launch key of an attempt, "launch.ID.ATTEMPT": taken O_EXCL in keys/ before the drone runs.
 inline std::string LaunchKeyName(const std::string& id, int attempt) {
   return "launch." + id + "." + std::to_string(attempt);

@@ -16,8 +16,8 @@ namespace hangar {
 // Makes PLAN's room a checkout of plan.workspace (nothing for a plan without one). The room
 // exists and is the drone's (HandOverRoom); files hangar put there (MISSION.md, ops/) stay, and a
 // commit that holds one of them fails the checkout, naming it. A retry's room, already a checkout
-// whose HEAD names a commit, is left as the earlier drone left it; one whose checkout was cut short
-// (alternates written, no HEAD commit yet) is finished; any other .git in the room fails.
+// whose HEAD names a commit, is left as the earlier drone left it, and no git runs in it; any other
+// .git in the room (a checkout cut short, or one a drone emptied) fails, naming it.
 Status MakeCheckout(const Plan& plan);
 
 }  // namespace hangar

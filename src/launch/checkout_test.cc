@@ -1,6 +1,6 @@
 // The launch's checkout of a workspace mission, on a real repository made here: a fresh room
-// becomes a checkout of the commit, a retried room stays as its drone left it, a checkout cut
-// short is finished, and any other .git in the room fails the launch, naming it.
+// becomes a checkout of the commit, a retried room stays as its drone left it, and any other .git
+// in the room fails the launch, naming it, with no git run in it.
 #include "launch/checkout.h"
 
 #include <gtest/gtest.h>
@@ -64,6 +64,22 @@ TEST_F(CheckoutTest, MakesTheRoomACheckoutOfTheCommitBorrowingTheSourcesObjects)
   EXPECT_NE(Sh("test -e " + plan_.workspace->git + "/.git/worktrees"), 0);
 }
 
+TEST_F(CheckoutTest, ACommitHoldingWhatHangarPutsInTheRoomFailsNamingIt) {
+  // git would replace the room's empty ops/ (the window's requests) by the commit's file ops.
+  const std::string src = plan_.workspace->git;
+  const std::string g = "git -C " + src + " -c user.name=t -c user.email=t@t ";
+  ASSERT_EQ(Sh("printf x >" + src + "/ops && " + g + "add ops && " + g + "commit -q -m ops"), 0);
+  GitCall c;
+  c.git_dir = src + "/.git";
+  c.args = {"rev-parse", "HEAD"};
+  plan_.workspace->commit = RunGit(c).out.substr(0, 40);
+  ASSERT_EQ(Sh("mkdir -p " + plan_.room + "/ops"), 0);
+  Status s = MakeCheckout(plan_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("the commit holds ops"), std::string::npos) << s.message();
+  EXPECT_EQ(Sh("test -d " + plan_.room + "/ops"), 0);
+}
+
 TEST_F(CheckoutTest, ARetriedRoomStaysAsItsDroneLeftIt) {
   ASSERT_TRUE(MakeCheckout(plan_).ok());
   ASSERT_EQ(Sh("cd " + plan_.room + " && printf 'drone\\n' >>a.txt && git -c user.name=d " +
@@ -78,14 +94,19 @@ TEST_F(CheckoutTest, ARetriedRoomStaysAsItsDroneLeftIt) {
   EXPECT_EQ(Read(plan_.room + "/b.txt"), "left\n");
 }
 
-TEST_F(CheckoutTest, ACheckoutCutShortAfterItsAlternatesIsFinished) {
+TEST_F(CheckoutTest, NoGitRunsInADroneLeftGitWithoutACommit) {
+  // A drone's .git with HEAD on an unborn branch and a smudge filter in its config: were the
+  // checkout to run git there, the filter would run outside the sandbox.
+  const std::string proof = dir_.path() + "/filter-ran";
   ASSERT_EQ(Sh("git init -q --template= " + plan_.room + " && echo " + plan_.workspace->objects +
-               " >" + plan_.room + "/.git/objects/info/alternates"),
+               " >" + plan_.room + "/.git/objects/info/alternates && git -C " + plan_.room +
+               " config filter.x.smudge 'touch " + proof + "; cat' && mkdir -p " + plan_.room +
+               "/.git/info && echo '* filter=x' >" + plan_.room + "/.git/info/attributes"),
             0);
   Status s = MakeCheckout(plan_);
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(Head(), plan_.workspace->commit);
-  EXPECT_EQ(Read(plan_.room + "/a.txt"), "a\n");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("remove " + plan_.room + "/.git"), std::string::npos) << s.message();
+  EXPECT_NE(Sh("test -e " + proof), 0) << "the drone's smudge filter ran";
 }
 
 TEST_F(CheckoutTest, AnyOtherGitInTheRoomFailsNamingIt) {

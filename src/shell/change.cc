@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -29,16 +30,6 @@ std::vector<std::string> SplitZ(const std::string& s) {
     at = end + 1;
   }
   return out;
-}
-
-// An exclude pattern matching exactly NAME at the top of the work tree.
-std::string ExactPattern(const std::string& name) {
-  std::string p = "/";
-  for (char c : name) {
-    if (c == '*' || c == '?' || c == '[' || c == '\\' || c == '!' || c == '#') p += '\\';
-    p += c;
-  }
-  return p;
 }
 
 json::Value Path(const std::string& p) {
@@ -87,13 +78,21 @@ class ChangeRun {
   json::Value Run();
 
  private:
-  GitRun Git(std::vector<std::string> args, bool work_tree = false, int out_fd = -1) {
+  enum class Objects { kOwn, kWithRoom };
+  // hangar's git in its own repository. Its objects are its own and the source's; the room's
+  // (kWithRoom, when they may be borrowed) only to read the drone's commits, never for the tree,
+  // the files or the patch: an object in the room's store is whatever the drone wrote under that
+  // name, and git reads a blob or a tree without checking its hash.
+  GitRun Git(std::vector<std::string> args, bool work_tree = false, int out_fd = -1,
+             Objects objects = Objects::kOwn) {
     GitCall c;
     c.args = std::move(args);
     c.git_dir = dir_;
     c.uid = ob_.check_sandbox.uid;
     c.gid = ob_.check_sandbox.gid;
     c.env["GIT_INDEX_FILE"] = dir_ + "/hangar.index";
+    if (objects == Objects::kWithRoom && !room_objects_.empty())
+      c.env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = room_objects_;
     if (work_tree) {
       c.work_tree = ob_.room;
       c.cwd = ob_.room;
@@ -107,9 +106,11 @@ class ChangeRun {
   }
   bool Prepare(int room);
   bool WritePatch(const std::string& base, const std::string& tree);
+  void ListIgnored();
 
   const Observe& ob_;
   const std::string dir_;
+  std::string room_objects_;  // the room's object directory, when it may be borrowed
   json::Object o_;
 };
 
@@ -125,46 +126,77 @@ bool ChangeRun::Prepare(int room) {
   init.uid = ob_.check_sandbox.uid;
   init.gid = ob_.check_sandbox.gid;
   if (GitRun r = RunGit(init); !r.ok) return Fail(r.error);
-  // The room's objects hold the drone's commits; borrowed only while the room's .git borrows
-  // exactly the source's objects (a drone that pointed it elsewhere lends hangar nothing).
+  // The room's objects hold the drone's commits; borrowed (for those alone) only while the
+  // room's .git borrows exactly the source's objects (a drone that pointed it elsewhere lends
+  // hangar nothing).
   const std::string& source = ob_.workspace->objects;
   std::optional<std::string> alt = ReadBeneath(room, ".git/objects/info/alternates", 65536);
-  const bool room_objects =
-      alt && (*alt == source + "\n" || *alt == source) && OpenDirBeneath(room, ".git/objects").ok();
-  if (!room_objects)
+  if (alt && (*alt == source + "\n" || *alt == source) && OpenDirBeneath(room, ".git/objects").ok())
+    room_objects_ = ob_.room + "/.git/objects";
+  else
     o_["room_objects"] =
         "not borrowed: the room's .git/objects/info/alternates "
         "is not the one the checkout wrote";
-  const std::string alternates =
-      (room_objects ? ob_.room + "/.git/objects\n" : std::string()) + source + "\n";
-  std::string exclude;
-  for (const std::string& own : ob_.room_own) exclude += ExactPattern(own) + "\n";
-  for (const auto& [rel, text] :
-       {std::pair{"objects/info/alternates", alternates}, std::pair{"info/exclude", exclude}}) {
-    const std::string path = dir_ + "/" + rel;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-    UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
-    if (fd.get() < 0 || write(fd.get(), text.data(), text.size()) != ssize_t(text.size()))
-      return Fail("write " + path + ": " + strerror(errno));
-  }
+  // Written beneath hangar's repository without following a link: it is the drone's user's.
+  UniqueFd git(open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  Result<UniqueFd> info = git.get() >= 0 ? OpenDirBeneath(git.get(), "objects/info")
+                                         : Result<UniqueFd>(Status::Errno("open " + dir_, errno));
+  const std::string path = dir_ + "/objects/info/alternates", text = source + "\n";
+  UniqueFd fd(info.ok() ? openat(info->get(), "alternates",
+                                 O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)
+                        : -1);
+  if (fd.get() < 0 || write(fd.get(), text.data(), text.size()) != ssize_t(text.size()))
+    return Fail("write " + path + ": " + (info.ok() ? strerror(errno) : info.status().message()));
   return true;
 }
 
 bool ChangeRun::WritePatch(const std::string& base, const std::string& tree) {
   const std::string tmp = ob_.run + "/.change.patch.tmp", final = ob_.run + "/change.patch";
-  UniqueFd fd(open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  unlink(tmp.c_str());  // an earlier observation's, cut short
+  UniqueFd fd(open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (fd.get() < 0) return Fail("create " + tmp + ": " + strerror(errno));
   UniqueFd out = AboveStdio(dup(fd.get()));
   GitRun r = Git({"diff-tree", "-p", "--binary", "-M", "--full-index", "--no-ext-diff",
                   "--no-textconv", "--no-color", base, tree},
                  false, out.get());
-  if (!r.ok) return Fail(r.error);
+  if (!r.ok) {
+    unlink(tmp.c_str());
+    return Fail(r.error);
+  }
+  // Durable before return.json names its sha256: the file, its rename, the run directory.
   Result<FileHash> h = HashFd(fd.get(), INT64_MAX);
-  if (!h.ok() || fsync(fd.get()) != 0 || rename(tmp.c_str(), final.c_str()) != 0)
+  UniqueFd run(h.ok() ? open(ob_.run.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1);
+  if (!h.ok() || fsync(fd.get()) != 0 || rename(tmp.c_str(), final.c_str()) != 0 || run.get() < 0 ||
+      fsync(run.get()) != 0)
     return Fail("write " + final + ": " + (h.ok() ? strerror(errno) : h.status().message()));
   o_["patch"] =
       json::Object{{"file", "run/change.patch"}, {"size", h->size}, {"sha256", h->sha256}};
   return true;
+}
+
+// The files the room's .gitignore files leave out of the change (untracked, ignored): listed,
+// hangar's own files aside, so that a drone that hides files from the patch is seen doing it.
+void ChangeRun::ListIgnored() {
+  GitRun r =
+      Git({"ls-files", "-z", "--others", "--ignored", "--exclude-per-directory=.gitignore"}, true);
+  if (!r.ok || r.out_cut) {
+    o_["ignored_error"] = r.ok ? "longer than hangar lists (16 MiB of git's listing)" : r.error;
+    return;
+  }
+  json::Array listed;
+  int64_t more = 0;
+  for (const std::string& p : SplitZ(r.out)) {
+    const bool own =
+        std::any_of(ob_.room_own.begin(), ob_.room_own.end(),
+                    [&](const std::string& o) { return p == o || p.starts_with(o + "/"); });
+    if (own) continue;
+    if (listed.size() < kMaxChangeFiles)
+      listed.emplace_back(Path(p));
+    else
+      more++;
+  }
+  o_["ignored"] = std::move(listed);
+  o_["ignored_omitted"] = more;
 }
 
 json::Value ChangeRun::Run() {
@@ -179,7 +211,12 @@ json::Value ChangeRun::Run() {
   }
   if (!Prepare(room->get())) return o_;
   GitRun r = Git({"read-tree", base});
-  if (r.ok) r = Git({"add", "--all"}, true);
+  // Everything in the work tree but hangar's own files, left out by pathspec (a .gitignore the
+  // drone writes cannot bring them back in). What the room's .gitignore files leave out is
+  // listed apart (ignored): never in the tree, the files or the patch.
+  std::vector<std::string> add = {"add", "--all", "--", ":(top)"};
+  for (const std::string& own : ob_.room_own) add.push_back(":(top,exclude,literal)" + own);
+  if (r.ok) r = Git(add, true);
   if (r.ok) r = Git({"write-tree"});
   if (!r.ok) {
     Fail(r.error);
@@ -200,6 +237,10 @@ json::Value ChangeRun::Run() {
     Fail(counts.error);
     return o_;
   }
+  if (names.out_cut || counts.out_cut) {
+    Fail("more files changed than hangar lists (16 MiB of git's listing): not listed, not judged");
+    return o_;
+  }
   int64_t omitted = 0;
   json::Array files = NameStatus(names.out, kMaxChangeFiles, &omitted);
   std::vector<std::pair<int64_t, int64_t>> n = NumStat(counts.out);
@@ -209,6 +250,7 @@ json::Value ChangeRun::Run() {
   }
   o_["files"] = std::move(files);
   o_["files_omitted"] = omitted;
+  ListIgnored();
   std::string why;
   const std::string head = RoomHead(room->get(), &why);
   o_["head"] = head.empty() ? json::Value(nullptr) : json::Value(head);
@@ -216,9 +258,13 @@ json::Value ChangeRun::Run() {
   // What the drone left uncommitted: its HEAD's tree against the work tree's (the base's when it
   // committed nothing, or when its HEAD cannot be read).
   const std::string from = head.empty() ? base : head;
-  GitRun left = from == base ? names : Git(with({"--name-status", from, tree}));
+  GitRun left = from == base
+                    ? names
+                    : Git(with({"--name-status", from, tree}), false, -1, Objects::kWithRoom);
   int64_t left_omitted = 0;
-  if (left.ok) {
+  if (left.ok && left.out_cut) {
+    o_["uncommitted_error"] = "longer than hangar lists (16 MiB of git's listing)";
+  } else if (left.ok) {
     o_["uncommitted"] = NameStatus(left.out, kMaxChangeFiles, &left_omitted);
     o_["uncommitted_omitted"] = left_omitted;
   } else {
@@ -228,27 +274,31 @@ json::Value ChangeRun::Run() {
     o_["commits"] = json::Array{};
     o_["commits_omitted"] = 0;
   } else {
-    GitRun log = Git({"log", "-z", "--reverse", "--no-decorate", "--no-show-signature",
-                      "--format=%H%x09%s", base + ".." + head});
+    // The latest kMaxChangeCommits, oldest first; their subjects cut at 512 characters (git pads
+    // a shorter one with spaces), so that git's listing stays within what hangar reads.
+    GitRun count = Git({"rev-list", "--count", base + ".." + head}, false, -1, Objects::kWithRoom);
+    GitRun log = count.ok ? Git({"log", "-z", "--no-decorate", "--no-show-signature",
+                                 "--max-count=" + std::to_string(kMaxChangeCommits),
+                                 "--format=%H%x09%<(512,trunc)%s", base + ".." + head},
+                                false, -1, Objects::kWithRoom)
+                          : count;
     if (!log.ok) {
       o_["commits_error"] = log.error;
     } else {
       json::Array commits;
-      int64_t more = 0;
       for (const std::string& c : SplitZ(log.out)) {
         const size_t tab = c.find('\t');
         if (tab == std::string::npos) continue;
-        if (commits.size() >= kMaxChangeCommits) {
-          more++;
-          continue;
-        }
         json::Object one;
         one["id"] = c.substr(0, tab);
-        one["subject"] = ReplaceInvalidUtf8(c.substr(tab + 1));
+        const size_t end = c.find_last_not_of(' ');
+        one["subject"] = ReplaceInvalidUtf8(end > tab ? c.substr(tab + 1, end - tab) : "");
         commits.emplace_back(std::move(one));
       }
+      std::reverse(commits.begin(), commits.end());
+      const int64_t total = std::atoll(count.out.c_str());
+      o_["commits_omitted"] = std::max<int64_t>(0, total - int64_t(commits.size()));
       o_["commits"] = std::move(commits);
-      o_["commits_omitted"] = more;
     }
   }
   return o_;

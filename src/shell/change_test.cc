@@ -100,6 +100,53 @@ TEST_F(ChangeTest, TheRoomsOwnGitCannotHideOrForgeTheChange) {
   EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/ran"));
 }
 
+TEST_F(ChangeTest, AnObjectTheDronePlantedUnderTheFilesIdIsNotWhatThePatchHolds) {
+  // The drone's final a.txt, and in the room's object store, under that content's id, an object
+  // holding other bytes (git reads a blob without checking its hash): were the room's objects
+  // borrowed for the tree, `git add` would find the id present and the patch would carry the fake.
+  Write(room_ + "/a.txt", "the real edit\n");
+  ASSERT_EQ(Sh(InRoom("commit -q -am 'a commit, so that the room objects are borrowed'")), 0);
+  Write(room_ + "/a.txt", "the real edit\nand more\n");
+  GitCall h;
+  h.git_dir = room_ + "/.git";
+  h.args = {"hash-object", room_ + "/a.txt"};
+  const std::string id = RunGit(h).out.substr(0, 40);
+  const std::string fake = dir_.path() + "/fake";
+  ASSERT_EQ(Sh("git init -q " + fake + " && printf 'FORGED\\n' >" + fake + "/z && git -C " + fake +
+               " hash-object -w z >" + fake + "/id && mkdir -p " + room_ + "/.git/objects/" +
+               id.substr(0, 2) + " && cp " + fake + "/.git/objects/$(cut -c1-2 " + fake +
+               "/id)/$(cut -c3- " + fake + "/id) " + room_ + "/.git/objects/" + id.substr(0, 2) +
+               "/" + id.substr(2)),
+            0);
+  json::Value c = ObserveChange(ob_);
+  ASSERT_TRUE(c.find("error")->is_null()) << json::Write(c);
+  EXPECT_FALSE(c.find("room_objects"));  // the room's objects were borrowed, for the commits
+  ASSERT_EQ(c.find("commits")->as_array().size(), 1u);
+  std::ifstream in(run_ + "/change.patch", std::ios::binary);
+  std::string patch((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(patch.find("+and more"), std::string::npos) << patch;
+  EXPECT_EQ(patch.find("FORGED"), std::string::npos) << patch;
+  EXPECT_EQ(c.find("files")->as_array()[0].find("added")->as_int(), 2);
+}
+
+TEST_F(ChangeTest, WhatTheRoomsGitignoreHidesIsListedAndHangarsFilesStayOut) {
+  // A new directory the drone hides with its own .gitignore, and a top .gitignore that tries to
+  // bring hangar's MISSION.md into the change.
+  ASSERT_EQ(Sh("mkdir -p " + room_ + "/hid"), 0);
+  Write(room_ + "/hid/.gitignore", "*\n");
+  Write(room_ + "/hid/tool.sh", "hidden\n");
+  Write(room_ + "/.gitignore", "!MISSION.md\n");
+  Write(room_ + "/MISSION.md", "hangar's own\n");
+  json::Value c = ObserveChange(ob_);
+  ASSERT_TRUE(c.find("error")->is_null()) << json::Write(c);
+  std::string files, ignored;
+  for (const json::Value& f : c.find("files")->as_array())
+    files += f.find("path")->as_string() + " ";
+  for (const json::Value& f : c.find("ignored")->as_array()) ignored += f.as_string() + " ";
+  EXPECT_EQ(files, ".gitignore ");
+  EXPECT_EQ(ignored, "hid/.gitignore hid/tool.sh ");
+}
+
 TEST(JudgeChange, PassesOnlyInsideItsGlobsAndSize) {
   Result<json::Value> change = json::Parse(
       R"({"files":[{"status":"M","path":"src/a.c"},{"status":"R","from":"src/b.c","path":"ci.yml"}],

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -93,7 +94,11 @@ GitRun RunGit(const GitCall& call) {
   fds.uid = call.uid;
   fds.gid = call.gid;
   ChildEnd e = RunChild(GitProgram(), GitArgv(call), GitEnv(call), fds, call.timeout);
-  if (call.out_fd < 0) r.out = ReadCaptured(out.get(), kMaxOut);
+  if (call.out_fd < 0) {
+    r.out = ReadCaptured(out.get(), kMaxOut);
+    struct stat st {};
+    r.out_cut = fstat(out.get(), &st) == 0 && size_t(st.st_size) > kMaxOut;
+  }
   r.err = ReadCaptured(err.get(), kMaxErr);
   if (!e.started) {
     r.error = what + ": " + e.error;

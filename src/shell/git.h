@@ -28,6 +28,7 @@ struct GitCall {
 struct GitRun {
   bool ok = false;       // ran and exited 0
   std::string out, err;  // captured (up to 16 MiB of stdout, 64 KiB of stderr)
+  bool out_cut = false;  // stdout was longer than what out holds
   std::string error;     // why not ok, one line: "git rev-parse: exit 128: fatal: ..."
 };
 

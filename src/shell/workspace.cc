@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 
@@ -75,6 +77,8 @@ void ResolveWorkspace(const Mission& m, int64_t uid, int64_t gid, ResolvedWrites
   call.git_dir = git_dir;
   call.uid = uid;
   call.gid = gid;
+  // 10 s for the two calls together: intake waits for them (hangar-mission.5, WORKSPACE).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   call.timeout = std::chrono::seconds(10);
   call.args = {"rev-parse", "--verify", "--quiet", w.ref + "^{commit}"};
   GitRun commit = RunGit(call);
@@ -86,6 +90,9 @@ void ResolveWorkspace(const Mission& m, int64_t uid, int64_t gid, ResolvedWrites
   g.commit = WithoutNewline(commit.out);
   if (!ObjectId(g.commit))
     return fail("workspace.ref", "git rev-parse gave no object id for \"" + w.ref + "\"");
+  call.timeout = std::max(std::chrono::milliseconds(100),
+                          std::chrono::duration_cast<std::chrono::milliseconds>(
+                              deadline - std::chrono::steady_clock::now()));
   call.args = {"rev-parse", "--path-format=absolute", "--git-path", "objects"};
   GitRun objects = RunGit(call);
   if (!objects.ok)
