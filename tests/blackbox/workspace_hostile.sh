@@ -9,6 +9,8 @@
 #     launch.json, the change's base), and the drone's checkout holds nothing of the later commit
 #   a retried workspace mission goes on in the checkout its first attempt left (the room stays, as
 #     for every retry): the second attempt's change holds both attempts' edits, on the same base
+#   a drone that leaves a smudge filter in its .git (HEAD on no commit) and is retried: the launch
+#     fails naming the .git, and the filter never runs on the host (its proof file is absent)
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git is not installed"
 need_user_tools
@@ -34,6 +36,8 @@ c["profiles"]["look"] = {"argv": ["/bin/sh", t + "/look.sh"], "prompt": "stdin",
                          "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"}}
 c["profiles"]["twice"] = {"argv": ["/bin/sh", t + "/twice.sh"], "prompt": "stdin",
                           "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"}}
+c["profiles"]["smudge"] = {"argv": ["/bin/sh", t + "/smudge.sh"], "prompt": "stdin",
+                           "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"}}
 json.dump(c, open(conf, "w"), indent=2)
 PY
 # Says what it was given: the commit it is on, and whether a file of the later commit is there.
@@ -46,6 +50,15 @@ EOF
 cat >"$T/twice.sh" <<EOF
 echo "attempt \$HANGAR_ATTEMPT" >>a.txt
 [ -e "$T/second" ] || exit 3
+EOF
+# Leaves its .git ready to run code at the next checkout: HEAD on an unborn branch, a smudge
+# filter for every file, the work tree emptied; then fails, to be retried.
+cat >"$T/smudge.sh" <<EOF
+git config filter.x.smudge 'touch $T/smudge-ran; cat'
+mkdir -p .git/info && echo '* filter=x' >.git/info/attributes
+echo 'ref: refs/heads/none' >.git/HEAD
+rm -f .git/index a.txt
+exit 3
 EOF
 as_hangard_user
 chown -R root: "$SECRET" && chmod 0700 "$SECRET"
@@ -106,5 +119,13 @@ check retry/second-done jq_ok "$R" "d['outcome'] == 'done'"
 check retry/same-base jq_ok "$R" "d['change']['base'] == '$BASE'"
 check retry/both-attempts jq_ok "$R" "[(f['path'], f['added']) for f in d['change']['files']] == [('a.txt', 2)]"
 check retry/room-kept grep -qx 'attempt 1' "$S/rooms/W-twice/a.txt"
+
+# 4. A retry never runs git in the .git a drone left: its smudge filter does not run on the host.
+ws_mission W-smudge smudge "$SRC" "$BASE" | drop W-smudge.json
+wait_returned W-smudge 60
+hangar retry W-smudge >/dev/null || fail "hangar retry W-smudge failed"
+wait_until 60 jq_ok "$S/returned/W-smudge/return.json" "d['attempt'] == 2" || fail "W-smudge's attempt 2 did not return (state: $(state_of W-smudge))"
+check smudge/no-filter-ran test ! -e "$T/smudge-ran"
+check smudge/launch-failed-naming-git jq_ok "$S/returned/W-smudge/return.json" "d['outcome'] == 'failed' and 'remove $S/rooms/W-smudge/.git' in d['reason']"
 ((FAILED == 0)) || fail "see above"
 pass
