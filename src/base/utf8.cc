@@ -52,4 +52,12 @@ std::string ReplaceInvalidUtf8(std::string_view s) {
   return out;
 }
 
+std::string_view Utf8Prefix(std::string_view s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t n = max;
+  // Back off continuation bytes (10xxxxxx), then the lead byte they belong to.
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) n--;
+  return s.substr(0, n);
+}
+
 }  // namespace hangar

@@ -10,4 +10,7 @@ namespace hangar {
 // one, as Unicode recommends); S itself when it is valid.
 std::string ReplaceInvalidUtf8(std::string_view s);
 
+// The longest prefix of S of at most MAX bytes that does not end inside a UTF-8 sequence.
+std::string_view Utf8Prefix(std::string_view s, size_t max);
+
 }  // namespace hangar

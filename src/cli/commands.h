@@ -30,6 +30,15 @@ int RunShow(const Context& ctx, const std::string& id);
 // wait ID [--timeout S]: blocks until the mission ends; 0 when done, 1 otherwise, 75 on timeout.
 int RunWait(const Context& ctx, const std::string& id, std::optional<double> timeout_s);
 
+// logs ID [-f] [--stderr | --events] [--tail N]: the drone's output (man hangar.1, logs); with
+// follow, until the mission ends, then `wait`'s exit status.
+struct LogsArgs {
+  std::string id;
+  bool follow = false, stderr_only = false, events = false;
+  int64_t tail = -1;  // -1: all
+};
+int RunLogs(const Context& ctx, const LogsArgs& a);
+
 // cancel ID: asks the kernel (control/new) to stop a mission that is held, queued or running.
 int RunCancel(const Context& ctx, const std::string& id);
 // The request file's content and name (docs/ARCHITECTURE.md, Control requests).

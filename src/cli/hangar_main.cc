@@ -52,6 +52,16 @@ int Main(int argc, char** argv) {
   CLI::App* wait = command("wait", "wait until a mission ends; exit 0 when done, 1 otherwise");
   wait->add_option("id", id, "the mission id")->required();
   wait->add_option("--timeout", timeout, "give up after this many seconds (exit 75)");
+  LogsArgs logs_args;
+  CLI::App* logs = command("logs", "print a drone's output; -f follows it until the mission ends");
+  logs->add_option("id", logs_args.id, "the mission id")->required();
+  logs->add_flag("-f,--follow", logs_args.follow,
+                 "follow the output until the mission ends; exit as hangar wait");
+  logs->add_flag("--stderr", logs_args.stderr_only, "the drone's standard error instead");
+  logs->add_flag("--events", logs_args.events,
+                 "a codex or claude drone's events, one line each (command, file, message)");
+  logs->add_option("--tail", logs_args.tail, "start with the last N lines")
+      ->check(CLI::NonNegativeNumber);
   CLI::App* cancel = command("cancel", "ask the kernel to stop a held, queued or running mission");
   cancel->add_option("id", id, "the mission id")->required();
   CLI::App* retry =
@@ -200,6 +210,7 @@ int Main(int argc, char** argv) {
   if (ls->parsed()) return RunList(ctx, state);
   if (show->parsed()) return RunShow(ctx, id);
   if (wait->parsed()) return RunWait(ctx, id, timeout);
+  if (logs->parsed()) return RunLogs(ctx, logs_args);
   if (cancel->parsed()) return RunCancel(ctx, id);
   if (retry->parsed()) return RunRetry(ctx, id);
   if (status->parsed()) return RunStatus(ctx);

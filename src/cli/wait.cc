@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "cli/commands.h"
+#include "cli/ending.h"
 #include "cli/exit_code.h"
 #include "cli/output.h"
 #include "cli/spool_view.h"
@@ -18,41 +19,6 @@
 namespace hangar::cli {
 
 namespace {
-
-struct Ending {
-  int exit_code;
-  json::Value doc;   // --json
-  std::string line;  // plain output
-};
-
-// One look at the spool: the ending, nullopt while the mission has not ended, or a read failure.
-Result<std::optional<Ending>> Look(const SpoolView& view, const Layout& l, const std::string& id) {
-  auto ret =
-      view.ReadJson(l.MissionDir(Phase::kReturned, id) + "/return.json", SpoolView::kMaxReturnFile);
-  if (ret.ok()) {
-    const std::string outcome = StringField(*ret, "outcome");
-    return std::optional<Ending>(Ending{outcome == "done" ? kExitOk : kExitNotDone, *ret,
-                                        id + " " + (outcome.empty() ? "(no outcome)" : outcome)});
-  }
-  if (ret.status().code() != Code::kNotFound) return ret.status();
-  for (Phase p : {Phase::kDenied, Phase::kRejected}) {
-    const std::string dir = l.MissionDir(p, id);
-    auto why = view.ReadJson(dir + "/why.json");
-    if (!why.ok() && !view.Exists(dir)) continue;
-    json::Object doc;
-    doc["hangar"] = 1;
-    doc["id"] = id;
-    doc["state"] = doc["outcome"] = std::string(PhaseName(p));
-    doc["why"] = why.ok() ? *why : json::Value();
-    std::string line = id + " " + std::string(PhaseName(p));
-    if (why.ok()) {
-      const std::string field = StringField(*why, "field");
-      line += ": " + (field.empty() ? "" : field + ": ") + StringField(*why, "reason");
-    }
-    return std::optional<Ending>(Ending{kExitNotDone, doc, line});
-  }
-  return std::optional<Ending>();
-}
 
 // An inotify descriptor watching where an ending shows up. -1 when inotify is unavailable: then we
 // only poll.
@@ -107,7 +73,7 @@ int RunWait(const Context& ctx, const std::string& id, std::optional<double> tim
   Watcher watcher(ctx.layout);
   bool watching_dir = false;
   for (;;) {
-    auto look = Look(view, ctx.layout, id);
+    auto look = LookForEnding(view, ctx.layout, id);
     if (!look.ok()) return FailTo(ctx.err, kExitIo, "wait for " + id, look.status().message());
     if (const std::optional<Ending>& e = *look) {
       if (ctx.json)

@@ -3,18 +3,11 @@
 #include <string>
 #include <utility>
 
+#include "base/utf8.h"
+
 namespace hangar {
 
 namespace {
-
-// The longest prefix of s of at most max bytes that does not end inside a UTF-8 sequence.
-std::string_view Utf8Prefix(std::string_view s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t n = max;
-  // Back off continuation bytes (10xxxxxx), then the lead byte they belong to.
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) n--;
-  return s.substr(0, n);
-}
 
 const json::Value* Member(const json::Value& obj, const char* key) {
   return obj.is_object() ? obj.find(key) : nullptr;

@@ -75,5 +75,8 @@ check applies-on-base git -C "$T/take" -c safe.directory="*" apply --check "$D/r
 after=$(cd "$SRC" && find .git -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
 check source-unchanged test "$before" = "$after"
 check source-worktree-unchanged grep -qx '    return s.split(",")' "$SRC/parse.py"
+hangar logs CW-edit --events >"$T/events.txt"
+check logs-events-file grep -qx 'file: update .*/CW-edit/parse.py' "$T/events.txt"
+check logs-events-message grep -qx 'message: Done: I changed only README.md.' "$T/events.txt"
 ((FAILED == 0)) || fail "see above; return: $(jget "$R" "[d['outcome'], d['reason'], d.get('change'), d['harness_reported']]")"
 pass
