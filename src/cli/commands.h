@@ -110,7 +110,7 @@ int RunMemoryDiff(const Context& ctx, const std::string& requester, int64_t from
 int RunResume(const Context& ctx, const std::string& requester, size_t max_bytes);
 
 // status: kernel presence, counts per state, oldest waiting missions, notify backlog.
-int RunStatus(const Context& ctx);
+int RunStatus(const Context& ctx, bool check = false);
 // Whether a live hangard holds lock_file: true when a lock excludes our shared one (flock
 // LOCK_SH|LOCK_NB on a fresh descriptor), false when the file is absent or nobody holds it,
 // nullopt when the file cannot be opened to tell.

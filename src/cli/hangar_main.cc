@@ -78,6 +78,10 @@ int Main(int argc, char** argv) {
   apply->add_flag("--3way", three_way, "merge when the checkout has moved past the base");
   CLI::App* status =
       command("status", "kernel presence, counts per state, oldest waiting, notify backlog");
+  bool status_check = false;
+  status->add_flag("--check", status_check,
+                   "a liveness probe: exit 0 when hangard takes work, 1 when its work or ledger "
+                   "stopped, 69 when it is down");
   std::string why;
   CLI::App* approve = command("approve", "approve a held mission (recorded in the ledger)");
   approve->add_option("id", id, "the mission id")->required();
@@ -213,7 +217,7 @@ int Main(int argc, char** argv) {
   if (logs->parsed()) return RunLogs(ctx, logs_args);
   if (cancel->parsed()) return RunCancel(ctx, id);
   if (retry->parsed()) return RunRetry(ctx, id);
-  if (status->parsed()) return RunStatus(ctx);
+  if (status->parsed()) return RunStatus(ctx, status_check);
   if (patch->parsed()) return RunPatch(ctx, id);
   if (apply->parsed()) return RunApply(ctx, id, apply_to, three_way);
   if (approve->parsed()) return RunApprove(ctx, id, why, sign_key, principal);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/exit_code.h"
@@ -249,7 +250,30 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
 
 }  // namespace
 
-int RunStatus(const Context& ctx) {
+// status --check: 0 when hangard runs and takes work, 1 when it runs but its work is stopped or
+// paused or its ledger has failed closed, 69 when it does not run (or that cannot be told); one
+// line says which.
+int Check(const json::Value& doc, std::ostream& out) {
+  const json::Value& kernel = *doc.find("kernel");
+  const json::Value& alive = *kernel.find("alive");
+  if (!alive.is_bool() || !alive.as_bool()) {
+    out << "hangard: " << KernelLine(kernel) << "\n";
+    return kExitUnavailable;
+  }
+  const json::Value& work = *doc.find("work");
+  const json::Value& ledger = *doc.find("ledger");
+  std::string trouble;
+  if (work.is_object() && Shown(work, "state") != "ok")
+    trouble = "work " + WorkLine(work, *doc.find("storage"));
+  else if (ledger.is_object() && Shown(ledger, "state") != "ok")
+    trouble = "ledger " + LedgerLine(ledger);
+  out << Printable("hangard: " + KernelLine(kernel) +
+                   (trouble.empty() ? ", taking work" : "; " + trouble))
+      << "\n";
+  return trouble.empty() ? kExitOk : kExitNotDone;
+}
+
+int RunStatus(const Context& ctx, bool check) {
   SpoolView view(ctx.env, ctx.layout);
   if (Status s = view.CheckReadable(); !s.ok()) return Fail(ctx.err, kExitNoInput, s.message());
   const TimeMs now = ctx.env->Now();
@@ -288,10 +312,15 @@ int RunStatus(const Context& ctx) {
     oldest[std::string(PhaseName(p))] = OldestJson(view, p, now);
   doc["oldest"] = oldest;
   doc["notify_waiting"] = NotifyJson(ctx.env, view, ctx.layout);
+  if (check && !ctx.json) return Check(doc, ctx.out);
   if (ctx.json)
     PrintJson(ctx.out, doc);
   else
     PrintHuman(ctx.out, doc);
+  if (check) {
+    std::ostringstream line;  // --json: the document says it; the exit status alone follows
+    return Check(doc, line);
+  }
   return kExitOk;
 }
 

@@ -50,6 +50,8 @@ jq_ok "$T/status.json" "d['kernel']['alive'] is True" || fail "status says the k
 hangar status >"$T/status.txt"
 grep -q '^work *STOPPED since .*running/b/\.return\.json\.tmp.*Input/output error.*restart hangard' "$T/status.txt" ||
   fail "the human status lacks the stop: $(cat "$T/status.txt")"
+rc=0; hangar status --check >/dev/null || rc=$?
+((rc == 1)) || fail "hangar status --check exited $rc while the work is stopped, expected 1"
 jq_ok "$S/hangard.json" "d['work']['state'] == 'stopped' and d['status'] == 'running'" ||
   fail "hangard.json: $(cat "$S/hangard.json")"
 [[ "$(grep -c 'STOPPED: ' "$LOG")" == 1 ]] || fail "the stop is not logged exactly once"
