@@ -2,6 +2,7 @@
 // only (nothing is created, cut or recorded) and may run while hangard appends.
 #include <unistd.h>
 
+#include "base/plural.h"
 #include "cli/commands.h"
 #include "cli/exit_code.h"
 #include "cli/ledger_place.h"
@@ -95,10 +96,10 @@ int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,
             << Printable(place.anchor_file) << ")\n";
   } else if (r->ok) {
     ctx.out << "ledger " << Printable(place.name) << ": ok, epoch " << r->epoch << ", seqs "
-            << r->first_seq << ".." << r->head_seq << " (" << r->checked
-            << " entries hashed), anchor " << Printable(place.anchor_file) << " (" << r->anchor_own
-            << " lines vouch, " << r->anchor_ignored
-            << " of other ledgers or unreadable ignored)\n";
+            << r->first_seq << ".." << r->head_seq << " ("
+            << Plural(int64_t(r->checked), "entry", "entries") << " hashed), anchor "
+            << Printable(place.anchor_file) << " (" << r->anchor_own << " lines vouch, "
+            << r->anchor_ignored << " of other ledgers or unreadable ignored)\n";
   }
   if (!r->ok) {
     if (!ctx.json)

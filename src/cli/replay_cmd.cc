@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "base/plural.h"
 #include "cli/commands.h"
 #include "cli/exit_code.h"
 #include "cli/ledger_place.h"
@@ -352,9 +353,9 @@ int RunPolicyTry(const Context& ctx, const std::string& file, const std::string&
                       m.judged ? "judged otherwise" : "follows another's change"});
     ctx.out << FormatTable(rows);
   }
-  ctx.out << by.size() << " missions would be decided differently under " << Printable(file) << " ("
-          << judged << " judged otherwise by it, " << int64_t(by.size()) - judged
-          << " following another's change";
+  ctx.out << Plural(int64_t(by.size()), "mission") << " would be decided differently under "
+          << Printable(file) << " (" << judged << " judged otherwise by it, "
+          << int64_t(by.size()) - judged << " following another's change";
   if (wider) ctx.out << ", " << wider << " widening";
   ctx.out << "); ";
   PrintSummaryLine(ctx.out, o.summary);

@@ -1,5 +1,6 @@
 // hangar show: the state of one mission and what its files say. The mission is shown as its
 // requester wrote it; verdicts and the return are summarised (--json gives them whole).
+#include "base/plural.h"
 #include "cli/commands.h"
 #include "cli/exit_code.h"
 #include "cli/output.h"
@@ -66,9 +67,6 @@ void AddChange(const json::Value& ret, std::vector<Row>* rows) {
     return int64_t(l && l->is_array() ? l->as_array().size() : 0) +
            (o && o->is_int() ? o->as_int() : 0);
   };
-  auto plural = [](int64_t n, const char* one) {
-    return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
-  };
   int64_t added = 0, deleted = 0;
   std::string lines;
   size_t shown = 0;
@@ -87,9 +85,9 @@ void AddChange(const json::Value& ret, std::vector<Row>* rows) {
   if (total > 20)
     lines += "\n... " + std::to_string(total - 20) + " more (hangar patch " +
              StringField(ret, "id") + ")";
-  rows->push_back({"change", plural(total, "file") + " changed (+" + std::to_string(added) + " -" +
+  rows->push_back({"change", Plural(total, "file") + " changed (+" + std::to_string(added) + " -" +
                                  std::to_string(deleted) + "), " +
-                                 plural(count("commits", "commits_omitted"), "commit") + ", " +
+                                 Plural(count("commits", "commits_omitted"), "commit") + ", " +
                                  std::to_string(count("uncommitted", "uncommitted_omitted")) +
                                  " uncommitted; base " + StringField(*c, "base") + lines});
 }
@@ -104,7 +102,7 @@ void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
     rows->push_back({k, Text(Member(ret, "times", k))});
   if (const json::Value* n = Member(ret, "room", "entries"))
     rows->push_back(
-        {"room", Text(n) + " entries" +
+        {"room", (n->is_int() ? Plural(n->as_int(), "entry", "entries") : Text(n) + " entries") +
                      (Member(ret, "room", "omitted_entries") &&
                               Text(Member(ret, "room", "omitted_entries")) != "0"
                           ? " (" + Text(Member(ret, "room", "omitted_entries")) + " not listed)"

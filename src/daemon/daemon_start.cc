@@ -6,6 +6,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "base/plural.h"
 #include "daemon/daemon.h"
 #include "launch/direct_launcher.h"
 #include "shell/scan.h"
@@ -140,8 +141,8 @@ Status Daemon::Start() {
   Say("policy " +
       (setup_.config.policy.empty() ? std::string("(built-in default)") : setup_.config.policy) +
       ", sha256 " + setup_.policy_sha256);
-  Say("started on " + layout_.spool + " (" + std::to_string(setup_.config.slots) + " slots, " +
-      std::to_string(state_.missions.size()) + " missions known)");
+  Say("started on " + layout_.spool + " (" + Plural(setup_.config.slots, "slot") + ", " +
+      Plural(int64_t(state_.missions.size()), "mission") + " known)");
   Status scanned = ScanAll();
   drops_.MarkFoundAtStart();
   return scanned;

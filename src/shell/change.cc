@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/plural.h"
 #include "base/utf8.h"
 #include "env/nofollow.h"
 #include "shell/child_run.h"
@@ -338,7 +339,7 @@ json::Object JudgeChange(const DoneCheck& c, const json::Value& change) {
   const int64_t count = int64_t(files->as_array().size()) + omitted;
   if (c.max_files >= 0 && count > c.max_files)
     return done(false,
-                std::to_string(count) + " files changed, more than " + std::to_string(c.max_files));
+                Plural(count, "file") + " changed, more than " + std::to_string(c.max_files));
   if (!c.paths.empty()) {
     if (omitted > 0)
       return done(false, std::to_string(omitted) + " changed files are not listed: not judged");

@@ -12,6 +12,7 @@ check down-says-so grep -q '^hangard: not running' "$T/probe.out"
 start_hangard
 check up test "$(probe)" = 0
 check up-says-so grep -q "^hangard: alive, pid $HPID.*, taking work\$" "$T/probe.out"
+check start-line-plurals grep -q '(1 slot, 0 missions known)' "$LOG"
 rc=0; hangar --json status --check >"$T/probe.json" || rc=$?
 check json-exit-0 test "$rc" = 0
 check json-is-the-document jq_ok "$T/probe.json" "d['kernel']['alive'] is True"
