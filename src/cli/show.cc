@@ -3,6 +3,7 @@
 #include "base/plural.h"
 #include "cli/commands.h"
 #include "cli/exit_code.h"
+#include "cli/live_facts.h"
 #include "cli/output.h"
 #include "cli/spool_view.h"
 
@@ -139,7 +140,7 @@ void AddReturn(const json::Value& ret, std::vector<Row>* rows) {
 }
 
 std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
-                           const json::Value& mission) {
+                           const json::Value& mission, const json::Value& live) {
   std::vector<Row> rows = {{"id", ref.id}, {"state", ref.state}, {"dir", ref.path}};
   if (mission.is_object())
     for (const auto& [k, v] : mission.as_object())
@@ -179,6 +180,7 @@ std::vector<Row> HumanRows(const MissionRef& ref, const json::Object& files,
     const std::string field = StringField(w, "field");
     rows.push_back({"why", (field.empty() ? "" : field + ": ") + Text(w.find("reason"))});
   }
+  for (Row& r : LiveRows(live)) rows.push_back(std::move(r));
   AddReturn(files.at("return"), &rows);
   // Values with several lines continue under their first line.
   std::vector<Row> out;
@@ -220,15 +222,17 @@ int RunShow(const Context& ctx, const std::string& id) {
     files[key] = v;
   }
 
+  const json::Value live = LiveFacts(view, *ref, ctx.env->Now());
   if (ctx.json) {
     json::Object o = files;
+    o["live"] = live;
     o["id"] = ref->id;
     o["state"] = ref->state;
     o["dir"] = ref->path;
     o["mission"] = mission;
     PrintJson(ctx.out, o);
   } else {
-    ctx.out << FormatTable(HumanRows(*ref, files, mission));
+    ctx.out << FormatTable(HumanRows(*ref, files, mission, live));
   }
   return kExitOk;
 }

@@ -78,5 +78,8 @@ check source-worktree-unchanged grep -qx '    return s.split(",")' "$SRC/parse.p
 hangar logs CW-edit --events >"$T/events.txt"
 check logs-events-file grep -qx 'file: update .*/CW-edit/parse.py' "$T/events.txt"
 check logs-events-message grep -qx 'message: Done: I changed only README.md.' "$T/events.txt"
+hangar show CW-edit >"$T/show.txt"
+check show-last-message grep -Eq '^message +Done: I changed only README.md.$' "$T/show.txt"
+check show-elapsed grep -Eq '^elapsed +[0-9]+s$' "$T/show.txt"
 ((FAILED == 0)) || fail "see above; return: $(jget "$R" "[d['outcome'], d['reason'], d.get('change'), d['harness_reported']]")"
 pass

@@ -7,6 +7,7 @@
 #     --events on a plain drone is 64
 #   logs -f across a SIGKILL and a restart of hangard: it goes on and ends with the mission (0)
 #   a drone's terminal escape is shown quoted, never sent to the terminal
+#   hangar show on the running drone: its pid, elapsed, deadline left, last lines of output
 . "$(dirname "$0")/lib.sh"
 each_identity
 setup 2
@@ -20,6 +21,13 @@ hangar logs -f L1 >"$T/l1.out" 2>"$T/l1.err" &
 LOGS=$!
 wait_until 15 grep -qx 'tick 1' "$T/l1.out" || fail "logs -f showed no line within 15 s: $(cat "$T/l1.out" "$T/l1.err")"
 check l1/shown-while-running test "$(state_of L1)" = running
+hangar show L1 >"$T/show.txt"
+check show/running-pid grep -Eq '^pid +[0-9]+ \(the drone\)$' "$T/show.txt"
+check show/running-elapsed grep -Eq '^elapsed +[0-9]+s$' "$T/show.txt"
+check show/running-deadline grep -Eq '^deadline +[0-9]+s left$' "$T/show.txt"
+check show/running-output grep -Eq '^output +tick 1$' "$T/show.txt"
+hangar --json show L1 >"$T/show.json"
+check show/json-live jq_ok "$T/show.json" "d['live']['pid'] > 0 and d['live']['last_lines'][-1] == 'tick 1'"
 rc=0; wait "$LOGS" || rc=$?
 check l1/exit-is-the-outcome test "$rc" = 1
 check l1/every-line-in-order test "$(cat "$T/l1.out")" = "$(printf 'tick 1\ntick 2\ntick 3')"
