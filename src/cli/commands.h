@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/json.h"
 #include "base/timefmt.h"
@@ -21,8 +22,16 @@ int RunSubmit(const Context& ctx, const std::string& file);
 // valid id, and it becomes the mission's id when the mission has no "id" field.
 std::string FreshId(TimeMs now, uint32_t random24);
 
-// ls [STATE]: the missions, sorted by id.
-int RunList(const Context& ctx, const std::string& state);
+// ls [STATE...] [--requester R] [--since TIME] [--json-lines]: the missions, oldest first by
+// intake time.
+struct ListArgs {
+  std::vector<std::string> states;  // none: all
+  std::string requester, since;
+  bool json_lines = false;
+};
+int RunList(const Context& ctx, const ListArgs& a);
+// --since's TIME: an RFC 3339 time, or a duration back from NOW (90s, 10m, 2h, 3d).
+std::optional<TimeMs> SinceTime(const std::string& text, TimeMs now);
 
 // show ID: everything the spool says about one mission.
 int RunShow(const Context& ctx, const std::string& id);

@@ -41,5 +41,18 @@ TEST(KernelAlive, OnlyWhileSomeoneHoldsTheLock) {
   EXPECT_EQ(KernelAlive(lock), false);
 }
 
+TEST(SinceTime, ATimeOrADurationBackFromNow) {
+  const TimeMs now = 1767225600000;
+  EXPECT_EQ(SinceTime("90s", now), now - 90000);
+  EXPECT_EQ(SinceTime("10m", now), now - 600000);
+  EXPECT_EQ(SinceTime("2h", now), now - 7200000);
+  EXPECT_EQ(SinceTime("3d", now), now - 3 * 86400000LL);
+  EXPECT_EQ(SinceTime("2026-01-01T00:00:00Z", now), now);
+  EXPECT_FALSE(SinceTime("10", now));
+  EXPECT_FALSE(SinceTime("10w", now));
+  EXPECT_FALSE(SinceTime("-5m", now));
+  EXPECT_FALSE(SinceTime("", now));
+}
+
 }  // namespace
 }  // namespace hangar::cli

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -188,12 +189,30 @@ TEST_F(HangarBinaryTest, LsAndShowForPeople) {
   s.AddMission(Phase::kQueued, "q1", kT0);
   Ran ls = Run({"ls"});
   EXPECT_EQ(ls.rc, 0);
-  EXPECT_EQ(ls.out.substr(0, ls.out.find('\n')), "ID  STATE   AGE  DRONE  OUTCOME");
+  EXPECT_EQ(ls.out.substr(0, ls.out.find('\n')), "ID  STATE   AGE  ELAPSED  DRONE  OUTCOME  WHY");
   EXPECT_EQ(Run({"ls", "nonsense"}).rc, 64);
   EXPECT_EQ(Run({"show", "q1"}).rc, 0);
   Ran missing = Run({"show", "nope"});
   EXPECT_EQ(missing.rc, 66);
   EXPECT_EQ(missing.err, "hangar: cannot show nope: no such mission in " + s.spool() + "\n");
+}
+
+TEST_F(HangarBinaryTest, LsListsOldestFirstAcrossTheStatesAsked) {
+  s.AddMission(Phase::kQueued, "z-old", kT0);
+  s.AddMission(Phase::kQueued, "a-new", kT0 + 2000);
+  s.AddReturned("m-mid", kT0 + 1000, "done");
+  s.AddMission(Phase::kHold, "h1", kT0 + 500);
+  std::string got;
+  const json::Value listed = ParsedOut(Run({"ls", "--json", "queued", "returned"}));
+  for (const json::Value& r : listed.as_array()) got += StringField(r, "id") + " ";
+  EXPECT_EQ(got, "z-old m-mid a-new ");  // by intake time, not by id; hold not asked for
+  Ran lines = Run({"ls", "--json-lines", "queued"});
+  ASSERT_EQ(lines.rc, 0);
+  EXPECT_EQ(std::count(lines.out.begin(), lines.out.end(), '\n'), 2);
+  EXPECT_EQ(lines.out.substr(0, 15), "{\"drone\":\"fake\"");
+  EXPECT_EQ(Run({"ls", "--since", "yesterday"}).rc, 64);
+  EXPECT_EQ(ParsedOut(Run({"ls", "--json", "--requester", "bob"})).as_array().size(), 0u);
+  EXPECT_EQ(ParsedOut(Run({"ls", "--json", "--requester", "alice"})).as_array().size(), 4u);
 }
 
 TEST_F(HangarBinaryTest, StatusSeesALiveKernelByItsLock) {

@@ -44,9 +44,15 @@ int Main(int argc, char** argv) {
   CLI::App* submit =
       command("submit", "validate a mission and drop it into the spool; prints its id");
   submit->add_option("file", file, "the mission file, or - for stdin")->required();
-  CLI::App* ls = command("ls", "list missions: ID STATE AGE DRONE OUTCOME");
-  ls->add_option("state", state,
-                 "only this state: incoming hold queued running returned denied rejected");
+  ListArgs list_args;
+  CLI::App* ls =
+      command("ls", "list missions, oldest first: ID STATE AGE ELAPSED DRONE OUTCOME WHY");
+  ls->add_option("state", list_args.states,
+                 "only these states: incoming hold queued running returned denied rejected");
+  ls->add_option("--requester", list_args.requester, "only this requester's missions");
+  ls->add_option("--since", list_args.since,
+                 "only missions taken in since TIME (RFC 3339, or 90s, 10m, 2h, 3d ago)");
+  ls->add_flag("--json-lines", list_args.json_lines, "one JSON object per mission and line");
   CLI::App* show = command("show", "show one mission: state, fields, verdicts, return");
   show->add_option("id", id, "the mission id")->required();
   CLI::App* wait = command("wait", "wait until a mission ends; exit 0 when done, 1 otherwise");
@@ -211,7 +217,7 @@ int Main(int argc, char** argv) {
               no_wait ? 0.0 : answer_wait_s};
 
   if (submit->parsed()) return RunSubmit(ctx, file);
-  if (ls->parsed()) return RunList(ctx, state);
+  if (ls->parsed()) return RunList(ctx, list_args);
   if (show->parsed()) return RunShow(ctx, id);
   if (wait->parsed()) return RunWait(ctx, id, timeout);
   if (logs->parsed()) return RunLogs(ctx, logs_args);

@@ -1,6 +1,8 @@
-// hangar ls: one line per mission (ID STATE AGE DRONE OUTCOME), sorted by id; for a held or
-// denied mission OUTCOME gives the gate's rule ids instead.
+// hangar ls: one line per mission (ID STATE AGE ELAPSED DRONE OUTCOME WHY), oldest first by
+// intake time (ties by id); for a held or denied mission OUTCOME gives the gate's rule ids, and
+// WHY the reason of a denied or rejected one.
 #include <algorithm>
+#include <cctype>
 
 #include "cli/commands.h"
 #include "cli/exit_code.h"
@@ -15,7 +17,14 @@ json::Value OrNull(const std::string& s) {
   return s.empty() ? json::Value() : json::Value(s);
 }
 
-json::Value RowJson(const MissionRow& r) {
+std::optional<int64_t> ElapsedMs(const MissionRow& r, TimeMs now) {
+  if (!r.started) return std::nullopt;
+  if (r.ref.state == "running") return now - *r.started;
+  if (r.ended) return *r.ended - *r.started;
+  return std::nullopt;
+}
+
+json::Value RowJson(const MissionRow& r, TimeMs now) {
   json::Object o;
   o["id"] = r.ref.id;
   o["state"] = r.ref.state;
@@ -26,6 +35,9 @@ json::Value RowJson(const MissionRow& r) {
   o["rules"] = r.ref.state == "hold" || r.ref.state == "denied"
                    ? json::Value(json::Array(r.rules.begin(), r.rules.end()))
                    : json::Value();
+  const std::optional<int64_t> e = ElapsedMs(r, now);
+  o["elapsed_ms"] = e ? json::Value(*e) : json::Value();
+  o["why"] = OrNull(r.why);
   return o;
 }
 
@@ -35,32 +47,77 @@ std::string Dash(const std::string& s) {
 
 }  // namespace
 
-int RunList(const Context& ctx, const std::string& state) {
+std::optional<TimeMs> SinceTime(const std::string& text, TimeMs now) {
+  if (std::optional<TimeMs> t = ParseRfc3339(text)) return t;
+  // A duration back from now: N followed by s, m, h or d.
+  if (text.size() < 2 || text.size() > 12) return std::nullopt;
+  const char unit = text.back();
+  const std::string digits = text.substr(0, text.size() - 1);
+  if (!std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return std::nullopt;
+  const int64_t n = std::stoll(digits);
+  const int64_t ms = unit == 's'   ? 1000
+                     : unit == 'm' ? 60000
+                     : unit == 'h' ? 3600000
+                     : unit == 'd' ? 86400000
+                                   : 0;
+  if (ms == 0) return std::nullopt;
+  return now - n * ms;
+}
+
+int RunList(const Context& ctx, const ListArgs& a) {
   const auto& names = StateNames();
-  if (!state.empty() && std::find(names.begin(), names.end(), state) == names.end()) {
-    std::string all;
-    for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
-    return FailTo(ctx.err, kExitUsage, "list " + state, "no such state (states: " + all + ")");
-  }
+  for (const std::string& state : a.states)
+    if (std::find(names.begin(), names.end(), state) == names.end()) {
+      std::string all;
+      for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+      return FailTo(ctx.err, kExitUsage, "list " + state, "no such state (states: " + all + ")");
+    }
+  const TimeMs now = ctx.env->Now();
+  std::optional<TimeMs> since;
+  if (!a.since.empty() && !(since = SinceTime(a.since, now)))
+    return FailTo(ctx.err, kExitUsage, "list --since " + a.since,
+                  "expected a time (2026-12-01T09:00:00Z) or a duration back from now (90s, "
+                  "10m, 2h, 3d)");
   SpoolView view(ctx.env, ctx.layout);
   if (Status s = view.CheckReadable(); !s.ok()) return Fail(ctx.err, kExitNoInput, s.message());
-  const std::vector<MissionRow> rows = view.List(state);
+  std::vector<MissionRow> rows;
+  for (const std::string& state : a.states.empty() ? std::vector<std::string>{""} : a.states)
+    for (MissionRow& r : view.List(state))
+      if ((a.requester.empty() || r.requester == a.requester) &&
+          (!since || (r.time && *r.time >= *since)))
+        rows.push_back(std::move(r));
+  // Oldest first, newest last, as a log reads; a mission with no time at the end, by id.
+  std::stable_sort(rows.begin(), rows.end(), [](const MissionRow& x, const MissionRow& y) {
+    if (x.time.has_value() != y.time.has_value()) return x.time.has_value();
+    if (x.time && *x.time != *y.time) return *x.time < *y.time;
+    return x.ref.id < y.ref.id;
+  });
 
-  if (ctx.json) {
-    json::Array a;
-    for (const MissionRow& r : rows) a.push_back(RowJson(r));
-    PrintJson(ctx.out, a);
+  if (a.json_lines) {
+    for (const MissionRow& r : rows) ctx.out << json::Write(RowJson(r, now)) << "\n";
     return kExitOk;
   }
-  const TimeMs now = ctx.env->Now();
-  const Row header = {"ID", "STATE", "AGE", "DRONE", "OUTCOME"};
+  if (ctx.json) {
+    json::Array arr;
+    for (const MissionRow& r : rows) arr.push_back(RowJson(r, now));
+    PrintJson(ctx.out, arr);
+    return kExitOk;
+  }
+  const Row header = {"ID", "STATE", "AGE", "ELAPSED", "DRONE", "OUTCOME", "WHY"};
   ctx.out << FormatTable(rows.size() + 1, [&](size_t i, Row& cells) -> const Row& {
     if (i == 0) return header;
     const MissionRow& r = rows[i - 1];
     std::string outcome = r.outcome;
     for (const std::string& rule : r.rules) outcome += (outcome.empty() ? "" : ",") + rule;
-    cells = {r.ref.id, r.ref.state, r.time ? FormatAge(now - *r.time) : "-", Dash(r.drone),
-             Dash(outcome)};
+    const std::optional<int64_t> e = ElapsedMs(r, now);
+    cells = {r.ref.id,
+             r.ref.state,
+             r.time ? FormatAge(now - *r.time) : "-",
+             e ? FormatAge(*e) : "-",
+             Dash(r.drone),
+             Dash(outcome),
+             Dash(r.why)};
     return cells;
   });
   return kExitOk;

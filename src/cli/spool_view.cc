@@ -135,7 +135,7 @@ MissionRow SpoolView::Describe(const MissionRef& ref) const {
 }
 
 MissionRow SpoolView::Describe(MissionRef ref, Env::Dir* state_dir) const {
-  MissionRow row{std::move(ref), "", "", "", std::nullopt, {}};
+  MissionRow row{std::move(ref), "", "", "", std::nullopt, {}, std::nullopt, std::nullopt, ""};
   const MissionRef& r = row.ref;
   // A file of the mission directory: below its state directory, held open, when given.
   auto read = [&](const std::string& name, size_t max_bytes) {
@@ -158,9 +158,25 @@ MissionRow SpoolView::Describe(MissionRef ref, Env::Dir* state_dir) const {
         named = true;
       }
     }
-    if (*r.phase == Phase::kReturned)
-      if (auto ret = Members(read("return.json", kMaxReturnFile), {"outcome"}))
-        row.outcome = (*ret)[0].value_or("");
+    if (*r.phase == Phase::kReturned) {
+      Result<std::string> bytes = read("return.json", kMaxReturnFile);
+      Result<json::Value> ret =
+          bytes.ok() ? json::Parse(*bytes) : Result<json::Value>(bytes.status());
+      if (ret.ok() && ret->is_object()) {
+        row.outcome = StringField(*ret, "outcome");
+        if (const json::Value* t = ret->find("times"); t && t->is_object()) {
+          row.started = ParseTime(StringField(*t, "started"));
+          row.ended = ParseTime(StringField(*t, "ended"));
+        }
+      }
+    }
+    if (*r.phase == Phase::kRunning)
+      if (auto launch = Members(read("launch.json", kMaxSmallFile), {"time"}))
+        row.started = ParseTime((*launch)[0].value_or(""));
+    if (*r.phase == Phase::kDenied || *r.phase == Phase::kRejected)
+      if (auto why = Members(read("why.json", kMaxSmallFile), {"field", "reason"}))
+        row.why =
+            ((*why)[0] && !(*why)[0]->empty() ? *(*why)[0] + ": " : "") + (*why)[1].value_or("");
     if (*r.phase == Phase::kHold || *r.phase == Phase::kDenied) {
       auto gate = [&](const std::string& name) -> Result<json::Value> {
         Result<std::string> bytes = read(name, kMaxSmallFile);

@@ -38,6 +38,10 @@ struct MissionRow {
   // hold and denied: the ids of the rules behind the gate's verdict (gate2.json's, else
   // gate1.json's); empty otherwise.
   std::vector<std::string> rules;
+  // When the drone started (running: launch.json's time; returned: return.json's times.started)
+  // and, returned, ended; the reason of a denied or rejected mission ("FIELD: REASON", why.json).
+  std::optional<TimeMs> started, ended;
+  std::string why;
 };
 
 // Every state name `ls` accepts, in lifecycle order: incoming, hold, queued, running, returned,

@@ -71,7 +71,7 @@ jq_ok "$S/hold/P-proxy/gate2.json" "d['verdict'] == 'hold' and d['rules'] == ['e
 [[ ! -e "$S/keys/launch.P-proxy.1" ]] || fail "a drone started for the held P-proxy"
 hangar ls hold --json | python3 -c 'import json,sys; r={m["id"]: m["rules"] for m in json.load(sys.stdin)}; sys.exit(0 if r.get("P-proxy") == ["env.hold"] else 1)' ||
   fail "hangar ls hold --json does not give P-proxy's rule: $(hangar ls hold --json)"
-hangar ls denied | grep -Eq "^P-link +denied .* paths\.protected$" ||
+hangar ls denied | grep -Eq "^P-link +denied .* paths\.protected( |$)" ||
   fail "hangar ls denied does not say why P-link was denied: $(hangar ls denied)"
 hangar approve P-proxy --why "the proxy is ours" >/dev/null || fail "hangar approve P-proxy failed"
 wait_returned P-proxy 30

@@ -28,7 +28,7 @@ jq_ok "$S/denied/G-post/gate1.json" "d['verdict'] == 'deny' and d['rules'] == ['
   fail "G-post gate1.json: $(cat "$S/denied/G-post/gate1.json")"
 [[ ! -e "$S/keys/launch.G-post.1" && ! -e "$S/rooms/G-post" ]] || fail "a drone started for G-post"
 wait_until 10 test -d "$S/hold/G-push" || fail "G-push not held (state: $(state_of G-push))"
-hangar ls hold | grep -Eq "^G-push +hold .* acts\.hold\.push$" ||
+hangar ls hold | grep -Eq "^G-push +hold .* acts\.hold\.push( |$)" ||
   fail "hangar ls hold does not show G-push and why: $(hangar ls hold)"
 wait_returned G-ok 20
 [[ "$(outcome G-ok)" == done ]] || fail "G-ok outcome $(outcome G-ok)"

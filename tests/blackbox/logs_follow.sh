@@ -47,6 +47,14 @@ check never-ran-is-66 test "$rc" = 66
 check never-ran-says-so grep -q 'its drone never ran' "$T/rej.err"
 rc=0; hangar logs -f L-rej >/dev/null 2>&1 || rc=$?
 check follow-of-rejected-is-1 test "$rc" = 1
+# ls: oldest first, several states, the reason of a rejected one, an elapsed column.
+hangar ls returned rejected >"$T/ls.txt"
+check ls/header grep -Eq '^ID +STATE +AGE +ELAPSED +DRONE +OUTCOME +WHY$' "$T/ls.txt"
+check ls/oldest-first test "$(awk 'NR > 1 {print $1}' "$T/ls.txt" | tr '\n' ' ')" = "L1 L-rej "
+check ls/rejected-says-why grep -Eq '^L-rej +rejected .*drone: ' "$T/ls.txt"
+check ls/elapsed grep -Eq '^L1 +returned +[0-9]+[smhd] +[0-9]+s +script +failed' "$T/ls.txt"
+check ls/requester test "$(hangar ls --requester nobody-else | wc -l)" = 1
+check ls/json-lines test "$(hangar ls --json-lines returned | wc -l)" = 1
 
 # Across a SIGKILL and restart of hangard.
 mission L2 script 1 '' 'say before' 'sleep 4' 'say after' | drop L2.json
