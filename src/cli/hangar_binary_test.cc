@@ -215,6 +215,15 @@ TEST_F(HangarBinaryTest, LsListsOldestFirstAcrossTheStatesAsked) {
   EXPECT_EQ(ParsedOut(Run({"ls", "--json", "--requester", "alice"})).as_array().size(), 4u);
 }
 
+TEST_F(HangarBinaryTest, ACommandsHelpNamesItsRequiredOptionsAndTheGlobalOnes) {
+  Ran help = Run({"grant", "--help"});
+  EXPECT_EQ(help.rc, 0);
+  EXPECT_NE(help.out.find("--mission TEXT"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("Global options (before or after the command):"), std::string::npos);
+  EXPECT_NE(help.out.find("--spool TEXT"), std::string::npos) << help.out;
+  EXPECT_NE(Run({"logs", "--help"}).out.find("--no-wait"), std::string::npos);
+}
+
 TEST_F(HangarBinaryTest, StatusSeesALiveKernelByItsLock) {
   s.Write("hangard.json", "{\"hangar\":1,\"pid\":4242,\"started\":\"2027-01-15T08:00:00.000Z\"}");
   int fd = open(s.layout().LockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);

@@ -36,8 +36,17 @@ int Main(int argc, char** argv) {
 
   std::string file, state, id;
   std::optional<double> timeout;
-  auto command = [&app](const char* name, const char* what) {
+  // Every command's --help ends with the global options, which it takes before or after its name.
+  std::string globals = "\nGlobal options (before or after the command):\n";
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_name() == "--help") continue;
+    std::string name = o->get_name() + (o->get_expected_min() > 0 ? " " + o->get_type_name() : "");
+    name.resize(std::max<size_t>(name.size() + 2, 28), ' ');
+    globals += "  " + name + o->get_description() + "\n";
+  }
+  auto command = [&app, &globals](const char* name, const char* what) {
     CLI::App* c = app.add_subcommand(name, what);
+    c->footer(globals);
     c->fallthrough();  // global options may follow the command
     return c;
   };
