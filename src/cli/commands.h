@@ -22,6 +22,11 @@ int RunSubmit(const Context& ctx, const std::string& file);
 // valid id, and it becomes the mission's id when the mission has no "id" field.
 std::string FreshId(TimeMs now, uint32_t random24);
 
+// config check [FILE]: the config (default: the one hangard reads) as hangard parses it, each
+// program a profile or op handler names executable, each template's placeholders known, its policy
+// loadable; 0 when all hold, 78 with every problem named otherwise (man hangar.1, config check).
+int RunConfigCheck(const Context& ctx, const std::string& file);
+
 // ls [STATE...] [--requester R] [--since TIME] [--json-lines]: the missions, oldest first by
 // intake time.
 struct ListArgs {

@@ -91,6 +91,13 @@ int Main(int argc, char** argv) {
   apply->add_option("id", id, "the mission id")->required();
   apply->add_option("--to", apply_to, "the checkout (default: the mission's repository)");
   apply->add_flag("--3way", three_way, "merge when the checkout has moved past the base");
+  CLI::App* config_cmd = command("config", "the config file");
+  config_cmd->require_subcommand(1);
+  std::string config_file;
+  CLI::App* config_check = config_cmd->add_subcommand(
+      "check", "check a config as hangard reads it, and its programs, templates and policy");
+  config_check->add_option("file", config_file, "the config (default: the one hangard reads)");
+  config_check->fallthrough();
   CLI::App* status =
       command("status", "kernel presence, counts per state, oldest waiting, notify backlog");
   bool status_check = false;
@@ -233,6 +240,7 @@ int Main(int argc, char** argv) {
   if (cancel->parsed()) return RunCancel(ctx, id);
   if (retry->parsed()) return RunRetry(ctx, id);
   if (status->parsed()) return RunStatus(ctx, status_check);
+  if (config_check->parsed()) return RunConfigCheck(ctx, config_file);
   if (patch->parsed()) return RunPatch(ctx, id);
   if (apply->parsed()) return RunApply(ctx, id, apply_to, three_way);
   if (approve->parsed()) return RunApprove(ctx, id, why, sign_key, principal);
