@@ -75,9 +75,8 @@ Daemon::~Daemon() {
     if (fd >= 0) close(fd);
 }
 
-void Daemon::Say(const std::string& line) {
-  std::string out = FormatTime(env_->Now()) + " hangard: " + line + "\n";
-  (void)!write(2, out.data(), out.size());
+void Daemon::Say(const std::string& line, Priority p) {
+  WriteStderr(journal_, p, FormatTime(env_->Now()), line);
 }
 
 Status Daemon::WritePresence(const char* status) {
@@ -113,14 +112,14 @@ void Daemon::UpdatePresence() {
   if (!running_) return;  // Start writes it once recovery is over
   Status s = WritePresence("running");
   // Best effort: hangard.json only reports, and a failure to write it decides nothing.
-  if (!s.ok() && !presence_said_) Say("cannot update hangard.json: " + s.message());
+  if (!s.ok() && !presence_said_) Say("cannot update hangard.json: " + s.message(), Priority::kErr);
   presence_said_ = !s.ok();
 }
 
 void Daemon::StopWork(const Status& cause) {
   const std::string line = work_.Stop(cause, env_->Now());
   if (line.empty()) return;  // the first reason stands
-  Say(line);
+  Say(line, Priority::kErr);
   drops_.Clear();
   if (watches_) watches_->DropPendingOps();
   UpdatePresence();

@@ -58,6 +58,7 @@
 #include "daemon/ledger_keeper.h"
 #include "daemon/periodic.h"
 #include "daemon/run_watches.h"
+#include "daemon/stderr_log.h"
 #include "daemon/watchdog.h"
 #include "daemon/work_state.h"
 #include "daemon/worker_pool.h"
@@ -122,7 +123,7 @@ class Daemon {
   bool SpaceReturned();
   void PauseIntake(const std::string& reason);
   void RetryIntake();
-  void Say(const std::string& line);
+  void Say(const std::string& line, Priority p = Priority::kInfo);
   void Checkpoint();  // a signed checkpoint when one is due
 
   // ---- daemon_start.cc ----
@@ -168,11 +169,12 @@ class Daemon {
   WorkState work_;
   DropQueue drops_;
   EngineWatch engines_;
-  std::unique_ptr<RunWatches> watches_;  // made in Start, with the inotify descriptor
-  std::string presence_fail_closed_;     // fail_closed as hangard.json last said it
-  bool presence_clock_behind_ = false;   // what hangard.json says of the clock
-  bool presence_said_ = false;           // a failed hangard.json write while running was said
-  bool running_ = false;                 // Start is over: hangard.json follows fail_closed
+  std::unique_ptr<RunWatches> watches_;     // made in Start, with the inotify descriptor
+  std::string presence_fail_closed_;        // fail_closed as hangard.json last said it
+  bool presence_clock_behind_ = false;      // what hangard.json says of the clock
+  bool presence_said_ = false;              // a failed hangard.json write while running was said
+  const bool journal_ = StderrIsJournal();  // stderr is the journal: priority prefixes, no time
+  bool running_ = false;                    // Start is over: hangard.json follows fail_closed
   int inotify_fd_ = -1, signal_fd_ = -1;
   sigset_t old_mask_{};    // the signal mask Start found, put back when the Daemon goes
   bool mask_set_ = false;  // Start blocked SIGTERM, SIGINT and SIGHUP for its signalfd

@@ -48,7 +48,7 @@ Status Daemon::Step(int max_wait_ms, bool* quit) {
     // effort: they did nothing a start would miss, so a failure here is said and no more).
     if (!work_.stopped() && setup_.config.record_signals)
       if (Status f = signals_.Flush(); !f.ok())
-        Say("cannot write the signal record's last lines: " + f.message());
+        Say("cannot write the signal record's last lines: " + f.message(), Priority::kErr);
     return work_.stopped() ? Status::Ok() : s;  // s: hangard.json's last write
   }
   // A failure outside a decision (a scan that cannot list, a notify record): the same stop.
@@ -87,7 +87,7 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
     bool overflow = false;
     Status s = ReadInotify(&overflow);
     if (s.ok() && overflow) {
-      Say("inotify queue overflowed: rescanning the spool");
+      Say("inotify queue overflowed: rescanning the spool", Priority::kWarning);
       s = ScanAll();
     }
     if (!s.ok()) return s;

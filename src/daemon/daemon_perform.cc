@@ -33,7 +33,8 @@ Status Daemon::PerformIntakeAction(const Intake& in, std::deque<Signal>* pending
   if (u.code() == Code::kNotFound) return s;  // in place after all, but not known to be durable
   if (!u.ok())
     Say("the intake of " + in.id + " is not wholly undone (" + u.message() +
-        "); the next start finishes it");
+            "); the next start finishes it",
+        Priority::kErr);
   *undone = true;
   pending->push_front(IntakeFailed{in.name, in.id, s.message(), env_->Now()});
   PauseIntake(s.message());
@@ -119,7 +120,8 @@ Status Daemon::PerformConsumeAction(const ConsumeControl& x) {
   if (s.ok() || !x.bad) return s;
   // A bad request that cannot be filed must not come back at every start: its reason is in
   // the log line the kernel wrote; the request goes.
-  Say("control " + x.name + " could not be kept in control/bad (" + s.message() + "); removed");
+  Say("control " + x.name + " could not be kept in control/bad (" + s.message() + "); removed",
+      Priority::kWarning);
   return env_->Remove(layout_.ControlNew() + "/" + x.name);
 }
 
@@ -204,7 +206,8 @@ Status Daemon::PerformAnswerOp(const AnswerOp& a) {
   }
   if (s = env_->WriteFileAtomic(ops, a.name + ".result.json", a.result); !s.ok()) return s;
   if (Status r = WriteRoomResult(layout_.Room(a.id), a.name, a.result); !r.ok())
-    Say(a.id + ": the answer to ops/" + a.name + ".json stays in the spool only: " + r.message());
+    Say(a.id + ": the answer to ops/" + a.name + ".json stays in the spool only: " + r.message(),
+        Priority::kWarning);
   return Status::Ok();
 }
 

@@ -104,7 +104,8 @@ Status Daemon::Start() {
   }
   if (ledger_.anchor_same_filesystem())
     Say("warning: anchor " + ledger_.anchor_path() +
-        " is on the spool's filesystem: it guards against edits, not against losing the disk");
+            " is on the spool's filesystem: it guards against edits, not against losing the disk",
+        Priority::kWarning);
 
   Result<std::vector<std::string>> fixed = RecoverIntakes(env_, layout_);
   if (!fixed.ok()) return fixed.status();

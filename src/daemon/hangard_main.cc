@@ -13,6 +13,7 @@
 
 #include "daemon/daemon.h"
 #include "daemon/sd_notify.h"
+#include "daemon/stderr_log.h"
 #include "env/env.h"
 #include "env/fault_env.h"
 #include "kernel/config.h"
@@ -51,8 +52,12 @@ std::string FindTool(const char* name) {
 }
 
 int Fail(int code, const std::string& msg) {
-  std::fprintf(stderr, "hangard: %s\n", msg.c_str());
+  hangar::WriteStderr(hangar::StderrIsJournal(), hangar::Priority::kErr, "", msg);
   return code;
+}
+
+void Warn(const std::string& msg) {
+  hangar::WriteStderr(hangar::StderrIsJournal(), hangar::Priority::kWarning, "", "warning: " + msg);
 }
 
 }  // namespace
@@ -94,13 +99,10 @@ int main(int argc, char** argv) {
   if (FaultEnv* f = fault->get()) {
     env = f;
     const char* fault_log = getenv("HANGAR_FAULT_LOG");
-    std::fprintf(
-        stderr, "hangard: warning: faults are injected, for testing only: %s%s%s%s\n",
-        DescribeFaultPlan(f->plan()).c_str(), fault_log ? "; mutating calls logged to " : "",
-        fault_log ? fault_log : "",
-        f->clock_offset()
-            ? ("; the clock is off by " + std::to_string(f->clock_offset()) + " ms").c_str()
-            : "");
+    Warn("faults are injected, for testing only: " + DescribeFaultPlan(f->plan()) +
+         (fault_log ? std::string("; mutating calls logged to ") + fault_log : "") +
+         (f->clock_offset() ? "; the clock is off by " + std::to_string(f->clock_offset()) + " ms"
+                            : ""));
   }
 
   Result<std::string> text = env->ReadFile(config_path, 1 << 20);
@@ -179,11 +181,9 @@ int main(int argc, char** argv) {
   Layout layout = Layout::Make(spool, setup.config.rooms);
   for (const auto& [name, profile] : setup.config.profiles)
     if (profile.sandbox == "bwrap" && setup.bwrap.empty())
-      std::fprintf(stderr,
-                   "hangard: warning: profile %s runs drones in bubblewrap, which is not installed "
-                   "(Debian package bubblewrap): its missions are denied at launch, never run "
-                   "unsandboxed\n",
-                   name.c_str());
+      Warn("profile " + name +
+           " runs drones in bubblewrap, which is not installed (Debian package bubblewrap): its "
+           "missions are denied at launch, never run unsandboxed");
   // An engine launcher needs its tools on hangard's PATH; without them each launch fails (the
   // mission returns failed with the reason), so say it once at start.
   for (const auto& [name, profile] : setup.config.profiles) {
@@ -192,10 +192,8 @@ int main(int argc, char** argv) {
                                                      : nullptr;
     const char* path = getenv("PATH");
     if (tool && !hangar::FindProgram(tool, path ? path : "", "/"))
-      std::fprintf(stderr,
-                   "hangard: warning: profile %s runs drones with launcher %s, but %s is not on "
-                   "hangard's PATH: its launches will fail\n",
-                   name.c_str(), profile.launcher.c_str(), tool);
+      Warn("profile " + name + " runs drones with launcher " + profile.launcher + ", but " + tool +
+           " is not on hangard's PATH: its launches will fail");
   }
   ManifestLimits limits{setup.config.manifest_max_entries, setup.config.manifest_max_hash_bytes};
 
@@ -219,8 +217,8 @@ int main(int argc, char** argv) {
     unsetenv("HANGAR_FAULT");
     unsetenv("HANGAR_FAULT_LOG");
     execv("/proc/self/exe", argv);
-    std::fprintf(stderr, "hangard: cannot restart in place (%s); exiting for a restart\n",
-                 std::strerror(errno));
+    Fail(0, std::string("cannot restart in place (") + std::strerror(errno) +
+                "); exiting for a restart");
     _exit(kExTempFail);
   }
   SdNotify("STOPPING=1");
@@ -228,7 +226,7 @@ int main(int argc, char** argv) {
   // Observations still in flight are redone at the next start (their missions stay in running/);
   // do not wait for their done-checks here.
   if (!s.ok()) {
-    std::fprintf(stderr, "hangard: fatal: %s\n", s.message().c_str());
+    Fail(0, "fatal: " + s.message());
     _exit(kExIoErr);
   }
   _exit(0);
