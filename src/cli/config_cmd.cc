@@ -16,6 +16,7 @@
 #include "kernel/config.h"
 #include "kernel/plan.h"
 #include "kernel/policy.h"
+#include "launch/drone_exec.h"
 
 namespace hangar::cli {
 
@@ -38,25 +39,17 @@ std::string UnknownPlaceholders(const std::string& t) {
   return out;
 }
 
-// Why PROGRAM (argv[0], {bindir} expanded) cannot be executed, found on PATH when it has no '/';
-// "" when it can.
+// Why PROGRAM (argv[0], {bindir} expanded) cannot be executed: a path is tried as it is, a bare
+// name as the launch finds it on PATH (launch/drone_exec.h); "" when it can.
 std::string NotExecutable(const std::string& program, const std::string& path) {
-  auto why = [](const std::string& p) -> std::string {
-    struct stat st {};
-    if (stat(p.c_str(), &st) != 0) return p + ": " + strerror(errno);
-    if (!S_ISREG(st.st_mode)) return p + ": not a regular file";
-    if (access(p.c_str(), X_OK) != 0) return p + ": not executable (" + strerror(errno) + ")";
-    return "";
-  };
-  if (program.find('/') != std::string::npos) return why(program);
-  for (size_t at = 0; at <= path.size();) {
-    size_t end = path.find(':', at);
-    if (end == std::string::npos) end = path.size();
-    const std::string dir = path.substr(at, end - at);
-    if (!dir.empty() && why(dir + "/" + program).empty()) return "";
-    at = end + 1;
-  }
-  return program + ": not found on PATH " + path;
+  if (program.find('/') == std::string::npos)
+    return FindProgram(program, path, "/") ? "" : program + ": not found on PATH " + path;
+  struct stat st {};
+  if (stat(program.c_str(), &st) != 0) return program + ": " + strerror(errno);
+  if (!S_ISREG(st.st_mode)) return program + ": not a regular file";
+  if (access(program.c_str(), X_OK) != 0)
+    return program + ": not executable (" + strerror(errno) + ")";
+  return "";
 }
 
 std::string EnvPath(const std::map<std::string, std::string>& env) {

@@ -24,26 +24,39 @@ std::optional<TimeMs> TimeField(const json::Value& v, const char* key) {
 
 }  // namespace
 
+off_t StartOfLastLines(int fd, size_t n) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return 0;
+  const off_t from = std::max<off_t>(0, st.st_size - off_t(kTailScan));
+  std::string text(size_t(st.st_size - from), '\0');
+  const ssize_t got = pread(fd, text.data(), text.size(), from);
+  if (got <= 0) return from;
+  text.resize(size_t(got));
+  size_t end = text.size();
+  if (end > 0 && text[end - 1] == '\n') end--;  // the last line's own newline
+  if (n == 0) return st.st_size;
+  for (size_t seen = 0; end > 0; end--)
+    if (text[end - 1] == '\n' && ++seen == n) return from + off_t(end);
+  return from;
+}
+
 std::vector<std::string> LastLines(const std::string& path, size_t n) {
   std::vector<std::string> out;
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   struct stat st {};
   if (fd.get() < 0 || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || n == 0) return out;
-  const off_t from = std::max<off_t>(0, st.st_size - off_t(kTailScan));
+  const off_t from = StartOfLastLines(fd.get(), n);
   std::string text(size_t(st.st_size - from), '\0');
   const ssize_t got = pread(fd.get(), text.data(), text.size(), from);
   if (got <= 0) return out;
   text.resize(size_t(got));
   if (!text.empty() && text.back() == '\n') text.pop_back();
-  size_t end = text.size();
-  while (out.size() < n) {
-    const size_t nl = text.rfind('\n', end == 0 ? 0 : end - 1);
-    const size_t start = nl == std::string::npos || end == 0 ? 0 : nl + 1;
-    out.push_back(text.substr(start, end - start));
-    if (start == 0) break;
-    end = nl;
+  for (size_t at = 0;;) {
+    const size_t nl = text.find('\n', at);
+    out.push_back(text.substr(at, nl == std::string::npos ? nl : nl - at));
+    if (nl == std::string::npos) break;
+    at = nl + 1;
   }
-  std::reverse(out.begin(), out.end());
   return out;
 }
 

@@ -4,6 +4,8 @@
 // drone wrote is quoted as data by the table that prints it.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -24,5 +26,9 @@ std::vector<Row> LiveRows(const json::Value& facts);
 // The last N lines of the file at PATH (N >= 0), reading at most its last 16 MiB; empty when it
 // cannot be read.
 std::vector<std::string> LastLines(const std::string& path, size_t n);
+
+// Where, in the open regular file FD as it ends now, its last N lines start (reading at most its
+// last 16 MiB: then no earlier than that).
+off_t StartOfLastLines(int fd, size_t n);
 
 }  // namespace hangar::cli

@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/ending.h"
 #include "cli/exit_code.h"
+#include "cli/live_facts.h"
 #include "cli/output.h"
 #include "cli/spool_view.h"
 #include "env/nofollow.h"
@@ -26,8 +27,6 @@
 namespace hangar::cli {
 
 namespace {
-
-constexpr size_t kTailScan = size_t(16) << 20;  // --tail reads at most the file's last 16 MiB
 
 class Printer {
  public:
@@ -62,22 +61,6 @@ class Printer {
   const LogsArgs& a_;
   std::string partial_;
 };
-
-// Where, from FD's current end, the last N lines start (N >= 0), reading at most kTailScan bytes.
-off_t TailStart(int fd, int64_t n) {
-  struct stat st {};
-  if (fstat(fd, &st) != 0) return 0;
-  const off_t from = std::max<off_t>(0, st.st_size - off_t(kTailScan));
-  std::string text(size_t(st.st_size - from), '\0');
-  const ssize_t got = pread(fd, text.data(), text.size(), from);
-  if (got <= 0) return from;
-  text.resize(size_t(got));
-  size_t end = text.size();
-  if (end > 0 && text[end - 1] == '\n') end--;  // the last line's own newline
-  for (int64_t seen = 0; end > 0; end--)
-    if (text[end - 1] == '\n' && ++seen == n) return from + off_t(end);
-  return n == 0 ? st.st_size : from;
-}
 
 }  // namespace
 
@@ -115,7 +98,7 @@ int RunLogs(const Context& ctx, const LogsArgs& a) {
         fd = UniqueFd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
         if (fd.get() >= 0) {
           file = path;
-          if (a.tail >= 0) lseek(fd.get(), TailStart(fd.get(), a.tail), SEEK_SET);
+          if (a.tail >= 0) lseek(fd.get(), StartOfLastLines(fd.get(), size_t(a.tail)), SEEK_SET);
           if (notify.get() >= 0)
             inotify_add_watch(notify.get(), (ref->path + "/run").c_str(),
                               IN_MODIFY | IN_CLOSE_WRITE | IN_ONLYDIR);
