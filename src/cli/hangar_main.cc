@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/exit_code.h"
 #include "cli/output.h"
+#include "kernel/version.h"
 
 namespace hangar::cli {
 namespace {
@@ -32,6 +33,7 @@ int Main(int argc, char** argv) {
   app.add_option("--answer-wait", answer_wait_s,
                  "control requests: seconds to wait for hangard's answer (default 10)");
   app.add_flag("--no-wait", no_wait, "control requests: drop the request and leave");
+  app.set_version_flag("--version", VersionLine("hangar"));
   app.require_subcommand(1);
 
   std::string file, state, id;
@@ -204,6 +206,8 @@ int Main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

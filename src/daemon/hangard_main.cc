@@ -19,6 +19,7 @@
 #include "kernel/config.h"
 #include "kernel/policy.h"
 #include "kernel/setup_record.h"
+#include "kernel/version.h"
 #include "launch/drone_exec.h"
 #include "shell/users.h"
 
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
   // MiB that are never handed back. Its threads spend their time in system calls, not in malloc.
   mallopt(M_ARENA_MAX, 1);
   CLI::App app{"hangard: the hangar kernel daemon (runs in the foreground)"};
+  app.set_version_flag("--version", VersionLine("hangard"));
   std::string spool, config_path, anchor;
   app.add_option("--spool", spool, "spool directory (else the config's \"spool\")");
   app.add_option(

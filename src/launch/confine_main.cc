@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
 
+#include "kernel/version.h"
 #include "launch/confine.h"
 
 namespace {
@@ -25,6 +27,8 @@ int Say(const std::string& line, int rc) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--version")
+    return std::puts(hangar::VersionLine("hangar-confine").c_str()) < 0;
   // [--forward PORT FORWARDER SOCKET]: network "egress" (launch/confine.h, StartForwarder).
   int forward_port = 0;
   std::string forwarder, socket;

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "env/env.h"
+#include "kernel/version.h"
 #include "launch/egress_proxy.h"
 
 namespace {
@@ -28,6 +29,7 @@ int Fail(int rc, const std::string& why) {
 
 int main(int argc, char** argv) {
   CLI::App app{"hangar-egress: a drone's egress proxy (HTTP CONNECT and plain HTTP, by allowlist)"};
+  app.set_version_flag("--version", hangar::VersionLine("hangar-egress"));
   hangar::EgressProxyOptions o;
   std::string rules;
   app.add_option("--socket", o.socket_path, "unix socket to serve on")->required();

@@ -3,13 +3,17 @@
 // a systemd unit or a Slurm job (launch/exec_plan.h).
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 
+#include "kernel/version.h"
 #include "launch/exec_plan.h"
 #include "launch/supervisor.h"
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "--version" && argc == 2)
+    return std::puts(hangar::VersionLine("hangar-shim").c_str()) < 0;
   if (mode == "--exec" && argc == 4) return hangar::ExecPlan(argv[2], argv[3]);
   if (mode == "--unit-ended" && argc == 3) return hangar::RecordUnitEnded(argv[2]);
   if (argc != 3 || mode.rfind("--", 0) == 0) {
