@@ -18,6 +18,8 @@ namespace hangar::cli {
 
 // submit FILE|-: validates a mission and drops it into incoming/new.
 int RunSubmit(const Context& ctx, const std::string& file);
+// hangar check FILE|-: stage 1 judged as intake would, nothing dropped (cli/check.cc).
+int RunCheck(const Context& ctx, const std::string& file);
 // The name `submit` gives a drop: CompactTime(now) + "-" + six hex digits of random24. It is a
 // valid id, and it becomes the mission's id when the mission has no "id" field.
 std::string FreshId(TimeMs now, uint32_t random24);

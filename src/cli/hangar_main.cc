@@ -55,6 +55,11 @@ int Main(int argc, char** argv) {
   CLI::App* submit =
       command("submit", "validate a mission and drop it into the spool; prints its id");
   submit->add_option("file", file, "the mission file, or - for stdin")->required();
+  CLI::App* check =
+      command("check",
+              "judge a mission at stage 1 as intake would, without submitting it; exit 0 allow, "
+              "1 hold, 2 deny, 65 invalid");
+  check->add_option("file", file, "the mission file, or - for stdin")->required();
   ListArgs list_args;
   CLI::App* ls =
       command("ls", "list missions, oldest first: ID STATE AGE ELAPSED DRONE OUTCOME WHY");
@@ -237,6 +242,7 @@ int Main(int argc, char** argv) {
               no_wait ? 0.0 : answer_wait_s};
 
   if (submit->parsed()) return RunSubmit(ctx, file);
+  if (check->parsed()) return RunCheck(ctx, file);
   if (ls->parsed()) return RunList(ctx, list_args);
   if (show->parsed()) return RunShow(ctx, id);
   if (wait->parsed()) return RunWait(ctx, id, timeout);

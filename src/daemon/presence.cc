@@ -11,6 +11,7 @@ json::Value PresenceJson(const PresenceFacts& f) {
   o["spool"] = f.layout.spool;
   o["rooms"] = f.layout.rooms;
   o["config"] = f.config_path;
+  o["home"] = setup.home;  // what "~" in a mission's writes means (hangar check judges by it)
   o["slots"] = setup.config.slots;
   o["policy"] =
       json::Object{{"file", setup.config.policy.empty() ? json::Value(nullptr)

@@ -106,13 +106,10 @@ void On(Decision& d, const Dropped& drop) {
   GateResult g = GateStage1(m, d.setup.policy, d.setup.text_rules, site, drop.resolved);
   // [DroppedRequesterTaken]: a requester name is its first mission's uid's; grants to it and its
   // work states are that uid's, so another uid may not submit under it (an approver may).
-  if (const RequesterRec* owner = d.st.requesters.Find(m.requester);
-      owner && owner->owner >= 0 && drop.by.uid >= 0 && owner->owner != drop.by.uid &&
-      !d.setup.approvers.count(drop.by.uid))
-    g.Fire(Verdict::kDeny, "requester.owner",
-           "requester \"" + m.requester + "\" is uid " + std::to_string(owner->owner) + "'s (" +
-               owner->owner_user + ", since ledger seq " + std::to_string(owner->bound_seq) +
-               "): uid " + std::to_string(drop.by.uid) + " may not submit as it");
+  if (std::string why =
+          RequesterTakenReason(d.st.requesters, d.setup.approvers, m.requester, drop.by.uid);
+      !why.empty())
+    g.Fire(Verdict::kDeny, "requester.owner", std::move(why));
   Phase to = g.verdict == Verdict::kAllow  ? Phase::kQueued
              : g.verdict == Verdict::kHold ? Phase::kHold
                                            : Phase::kDenied;

@@ -44,7 +44,8 @@ void On(Decision& d, const Recovered& r) {
       !r.intake_sha256.empty() && rec.sha256 != r.intake_sha256) {
     const std::string reason = "mission.json changed after intake (sha256 " + rec.sha256 +
                                ", taken in as " + r.intake_sha256 + "); a person must look again";
-    GateResult g{Verdict::kHold, {"mission.changed"}, reason};
+    GateResult g;
+    g.Fire(Verdict::kHold, "mission.changed", reason);
     json::Object body = d.GateBody(r.id, 1, g);
     body["sha256"] = rec.sha256;
     body["intake_sha256"] = r.intake_sha256;

@@ -37,11 +37,12 @@ int Strength(Verdict v) {
 
 void GateResult::Fire(Verdict v, std::string rule, std::string why) {
   if (v == Verdict::kAllow) return;
-  rules.push_back(std::move(rule));
+  rules.push_back(rule);
   if (Strength(v) > Strength(verdict)) {
     verdict = v;
-    reason = std::move(why);
+    reason = why;
   }
+  fired.push_back({std::move(rule), v, std::move(why)});
 }
 
 TextRules::TextRules(const Policy& policy) {

@@ -64,6 +64,14 @@ struct GateResult {
   Verdict verdict = Verdict::kAllow;
   std::vector<std::string> rules;  // ids of the rules that fired
   std::string reason;              // one line for people; empty when allowed
+  // Every rule that fired with its own verdict and reason, in firing order (hangar check prints
+  // them all; the ledger keeps rules and the strongest reason).
+  struct Fired {
+    std::string rule;
+    Verdict verdict;
+    std::string why;
+  };
+  std::vector<Fired> fired;
 
   // {"hangar":1,"stage":N,"verdict":...,"rules":[...],"reason":...,"time":...}
   json::Value ToJson(int stage, TimeMs now) const;

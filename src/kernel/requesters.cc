@@ -77,4 +77,14 @@ const RequesterRec* RequesterBook::Find(const std::string& requester) const {
   return it == recs_.end() ? nullptr : &it->second;
 }
 
+std::string RequesterTakenReason(const RequesterBook& book, const std::set<int64_t>& approvers,
+                                 const std::string& requester, int64_t uid) {
+  const RequesterRec* owner = book.Find(requester);
+  if (!owner || owner->owner < 0 || uid < 0 || owner->owner == uid || approvers.count(uid))
+    return "";
+  return "requester \"" + requester + "\" is uid " + std::to_string(owner->owner) + "'s (" +
+         owner->owner_user + ", since ledger seq " + std::to_string(owner->bound_seq) + "): uid " +
+         std::to_string(uid) + " may not submit as it";
+}
+
 }  // namespace hangar

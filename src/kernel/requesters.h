@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 #include "base/status.h"
@@ -56,5 +57,11 @@ class RequesterBook {
   std::map<std::string, RequesterRec> recs_;
   std::string digest_;
 };
+
+// Why uid UID may not submit as REQUESTER: the name is another uid's and UID is no approver
+// (decide_intake.cc fires requester.owner with it; hangar check says it before a drop). Empty when
+// it may, or when the uid is unknown (-1).
+std::string RequesterTakenReason(const RequesterBook& book, const std::set<int64_t>& approvers,
+                                 const std::string& requester, int64_t uid);
 
 }  // namespace hangar

@@ -52,18 +52,31 @@ TEST(RequesterBook, CountsStoredVersions) {
   EXPECT_FALSE(b.Apply(GrantRecord{10, "memory.stored", json::Object{{"requester", "r"}}}).ok());
 }
 
-}  // namespace
-}  // namespace hangar
-
-namespace hangar {
-namespace {
-
 TEST(RequesterBook, ReadersFoldOnlyTheEntriesThatMayBind) {
   EXPECT_TRUE(RequesterBook::Folds("memory.stored", R"({"requester":"r"})"));
   EXPECT_TRUE(RequesterBook::Folds("mission.accepted", R"({"id":"M1","owner":true,"uid":7})"));
   EXPECT_FALSE(RequesterBook::Folds("mission.accepted", R"({"id":"M1","uid":7})"));
   EXPECT_FALSE(RequesterBook::Folds("mission.denied", R"({"id":"M1","owner":true})"));
   EXPECT_FALSE(RequesterBook::Folds("grant", R"({"op":"x"})"));
+}
+
+}  // namespace
+}  // namespace hangar
+
+namespace hangar {
+namespace {
+
+TEST(RequesterTakenReason, OnlyAnotherUidThatIsNoApproverIsRefused) {
+  RequesterBook book;
+  book.Bind("alice", 1001, "alice", 7);
+  const std::set<int64_t> approvers{0};
+  EXPECT_EQ(RequesterTakenReason(book, approvers, "alice", 1001), "");
+  EXPECT_EQ(RequesterTakenReason(book, approvers, "alice", 0), "");   // an approver
+  EXPECT_EQ(RequesterTakenReason(book, approvers, "bob", 1002), "");  // unbound name
+  EXPECT_EQ(RequesterTakenReason(book, approvers, "alice", -1), "");  // unknown dropper
+  EXPECT_EQ(RequesterTakenReason(book, approvers, "alice", 1002),
+            "requester \"alice\" is uid 1001's (alice, since ledger seq 7): uid 1002 may not "
+            "submit as it");
 }
 
 }  // namespace
