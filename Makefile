@@ -25,6 +25,7 @@ PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
 UNITDIR   ?= $(PREFIX)/lib/systemd/system
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 CONFDIR   := /etc/hangar
 SPOOLDIR  := /var/spool/hangar
 ANCHORDIR := /var/lib/hangar-anchor
@@ -248,8 +249,13 @@ gate-report: bin/hangar-gate-report
 # hangar.conf, nor the mode of a spool or anchor directory that exists (the anchor is a mount).
 install: $(INSTALLED)
 	install -d -m 0755 $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFDIR) \
-	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(INSTALLED) $(DESTDIR)$(BINDIR)/
+	@# bash completion, generated from the command line's own definitions (hangar completion).
+	bin/hangar completion bash >$(DESTDIR)$(COMPLETIONDIR)/hangar.tmp
+	mv $(DESTDIR)$(COMPLETIONDIR)/hangar.tmp $(DESTDIR)$(COMPLETIONDIR)/hangar
+	chmod 0644 $(DESTDIR)$(COMPLETIONDIR)/hangar
 	install -m 0644 $(wildcard man/*.1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(wildcard man/*.5) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 $(wildcard man/*.8) $(DESTDIR)$(MANDIR)/man8/
@@ -275,6 +281,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
+	rm -f $(DESTDIR)$(COMPLETIONDIR)/hangar
 	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) $(DESTDIR)$(CONFDIR)/hangar.conf.example
 	@echo "kept $(DESTDIR)$(CONFDIR)/hangar.conf, $(DESTDIR)$(SPOOLDIR) and $(DESTDIR)$(ANCHORDIR)"
 

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "cli/exit_code.h"
 #include "cli/output.h"
 #include "kernel/version.h"
@@ -209,6 +210,13 @@ int Main(int argc, char** argv) {
   resume->add_option("--requester", requester, "the requester")->required();
   resume->add_option("--max-bytes", max_bytes, "at most this many bytes of text (default 6000)");
 
+  std::string shell;
+  CLI::App* completion = app.add_subcommand(
+      "completion", "print a completion script generated from these definitions (bash)");
+  completion->add_option("shell", shell, "the shell: bash")
+      ->required()
+      ->check(CLI::IsMember({"bash"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForVersion& e) {
@@ -227,6 +235,10 @@ int Main(int argc, char** argv) {
   if (timeout && !(*timeout >= 0 && *timeout <= 1e9))
     return FailTo(std::cerr, kExitUsage, "wait", "--timeout: expected seconds, 0 or more");
 
+  if (completion->parsed()) {
+    std::cout << BashCompletion(app);
+    return kExitOk;
+  }
   std::error_code ec;
   if (spool.empty()) spool = DefaultSpool();
   std::filesystem::path abs = std::filesystem::absolute(spool, ec);

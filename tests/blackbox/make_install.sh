@@ -40,6 +40,9 @@ want 640 "$D/etc/hangar/hangar.conf"
 cmp -s "$ROOT/etc/hangar.conf.example" "$D/etc/hangar/hangar.conf" || problems+=("hangar.conf is not the example")
 want 750 "$D/var/spool/hangar"
 want 700 "$D/var/lib/hangar-anchor"
+want 644 "$D/usr/share/bash-completion/completions/hangar"
+"$BIN/hangar" completion bash | cmp -s - "$D/usr/share/bash-completion/completions/hangar" ||
+  problems+=("the bash completion is not what hangar completion bash generates")
 report "after the first install"
 
 # The unit names the installed binary and config, and the config and the unit the same places.
@@ -109,7 +112,7 @@ for f in usr/bin/hangard usr/bin/hangar usr/bin/hangar-shim usr/bin/hangar-confi
   usr/bin/hangar-resume-hook usr/bin/hangar-codex-resume usr/share/man/man8/hangard.8 \
   usr/share/man/man1/hangar.1 usr/share/man/man5/hangar.conf.5 usr/lib/systemd/system/hangard.service \
   usr/lib/systemd/system/hangar-reconcile.service usr/lib/systemd/system/hangar-reconcile.timer \
-  etc/hangar/hangar.conf.example; do
+  etc/hangar/hangar.conf.example usr/share/bash-completion/completions/hangar; do
   gone "$D/$f"
 done
 cmp -s "$T/edited.conf" "$D/etc/hangar/hangar.conf" || problems+=("hangar.conf not kept")
