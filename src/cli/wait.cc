@@ -1,7 +1,10 @@
 // hangar wait: blocks until a mission has ended — returned/ID/return.json exists, or the mission
 // is in denied/ or rejected/. inotify on the terminal state directories (and on returned/ID once it
 // exists) wakes us early; the directories are the truth and are looked at again at least every
-// second, so a lost or overflowed event costs at most a second.
+// second, so a lost or overflowed event costs at most a second. A returned mission with a notify
+// dir has ended for its waiter once the return is in that dir's new/: while its outbox record
+// (notify/ID.json) says "pending delivery", wait goes on waiting; a delivery that failed (the
+// record keeps why, and hangard tries again) is said on stderr and does not hold the ending.
 #include <poll.h>
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -33,9 +36,10 @@ class Watcher {
   Watcher(const Watcher&) = delete;
   Watcher& operator=(const Watcher&) = delete;
 
-  void Add(const std::string& dir) {
+  void Add(const std::string& dir, uint32_t also = 0) {
     if (fd_ >= 0)
-      inotify_add_watch(fd_, dir.c_str(), IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
+      inotify_add_watch(fd_, dir.c_str(),
+                        IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR | also);
   }
   // Sleeps until an event or ms have passed; drains what came.
   void Sleep(int ms) {
@@ -71,11 +75,27 @@ int RunWait(const Context& ctx, const std::string& id, std::optional<double> tim
     return FailTo(ctx.err, kExitNoInput, "wait for " + id,
                   "no such mission in " + ctx.layout.spool);
   Watcher watcher(ctx.layout);
+  watcher.Add(ctx.layout.Notify(), IN_DELETE | IN_MOVED_FROM);  // a delivered record goes
   bool watching_dir = false;
+  std::string pending_to;  // the notify dir the return waits for, while it does
   for (;;) {
     auto look = LookForEnding(view, ctx.layout, id);
     if (!look.ok()) return FailTo(ctx.err, kExitIo, "wait for " + id, look.status().message());
-    if (const std::optional<Ending>& e = *look) {
+    pending_to.clear();
+    if (const std::optional<Ending>& e = *look;
+        e && view.Exists(ctx.layout.MissionDir(Phase::kReturned, id)))
+      if (Result<json::Value> rec = view.ReadJson(ctx.layout.Notify() + "/" + id + ".json");
+          rec.ok()) {
+        const std::string reason = StringField(*rec, "reason");
+        if (reason == "pending delivery")
+          pending_to = StringField(*rec, "dir");
+        else
+          ctx.err << "hangar: wait for " << Printable(id)
+                  << ": note: the return is not delivered to "
+                  << Printable(StringField(*rec, "dir")) << " (" << Printable(reason)
+                  << "); hangard tries again\n";
+      }
+    if (const std::optional<Ending>& e = *look; e && pending_to.empty()) {
       if (ctx.json)
         PrintJson(ctx.out, e->doc);
       else
@@ -93,9 +113,13 @@ int RunWait(const Context& ctx, const std::string& id, std::optional<double> tim
       std::optional<MissionRef> where = view.Locate(id);
       char secs[32];
       snprintf(secs, sizeof secs, "%g", *timeout_s);
-      return FailTo(ctx.err, kExitTimeout, "wait for " + id,
-                    std::string("timed out after ") + secs + " s (" +
-                        (where ? "still " + where->state : "not in the spool") + ")");
+      return FailTo(
+          ctx.err, kExitTimeout, "wait for " + id,
+          std::string("timed out after ") + secs + " s (" +
+              (!pending_to.empty() ? "returned, its delivery to " + pending_to + " still pending"
+               : where             ? "still " + where->state
+                                   : "not in the spool") +
+              ")");
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
     watcher.Sleep(int(std::min<int64_t>(1000, left)));
