@@ -5,6 +5,8 @@
 
 #include "base/json.h"
 #include "base/timefmt.h"
+#include "launch/sandbox_command.h"
+#include "launch/sandbox_command.h"
 
 namespace hangar {
 
@@ -26,6 +28,11 @@ class SystemdLauncher : public Launcher {
   Status Start(const Plan& plan, const std::string& plan_file, const std::string& sha256) override {
     const SystemdOptions o = For(plan);
     if (Status s = CheckSystemdShim(shim_); !s.ok()) return Status::Invalid(s.message());
+    // The unit runs on this host: a program it could not execute fails here, as under the direct
+    // launcher, not as a unit that exited 127. (A Slurm job may run on another node, whose
+    // programs this host cannot judge: there hangar-shim --exec says it, exit 127.)
+    if (Result<std::string> p = PlanProgram(plan); !p.ok())
+      return Status::Invalid(p.status().message());
     const std::string unit = UnitName(plan.id, plan.attempt);
     Result<std::vector<EngineReport>> known = Show(plan, {unit});
     if (!known.ok())

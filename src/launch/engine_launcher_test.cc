@@ -74,6 +74,7 @@ class EngineLauncherTest : public ::testing::Test {
     plan_.room = dir_ + "/room";
     plan_.run = dir_ + "/run";
     plan_.deadline_ms = plan_.enforced_deadline_ms = 60000;
+    plan_.argv = {"/bin/true"};
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -127,6 +128,23 @@ TEST_F(EngineLauncherTest, SystemdRefusesAShimPathTheManagerWouldExpand) {
   auto l = MakeSystemdLauncher(RealEnv(), "/opt/$HOME/hangar-shim", engine_.Runner(), {});
   EXPECT_EQ(l->Start(plan_, "/s/plan.json", "abc").code(), Code::kInvalid);
   EXPECT_TRUE(engine_.calls.empty());
+}
+
+TEST_F(EngineLauncherTest, SystemdRefusesAProgramThatCannotBeExecutedWithTheDirectReason) {
+  plan_.launcher = "systemd";
+  auto l = MakeSystemdLauncher(RealEnv(), shim_, engine_.Runner(), {});
+  plan_.argv = {dir_ + "/no-such-drone"};
+  Status s = l->Start(plan_, "/s/plan.json", "abc");
+  EXPECT_EQ(s.code(), Code::kInvalid);
+  EXPECT_EQ(s.message(), "cannot execute " + dir_ + "/no-such-drone: No such file or directory");
+  std::ofstream(dir_ + "/not-exec") << "#!/bin/sh\n";
+  fs::permissions(dir_ + "/not-exec", fs::perms::owner_read | fs::perms::owner_write);
+  plan_.argv = {dir_ + "/not-exec"};
+  s = l->Start(plan_, "/s/plan.json", "abc");
+  EXPECT_EQ(s.message(),
+            "cannot execute " + dir_ + "/not-exec: Permission denied (not executable)");
+  EXPECT_TRUE(engine_.calls.empty()) << "systemd was asked to start it";
+  EXPECT_FALSE(Has("engine-start.json"));
 }
 
 TEST_F(EngineLauncherTest, SystemdObservesTheUnitThenItsExecStopPostRecord) {

@@ -13,12 +13,43 @@
 
 namespace hangar {
 
-Result<DroneCommand> PlanCommand(const Plan& plan) {
+namespace {
+
+// Why the plan's user could not execute PROGRAM (a path; relative: from the room), judged on the
+// host before any launcher or sandbox starts, so that every launcher and sandbox fails the launch
+// with the same reason instead of a drone that "exited 1" or 127 (bwrap's or hangar-confine's
+// execvp failing inside). "" when it can, as far as the mode bits say.
+std::string NotExecutableBy(const std::string& program, const Plan& plan) {
+  const std::string full = program[0] == '/' ? program : plan.room + "/" + program;
+  struct stat st {};
+  if (stat(full.c_str(), &st) != 0) return std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  const uid_t uid = plan.uid >= 0 ? uid_t(plan.uid) : geteuid();
+  const gid_t gid = plan.gid >= 0 ? gid_t(plan.gid) : getegid();
+  const mode_t bit = uid == 0           ? (S_IXUSR | S_IXGRP | S_IXOTH)
+                     : st.st_uid == uid ? S_IXUSR
+                     : st.st_gid == gid ? S_IXGRP
+                                        : S_IXOTH;
+  if (!(st.st_mode & bit)) return std::string(std::strerror(EACCES)) + " (not executable)";
+  return "";
+}
+
+}  // namespace
+
+Result<std::string> PlanProgram(const Plan& plan) {
   const std::string& name = plan.argv[0];
   auto path = plan.env.find("PATH");
   std::optional<std::string> exe =
       FindProgram(name, path == plan.env.end() ? "" : path->second, plan.room);
   if (!exe) return Status::NotFound("cannot execute " + name + ": " + std::strerror(ENOENT));
+  if (std::string why = NotExecutableBy(*exe, plan); !why.empty())
+    return Status::NotFound("cannot execute " + name + ": " + why);
+  return *exe;
+}
+
+Result<DroneCommand> PlanCommand(const Plan& plan) {
+  Result<std::string> exe = PlanProgram(plan);
+  if (!exe.ok()) return exe.status();
   return SandboxCommand(plan, *exe, ConfineProgram());
 }
 

@@ -39,10 +39,14 @@ std::string ConfineProgram();
 // that the drone can write where the plan says and nowhere else. Nothing without one.
 Status HandOverRoom(const Plan& plan);
 
-// The command that runs the plan's drone: plan.argv[0] found on the plan's own PATH (FindProgram,
-// relative entries from the room), in the plan's sandbox. NotFound "cannot execute NAME: No such
-// file or directory" when there is no such program. Both hangar-shim's supervisor and its --exec
-// mode run this.
+// The plan's program: plan.argv[0] found on the plan's own PATH (FindProgram, relative entries
+// from the room). NotFound "cannot execute NAME: REASON" when there is no such program or the
+// plan's user could not execute it (not a regular file, no execute bit for it): judged on the host
+// before any sandbox or engine starts, so every launcher and sandbox gives the same reason.
+Result<std::string> PlanProgram(const Plan& plan);
+
+// The command that runs the plan's drone: PlanProgram in the plan's sandbox. Both hangar-shim's
+// supervisor and its --exec mode run this.
 Result<DroneCommand> PlanCommand(const Plan& plan);
 
 }  // namespace hangar
