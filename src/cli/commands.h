@@ -35,6 +35,7 @@ struct ListArgs {
   std::vector<std::string> states;  // none: all
   std::string requester, since;
   bool json_lines = false;
+  std::optional<double> watch;  // --watch S: the live states again every S seconds
 };
 int RunList(const Context& ctx, const ListArgs& a);
 // --since's TIME: an RFC 3339 time, or a duration back from NOW (90s, 10m, 2h, 3d).

@@ -70,6 +70,11 @@ int Main(int argc, char** argv) {
   ls->add_option("--since", list_args.since,
                  "only missions taken in since TIME (RFC 3339, or 90s, 10m, 2h, 3d ago)");
   ls->add_flag("--json-lines", list_args.json_lines, "one JSON object per mission and line");
+  ls->add_option("--watch", list_args.watch,
+                 "one screen of the running, queued and held missions, again every S seconds")
+      ->expected(0, 1)
+      ->default_str("2")
+      ->check(CLI::Range(0.1, 3600.0));
   CLI::App* show = command("show", "show one mission: state, fields, verdicts, return");
   show->add_option("id", id, "the mission id")->required();
   CLI::App* wait = command("wait", "wait until a mission ends; exit 0 when done, 1 otherwise");

@@ -1,9 +1,15 @@
 // hangar ls: one line per mission (ID STATE AGE ELAPSED DRONE OUTCOME WHY), oldest first by
 // intake time (ties by id); for a held or denied mission OUTCOME gives the gate's rule ids, and
 // WHY the reason of a denied or rejected one.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <thread>
 
+#include "base/plural.h"
 #include "cli/commands.h"
 #include "cli/exit_code.h"
 #include "cli/output.h"
@@ -65,20 +71,10 @@ std::optional<TimeMs> SinceTime(const std::string& text, TimeMs now) {
   return now - n * ms;
 }
 
-int RunList(const Context& ctx, const ListArgs& a) {
-  const auto& names = StateNames();
-  for (const std::string& state : a.states)
-    if (std::find(names.begin(), names.end(), state) == names.end()) {
-      std::string all;
-      for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
-      return FailTo(ctx.err, kExitUsage, "list " + state, "no such state (states: " + all + ")");
-    }
-  const TimeMs now = ctx.env->Now();
-  std::optional<TimeMs> since;
-  if (!a.since.empty() && !(since = SinceTime(a.since, now)))
-    return FailTo(ctx.err, kExitUsage, "list --since " + a.since,
-                  "expected a time (2026-12-01T09:00:00Z) or a duration back from now (90s, "
-                  "10m, 2h, 3d)");
+// One listing of the spool as ARGS select, at NOW; at most MAX_ROWS rows of the table (0: all),
+// then a line saying how many more.
+static int ListOnce(const Context& ctx, const ListArgs& a, TimeMs now, std::optional<TimeMs> since,
+                    size_t max_rows = 0) {
   SpoolView view(ctx.env, ctx.layout);
   if (Status s = view.CheckReadable(); !s.ok()) return Fail(ctx.err, kExitNoInput, s.message());
   std::vector<MissionRow> rows;
@@ -104,6 +100,8 @@ int RunList(const Context& ctx, const ListArgs& a) {
     PrintJson(ctx.out, arr);
     return kExitOk;
   }
+  const size_t more = max_rows && rows.size() > max_rows ? rows.size() - max_rows : 0;
+  if (more) rows.resize(max_rows);
   const Row header = {"ID", "STATE", "AGE", "ELAPSED", "DRONE", "OUTCOME", "WHY"};
   ctx.out << FormatTable(rows.size() + 1, [&](size_t i, Row& cells) -> const Row& {
     if (i == 0) return header;
@@ -120,7 +118,41 @@ int RunList(const Context& ctx, const ListArgs& a) {
              Dash(r.why)};
     return cells;
   });
+  if (more) ctx.out << "... " << Plural(more, "more mission") << "\n";
   return kExitOk;
+}
+
+int RunList(const Context& ctx, const ListArgs& a) {
+  const auto& names = StateNames();
+  for (const std::string& state : a.states)
+    if (std::find(names.begin(), names.end(), state) == names.end()) {
+      std::string all;
+      for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+      return FailTo(ctx.err, kExitUsage, "list " + state, "no such state (states: " + all + ")");
+    }
+  const TimeMs now = ctx.env->Now();
+  std::optional<TimeMs> since;
+  if (!a.since.empty() && !(since = SinceTime(a.since, now)))
+    return FailTo(ctx.err, kExitUsage, "list --since " + a.since,
+                  "expected a time (2026-12-01T09:00:00Z) or a duration back from now (90s, "
+                  "10m, 2h, 3d)");
+  if (!a.watch) return ListOnce(ctx, a, now, since);
+  // --watch: one screen, again every N seconds until interrupted; the live states by default.
+  ListArgs live = a;
+  if (live.states.empty()) live.states = {"running", "queued", "hold"};
+  live.json_lines = false;
+  const bool tty = isatty(STDOUT_FILENO);
+  for (;;) {
+    size_t max_rows = 0;
+    if (struct winsize w{}; tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_row > 4)
+      max_rows = w.ws_row - 4;
+    if (tty) ctx.out << "\033[H\033[J";
+    const TimeMs t = ctx.env->Now();
+    ctx.out << "hangar ls --watch " << *a.watch << ": " << FormatTime(t) << "\n";
+    if (int rc = ListOnce(ctx, live, t, since, max_rows); rc != kExitOk) return rc;
+    ctx.out.flush();
+    std::this_thread::sleep_for(std::chrono::milliseconds(int64_t(*a.watch * 1000)));
+  }
 }
 
 }  // namespace hangar::cli
