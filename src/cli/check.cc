@@ -43,7 +43,7 @@ struct JudgedBy {
 // and policy on disk and what hangard.json says of the running hangard (its home, its anchor, its
 // uid: the owner of hangard.json). The spool is the one hangar was pointed at.
 std::variant<KernelSetup, Failure> Setup(const Context& ctx, const json::Value& presence,
-                                         JudgedBy* by) {
+                                         const LedgerPlace& place, JudgedBy* by) {
   std::string config_path = ctx.config_path;
   if (!ctx.config_given)
     if (std::string c = StringField(presence, "config"); !c.empty()) config_path = c;
@@ -66,7 +66,7 @@ std::variant<KernelSetup, Failure> Setup(const Context& ctx, const json::Value& 
   }
   f.spool = ctx.layout.spool;
   f.bindir = std::filesystem::read_symlink("/proc/self/exe").parent_path().string();
-  f.anchor = FindLedger(ctx, "").AnchorDir();
+  f.anchor = place.AnchorDir();
   f.home = StringField(presence, "home");
   if (f.home.empty()) {
     const char* home = getenv("HOME");
@@ -122,7 +122,8 @@ int RunCheck(const Context& ctx, const std::string& file) {
   json::Value presence;
   if (auto st = view.ReadJson(ctx.layout.StatusFile()); st.ok() && st->is_object()) presence = *st;
   JudgedBy by;
-  auto built = Setup(ctx, presence, &by);
+  const LedgerPlace place = FindLedger(ctx, "");
+  auto built = Setup(ctx, presence, place, &by);
   if (auto* f = std::get_if<Failure>(&built)) return Fail(ctx.err, f->exit_code, f->message);
   const KernelSetup& setup = std::get<KernelSetup>(built);
 
@@ -152,7 +153,7 @@ int RunCheck(const Context& ctx, const std::string& file) {
   std::string requester_note;
   GrantBook grants;
   RequesterBook requesters;
-  ledger::LedgerStore store(ctx.env, ctx.layout.spool, FindLedger(ctx, "").name);
+  ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
   if (Status s = store.OpenForReading(); !s.ok())
     requester_note = "requester ownership not judged: " + s.message();
   else if (Status f = ledger::FoldBooks(store, &grants, &requesters); !f.ok())
