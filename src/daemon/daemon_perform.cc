@@ -7,6 +7,7 @@
 #include "shell/observer.h"
 #include "shell/op_files.h"
 #include "shell/op_handler.h"
+#include "shell/purge.h"
 #include "shell/retry.h"
 #include "shell/scan.h"
 #include "shell/transitions.h"
@@ -58,6 +59,12 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
     Status operator()(const Kill& x) const { return d->PerformKill(x); }
     Status operator()(const Move& x) const { return d->PerformMoveAction(x); }
     Status operator()(const Retry& x) const { return PerformRetry(d->env_, d->layout_, x); }
+    Status operator()(const Purge& x) const {
+      std::vector<std::string> said;
+      Status s = PerformPurge(d->env_, d->layout_, x, &said);
+      for (const std::string& line : said) d->Say(line, Priority::kWarning);
+      return s;
+    }
     Status operator()(const ConsumeControl& x) const { return d->PerformConsumeAction(x); }
     Status operator()(const WriteMemory& x) const {
       Status s = PerformWriteMemory(d->env_, d->layout_, x);

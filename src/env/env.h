@@ -52,6 +52,9 @@ class Env {
   virtual Status MakeDir(const std::string& path) = 0;
   // unlink(2) (or rmdir(2) for an empty directory), then fsync of the parent.
   virtual Status Remove(const std::string& path) = 0;
+  // Removes PATH and everything beneath it without following a symbolic link anywhere (a room a
+  // drone filled; env/remove_tree.h), then fsyncs PATH's parent. NotFound when PATH is absent.
+  virtual Status RemoveTree(const std::string& path) = 0;
 
   // Appends data to path (created with mode 0644 when absent) with one write(2) on an O_APPEND
   // descriptor, then fsyncs it; when this call created the file it fsyncs the directory too. The

@@ -253,6 +253,11 @@ Status FaultEnv::Remove(const std::string& path) {
   return Intercept({"remove", "remove " + path, path}, [&] { return base_->Remove(path); });
 }
 
+Status FaultEnv::RemoveTree(const std::string& path) {
+  return Intercept({"remove-tree", "remove " + path, path},
+                   [&] { return base_->RemoveTree(path); });
+}
+
 Status FaultEnv::AppendDurable(const std::string& path, std::string_view data) {
   return Intercept({"append", "write " + path, path},
                    [&] { return base_->AppendDurable(path, data); });

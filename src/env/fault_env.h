@@ -4,12 +4,12 @@
 // restart on the real Env and check what the spool says.
 //
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
-// CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, AppendDurable,
-// Truncate, WriteMaildir), each once, whatever it returns; never a read (FileSize, ReadAt,
-// ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its Dir) nor Now, nor
-// a LockExclusive (a lock is on no disk). Numbers start at 1 and are
-// taken under one lock, across threads. What is not counted: whatever the process changes without
-// its Env (a direct system call), and other processes (hangar-shim writes through its own RealEnv).
+// CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, RemoveTree,
+// AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read (FileSize,
+// ReadAt, ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its Dir) nor
+// Now, nor a LockExclusive (a lock is on no disk). Numbers start at 1 and are taken under one lock,
+// across threads. What is not counted: whatever the process changes without its Env (a direct
+// system call), and other processes (hangar-shim writes through its own RealEnv).
 //
 // Power loss. Every mutating call of RealEnv fsyncs its data and directories before it returns, so
 // a finished call is on disk, and the unit of loss is the call: a power loss "during" call N leaves
@@ -75,11 +75,12 @@ class FaultEnv : public Env {
 
   // Appends one line per mutating call to path from now on (created 0644 if absent, not
   // truncated), written before the call is performed: "N CALL ARG...", CALL one of write,
-  // write-visible, create, rename, rename-noreplace, mkdir, remove, append, truncate, maildir, the
-  // ARGs its paths (two for a rename; DIR/new/NAME for a maildir delivery; a newline or backslash
-  // in a path is written \n or \\). An injected fault adds a line "fault N crash-before",
-  // "fault N crash-after" or "fault N fail ERRNO" after the call's own. Lines are not fsynced: the
-  // log survives a crash of the process, not of the machine. Io when the file cannot be opened.
+  // write-visible, create, rename, rename-noreplace, mkdir, remove, remove-tree, append,
+  // truncate, maildir, the ARGs its paths (two for a rename; DIR/new/NAME for a maildir delivery; a
+  // newline or backslash in a path is written \n or \\). An injected fault adds a line "fault N
+  // crash-before", "fault N crash-after" or "fault N fail ERRNO" after the call's own. Lines are
+  // not fsynced: the log survives a crash of the process, not of the machine. Io when the file
+  // cannot be opened.
   Status OpenLog(const std::string& path);
 
   // How many mutating calls were made so far.
@@ -101,6 +102,7 @@ class FaultEnv : public Env {
   Status RenameNoReplace(const std::string& from, const std::string& to) override;
   Status MakeDir(const std::string& path) override;
   Status Remove(const std::string& path) override;
+  Status RemoveTree(const std::string& path) override;
   Status AppendDurable(const std::string& path, std::string_view data) override;
   Status Truncate(const std::string& path, uint64_t size) override;
   Status WriteMaildir(const std::string& dir, const std::string& name, std::string_view data,

@@ -13,6 +13,7 @@
 
 #include "env/env.h"
 #include "env/nofollow.h"
+#include "env/remove_tree.h"
 
 namespace hangar {
 
@@ -231,6 +232,11 @@ class Real : public Env {
       if (errno != EISDIR || rmdir(path.c_str()) != 0)
         return Status::Errno("remove " + path, errno);
     }
+    return FsyncPath(Parent(path));
+  }
+
+  Status RemoveTree(const std::string& path) override {
+    if (Status s = RemoveTreeNoFollow(path); !s.ok()) return s;
     return FsyncPath(Parent(path));
   }
 

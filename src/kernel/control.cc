@@ -37,6 +37,8 @@ std::vector<std::string> FieldsOf(ControlKind k) {
       return {"why"};
     case ControlKind::kMemory:
       return {"memory"};
+    case ControlKind::kPurge:
+      return {"ids", "why"};
   }
   return {};
 }
@@ -52,6 +54,24 @@ std::string Str(element request, const char* field, size_t max) {
   std::string s = strict::String(m, field);
   if (s.empty() || s.size() > max) Fail(field, "expected 1 to " + std::to_string(max) + " bytes");
   return s;
+}
+
+// A purge's "ids": 1 to kMaxPurgeIds mission ids, none twice.
+std::vector<std::string> PurgeIds(element request) {
+  element a;
+  if (request["ids"].get(a)) Fail("ids", "missing required field");
+  std::vector<std::string> ids;
+  strict::Items(a, "ids", "expected an array of mission ids",
+                [&](element e, const std::string& at) {
+                  std::string id = strict::String(e, at);
+                  if (!ValidId(id)) Fail(at, "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)");
+                  if (std::find(ids.begin(), ids.end(), id) != ids.end())
+                    Fail(at, "mission " + id + " twice");
+                  ids.push_back(std::move(id));
+                });
+  if (ids.empty() || ids.size() > kMaxPurgeIds)
+    Fail("ids", "expected 1 to " + std::to_string(kMaxPurgeIds) + " mission ids");
+  return ids;
 }
 
 ControlRequest Parse(element v) {
@@ -102,10 +122,14 @@ ControlRequest Parse(element v) {
     element m;
     if (v["memory"].get(m)) Fail("memory", "missing required field");
     r.memory = ReadRequesterMemory(m, "memory");
+  } else if (req == "purge") {
+    r.kind = ControlKind::kPurge;
+    r.ids = PurgeIds(v);
+    if (Has(v, "why")) r.why = Str(v, "why", kMaxWhy);
   } else {
     Fail("request", "unknown request \"" + req +
                         "\" (known: cancel, approve, deny, retry, grant, revoke, reanchor, "
-                        "memory)");
+                        "memory, purge)");
   }
   if (Has(v, "by")) r.by = Str(v, "by", 256);
   if (Has(v, "time") && !ParseRfc3339(Str(v, "time", 64)))
@@ -142,6 +166,8 @@ const char* ControlKindName(ControlKind k) {
       return "retry";
     case ControlKind::kMemory:
       return "memory";
+    case ControlKind::kPurge:
+      return "purge";
   }
   return "?";
 }

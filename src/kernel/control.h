@@ -12,6 +12,7 @@
 //   {"hangar":1,"request":"revoke","op":OP,"mission":ID | "requester":NAME}
 //   {"hangar":1,"request":"reanchor","why":TEXT}
 //   {"hangar":1,"request":"memory","memory":WORK_STATE}  (kernel/requester_memory.h)
+//   {"hangar":1,"request":"purge","ids":[ID...][,"why":TEXT]}  (1 to kMaxPurgeIds ids, no repeat)
 // Every request may carry "by": the name of whoever asked, recorded as claimed (the CLI puts the
 // login name there), and "time": when it was asked (informational).
 #pragma once
@@ -20,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "base/parse_error.h"
 #include "base/timefmt.h"
@@ -27,15 +29,29 @@
 
 namespace hangar {
 
-enum class ControlKind { kCancel, kApprove, kDeny, kGrant, kRevoke, kReanchor, kRetry, kMemory };
+enum class ControlKind {
+  kCancel,
+  kApprove,
+  kDeny,
+  kGrant,
+  kRevoke,
+  kReanchor,
+  kRetry,
+  kMemory,
+  kPurge
+};
+
+// A purge request names at most this many missions (the CLI sends larger selections in parts).
+inline constexpr size_t kMaxPurgeIds = 500;
 
 const char* ControlKindName(ControlKind k);  // "cancel", "approve", ...
 
 struct ControlRequest {
   ControlKind kind = ControlKind::kCancel;
-  std::string id;   // cancel, approve, deny, retry
-  std::string why;  // deny, reanchor (1..1000 bytes); approve (optional)
-  std::string op;   // grant, revoke: [a-z][a-z0-9._-]{0,63}
+  std::string id;                // cancel, approve, deny, retry
+  std::string why;               // deny, reanchor (1..1000 bytes); approve, purge (optional)
+  std::vector<std::string> ids;  // purge: the missions whose directories and rooms go
+  std::string op;                // grant, revoke: [a-z][a-z0-9._-]{0,63}
   // grant, revoke: exactly one subject.
   std::string mission, requester;
   std::optional<TimeMs> until;  // grant: none = until revoked

@@ -34,6 +34,24 @@ TEST(Control, EachRequestParsesWithItsFields) {
   EXPECT_EQ(Ok(R"({"hangar":1,"request":"reanchor","why":"x"})").kind, ControlKind::kReanchor);
 }
 
+// A purge names 1 to kMaxPurgeIds valid ids, none twice.
+TEST(Control, APurgeNamesItsIds) {
+  ControlRequest p = Ok(R"({"hangar":1,"request":"purge","ids":["M1","M2"],"why":"disk"})");
+  EXPECT_EQ(p.kind, ControlKind::kPurge);
+  EXPECT_EQ(p.ids, (std::vector<std::string>{"M1", "M2"}));
+  EXPECT_EQ(p.why, "disk");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"purge"})").field, "ids");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"purge","ids":[]})").field, "ids");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"purge","ids":["../x"]})").field, "ids[0]");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"purge","ids":["M1","M1"]})").field, "ids[1]");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"purge","ids":"M1"})").field, "ids");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"purge","ids":["M1"],"id":"M1"})").field, "id");
+  std::string many = R"({"hangar":1,"request":"purge","ids":[)";
+  for (size_t i = 0; i <= kMaxPurgeIds; ++i)
+    many += (i ? ",\"M" : "\"M") + std::to_string(i) + "\"";
+  EXPECT_EQ(Err(many + "]}").field, "ids");
+}
+
 TEST(Control, ErrorsNameTheField) {
   EXPECT_EQ(Err(R"({"hangar":2,"request":"cancel","id":"M1"})").field, "hangar");
   EXPECT_EQ(Err(R"({"hangar":1,"request":"cancel","id":"../x"})").field, "id");

@@ -1,6 +1,7 @@
-// Control requests: a cancel, approve, deny, retry, grant, revoke, reanchor or memory dropped in
-// control/new is parsed, checked against who may ask (decide_rights.cc), recorded, carried out and
-// answered in control/done; a bad or refused one is kept in control/bad beside its why.
+// Control requests: a cancel, approve, deny, retry, grant, revoke, reanchor, memory or purge
+// dropped in control/new is parsed, checked against who may ask (decide_rights.cc), recorded,
+// carried out and answered in control/done; a bad or refused one is kept in control/bad beside its
+// why.
 #include <algorithm>
 
 #include "base/sha256.h"
@@ -124,6 +125,9 @@ std::string RetryMission(Decision& d, const ControlRequest& r,
   auto it = d.st.missions.find(id);
   if (it == d.st.missions.end()) return "retry: no mission " + id;
   MissionRec& rec = it->second;
+  if (rec.purged)
+    return "retry: mission " + id +
+           " was purged (its files are gone; submit it again under a new id)";
   if (rec.phase != Phase::kReturned)
     return "retry: mission " + id + " is " + std::string(PhaseName(rec.phase)) + ", not returned" +
            (rec.phase == Phase::kRunning ? " (its attempt has not ended)" : "");
@@ -299,6 +303,9 @@ void On(Decision& d, const ControlDropped& c) {
       break;
     case ControlKind::kMemory:
       refused = StoreMemory(d, r, c);
+      break;
+    case ControlKind::kPurge:
+      refused = PurgeMissions(d, r, c.now);
       break;
   }
   if (!refused.empty()) return bad("control.invalid", refused);

@@ -76,9 +76,13 @@ void On(Decision& d, const Dropped& drop) {
   Mission m = std::get<Mission>(std::move(parsed));
   ApplyProfileDefaults(&m, d.setup.config);
   if (!m.id.empty() && d.Used(m.id)) {  // [DroppedDuplicateId]
-    std::string where(PhaseName(d.st.missions[m.id].phase));
+    const MissionRec& used = d.st.missions[m.id];
+    std::string where(PhaseName(used.phase));
     return Reject(d, drop, d.FreshId(drop.now), "id",
-                  "duplicate: id " + m.id + " is already in the spool (" + where + ")");
+                  used.purged
+                      ? "duplicate: id " + m.id + " was used by a mission purged from " + where +
+                            " (purged/" + m.id + ".json); ids are never reused"
+                      : "duplicate: id " + m.id + " is already in the spool (" + where + ")");
   }
   if (!d.setup.config.profiles.count(m.drone)) {
     std::string known;

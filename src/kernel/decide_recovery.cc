@@ -17,6 +17,14 @@ void On(Decision& d, const Recovered& r) {
           std::string(PhaseName(known->second.phase)) + "/");
     return;
   }
+  if (r.purged) {  // [RecoveredPurged] a tombstone: the id stays taken, nothing else of it lives
+    MissionRec rec = NewRec(r.phase, r.accepted);
+    rec.attempt = r.attempt;
+    rec.owner = r.by;
+    rec.purged = true;
+    d.st.missions[r.id] = std::move(rec);
+    return;
+  }
   // [RecoveredAsFound]
   MissionRec rec = NewRec(r.phase, r.accepted);
   rec.attempt = r.attempt;

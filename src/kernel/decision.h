@@ -7,6 +7,7 @@
 //   decide_controls.cc  ControlDropped (cancel, approve, deny, retry, grant, revoke, reanchor)
 //   decide_rights.cc    who may ask for which control request
 //   decide_memory.cc    ControlDropped memory: a requester's work state stored
+//   decide_purge.cc     ControlDropped purge: terminal missions' directories go, tombstones stay
 //   decide_window.cc    OpRequested, OpFinished
 //   decide_launch.cc    the launch queue with gate 2, LaunchDone, the drone's end, Observed
 // kernel.cc dispatches a signal to its part. Each row of the state table in kernel.h is named in
@@ -96,6 +97,9 @@ void On(Decision& d, const Observed& s);
 
 // Stores a "memory" request's work state as its requester's next version; why not, or "".
 std::string StoreMemory(Decision& d, const ControlRequest& r, const ControlDropped& c);
+
+// Purges the missions a "purge" request names that may be purged; why not, when none may.
+std::string PurgeMissions(Decision& d, const ControlRequest& r, TimeMs now);
 
 // Who may ask for what (man/hangar.conf.5, approvers and four_eyes), judged on the uid the OS says
 // dropped the request: {rule, reason} of a refusal, or nothing when it may (decide_rights.cc).

@@ -95,6 +95,7 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
        ",\"user\":" + json::Write(MaybeHex(r.owner.user)) + "}";
   t += ",\"phase\":";
   json::AppendQuoted(&t, PhaseName(r.phase));
+  flag(",\"purged\":", r.purged);
   t += ",\"resolved\":" + json::Write(ResolvedJson(r.resolved));
   sha(",\"sha256\":", r.sha256);
   flag(",\"unproven\":", r.unproven);
@@ -201,6 +202,12 @@ class DecidedWriter {
     Files(a.files);
     Str("id", a.id);
     Int("previous", a.previous);
+    End();
+  }
+  void operator()(const Purge& a) {
+    Begin("purge");
+    Str("from", PhaseName(a.from));
+    Str("id", a.id);
     End();
   }
   void operator()(const WriteMemory& a) {

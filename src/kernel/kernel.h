@@ -102,6 +102,16 @@
 //             |                                 |           |   op.unrun), AnswerOp; Observe when
 //             |                                 |           |   the drone ended and no other op
 //             |                                 |           |   runs
+//   returned/denied/rejected | Control purge, | same, purged | [Purged] Record(mission.purged),
+//             |   by an approver                |           |   Purge each (tombstone purged/ID.json,
+//             |                                 |           |   then the directory and room go);
+//             |                                 |           |   the id stays taken, its keys stay
+//   live or purged | Control purge of it        | same      | [PurgeSkipped] none for that id (the
+//             |                                 |           |   answer names it); refused when no
+//             |                                 |           |   id of the request may be purged
+//   (start)   | Recovered tombstone (purged/)   | purged    | [RecoveredPurged] none: the id stays
+//             |                                 |           |   taken; a later drop of it is a
+//             |                                 |           |   duplicate
 //
 // The ledger: every decision is a Record action placed before the action it backs, and every
 // mission file that states a decision (intake.json, gate2.json, return.json, approve.json,
@@ -204,6 +214,9 @@ struct MissionRec {
   // when hangard started on a rolled-back ledger. Its launch after the backup cannot be ruled
   // out, so the reanchor returns it lost instead of launching it.
   bool unproven = false;
+  // Purged (hangar purge, retention): its directory and room are gone, a tombstone keeps the id
+  // taken; phase is the terminal state it was purged from.
+  bool purged = false;
 };
 
 struct State {
@@ -259,6 +272,8 @@ struct Recovered {
   std::string approved_plan_sha256;  // approve.json "plan_sha256"
   ResolvedWrites resolved;           // live phases: the mission's "writes", resolved again now
   Dropper by = {};                   // intake.json "uid" and "user": who dropped the mission
+  // A tombstone (purged/ID.json): the mission was purged from PHASE; nothing else is read of it.
+  bool purged = false;
 };
 // A signed approve's signature as the shell checked it (shell/signature.h): ssh-keygen -Y verify
 // against the config's allowed_signers, of ApprovalMessage built from the mission as the shell
@@ -493,8 +508,17 @@ struct WriteMemory {
   std::string text;
 };
 
+// Purge a mission in a terminal state (man/hangar-spool.5 "PURGE"): write the tombstone
+// purged/ID.json (durably), then remove FROM/ID and its room, and a notify record left for it.
+// Its keys stay. A stop in between is finished at the next start, from the tombstone.
+struct Purge {
+  std::string id;
+  Phase from = Phase::kReturned;
+  std::string tombstone;
+};
+
 using Action = std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log, Record, RunOp,
-                            AnswerOp, Retry, WriteMemory>;
+                            AnswerOp, Retry, WriteMemory, Purge>;
 
 // The kernel. Decide consumes one signal and returns the actions, in the order they must run.
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal);

@@ -51,6 +51,8 @@ std::vector<std::string> Kinds(const std::vector<Action>& acts) {
             out.push_back("Retry");
           else if constexpr (std::is_same_v<T, WriteMemory>)
             out.push_back("WriteMemory");
+          else if constexpr (std::is_same_v<T, Purge>)
+            out.push_back("Purge");
           else if constexpr (std::is_same_v<T, Log>)
             return;  // lines for people: not asserted
           else

@@ -26,6 +26,8 @@ std::vector<std::string> Layout::AllDirs() const {
                                 Keys(),
                                 Memory(),
                                 Notify(),
+                                Purged(),
+                                PurgeTrash(),
                                 rooms};
   for (Phase p : kAllPhases) d.push_back(StateDir(p));
   return d;

@@ -30,6 +30,11 @@ struct Layout {
   std::string MemoryOf(const std::string& requester) const { return Memory() + "/" + requester; }
   static std::string MemoryName(int64_t version) { return "v" + std::to_string(version) + ".json"; }
   std::string Notify() const { return spool + "/notify"; }
+  // Purged missions' tombstones (man/hangar-spool.5 "PURGE"): purged/ID.json; purged/.trash/ID is
+  // a mission directory on its way out.
+  std::string Purged() const { return spool + "/purged"; }
+  std::string Tombstone(const std::string& id) const { return Purged() + "/" + id + ".json"; }
+  std::string PurgeTrash() const { return Purged() + "/.trash"; }
   std::string LockFile() const {
     return spool + "/hangard.lock";
   }  // flock held by the live hangard

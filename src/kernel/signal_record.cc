@@ -73,7 +73,8 @@ struct Writer {
                         {"approved_sha256", s.approved_sha256},
                         {"approved_plan_sha256", s.approved_plan_sha256},
                         {"resolved", ResolvedJson(s.resolved)},
-                        {"by", DropperJson(s.by)}};
+                        {"by", DropperJson(s.by)},
+                        {"purged", s.purged}};
   }
   json::Value operator()(const ControlDropped& s) const {
     json::Value retry, signature;
@@ -268,6 +269,7 @@ struct Reader {
       r.approved_plan_sha256 = str("approved_plan_sha256");
       r.resolved = Resolved(f["resolved"], f.Path("resolved"));
       r.by = By(f["by"], f.Path("by"));
+      r.purged = f.Has("purged") && flag("purged");  // absent in records made before purge was
       return r;
     }
     if (kind == "control") {

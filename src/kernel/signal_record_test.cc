@@ -92,6 +92,12 @@ struct ActionWriter {
                         {"version", a.version},
                         {"text", a.text}};
   }
+  json::Value operator()(const Purge& a) const {
+    return json::Object{{"action", "purge"},
+                        {"id", a.id},
+                        {"from", std::string(PhaseName(a.from))},
+                        {"tombstone", a.tombstone}};
+  }
 };
 
 json::Value ActionToJson(const Action& a) {
@@ -196,6 +202,13 @@ std::vector<Signal> EveryKind() {
   fin.now = kT;
   all.push_back(fin);
   all.push_back(IntakeFailed{"i.json", "I1", "No space left on device", kT});
+  Recovered tomb;  // a tombstone: purged, nothing but its id, phase, attempts and owner read
+  tomb.id = "P1";
+  tomb.phase = Phase::kDenied;
+  tomb.purged = true;
+  tomb.attempt = 1;
+  tomb.by = Dropper{1000, "ann"};
+  all.push_back(tomb);
   return all;
 }
 
@@ -464,7 +477,7 @@ TEST(SignalRecord, TheMissionTextIsCanonicalJson) {
     Result<json::Value> back = json::Parse(text);
     ASSERT_TRUE(back.ok()) << text;
     EXPECT_EQ(json::Write(*back), text);
-    EXPECT_EQ(back->as_object().size(), 20u) << text;
+    EXPECT_EQ(back->as_object().size(), 21u) << text;
   }
 }
 

@@ -50,6 +50,7 @@ class RecordingEnv : public Env {
     return RealEnv()->MakeDir(path);
   }
   Status Remove(const std::string& path) override { return RealEnv()->Remove(path); }
+  Status RemoveTree(const std::string& path) override { return RealEnv()->RemoveTree(path); }
   Status AppendDurable(const std::string& path, std::string_view data) override {
     return RealEnv()->AppendDurable(path, data);
   }

@@ -9,6 +9,7 @@
 #include "base/parallel.h"
 #include "base/sha256.h"
 #include "kernel/control.h"
+#include "shell/purge.h"
 #include "shell/retry.h"
 #include "shell/users.h"
 #include "shell/workspace.h"
@@ -216,7 +217,10 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const 
                                                TimeMs now,
                                                const std::function<bool(const std::string&)>& alive,
                                                std::vector<std::string>* log) {
-  std::vector<Recovered> out;
+  // Tombstones first: a purged id is taken before any directory of it (one a stop left) is read.
+  Result<std::vector<Recovered>> purged = RecoverPurged(env, l, now, log);
+  if (!purged.ok()) return purged.status();
+  std::vector<Recovered> out = std::move(purged).value();
   for (Phase p : {Phase::kReturned, Phase::kDenied, Phase::kRejected, Phase::kRunning, Phase::kHold,
                   Phase::kQueued}) {
     Result<std::vector<Env::DirEntry>> entries = env->ListEntries(l.StateDir(p));

@@ -34,8 +34,10 @@ Result<std::string> HeldApprovalMessage(Env* env, const Layout& l, const std::st
 // NotFound until then; Invalid when malformed (the message names the file and field).
 Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir);
 
-// Every mission directory of the spool as a Recovered signal: terminal states first, then running,
-// hold, queued (queued in intake order), so the kernel counts busy slots before it launches.
+// Every mission directory of the spool as a Recovered signal: the tombstones of purged missions
+// first (shell/purge.h RecoverPurged, which finishes a purge a stop cut short), terminal states
+// next, then running, hold, queued (queued in intake order), so the kernel counts busy slots
+// before it launches.
 // alive(run_dir) tells whether a supervisor holds that run directory's lock. A live mission's
 // "writes" are resolved again against home (ResolveWrites).
 Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const std::string& home,
