@@ -11,7 +11,10 @@ check(run) reports, each as a sentence naming the mission or file:
   - a mission of run.drops in no state directory (lost from the spool), or ended in a state its
     path does not allow; a count of rejected/ other than run.rejected;
   - an op that ran more than once for one (mission, key) (each handler run appends to run.op_runs);
-  - a launch key in keys/ whose mission is not in running/ or returned/, or whose launch.json and
+  - a purged mission (purged/ID.json, its tombstone) still in a state directory or its room, a
+    tombstone that does not parse or name its id, anything left in purged/.trash;
+  - a launch key in keys/ whose mission is not in running/ or returned/ (or purged with a
+    tombstone that lists the key), or whose launch.json and
     return.json (or those of attempts/N/, kept by a retry) do not name that attempt; a returned
     mission with launch.json but no launch key;
   - a .json file of the spool (outside rooms/, the drop zones and the ledger) that does not parse;
@@ -156,7 +159,8 @@ class Run:
 
     def quiet(self):
         """Every mission of drops ended, nothing waiting anywhere."""
-        ended = set(self.ids_in("returned")) | set(self.ids_in("denied"))
+        ended = set(self.ids_in("returned")) | set(self.ids_in("denied")) | set(
+            n[:-5] for n in self.ids_in("purged") if n.endswith(".json"))
         want = {d[2] for d in self.drops if d[2] and not any(e == "rejected" for e in d[3])}
         if not want <= ended or len(self.ids_in("rejected")) < self.rejected:
             return False
@@ -244,6 +248,27 @@ def check(run):
         left = [n for n in os.listdir(os.path.join(run.s, d)) if n != ".keep"]
         if left:
             v.append(f"{d} not empty: {' '.join(sorted(left))}")
+    tombstones = {}  # id -> its tombstone
+    for n in run.ids_in("purged"):
+        if not n.endswith(".json"):
+            continue
+        id_ = n[:-5]
+        try:
+            t = load(os.path.join(run.s, "purged", n))
+            if t.get("id") != id_:
+                raise ValueError(f"names id {t.get('id')!r}")
+        except (OSError, ValueError, AttributeError) as e:
+            v.append(f"purged/{n}: {e}")
+            continue
+        tombstones[id_] = t
+        if id_ in where:
+            v.append(f"mission {id_} is purged (purged/{n}) and in {where[id_]}/")
+        if os.path.lexists(os.path.join(run.s, "rooms", id_)):
+            v.append(f"mission {id_} is purged but rooms/{id_} is there")
+        where.setdefault(id_, "purged")
+    left = [n for n in run.ids_in("purged/.trash")]
+    if left:
+        v.append(f"purged/.trash not empty: {' '.join(sorted(left))}")
 
     keys = set(os.listdir(os.path.join(run.s, "keys")))
     starts = {}  # (id, attempt) -> how many times its drone started
@@ -267,6 +292,8 @@ def check(run):
             v.append(f"{id_} ({name}) is in no state directory: lost from the spool")
             continue
         end, attempt = st, None
+        if st == "purged":
+            end = "purged:" + str(tombstones[id_].get("state"))
         if st == "returned":
             try:
                 ret = load(os.path.join(run.s, st, id_, "return.json"))
@@ -296,6 +323,10 @@ def check(run):
             continue
         id_, _, attempt = k[len("launch."):].rpartition(".")
         st = where.get(id_)
+        if st == "purged":
+            if k not in tombstones[id_].get("keys", []):
+                v.append(f"key {k} of purged {id_}, but its tombstone does not list it")
+            continue
         if st not in ("running", "returned"):
             v.append(f"key {k} but {id_} is in {st or 'no state'}/")
             continue

@@ -147,5 +147,13 @@ TEST(TimeFmt, Rfc3339ReadSignsAndSpacesAsDigits) {
   EXPECT_EQ(*ParseRfc3339("2024-11-29T19:05:43z"), 1732907143000);
 }
 
+TEST(TimeFmt, DurationsAreDigitsAndOneUnit) {
+  EXPECT_EQ(ParseDurationMs("90s"), 90'000);
+  EXPECT_EQ(ParseDurationMs("30d"), 30 * 86'400'000LL);
+  EXPECT_EQ(ParseDurationMs("0m"), 0);
+  for (const char* bad : {"", "d", "5", "5w", "-5m", "+5m", " 5m", "5 m", "1.5h", "123456789012d"})
+    EXPECT_FALSE(ParseDurationMs(bad)) << bad;
+}
+
 }  // namespace
 }  // namespace hangar

@@ -84,6 +84,23 @@ std::optional<TimeMs> ParseTime(std::string_view text) {
   return TimeMs(timegm(&t)) * 1000 + millis;
 }
 
+std::optional<TimeMs> ParseDurationMs(std::string_view text) {
+  if (text.size() < 2 || text.size() > 12) return std::nullopt;
+  const char unit = text.back();
+  const int64_t ms = unit == 's'   ? 1000
+                     : unit == 'm' ? 60'000
+                     : unit == 'h' ? 3'600'000
+                     : unit == 'd' ? 86'400'000
+                                   : 0;
+  if (ms == 0) return std::nullopt;
+  int64_t n = 0;
+  for (char c : text.substr(0, text.size() - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n * ms;
+}
+
 std::optional<TimeMs> ParseRfc3339(std::string_view text) {
   // sscanf's %d would also take a sign or spaces ("-000", "+-1:-1"): the digits are checked first.
   auto digits = [&](size_t at, size_t n) {

@@ -16,6 +16,9 @@ std::optional<TimeMs> ParseTime(std::string_view text);  // the inverse; nullopt
 // What people type: RFC 3339 with or without fractional seconds, "Z" or a "+HH:MM" offset
 // ("2026-12-01T00:00:00Z", "2026-12-01T09:00:00+09:00"); nullopt if malformed.
 std::optional<TimeMs> ParseRfc3339(std::string_view text);
+// A span people type: N followed by s, m, h or d ("90s", "10m", "2h", "30d"), N at most 11
+// digits; nullopt otherwise.
+std::optional<TimeMs> ParseDurationMs(std::string_view text);
 std::string CompactTime(TimeMs ms);  // 20261129T190543.123Z (ids, file names)
 // True when text is exactly what FormatTime writes for a time of the years -999 to 9999 (the
 // years it writes in four characters: "-026", "0000", "2026"): a real calendar date, hours

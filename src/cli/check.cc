@@ -133,6 +133,9 @@ int RunCheck(const Context& ctx, const std::string& file) {
     if (auto where = view.Locate(m.id))
       return Invalid(ctx, label, "id",
                      "id " + m.id + " is already in the spool (" + where->state + ")");
+  if (!m.id.empty())
+    if (std::string purged = view.PurgedText(m.id); !purged.empty())
+      return Invalid(ctx, label, "id", purged);
   if (!setup.config.profiles.count(m.drone)) {
     std::string known;
     for (const auto& [name, p] : setup.config.profiles) known += (known.empty() ? "" : ", ") + name;

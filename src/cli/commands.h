@@ -41,6 +41,16 @@ int RunList(const Context& ctx, const ListArgs& a);
 // --since's TIME: an RFC 3339 time, or a duration back from NOW (90s, 10m, 2h, 3d).
 std::optional<TimeMs> SinceTime(const std::string& text, TimeMs now);
 
+// purge [ID...] [--older-than SPAN|TIME] [--state S]... [--dry-run] [--why TEXT]: asks the kernel
+// to purge ended missions (man/hangar.1, PURGE): the IDs named, or those of the STATES (returned,
+// denied, rejected by default) that ended before the time or longer ago than the span.
+struct PurgeArgs {
+  std::vector<std::string> ids, states;
+  std::string older_than, why;
+  bool dry_run = false;
+};
+int RunPurge(const Context& ctx, const PurgeArgs& a);
+
 // show ID: everything the spool says about one mission.
 int RunShow(const Context& ctx, const std::string& id);
 

@@ -95,6 +95,20 @@ int Main(int argc, char** argv) {
   CLI::App* retry =
       command("retry", "launch a returned mission again as its next attempt (lost, failed, ...)");
   retry->add_option("id", id, "the mission id")->required();
+  PurgeArgs purge_args;
+  CLI::App* purge = command(
+      "purge", "remove ended missions' directories and rooms; each id stays taken (ledgered)");
+  purge->add_option("id", purge_args.ids, "the missions to purge");
+  purge->add_option("--older-than", purge_args.older_than,
+                    "those that ended before TIME (RFC 3339) or longer ago than 90s, 10m, 2h, 30d");
+  purge
+      ->add_option("--state", purge_args.states,
+                   "only this state: returned, denied or rejected (again for more; default: all "
+                   "three)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  purge->add_flag("--dry-run", purge_args.dry_run, "list what would be purged; change nothing");
+  purge->add_option("--why", purge_args.why, "the reason, for the ledger");
   CLI::App* patch = command("patch", "print the change a workspace mission returned (its patch)");
   patch->add_option("id", id, "the mission id")->required();
   std::string apply_to;
@@ -266,6 +280,7 @@ int Main(int argc, char** argv) {
   if (logs->parsed()) return RunLogs(ctx, logs_args);
   if (cancel->parsed()) return RunCancel(ctx, id);
   if (retry->parsed()) return RunRetry(ctx, id);
+  if (purge->parsed()) return RunPurge(ctx, purge_args);
   if (status->parsed()) return RunStatus(ctx, status_check);
   if (config_check->parsed()) return RunConfigCheck(ctx, config_file);
   if (patch->parsed()) return RunPatch(ctx, id);

@@ -55,20 +55,8 @@ std::string Dash(const std::string& s) {
 
 std::optional<TimeMs> SinceTime(const std::string& text, TimeMs now) {
   if (std::optional<TimeMs> t = ParseRfc3339(text)) return t;
-  // A duration back from now: N followed by s, m, h or d.
-  if (text.size() < 2 || text.size() > 12) return std::nullopt;
-  const char unit = text.back();
-  const std::string digits = text.substr(0, text.size() - 1);
-  if (!std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
-    return std::nullopt;
-  const int64_t n = std::stoll(digits);
-  const int64_t ms = unit == 's'   ? 1000
-                     : unit == 'm' ? 60000
-                     : unit == 'h' ? 3600000
-                     : unit == 'd' ? 86400000
-                                   : 0;
-  if (ms == 0) return std::nullopt;
-  return now - n * ms;
+  if (std::optional<TimeMs> back = ParseDurationMs(text)) return now - *back;  // back from now
+  return std::nullopt;
 }
 
 // One listing of the spool as ARGS select, at NOW; at most MAX_ROWS rows of the table (0: all),

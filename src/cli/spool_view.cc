@@ -79,7 +79,21 @@ std::optional<MissionRef> SpoolView::Locate(const std::string& id) const {
 Result<MissionRef> SpoolView::Find(const std::string& id) const {
   if (Status s = CheckReadable(); !s.ok()) return s;
   if (std::optional<MissionRef> r = Locate(id)) return *r;
+  if (std::string purged = PurgedText(id); !purged.empty()) return Status::NotFound(purged);
   return Status::NotFound("no such mission in " + layout_.spool);
+}
+
+std::string SpoolView::PurgedText(const std::string& id) const {
+  if (!ValidId(id) || !env_->Exists(layout_.Tombstone(id))) return "";
+  Result<json::Value> t = ReadJson(layout_.Tombstone(id));
+  std::string when;
+  if (t.ok()) {
+    const std::string state = StringField(*t, "state"), time = StringField(*t, "purged");
+    const json::Value* seq = t->find("ledger_seq");
+    when = (state.empty() ? "" : " from " + state) + (time.empty() ? "" : " at " + time) +
+           (seq && seq->is_int() ? " (ledger seq " + std::to_string(seq->as_int()) + ")" : "");
+  }
+  return "id " + id + " was purged" + when + " (purged/" + id + ".json); ids are never reused";
 }
 
 std::vector<MissionRef> SpoolView::Refs(const std::string& state) const {

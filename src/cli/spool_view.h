@@ -57,8 +57,12 @@ class SpoolView {
 
   // Finds id (which must be a valid id) in incoming/new or a state directory.
   std::optional<MissionRef> Locate(const std::string& id) const;
-  // Locate, or why not: the spool cannot be read, or "no such mission in SPOOL" (NotFound).
+  // Locate, or why not: the spool cannot be read, "no such mission in SPOOL", or the mission was
+  // purged (PurgedText) (NotFound).
   Result<MissionRef> Find(const std::string& id) const;
+  // "id ID was purged from STATE at TIME (ledger seq N, purged/ID.json); ids are never reused"
+  // when purged/ID.json is there, else "". A purged id is taken for good (man/hangar-spool.5).
+  std::string PurgedText(const std::string& id) const;
 
   // The missions of one state ("" = all), sorted by id. A missing state directory is empty.
   std::vector<MissionRef> Refs(const std::string& state) const;

@@ -13,10 +13,10 @@
 #include "cli/answer.h"
 #include "cli/commands.h"
 #include "cli/drop.h"
-#include "cli/user_file.h"
 #include "cli/exit_code.h"
 #include "cli/output.h"
 #include "cli/spool_view.h"
+#include "cli/user_file.h"
 #include "kernel/config.h"
 #include "kernel/mission.h"
 
@@ -49,7 +49,9 @@ std::string NewDropName(const Context& ctx, const SpoolView& view) {
   std::random_device rd;
   for (;;) {
     std::string name = FreshId(ctx.env->Now(), uint32_t(rd()));
-    if (!view.Locate(name) && !ctx.env->Exists(ctx.layout.IncomingTmp() + "/" + name)) return name;
+    if (!view.Locate(name) && view.PurgedText(name).empty() &&
+        !ctx.env->Exists(ctx.layout.IncomingTmp() + "/" + name))
+      return name;
   }
 }
 
@@ -106,8 +108,8 @@ int AwaitIntake(const Context& ctx, const std::string& id, const std::string& na
 
 int RunSubmit(const Context& ctx, const std::string& file) {
   const std::string label = file == "-" ? "stdin" : file;
-  auto input =
-      file == "-" ? ReadStdin("submit stdin", kMaxMissionBytes) : ReadUserFile(ctx.env, file, "submit " + file, kMaxMissionBytes);
+  auto input = file == "-" ? ReadStdin("submit stdin", kMaxMissionBytes)
+                           : ReadUserFile(ctx.env, file, "submit " + file, kMaxMissionBytes);
   if (auto* f = std::get_if<Failure>(&input)) return Fail(ctx.err, f->exit_code, f->message);
   const std::string& bytes = std::get<std::string>(input);
 
@@ -122,6 +124,9 @@ int RunSubmit(const Context& ctx, const std::string& file) {
     if (auto where = view.Locate(m.id))
       return FailTo(ctx.err, kExitData, "submit " + label,
                     "id " + m.id + " is already in the spool (" + where->state + ")");
+  if (!m.id.empty())
+    if (std::string purged = view.PurgedText(m.id); !purged.empty())
+      return FailTo(ctx.err, kExitData, "submit " + label, purged);
 
   const std::string name = NewDropName(ctx, view);
   Status s = Drop(ctx.env, ctx.layout.IncomingTmp(), ctx.layout.IncomingNew(), name, bytes);

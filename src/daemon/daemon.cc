@@ -60,6 +60,7 @@ Daemon::Daemon(Env* env, KernelSetup setup, SetupFacts facts, Layout layout, Man
           [this](const std::string& line) { Say(line); }) {
   engine_check_.set_period(TimeMs(setup_.config.launchers.poll_s) * 1000);
   notify_retry_.set_period(TimeMs(setup_.config.notify_retry_s) * 1000);
+  retention_check_.set_period(TimeMs(setup_.config.retention.every_s) * 1000);
 }
 
 Daemon::~Daemon() {

@@ -154,6 +154,13 @@ class Daemon {
   Status CheckEngines();
   Status EngineEnded(const std::string& id, const ExitInfo& e);
 
+  // ---- daemon_retention.cc ----
+  // Retention (hangar.conf "retention"), every retention.every_s: the ended missions older than
+  // their state's span go to the kernel as hangard's own purge request (control/new/
+  // purge.retention.*), at most kMaxPurgeIds at a time and one request at a time, judged and
+  // recorded like an approver's. Nothing while the ledger is failed closed.
+  void DropRetention(TimeMs now);
+
   Env* env_;
   KernelSetup setup_;
   SetupFacts facts_;
@@ -188,6 +195,7 @@ class Daemon {
   Periodic notify_retry_{1000, Periodic::StepBack::kRestart};  // period: notify_retry_s
   Periodic intake_retry_{kIntakeRetryMs, Periodic::StepBack::kRestart};
   Periodic storage_check_{kStorageRetryMs, Periodic::StepBack::kDueNow};
+  Periodic retention_check_{3'600'000, Periodic::StepBack::kRestart};  // retention.every_s
   bool restart_ = false;        // space returned: Run ended for a restart in place
   bool rooms_same_fs_ = false;  // the rooms are on the spool's filesystem, seen at start
   Watchdog watchdog_ = Watchdog::FromEnvironment();  // pinged at every turn of the loop

@@ -121,6 +121,7 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
   }
   if (work_.stopped()) return Status::Ok();  // no checkpoint, no delivery: nothing is trusted
   Checkpoint();
+  if (setup_.config.retention.any() && retention_check_.Due(now)) DropRetention(now);
   if (notify_retry_.Due(now)) {
     Status s = outbox_.Retry();
     if (!s.ok()) return s;

@@ -183,7 +183,7 @@ OpHandler ParseOp(const std::string& name, element e) {
 constexpr char kFields[] =
     "a config has hangar, spool, anchor, policy, ledger_name, checkpoint, rooms, slots, "
     "kill_grace_s, notify_retry_s, manifest, drone_user, approvers, allowed_signers, four_eyes, "
-    "record_signals, limits, launchers, profiles, ops";
+    "record_signals, limits, retention, launchers, profiles, ops";
 
 // Reads the top-level field K of the config into C (relative paths from BASE); false when a config
 // has no such field.
@@ -268,6 +268,25 @@ bool ReadField(const std::string& k, element v, const std::string& base, Config*
                         c->limits.ops_per_minute = int(strict::IntegerIn(lv, f, 1, 100000));
                       else
                         return false;
+                      return true;
+                    });
+  } else if (k == "retention") {
+    strict::Members(v, k, "retention has returned, denied, rejected, every_s",
+                    [&](const std::string& rk, const std::string& f, element rv) {
+                      if (rk == "every_s") {
+                        c->retention.every_s = int(strict::IntegerIn(rv, f, 60, 86400));
+                        return true;
+                      }
+                      std::optional<TimeMs>* span = rk == "returned"   ? &c->retention.returned
+                                                    : rk == "denied"   ? &c->retention.denied
+                                                    : rk == "rejected" ? &c->retention.rejected
+                                                                       : nullptr;
+                      if (!span) return false;
+                      *span = ParseDurationMs(strict::NonEmptyString(rv, f));
+                      if (!*span || **span < 60'000)
+                        Fail(f,
+                             "expected a span of at least a minute: N followed by s, m, h or d "
+                             "(\"30d\", \"12h\")");
                       return true;
                     });
   } else if (k == "launchers") {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/timefmt.h"
 #include "kernel/egress.h"
 
 namespace hangar {
@@ -100,6 +101,15 @@ std::vector<std::string> BuildHarnessArgv(Harness h, const std::string& program,
                                           const std::vector<std::string>& allowed_tools,
                                           const std::string& last_message = kCodexLastMessage);
 
+// Retention (man/hangar.conf.5): how long an ended mission's directory and room stay after it
+// ended, per state; hangard purges what is older every every_s seconds, as an approver's
+// "hangar purge" would (recorded on the ledger; the id stays taken). Unset: kept for ever.
+struct Retention {
+  std::optional<TimeMs> returned, denied, rejected;
+  int every_s = 3600;
+  bool any() const { return returned || denied || rejected; }
+};
+
 struct Config {
   std::string file;   // where it was read from (for messages)
   std::string spool;  // absolute; empty when the file does not say (then --spool decides)
@@ -113,6 +123,7 @@ struct Config {
   std::map<std::string, OpHandler> ops;  // op name -> its handler; an op without one never runs
   LauncherSettings launchers;
   DroneLimits limits;
+  Retention retention;
   // The login name drones and done-checks run as (man/hangar.conf.5, drone_user); empty: hangard's
   // own user. Only a hangard run as root can change to it.
   std::string drone_user;

@@ -36,7 +36,9 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
       err(R"({"hangar":1,"slot":3,"profiles":{"x":{"argv":["a"]}}})"),
       "/c.conf: slot: unknown field (a config has hangar, spool, anchor, policy, ledger_name, "
       "checkpoint, rooms, slots, kill_grace_s, notify_retry_s, manifest, drone_user, "
-      "approvers, allowed_signers, four_eyes, record_signals, limits, launchers, profiles, ops)");
+      "approvers, allowed_signers, four_eyes, record_signals, limits, retention, launchers, "
+      "profiles, "
+      "ops)");
   // A field given twice is refused at every level, a profile's or an op's name too.
   EXPECT_EQ(err(R"({"hangar":1,"limits":{"processes":100,"processes":200},)"
                 R"("profiles":{"x":{"argv":["a"]}}})"),
@@ -335,6 +337,37 @@ TEST(Config, TheSignalRecordIsOnUnlessTurnedOff) {
                 .status()
                 .message(),
             "/c.conf: record_signals: expected true or false");
+}
+
+}  // namespace hangar
+
+namespace hangar {
+
+TEST(Config, RetentionIsASpanPerStateAndAPeriod) {
+  auto parse = [](const std::string& retention) {
+    return ParseConfig(
+        R"({"hangar":1,"retention":)" + retention + R"(,"profiles":{"x":{"argv":["a"]}}})",
+        "/c.conf");
+  };
+  Result<Config> none = ParseConfig(R"({"hangar":1,"profiles":{"x":{"argv":["a"]}}})", "/c.conf");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->retention.any());
+  Result<Config> c = parse(R"({"returned":"30d","rejected":"12h","every_s":600})");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->retention.returned, 30 * 86'400'000LL);
+  EXPECT_EQ(c->retention.rejected, 12 * 3'600'000LL);
+  EXPECT_FALSE(c->retention.denied);
+  EXPECT_EQ(c->retention.every_s, 600);
+  EXPECT_EQ(parse(R"({"returned":"30"})").status().message(),
+            "/c.conf: retention.returned: expected a span of at least a minute: N followed by "
+            "s, m, h or d (\"30d\", \"12h\")");
+  EXPECT_EQ(parse(R"({"returned":"10s"})").status().message(),
+            parse(R"({"returned":"30"})").status().message());  // under a minute: the same reason
+  EXPECT_EQ(parse(R"({"queued":"1d"})").status().message(),
+            "/c.conf: retention.queued: unknown field (retention has returned, denied, rejected, "
+            "every_s)");
+  EXPECT_EQ(parse(R"({"every_s":1})").status().message(),
+            "/c.conf: retention.every_s: expected an integer from 60 to 86400");
 }
 
 }  // namespace hangar

@@ -60,7 +60,6 @@ std::string PurgeMissions(Decision& d, const ControlRequest& r, TimeMs now) {
   if (ids.empty()) return "purge: no mission named may be purged: " + skipped_text;
   // [Purged]
   json::Object body = d.Asked({{"ids", json::Array(ids.begin(), ids.end())},
-                               {"by", d.asker.user},
                                {"why", r.why.empty() ? json::Value(nullptr) : json::Value(r.why)},
                                {"skipped", std::move(skipped)}});
   const int64_t seq = d.Ledger("mission.purged", std::move(body), now);

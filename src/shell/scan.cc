@@ -142,7 +142,16 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
                    std::vector<std::string>* log) {
   const Phase p = r->phase;
   const std::string dir = l.MissionDir(p, r->id);
-  if (!Terminal(p)) {
+  if (Terminal(p)) {
+    // An ended mission decides nothing more, but a purge's tombstone says who dropped it, when,
+    // and which launch keys it took: its intake.json and its last launch.json (two small files).
+    ReadIntake(state, r->id + "/intake.json", &r->accepted, &r->intake_sha256, &r->by);
+    if (std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json"))
+      if (const json::Value* att = launch->find("attempt"); att && att->is_int())
+        r->attempt = int(att->as_int());
+    return;
+  }
+  {
     Result<std::string> bytes = state->ReadFile(r->id + "/mission.json", kMaxMissionBytes);
     if (bytes.ok()) r->mission_bytes = std::move(bytes).value();
     const json::Value intake =

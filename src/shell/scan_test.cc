@@ -76,6 +76,31 @@ TEST_F(RecoverMissionsTest, ARunningMissionWithoutLaunchJsonIsTheAttemptAfterIts
   EXPECT_EQ(attempt, (std::map<std::string, int>{{"first", 1}, {"again", 2}, {"known", 3}}));
 }
 
+// An ended mission comes back with its intake time, its dropper and its last attempt, which a
+// purge's tombstone names (found by scripts/crash-sweep: a mission purged after a restart left a
+// tombstone listing none of its launch keys).
+TEST_F(RecoverMissionsTest, AnEndedMissionKeepsItsDropperAndLastAttempt) {
+  Mission(Phase::kReturned, "done", "2026-11-30T00:00:01.000Z");
+  Write(l_.MissionDir(Phase::kReturned, "done") + "/intake.json",
+        R"({"time":"2026-11-30T00:00:01.000Z","sha256":"ab","uid":1000,"user":"ann"})");
+  Write(l_.MissionDir(Phase::kReturned, "done") + "/launch.json", R"({"attempt":2})");
+  Mission(Phase::kRejected, "bad", "2026-11-30T00:00:02.000Z");
+  std::vector<std::string> log;
+  std::vector<Recovered> r = Recover(&log);
+  ASSERT_EQ(r.size(), 2u);
+  for (const Recovered& x : r) {
+    if (x.id == "done") {
+      EXPECT_EQ(x.attempt, 2);
+      EXPECT_EQ(x.by.uid, 1000);
+      EXPECT_EQ(x.by.user, "ann");
+      EXPECT_EQ(x.accepted, *ParseTime("2026-11-30T00:00:01.000Z"));
+    } else {
+      EXPECT_EQ(x.attempt, 0);  // never launched
+      EXPECT_EQ(x.accepted, *ParseTime("2026-11-30T00:00:02.000Z"));
+    }
+  }
+}
+
 TEST_F(RecoverMissionsTest, StrayFilesAndLinksAreLeftAloneAndSaid) {
   Mission(Phase::kQueued, "real", "2026-11-30T00:00:01.000Z");
   Write(l_.StateDir(Phase::kQueued) + "/notes.txt", "hello\n");
