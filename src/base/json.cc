@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "base/json_error.h"
 #include "base/simdjson_util.h"
 
 namespace hangar::json {
@@ -128,8 +129,8 @@ simdjson::error_code ParseDom(std::string_view text, simdjson::dom::parser& own,
   return parser.parse(text.data(), text.size()).get(*root);
 }
 
-Status NotJson(simdjson::error_code err) {
-  return Status::Invalid(std::string("not valid JSON: ") + simdjson::error_message(err));
+Status NotJson(std::string_view text, simdjson::error_code err) {
+  return Status::Invalid(SyntaxError(text, err));
 }
 
 }  // namespace
@@ -183,7 +184,7 @@ bool ValidUtf8(std::string_view s) {
 Result<Value> Parse(std::string_view text) {
   simdjson::dom::parser own;
   simdjson::dom::element root;
-  if (auto err = ParseDom(text, own, &root)) return NotJson(err);
+  if (auto err = ParseDom(text, own, &root)) return NotJson(text, err);
   return FromElement(root);  // converted before returning: nothing refers to the parser afterwards
 }
 
@@ -191,7 +192,7 @@ Result<std::vector<std::optional<std::string>>> StringMembers(
     std::string_view text, std::initializer_list<std::string_view> names) {
   simdjson::dom::parser own;
   simdjson::dom::element root;
-  if (auto err = ParseDom(text, own, &root)) return NotJson(err);
+  if (auto err = ParseDom(text, own, &root)) return NotJson(text, err);
   std::vector<std::optional<std::string>> out(names.size());
   if (root.type() != simdjson::dom::element_type::OBJECT) return out;
   for (auto field : AsObject(root)) {

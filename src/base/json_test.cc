@@ -147,6 +147,26 @@ TEST(TimeFmt, Rfc3339ReadSignsAndSpacesAsDigits) {
   EXPECT_EQ(*ParseRfc3339("2024-11-29T19:05:43z"), 1732907143000);
 }
 
+// A syntax error names the line and column of the first bad token (bytes, counted from 1), and
+// says no position when there is none to give (an unclosed string is found before any token).
+TEST(JsonSyntaxError, NamesTheLineAndColumnOfTheFirstBadToken) {
+  auto error = [](std::string_view text) {
+    Result<json::Value> v = json::Parse(text);
+    EXPECT_FALSE(v.ok()) << text;
+    const std::string m = v.ok() ? "" : v.status().message();
+    const size_t at = m.rfind(" (line ");
+    return at == std::string::npos ? std::string("none") : m.substr(at + 2, m.size() - at - 3);
+  };
+  EXPECT_EQ(error("{\"a\": 1,}"), "line 1, column 9");
+  EXPECT_EQ(error("{\"a\" 1}"), "line 1, column 6");
+  EXPECT_EQ(error("{\n  \"a\": [1,\n  2,,3]}"), "line 3, column 5");
+  EXPECT_EQ(error("  nope"), "line 1, column 3");
+  EXPECT_EQ(error("{\"a\": 01}"), "line 1, column 7");
+  EXPECT_EQ(error("{\"a\": 1} x"), "line 1, column 10");
+  EXPECT_EQ(error("\"abc"), "none");
+  EXPECT_EQ(json::Parse("{\"a\" 1}").status().message().rfind("not valid JSON: ", 0), 0u);
+}
+
 TEST(TimeFmt, DurationsAreDigitsAndOneUnit) {
   EXPECT_EQ(ParseDurationMs("90s"), 90'000);
   EXPECT_EQ(ParseDurationMs("30d"), 30 * 86'400'000LL);

@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/json_error.h"
 #include "base/parse_error.h"
 #include "base/simdjson_util.h"
 
@@ -99,7 +100,7 @@ std::variant<T, ParseError> ReadDocument(std::string_view bytes, Read read) {
   PooledParser parser;
   element root;
   if (auto err = parser.get().parse(bytes.data(), bytes.size()).get(root))
-    return ParseError{"", std::string("not valid JSON: ") + simdjson::error_message(err)};
+    return ParseError{"", json::SyntaxError(bytes, err)};
   try {
     return read(root);
   } catch (const Failure& f) {

@@ -94,7 +94,7 @@ Result<Line> SignalReader::Parse(std::string_view text) {
     return Bad("its hash does not recompute (the line was changed)");
   simdjson::dom::element root;
   if (auto err = parser_.parse(text.data(), text.size()).get(root))
-    return Bad(std::string("not valid JSON: ") + simdjson::error_message(err));
+    return Bad(json::SyntaxError(text, err));
   try {
     record::Fields f(root, "");
     const int64_t n = strict::Integer(f["n"], "n");

@@ -34,6 +34,9 @@ check deny-names-rule grep -Pq '^deny\tacts\.deny\.post\t' "$T/out"
 check deny-lists-every-rule grep -Pq '^hold\ttext\.sns-post\t.*post the notes on X' "$T/out"
 check invalid-exit-65 test "$(verdict "$T/bad.json")" = 65
 check invalid-names-field grep -q "check $T/bad.json: invalid: requester" "$T/err"
+printf '{"hangar": 1,\n "id": "s1",\n "future": "a",,\n "now": "b"}\n' >"$T/syntax.json"
+check syntax-error-65 test "$(verdict "$T/syntax.json")" = 65
+check syntax-error-line-column grep -q 'invalid: not valid JSON: .* (line 3, column 16)$' "$T/err"
 check unknown-drone-65 test "$(verdict "$T/drone.json")" = 65
 check unknown-drone-names-it grep -q 'invalid: drone: no drone profile named "no-such-profile"' "$T/err"
 rc=0; hcheck - <"$T/push.json" >"$T/out" 2>&1 || rc=$?
