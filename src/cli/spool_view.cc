@@ -253,6 +253,7 @@ std::map<std::string, int> SpoolView::Counts() const {
   for (Phase p : kAllPhases)
     c[std::string(PhaseName(p))] = int(Entries(layout_.StateDir(p)).size());
   c["control"] = int(Entries(layout_.ControlNew()).size());
+  c["purged"] = int(Entries(layout_.Purged()).size());  // tombstones
   return c;
 }
 

@@ -72,7 +72,8 @@ class SpoolView {
   MissionRow Describe(const MissionRef& ref) const;
   std::vector<MissionRow> List(const std::string& state) const;
 
-  // Entries per state name (StateNames()), plus "control" (requests waiting in control/new).
+  // Entries per state name (StateNames()), plus "control" (requests waiting in control/new) and
+  // "purged" (tombstones in purged/).
   std::map<std::string, int> Counts() const;
   // The mission of a state with the earliest time (ties: the smaller id), if any.
   std::optional<MissionRow> Oldest(Phase p) const;

@@ -227,6 +227,7 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
     rows.push_back(r);
   }
   rows.push_back({"control", std::to_string(counts.find("control")->as_int())});
+  rows.push_back({"purged", std::to_string(counts.find("purged")->as_int())});
   rows.push_back({"notify", std::to_string(notify.size())});
   // The kernel line apart, so its long value does not widen the count column; state names are at
   // most 8 characters, so 10 aligns it with the counts.

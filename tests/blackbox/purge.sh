@@ -80,6 +80,8 @@ for id in R1 J1 D1; do
 done
 check tombstone-keeps-keys jq_ok "$S/purged/R1.json" "d['keys'] == ['launch.R1.1'] and d['state'] == 'returned'"
 check key-stays test -f "$S/keys/launch.R1.1"
+hangar --json status >"$T/status.json" 2>&1
+check status-counts-tombstones jq_ok "$T/status.json" "d['counts']['purged'] == 3 and d['counts']['returned'] == 0"
 check trash-empty test -z "$(ls -A "$S/purged/.trash")"
 hangar ledger show --json >"$T/ledger.json" 2>&1
 check ledger-has-purge jq_ok "$T/ledger.json" \
