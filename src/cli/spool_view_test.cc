@@ -164,20 +164,23 @@ TEST_F(SpoolViewTest, AnAbsentSpoolIsNotReadable) {
   EXPECT_EQ(nowhere.CheckReadable().code(), Code::kNotFound);
 }
 
-TEST_F(SpoolViewTest, CountsEveryStateIncomingAndControl) {
+TEST_F(SpoolViewTest, CountsEveryStateIncomingControlAndTombstones) {
   s.AddMission(Phase::kQueued, "q1", kT0);
   s.AddMission(Phase::kQueued, "q2", kT0);
   s.AddReturned("r", kT0, "done");
   s.Write("incoming/new/x", "{}");
   s.Write("incoming/new/.x.tmp.12", "{}");  // not complete: not counted
   s.Write("control/new/cancel.q1.1.2", "{}");
+  s.Write("purged/old.json", "{}");
+  s.Write("purged/.old2.json.tmp.7", "{}");  // a tombstone being written: not counted
   std::map<std::string, int> c = view.Counts();
   EXPECT_EQ(c.at("queued"), 2);
   EXPECT_EQ(c.at("returned"), 1);
   EXPECT_EQ(c.at("incoming"), 1);
   EXPECT_EQ(c.at("control"), 1);
+  EXPECT_EQ(c.at("purged"), 1);
   EXPECT_EQ(c.at("hold"), 0);
-  EXPECT_EQ(c.size(), StateNames().size() + 1);
+  EXPECT_EQ(c.size(), StateNames().size() + 2);
 }
 
 TEST_F(SpoolViewTest, OldestIsTheEarliestIntakeTiesToTheSmallerId) {
