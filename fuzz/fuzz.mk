@@ -22,7 +22,7 @@ FUZZ_TARGETS  ?=
 # into another file needs it added here (make fuzz-build then fails on an undefined reference;
 # tests/blackbox/fuzz_short.sh with it).
 FUZZ_LIB_SRC := \
-  src/base/id.cc src/base/json.cc src/base/parse_error.cc src/base/sha256.cc src/base/status.cc \
+  src/base/id.cc src/base/json.cc src/base/json_error.cc src/base/parse_error.cc src/base/sha256.cc src/base/status.cc \
   src/base/strict_json.cc src/base/timefmt.cc \
   src/base/utf8.cc src/env/env.cc src/env/nofollow.cc \
   src/kernel/config.cc src/kernel/control.cc src/kernel/egress.cc src/kernel/exit_info.cc \

@@ -6,6 +6,9 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "base/plural.h"
 #include "daemon/daemon.h"
 #include "launch/direct_launcher.h"
@@ -20,6 +23,22 @@ int PoolSize(int slots) {
   return slots < 2 ? 2 : slots > 16 ? 16 : slots;
 }
 
+// How long a start waits for a lock whose holder may be dying: a hangard killed a moment ago
+// (SIGKILL, then an immediate restart) can leave a child between fork and exec that still holds
+// its descriptor; a hangard that really runs holds it for longer than this.
+constexpr int kLockPatienceMs = 2000;
+
+// LockExclusive, tried again every 50 ms for kLockPatienceMs while another holds it.
+Result<std::unique_ptr<Env::Lock>> LockPatiently(Env* env, const std::string& path, bool directory,
+                                                 const std::string& named = "") {
+  for (int waited = 0;; waited += 50) {
+    Result<std::unique_ptr<Env::Lock>> lock = env->LockExclusive(path, directory, named);
+    if (lock.ok() || lock.status().code() != Code::kUnavailable || waited >= kLockPatienceMs)
+      return lock;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 }  // namespace
 
 Status Daemon::Start() {
@@ -31,7 +50,7 @@ Status Daemon::Start() {
   Result<uint64_t> spool_fs = env_->FilesystemOf(layout_.spool);
   Result<uint64_t> rooms_fs = env_->FilesystemOf(layout_.rooms);
   rooms_same_fs_ = spool_fs.ok() && rooms_fs.ok() && *spool_fs == *rooms_fs;
-  Result<std::unique_ptr<Env::Lock>> lock = env_->LockExclusive(layout_.LockFile(), false);
+  Result<std::unique_ptr<Env::Lock>> lock = LockPatiently(env_, layout_.LockFile(), false);
   if (!lock.ok() && lock.status().code() == Code::kUnavailable)
     return Status::Unavailable("cannot lock " + layout_.LockFile() +
                                ": another hangard runs on this spool");
@@ -40,7 +59,7 @@ Status Daemon::Start() {
   // One writer per anchor: a second hangard (another spool, or a copy of this one) pointed at the
   // same anchor directory is refused before it writes a line there. The directory itself is
   // locked, so nothing is created on an anchor mount that may be missing.
-  lock = env_->LockExclusive(anchor_dir_, true, "the anchor directory " + anchor_dir_);
+  lock = LockPatiently(env_, anchor_dir_, true, "the anchor directory " + anchor_dir_);
   if (!lock.ok() && lock.status().code() == Code::kUnavailable)
     return Status::Unavailable("cannot lock the anchor directory " + anchor_dir_ +
                                ": another hangard writes this anchor (another spool, or a copy "

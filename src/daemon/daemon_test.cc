@@ -8,9 +8,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <thread>
 
 #include "base/scratch_dir_testutil.h"
 #include "env/fault_env.h"
@@ -86,6 +88,22 @@ TEST_F(DaemonTest, OneHangardPerSpoolAndPerAnchor) {
       << same_anchor.message();
   first.reset();  // its locks go with it
   EXPECT_TRUE(Make("spool", "anchor")->Start().ok());
+}
+
+// A lock let go a moment after the start tried it (a killed hangard's child between fork and
+// exec, found by scripts/kill-loop: the restart exited 75) is waited for, not refused.
+TEST_F(DaemonTest, ALockLetGoAMomentLaterIsWaitedFor) {
+  std::filesystem::create_directories(scratch_.path() + "/spool");
+  Result<std::unique_ptr<Env::Lock>> held =
+      RealEnv()->LockExclusive(scratch_.path() + "/spool/hangard.lock", false);
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  std::thread let_go([&held] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    held.value().reset();  // as the child's exec closes it
+  });
+  Status s = Make("spool", "anchor")->Start();
+  let_go.join();
+  EXPECT_TRUE(s.ok()) << s.message();
 }
 
 TEST_F(DaemonTest, ADropIsJudgedAndACancelReturnsIt) {
