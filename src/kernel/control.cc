@@ -56,6 +56,8 @@ std::string Str(element request, const char* field, size_t max) {
   return s;
 }
 
+constexpr char kNotAnId[] = "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)";
+
 // A purge's "ids": 1 to kMaxPurgeIds mission ids, none twice.
 std::vector<std::string> PurgeIds(element request) {
   element a;
@@ -64,7 +66,7 @@ std::vector<std::string> PurgeIds(element request) {
   strict::Items(a, "ids", "expected an array of mission ids",
                 [&](element e, const std::string& at) {
                   std::string id = strict::String(e, at);
-                  if (!ValidId(id)) Fail(at, "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)");
+                  if (!ValidId(id)) Fail(at, kNotAnId);
                   if (std::find(ids.begin(), ids.end(), id) != ids.end())
                     Fail(at, "mission " + id + " twice");
                   ids.push_back(std::move(id));
@@ -88,7 +90,7 @@ ControlRequest Parse(element v) {
              : req == "retry"   ? ControlKind::kRetry
                                 : ControlKind::kDeny;
     r.id = Str(v, "id", 64);
-    if (!ValidId(r.id)) Fail("id", "expected a mission id ([A-Za-z0-9][A-Za-z0-9._-]*)");
+    if (!ValidId(r.id)) Fail("id", kNotAnId);
     if (r.kind == ControlKind::kDeny || (r.kind == ControlKind::kApprove && Has(v, "why")))
       r.why = Str(v, "why", kMaxWhy);
     if (r.kind == ControlKind::kApprove && (Has(v, "principal") || Has(v, "signature"))) {

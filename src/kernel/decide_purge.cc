@@ -66,11 +66,7 @@ std::string PurgeMissions(Decision& d, const ControlRequest& r, TimeMs now) {
   for (const std::string& id : ids) {
     MissionRec& rec = d.st.missions.at(id);
     d.out.push_back(Purge{id, rec.phase, Tombstone(d, id, rec, seq, now)});
-    rec.purged = true;
-    rec.exit.reset();
-    rec.error.clear();
-    rec.resolved = {};
-    rec.ops_seen.clear();
+    rec = PurgedRec(rec.phase, rec.accepted, rec.attempt, rec.owner);  // as a restart finds it
   }
   d.effect = "purged " + std::to_string(ids.size()) +
              (skipped_text.empty() ? "" : "; skipped " + skipped_text);

@@ -18,11 +18,7 @@ void On(Decision& d, const Recovered& r) {
     return;
   }
   if (r.purged) {  // [RecoveredPurged] a tombstone: the id stays taken, nothing else of it lives
-    MissionRec rec = NewRec(r.phase, r.accepted);
-    rec.attempt = r.attempt;
-    rec.owner = r.by;
-    rec.purged = true;
-    d.st.missions[r.id] = std::move(rec);
+    d.st.missions[r.id] = PurgedRec(r.phase, r.accepted, r.attempt, r.by);
     return;
   }
   // [RecoveredAsFound]

@@ -60,6 +60,14 @@ MissionRec NewRec(Phase p, TimeMs accepted) {
   return r;
 }
 
+MissionRec PurgedRec(Phase p, TimeMs accepted, int attempt, const Dropper& owner) {
+  MissionRec r = NewRec(p, accepted);
+  r.attempt = attempt;
+  r.owner = owner;
+  r.purged = true;
+  return r;
+}
+
 std::string Text(const json::Value& v) {
   return json::WritePretty(v);
 }

@@ -72,6 +72,9 @@ struct Decision {
 };
 
 MissionRec NewRec(Phase p, TimeMs accepted);
+// What the kernel keeps of a mission purged from terminal state P: its phase, intake time,
+// attempts and owner, purged set; the same whether it was purged now or found as a tombstone.
+MissionRec PurgedRec(Phase p, TimeMs accepted, int attempt, const Dropper& owner);
 std::string Text(const json::Value& v);  // a mission file's text: pretty JSON
 // why.json: what made the kernel reject, deny or refuse (FIELD empty when no one field did).
 json::Value Why(const std::string& id, const std::string& field, const std::string& reason,

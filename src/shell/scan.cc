@@ -135,6 +135,14 @@ Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir) {
 
 namespace {
 
+// The attempt DIR/launch.json names, if it is there and says one.
+std::optional<int> LaunchAttempt(Env* env, const std::string& dir) {
+  std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json");
+  const json::Value* att = launch ? launch->find("attempt") : nullptr;
+  if (att && att->is_int()) return int(att->as_int());
+  return std::nullopt;
+}
+
 // What recovery knows of one mission directory beyond its name: its files, read again through
 // state, the mission's state directory held open.
 void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string& home,
@@ -146,34 +154,29 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
     // An ended mission decides nothing more, but a purge's tombstone says who dropped it, when,
     // and which launch keys it took: its intake.json and its last launch.json (two small files).
     ReadIntake(state, r->id + "/intake.json", &r->accepted, &r->intake_sha256, &r->by);
-    if (std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json"))
-      if (const json::Value* att = launch->find("attempt"); att && att->is_int())
-        r->attempt = int(att->as_int());
+    r->attempt = LaunchAttempt(env, dir).value_or(0);
     return;
   }
-  {
-    Result<std::string> bytes = state->ReadFile(r->id + "/mission.json", kMaxMissionBytes);
-    if (bytes.ok()) r->mission_bytes = std::move(bytes).value();
-    const json::Value intake =
-        ReadIntake(state, r->id + "/intake.json", &r->accepted, &r->intake_sha256, &r->by);
-    r->resolved = ResolveRecorded(r->mission_bytes, home,
-                                  intake.is_object() ? intake.find("workspace") : nullptr);
-    std::vector<std::string> approve =
-        StringMembersOf(state, r->id + "/approve.json", {"mission_sha256", "plan_sha256"});
-    r->approved_sha256 = std::move(approve[0]);
-    r->approved_plan_sha256 = std::move(approve[1]);
-    // A retried mission's next launch is the attempt after the one its retry.json names.
-    if (p != Phase::kRunning) r->attempt = RetriedAttempt(state, r->id);
-    if (p == Phase::kHold)
-      r->held_plan_sha256 =
-          std::move(StringMembersOf(state, r->id + "/gate2.json", {"plan_sha256"})[0]);
-  }
+  Result<std::string> bytes = state->ReadFile(r->id + "/mission.json", kMaxMissionBytes);
+  if (bytes.ok()) r->mission_bytes = std::move(bytes).value();
+  const json::Value intake =
+      ReadIntake(state, r->id + "/intake.json", &r->accepted, &r->intake_sha256, &r->by);
+  r->resolved = ResolveRecorded(r->mission_bytes, home,
+                                intake.is_object() ? intake.find("workspace") : nullptr);
+  std::vector<std::string> approve =
+      StringMembersOf(state, r->id + "/approve.json", {"mission_sha256", "plan_sha256"});
+  r->approved_sha256 = std::move(approve[0]);
+  r->approved_plan_sha256 = std::move(approve[1]);
+  // A retried mission's next launch is the attempt after the one its retry.json names.
+  if (p != Phase::kRunning) r->attempt = RetriedAttempt(state, r->id);
+  if (p == Phase::kHold)
+    r->held_plan_sha256 =
+        std::move(StringMembersOf(state, r->id + "/gate2.json", {"plan_sha256"})[0]);
   if (p == Phase::kRunning) {
-    std::optional<json::Value> launch = ReadJson(env, dir + "/launch.json");
-    const json::Value* att = launch ? launch->find("attempt") : nullptr;
     // Without launch.json (a stop between the move to running/ and its write) the attempt is
     // the one after a retry's previous, or the first: its lost return must name the key taken.
-    r->attempt = att && att->is_int() ? int(att->as_int()) : RetriedAttempt(state, r->id) + 1;
+    const std::optional<int> launched = LaunchAttempt(env, dir);
+    r->attempt = launched ? *launched : RetriedAttempt(state, r->id) + 1;
     const std::string run = dir + "/run";
     r->supervisor_alive = alive(run);
     // exit.json counts only once its supervisor has let go of the lock: the supervisor writes
