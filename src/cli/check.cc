@@ -159,7 +159,7 @@ int RunCheck(const Context& ctx, const std::string& file) {
   ledger::LedgerStore store(ctx.env, ctx.layout.spool, place.name);
   if (Status s = store.OpenForReading(); !s.ok())
     requester_note = "requester ownership not judged: " + s.message();
-  else if (Status f = ledger::FoldBooks(store, &grants, &requesters); !f.ok())
+  else if (Status f = ledger::FoldBooks(store, &grants, &requesters, nullptr); !f.ok())
     requester_note = "requester ownership not judged: " + f.message();
   else if (std::string why =
                RequesterTakenReason(requesters, setup.approvers, m.requester, int64_t(getuid()));

@@ -97,6 +97,8 @@ int RunPatch(const Context& ctx, const std::string& id);
 int RunApply(const Context& ctx, const std::string& id, const std::string& to, bool three_way);
 // ledger reanchor --why TEXT: asks a failed-closed kernel to start a new epoch.
 int RunReanchor(const Context& ctx, const std::string& why);
+// release-canary PROFILE [--why TEXT]: lets the missions that wait on PROFILE's canary launch.
+int RunReleaseCanary(const Context& ctx, const std::string& profile, const std::string& why);
 // ledger verify [--checkpoint FILE] / ledger show [--from SEQ] [--kind K]. anchor_dir: --anchor,
 // else what hangard.json or the config names.
 int RunLedgerVerify(const Context& ctx, const std::string& anchor_dir,

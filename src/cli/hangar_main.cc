@@ -109,6 +109,12 @@ int Main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   purge->add_flag("--dry-run", purge_args.dry_run, "list what would be purged; change nothing");
   purge->add_option("--why", purge_args.why, "the reason, for the ledger");
+  std::string canary_profile, release_why;
+  CLI::App* release =
+      command("release-canary",
+              "let a profile's missions that wait on its canary launch (an approver; ledgered)");
+  release->add_option("profile", canary_profile, "the drone profile")->required();
+  release->add_option("--why", release_why, "the reason, for the ledger");
   CLI::App* patch = command("patch", "print the change a workspace mission returned (its patch)");
   patch->add_option("id", id, "the mission id")->required();
   std::string apply_to;
@@ -281,6 +287,7 @@ int Main(int argc, char** argv) {
   if (cancel->parsed()) return RunCancel(ctx, id);
   if (retry->parsed()) return RunRetry(ctx, id);
   if (purge->parsed()) return RunPurge(ctx, purge_args);
+  if (release->parsed()) return RunReleaseCanary(ctx, canary_profile, release_why);
   if (status->parsed()) return RunStatus(ctx, status_check);
   if (config_check->parsed()) return RunConfigCheck(ctx, config_file);
   if (patch->parsed()) return RunPatch(ctx, id);

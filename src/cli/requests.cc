@@ -1,7 +1,7 @@
-// hangar approve / deny / retry / grant / revoke / ledger reanchor: requests to the kernel. Like
-// cancel, the CLI decides nothing: it drops a control request (control/tmp, then one rename into
-// control/new), checked first by the same parser the kernel uses, and the kernel validates,
-// records it in the ledger and acts. Until then nothing is approved or granted.
+// hangar approve / deny / retry / grant / revoke / release-canary / ledger reanchor: requests to
+// the kernel. Like cancel, the CLI decides nothing: it drops a control request (control/tmp, then
+// one rename into control/new), checked first by the same parser the kernel uses, and the kernel
+// validates, records it in the ledger and acts. Until then nothing is approved or granted.
 #include <unistd.h>
 
 #include "base/id.h"
@@ -62,7 +62,7 @@ int RunDeny(const Context& ctx, const std::string& id, const std::string& why) {
   const std::string what = "deny " + id;
   if (int rc = RequireHeld(ctx, what, id); rc != kExitOk) return rc;
   return DropControlRequest(ctx, {{"request", "deny"}, {"id", id}, {"why", why}}, what, id,
-                     "denied " + id);
+                            "denied " + id);
 }
 
 int RunGrant(const Context& ctx, const GrantArgs& a, bool revoke) {
@@ -76,8 +76,9 @@ int RunGrant(const Context& ctx, const GrantArgs& a, bool revoke) {
   const std::string subject =
       a.mission.empty() ? "requester " + a.requester : "mission " + a.mission;
   const std::string verb = revoke ? "revoke " : "grant ";
-  return DropControlRequest(ctx, std::move(r), verb + a.op, a.op,
-                     std::string(revoke ? "revoked " : "granted ") + a.op + " for " + subject);
+  return DropControlRequest(
+      ctx, std::move(r), verb + a.op, a.op,
+      std::string(revoke ? "revoked " : "granted ") + a.op + " for " + subject);
 }
 
 // retry is for a returned mission whose attempt did not end normally: say so here, by the kernel's
@@ -101,12 +102,19 @@ int RunRetry(const Context& ctx, const std::string& id) {
                           attempt && attempt->is_int() ? int(attempt->as_int()) : 0);
   if (!why.empty()) return FailTo(ctx.err, kExitNoInput, what, why);
   return DropControlRequest(ctx, {{"request", "retry"}, {"id", id}}, what, id,
-                     "retry of " + id + " taken");
+                            "retry of " + id + " taken");
+}
+
+int RunReleaseCanary(const Context& ctx, const std::string& profile, const std::string& why) {
+  json::Object r{{"request", "release-canary"}, {"profile", profile}};
+  if (!why.empty()) r["why"] = why;
+  return DropControlRequest(ctx, std::move(r), "release-canary " + profile, "",
+                            "profile " + profile + " released: its missions launch as usual");
 }
 
 int RunReanchor(const Context& ctx, const std::string& why) {
   return DropControlRequest(ctx, {{"request", "reanchor"}, {"why", why}}, "reanchor the ledger", "",
-                     "ledger reanchored: a new epoch starts");
+                            "ledger reanchored: a new epoch starts");
 }
 
 }  // namespace hangar::cli

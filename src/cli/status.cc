@@ -201,6 +201,31 @@ std::string ClockLine(const json::Value& c) {
          ": launches held until it catches up (fix the clock: NTP)";
 }
 
+// hangard.json's "canaries" (man/hangard.8, CANARY), one line each: "profile P: canary M1 FAILED
+// (why); 3 missions wait: hangar release-canary P". None: "none waiting".
+std::vector<std::string> CanaryLines(const json::Value& canaries) {
+  std::vector<std::string> lines;
+  if (!canaries.is_array()) return {"unknown (hangard has not said)"};
+  for (const json::Value& c : canaries.as_array()) {
+    if (!c.is_object()) continue;
+    const std::string profile = Shown(c, "profile"), stage = Shown(c, "stage");
+    const json::Value* w = c.find("waiting");
+    const int64_t waiting = w && w->is_int() ? w->as_int() : 0;
+    std::string line = "profile " + profile + ": ";
+    if (stage == "failed")
+      line += "canary " + Shown(c, "canary") + " FAILED (" + Shown(c, "reason") + ")";
+    else if (stage == "running")
+      line += "canary " + Shown(c, "canary") + " runs until " + Shown(c, "until");
+    else
+      line += "its definition changed; its next mission runs alone as the canary";
+    line += "; " + std::to_string(waiting) + (waiting == 1 ? " mission waits" : " missions wait");
+    if (stage == "failed") line += ": hangar release-canary " + profile + " lets them go";
+    lines.push_back(line);
+  }
+  if (lines.empty()) lines.push_back("none waiting");
+  return lines;
+}
+
 std::string KernelLine(const json::Value& k) {
   const json::Value& alive = *k.find("alive");
   std::string s = alive.is_null()   ? "unknown (cannot open hangard.lock)"
@@ -239,8 +264,10 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
       << "sandbox   " << SandboxLine(*doc.find("sandbox")) << "\n"
       << "limits    " << LimitsLine(*doc.find("sandbox")) << "\n"
       << "decide    " << DecideLine(*doc.find("decide")) << "\n"
-      << "clock     " << ClockLine(*doc.find("clock")) << "\n"
-      << FormatTable(rows);
+      << "clock     " << ClockLine(*doc.find("clock")) << "\n";
+  for (const std::string& line : CanaryLines(*doc.find("canaries")))
+    out << "canary    " << line << "\n";
+  out << FormatTable(rows);
   std::vector<Row> waiting;
   for (const json::Value& n : notify) {
     const std::string reason = StringField(n, "reason");
@@ -252,8 +279,8 @@ void PrintHuman(std::ostream& out, const json::Value& doc) {
 }  // namespace
 
 // status --check: 0 when hangard runs and takes work, 1 when it runs but its work is stopped or
-// paused or its ledger has failed closed, 69 when it does not run (or that cannot be told); one
-// line says which.
+// paused, its ledger has failed closed or a profile's canary failed (its missions wait for a
+// person), 69 when it does not run (or that cannot be told); one line says which.
 int Check(const json::Value& doc, std::ostream& out) {
   const json::Value& kernel = *doc.find("kernel");
   const json::Value& alive = *kernel.find("alive");
@@ -268,6 +295,12 @@ int Check(const json::Value& doc, std::ostream& out) {
     trouble = "work " + WorkLine(work, *doc.find("storage"));
   else if (ledger.is_object() && Shown(ledger, "state") != "ok")
     trouble = "ledger " + LedgerLine(ledger);
+  else if (const json::Value& c = *doc.find("canaries"); c.is_array())
+    for (const json::Value& e : c.as_array())  // a profile's work stands still until a person acts
+      if (e.is_object() && Shown(e, "stage") == "failed") {
+        trouble = "canary " + CanaryLines(json::Array{e}).front();
+        break;
+      }
   out << Printable("hangard: " + KernelLine(kernel) +
                    (trouble.empty() ? ", taking work" : "; " + trouble))
       << "\n";
@@ -291,6 +324,11 @@ int RunStatus(const Context& ctx, bool check) {
   doc["sandbox"] = PresenceObject(presence, "sandbox");
   doc["decide"] = PresenceObject(presence, "decide");
   doc["clock"] = PresenceObject(presence, "clock");
+  // A canary's hold is hangard's now: a hangard that is not running holds nothing.
+  const json::Value* canaries = presence.is_object() ? presence.find("canaries") : nullptr;
+  doc["canaries"] = alive->is_bool() && alive->as_bool() && canaries && canaries->is_array()
+                        ? *canaries
+                        : json::Value(nullptr);
   // The free space now, from the CLI's own statvfs; hangard's word on the rest while it runs.
   json::Value said = alive->is_bool() && alive->as_bool() ? PresenceObject(presence, "storage")
                                                           : json::Value(nullptr);

@@ -102,6 +102,7 @@ Status Daemon::WritePresence(const char* status) {
                     .approvers = std::move(approvers)});
   presence_fail_closed_ = state_.fail_closed;
   presence_clock_behind_ = state_.clock_behind;
+  presence_canaries_ = json::Write(*presence.find("canaries"));
   SdNotify(StatusLine({.stopping = std::string(status) == "stopped",
                        .work_stopped = work_.stopped_reason(),
                        .fail_closed = state_.fail_closed,
@@ -282,7 +283,8 @@ Status Daemon::Dispatch(Signal first) {
     }
   }
   if (running_ && (state_.fail_closed != presence_fail_closed_ ||
-                   state_.clock_behind != presence_clock_behind_))
+                   state_.clock_behind != presence_clock_behind_ ||
+                   json::Write(CanaryPresence(setup_, state_)) != presence_canaries_))
     UpdatePresence();
   return Status::Ok();
 }

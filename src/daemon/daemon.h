@@ -179,6 +179,7 @@ class Daemon {
   std::unique_ptr<RunWatches> watches_;     // made in Start, with the inotify descriptor
   std::string presence_fail_closed_;        // fail_closed as hangard.json last said it
   bool presence_clock_behind_ = false;      // what hangard.json says of the clock
+  std::string presence_canaries_;           // its "canaries", as canonical text
   bool presence_said_ = false;              // a failed hangard.json write while running was said
   const bool journal_ = StderrIsJournal();  // stderr is the journal: priority prefixes, no time
   bool running_ = false;                    // Start is over: hangard.json follows fail_closed

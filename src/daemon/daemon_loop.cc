@@ -100,6 +100,10 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
   }
   const TimeMs now = env_->Now();
   if (!work_.stopped() && work_.intake_paused() && intake_retry_.Due(now)) RetryIntake();
+  // A canary that has run its span: the kernel hears the time (nothing else may come meanwhile).
+  if (!work_.stopped())
+    if (std::optional<TimeMs> due = CanaryDue(state_); due && now >= *due)
+      if (Status s = Dispatch(Tick{now}); !s.ok()) return s;
   drops_.TakeSettled(now);
   if (Status s = TakeOps(); !s.ok()) return s;
   if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;

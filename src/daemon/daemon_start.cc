@@ -94,7 +94,7 @@ Status Daemon::Start() {
   if (Status l = ledger_.Start(env_->Now()); !l.ok()) return l;
   state_.ledger_seq = ledger_.head_seq();
   state_.ledger_time = ledger_.HeadTime();
-  if (Status g = ledger_.FoldBooks(&state_.grants, &state_.requesters);
+  if (Status g = ledger_.FoldBooks(&state_.grants, &state_.requesters, &state_.canaries);
       !g.ok() && ledger_.failure().empty())
     return Status::Invalid("cannot fold the ledger's grants and requesters: " + g.message());
   // The signal record: this start's line, before any of its decisions.

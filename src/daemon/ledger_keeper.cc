@@ -139,8 +139,9 @@ Status LedgerKeeper::HoldToCheckpoint() {
   return Status::Ok();
 }
 
-Status LedgerKeeper::FoldBooks(GrantBook* grants, RequesterBook* requesters) const {
-  return ledger::FoldBooks(store_, grants, requesters);
+Status LedgerKeeper::FoldBooks(GrantBook* grants, RequesterBook* requesters,
+                               CanaryBook* canaries) const {
+  return ledger::FoldBooks(store_, grants, requesters, canaries);
 }
 
 namespace {

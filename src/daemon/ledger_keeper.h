@@ -35,8 +35,8 @@
 #include "base/status.h"
 #include "env/env.h"
 #include "kernel/grants.h"
-#include "kernel/requesters.h"
 #include "kernel/kernel.h"
+#include "kernel/requesters.h"
 #include "ledger/anchor.h"
 #include "ledger/signing_key.h"
 #include "ledger/store.h"
@@ -76,7 +76,7 @@ class LedgerKeeper {
   // Folds every grant and revocation of the ledger into *grants (kernel/grants.h), for the
   // window, and every requester's first mission and stored work state into *requesters
   // (kernel/requesters.h). Invalid when an entry cannot be read or such a body is malformed.
-  Status FoldBooks(GrantBook* grants, RequesterBook* requesters) const;
+  Status FoldBooks(GrantBook* grants, RequesterBook* requesters, CanaryBook* canaries) const;
 
   // Signed checkpoints (man/hangar-ledger.5): loads the Ed25519 key at key_path, creating it
   // (0600, with key_path.pub) on first use. Call after Start. origin names this ledger's home in

@@ -54,6 +54,7 @@ json::Value PresenceJson(const PresenceFacts& f) {
       {"behind", f.state.clock_behind},
       {"ledger_time",
        f.state.ledger_time ? json::Value(FormatTime(f.state.ledger_time)) : json::Value(nullptr)}};
+  o["canaries"] = CanaryPresence(setup, f.state);
   o["status"] = f.status;
   o["time"] = FormatTime(f.now);
   o["ledger"] = json::Object{{"name", f.ledger_name},
@@ -65,6 +66,32 @@ json::Value PresenceJson(const PresenceFacts& f) {
   // only a restart leaves it).
   o["work"] = f.work.ToJson();
   return o;
+}
+
+json::Value CanaryPresence(const KernelSetup& setup, const State& state) {
+  json::Array out;
+  if (setup.config.canary_s <= 0) return out;
+  for (const auto& [name, profile] : setup.config.profiles) {
+    const ProfileCanary* c = state.canaries.Find(name);
+    if (!c || c->proven.empty() || c->proven == profile.sha256) continue;
+    const bool tried = c->stage != ProfileCanary::Stage::kNone && c->sha256 == profile.sha256;
+    const bool failed = tried && c->stage == ProfileCanary::Stage::kFailed;
+    auto held = state.canary_held.find(name);
+    const json::Value none(nullptr);
+    out.emplace_back(json::Object{
+        {"profile", name},
+        {"definition_sha256", profile.sha256},
+        {"proven_sha256", c->proven},
+        {"stage", !tried   ? "pending"
+                  : failed ? "failed"
+                           : "running"},
+        {"canary", tried ? json::Value(c->id) : none},
+        {"until", tried && !failed ? json::Value(FormatTime(c->until)) : none},
+        {"reason", failed ? json::Value(c->reason) : none},
+        {"ledger_seq", tried ? json::Value(c->seq) : none},
+        {"waiting", int64_t(held == state.canary_held.end() ? 0 : held->second.size())}});
+  }
+  return out;
 }
 
 }  // namespace hangar

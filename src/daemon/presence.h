@@ -35,4 +35,9 @@ struct PresenceFacts {
 
 json::Value PresenceJson(const PresenceFacts& f);
 
+// hangard.json's "canaries": each profile of the config whose definition is not the one proven
+// (kernel/canary.h), with its canary's stage ("pending": none launched yet, "running", "failed"),
+// why, and how many missions wait on it. The daemon rewrites hangard.json when it changes.
+json::Value CanaryPresence(const KernelSetup& setup, const State& state);
+
 }  // namespace hangar

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "base/sha256.h"
+#include "base/simdjson_util.h"
 #include "base/strict_json.h"
 #include "kernel/control.h"
 #include "kernel/mission.h"
@@ -182,7 +184,8 @@ OpHandler ParseOp(const std::string& name, element e) {
 
 constexpr char kFields[] =
     "a config has hangar, spool, anchor, policy, ledger_name, checkpoint, rooms, slots, "
-    "kill_grace_s, notify_retry_s, manifest, drone_user, approvers, allowed_signers, four_eyes, "
+    "kill_grace_s, notify_retry_s, canary_s, manifest, drone_user, approvers, allowed_signers, "
+    "four_eyes, "
     "record_signals, limits, retention, launchers, profiles, ops";
 
 // Reads the top-level field K of the config into C (relative paths from BASE); false when a config
@@ -220,6 +223,8 @@ bool ReadField(const std::string& k, element v, const std::string& base, Config*
     c->slots = int(strict::IntegerIn(v, k, 0, 4096));
   } else if (k == "kill_grace_s") {
     c->kill_grace_s = int(strict::IntegerIn(v, k, 0, 3600));
+  } else if (k == "canary_s") {
+    c->canary_s = int(strict::IntegerIn(v, k, 0, 86400));
   } else if (k == "notify_retry_s") {
     c->notify_retry_s = int(strict::IntegerIn(v, k, 1, 86400));
   } else if (k == "manifest") {
@@ -306,7 +311,8 @@ bool ReadField(const std::string& k, element v, const std::string& base, Config*
     strict::Members(
         v, k, "",
         [&](const std::string& name, const std::string&, element pv) {
-          c->profiles[name] = ParseProfile(name, pv);
+          Profile& p = c->profiles[name] = ParseProfile(name, pv);
+          p.sha256 = Sha256Hex(json::Write(json::FromElement(pv)));
           return true;
         },
         "expected an object of profiles");

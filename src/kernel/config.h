@@ -58,6 +58,10 @@ struct Profile {
   // Who starts and supervises the drone, and enforces its deadline: "direct" (hangar-shim, on this
   // machine), "systemd" (a transient unit, RuntimeMaxSec) or "slurm" (a batch job, --time).
   std::string launcher = "direct";
+  // The sha256 of the profile's definition: its object in the config as canonical JSON (keys
+  // sorted, no whitespace). A definition no mission has returned done with is tried by one canary
+  // first (man/hangar.conf.5, canary_s).
+  std::string sha256;
 };
 
 // Settings of the engine launchers (man/hangar.conf.5, "launchers").
@@ -117,6 +121,10 @@ struct Config {
   int slots = 0;      // 0: one per CPU, decided by the shell
   int kill_grace_s = 5;
   int notify_retry_s = 30;
+  // The canary (man/hangard.8, CANARY): a profile whose definition differs from the one its last
+  // mission returned done with launches one mission alone, its others wait until that one has run
+  // this many seconds or returned done. 0: no canary.
+  int canary_s = 60;
   int64_t manifest_max_entries = 100000;
   int64_t manifest_max_hash_bytes = int64_t(4) << 30;
   std::map<std::string, Profile> profiles;

@@ -35,7 +35,7 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
   EXPECT_EQ(
       err(R"({"hangar":1,"slot":3,"profiles":{"x":{"argv":["a"]}}})"),
       "/c.conf: slot: unknown field (a config has hangar, spool, anchor, policy, ledger_name, "
-      "checkpoint, rooms, slots, kill_grace_s, notify_retry_s, manifest, drone_user, "
+      "checkpoint, rooms, slots, kill_grace_s, notify_retry_s, canary_s, manifest, drone_user, "
       "approvers, allowed_signers, four_eyes, record_signals, limits, retention, launchers, "
       "profiles, "
       "ops)");
@@ -323,6 +323,34 @@ TEST(Config, EgressMethodsAreHttpMethodsInCapitals) {
 }  // namespace hangar
 
 namespace hangar {
+
+// A profile's definition is its object as canonical JSON: layout and key order do not change its
+// sha256, a value does (man/hangard.8, CANARY); canary_s is 60 unless set, 0 turning it off.
+TEST(Config, AProfilesDefinitionHashAndTheCanarySpan) {
+  auto sha = [](const std::string& profile, const std::string& more = "") {
+    Result<Config> c =
+        ParseConfig("{\"hangar\":1," + more + "\"profiles\":{\"x\":" + profile + "}}", "/c.conf");
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? c->profiles.at("x").sha256 : std::string();
+  };
+  const std::string a = sha(R"({"argv":["a"],"env":{"M":"1"}})");
+  EXPECT_EQ(a.size(), 64u);
+  EXPECT_EQ(sha(R"({ "env": {"M": "1"},  "argv": [ "a" ] })"), a);
+  EXPECT_NE(sha(R"({"argv":["a"],"env":{"M":"2"}})"), a);
+  EXPECT_EQ(sha(R"({"argv":["a"],"env":{"M":"1"}})", "\"slots\":3,"), a);  // the profile's own
+  Result<Config> d = ParseConfig(R"({"hangar":1,"profiles":{"x":{"argv":["a"]}}})", "/c.conf");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->canary_s, 60);
+  Result<Config> off =
+      ParseConfig(R"({"hangar":1,"canary_s":0,"profiles":{"x":{"argv":["a"]}}})", "/c.conf");
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->canary_s, 0);
+  EXPECT_EQ(
+      ParseConfig(R"({"hangar":1,"canary_s":86401,"profiles":{"x":{"argv":["a"]}}})", "/c.conf")
+          .status()
+          .message(),
+      "/c.conf: canary_s: expected an integer from 0 to 86400");
+}
 
 TEST(Config, TheSignalRecordIsOnUnlessTurnedOff) {
   const std::string profiles = R"("profiles":{"x":{"argv":["a"]}})";

@@ -39,6 +39,8 @@ std::vector<std::string> FieldsOf(ControlKind k) {
       return {"memory"};
     case ControlKind::kPurge:
       return {"ids", "why"};
+    case ControlKind::kReleaseCanary:
+      return {"profile", "why"};
   }
   return {};
 }
@@ -128,10 +130,14 @@ ControlRequest Parse(element v) {
     r.kind = ControlKind::kPurge;
     r.ids = PurgeIds(v);
     if (Has(v, "why")) r.why = Str(v, "why", kMaxWhy);
+  } else if (req == "release-canary") {
+    r.kind = ControlKind::kReleaseCanary;
+    r.profile = Str(v, "profile", 256);
+    if (Has(v, "why")) r.why = Str(v, "why", kMaxWhy);
   } else {
     Fail("request", "unknown request \"" + req +
                         "\" (known: cancel, approve, deny, retry, grant, revoke, reanchor, "
-                        "memory, purge)");
+                        "memory, purge, release-canary)");
   }
   if (Has(v, "by")) r.by = Str(v, "by", 256);
   if (Has(v, "time") && !ParseRfc3339(Str(v, "time", 64)))
@@ -170,6 +176,8 @@ const char* ControlKindName(ControlKind k) {
       return "memory";
     case ControlKind::kPurge:
       return "purge";
+    case ControlKind::kReleaseCanary:
+      return "release-canary";
   }
   return "?";
 }

@@ -13,6 +13,7 @@
 //   {"hangar":1,"request":"reanchor","why":TEXT}
 //   {"hangar":1,"request":"memory","memory":WORK_STATE}  (kernel/requester_memory.h)
 //   {"hangar":1,"request":"purge","ids":[ID...][,"why":TEXT]}  (1 to kMaxPurgeIds ids, no repeat)
+//   {"hangar":1,"request":"release-canary","profile":NAME[,"why":TEXT]}  (kernel/canary.h)
 // Every request may carry "by": the name of whoever asked, recorded as claimed (the CLI puts the
 // login name there), and "time": when it was asked (informational).
 #pragma once
@@ -38,7 +39,8 @@ enum class ControlKind {
   kReanchor,
   kRetry,
   kMemory,
-  kPurge
+  kPurge,
+  kReleaseCanary
 };
 
 // A purge request names at most this many missions (the CLI sends larger selections in parts).
@@ -48,9 +50,10 @@ const char* ControlKindName(ControlKind k);  // "cancel", "approve", ...
 
 struct ControlRequest {
   ControlKind kind = ControlKind::kCancel;
-  std::string id;                // cancel, approve, deny, retry
-  std::string why;               // deny, reanchor (1..1000 bytes); approve, purge (optional)
+  std::string id;   // cancel, approve, deny, retry
+  std::string why;  // deny, reanchor (1..1000 bytes); approve, purge, release-canary (optional)
   std::vector<std::string> ids;  // purge: the missions whose directories and rooms go
+  std::string profile;           // release-canary: the drone profile whose missions may go
   std::string op;                // grant, revoke: [a-z][a-z0-9._-]{0,63}
   // grant, revoke: exactly one subject.
   std::string mission, requester;

@@ -52,6 +52,18 @@ TEST(Control, APurgeNamesItsIds) {
   EXPECT_EQ(Err(many + "]}").field, "ids");
 }
 
+// A release-canary names the profile; its why is optional, nothing else is read.
+TEST(Control, AReleaseCanaryNamesItsProfile) {
+  ControlRequest r = Ok(R"({"hangar":1,"request":"release-canary","profile":"codex"})");
+  EXPECT_EQ(r.kind, ControlKind::kReleaseCanary);
+  EXPECT_EQ(r.profile, "codex");
+  EXPECT_EQ(r.why, "");
+  EXPECT_EQ(Ok(R"({"hangar":1,"request":"release-canary","profile":"c","why":"ok"})").why, "ok");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"release-canary"})").field, "profile");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"release-canary","profile":""})").field, "profile");
+  EXPECT_EQ(Err(R"({"hangar":1,"request":"release-canary","profile":"c","id":"M1"})").field, "id");
+}
+
 TEST(Control, ErrorsNameTheField) {
   EXPECT_EQ(Err(R"({"hangar":2,"request":"cancel","id":"M1"})").field, "hangar");
   EXPECT_EQ(Err(R"({"hangar":1,"request":"cancel","id":"../x"})").field, "id");

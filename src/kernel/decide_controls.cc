@@ -1,4 +1,5 @@
-// Control requests: a cancel, approve, deny, retry, grant, revoke, reanchor, memory or purge
+// Control requests: a cancel, approve, deny, retry, grant, revoke, reanchor, memory, purge or
+// release-canary
 // dropped in control/new is parsed, checked against who may ask (decide_rights.cc), recorded,
 // carried out and answered in control/done; a bad or refused one is kept in control/bad beside its
 // why.
@@ -48,7 +49,7 @@ std::string Cancel(Decision& d, const ControlRequest& r, TimeMs now) {
   d.Ledger("mission.cancel", d.Asked({{"id", id}, {"effect", d.effect}}), now);
   if (unrun) {  // [CancelUnrun]
     const Phase from = rec.phase;
-    if (from == Phase::kQueued) std::erase(d.st.queue, id);
+    if (from == Phase::kQueued) d.Unqueue(id);
     d.Finish(id, rec, from,
              BuildUnrunReturn(id, rec, "cancelled", "cancelled on request before it ran",
                               d.setup.config.limits, now),
@@ -227,7 +228,7 @@ std::string Reanchor(Decision& d, const ControlRequest& r, TimeMs now) {
   for (const std::string& id : unproven) {  // [ReanchorReturnsUnproven]
     MissionRec& rec = d.st.missions[id];
     const Phase from = rec.phase;
-    if (from == Phase::kQueued) std::erase(d.st.queue, id);
+    if (from == Phase::kQueued) d.Unqueue(id);
     rec.lost = true;
     d.Finish(id, rec, from,
              BuildUnrunReturn(id, rec, "lost",
@@ -306,6 +307,9 @@ void On(Decision& d, const ControlDropped& c) {
       break;
     case ControlKind::kPurge:
       refused = PurgeMissions(d, r, c.now);
+      break;
+    case ControlKind::kReleaseCanary:
+      refused = ReleaseCanary(d, r, c.now);
       break;
   }
   if (!refused.empty()) return bad("control.invalid", refused);

@@ -174,7 +174,11 @@ void On(Decision& d, const IntakeFailed& f) {
       (it->second.phase == Phase::kRunning && (it->second.attempt != 1 || it->second.exited)))
     return;  // not a mission this intake made
   if (it->second.phase == Phase::kRunning) d.st.running--;
-  std::erase(d.st.queue, f.id);
+  d.Unqueue(f.id);
+  // A canary forgotten tries nothing: what waited on it is judged again (one becomes the canary).
+  if (const auto& m = it->second.mission)
+    if (const ProfileCanary* c = d.st.canaries.Find(m->drone); c && c->id == f.id)
+      d.Rejudge(m->drone, "its canary " + f.id + " is forgotten");
   d.st.missions.erase(it);
   const std::string shown = Shown(f.name);
   d.Ledger("mission.intake-failed", {{"id", f.id}, {"name", shown}, {"reason", f.reason}}, f.now);

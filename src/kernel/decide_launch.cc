@@ -12,6 +12,7 @@
 namespace hangar::decide {
 
 void Decision::Pump(TimeMs now) {
+  CanarySpans(now);
   while (st.ready && st.fail_closed.empty() && !st.clock_behind &&
          st.running < setup.config.slots && !st.queue.empty()) {
     const std::string id = st.queue.front();
@@ -38,6 +39,12 @@ void Decision::Pump(TimeMs now) {
       Log(id + " queued -> denied (profile " + m.drone + " gone from the config)");
       rec.phase = Phase::kDenied;
       rec.mission.reset();
+      continue;
+    }
+    const CanaryTurn turn = CanaryTurnOf(id, p->second);
+    if (turn == CanaryTurn::kWait) {  // [CanaryWaits]
+      st.canary_held[m.drone].push_back(id);
+      Log(id + " waits for the canary of profile " + m.drone);
       continue;
     }
     const int attempt = rec.attempt + 1;
@@ -74,14 +81,17 @@ void Decision::Pump(TimeMs now) {
     if (g.verdict == Verdict::kAllow) {
       body["attempt"] = attempt;
       body["key"] = LaunchKeyName(id, attempt);
+      body["profile_sha256"] = p->second.sha256;
     }
     if (plan.workspace) body["commit"] = plan.workspace->commit;
     g2["ledger_seq"] = Ledger(g.verdict == Verdict::kAllow  ? "mission.launched"
                               : g.verdict == Verdict::kHold ? "mission.held"
                                                             : "mission.denied",
                               std::move(body), now);
-    if (g.verdict == Verdict::kAllow) {  // [QueuedLaunched]
+    if (g.verdict == Verdict::kAllow) {                                     // [QueuedLaunched]
+      if (turn == CanaryTurn::kCanary) CanaryLaunched(id, p->second, now);  // [CanaryLaunched]
       rec.attempt = attempt;
+      rec.profile_sha256 = p->second.sha256;
       rec.phase = Phase::kRunning;
       st.running++;
       out.push_back(Launch{id, attempt, std::move(plan), std::move(plan_text), Text(g2),
@@ -112,15 +122,14 @@ void Decision::Finish(const std::string& id, MissionRec& rec, Phase from, json::
   const int64_t seq = st.ledger_seq + 1;
   ret["ledger_seq"] = seq;
   std::string text = Text(ret);
-  Ledger("mission.returned",
-         {{"id", id}, {"outcome", ret.find("outcome")->as_string()}, {"sha256", Sha256Hex(text)}},
-         now);
+  const std::string outcome = ret.find("outcome")->as_string();
+  Ledger("mission.returned", {{"id", id}, {"outcome", outcome}, {"sha256", Sha256Hex(text)}}, now);
+  CanaryEnded(id, rec, outcome, now);
   Move mv{id, from, Phase::kReturned, {}, std::nullopt};
   mv.files["return.json"] = std::move(text);
   if (rec.mission) mv.notify_dir = rec.mission->notify_dir;
   out.push_back(std::move(mv));
-  Log(id + " " + std::string(PhaseName(from)) + " -> returned (" +
-      ret.find("outcome")->as_string() + ")");
+  Log(id + " " + std::string(PhaseName(from)) + " -> returned (" + outcome + ")");
   rec.phase = Phase::kReturned;
   rec.mission.reset();
 }
@@ -232,6 +241,7 @@ void On(Decision& d, const Observed& o) {
   if (!rec) return;
   d.Finish(o.id, *rec, Phase::kRunning,
            BuildReturn(o.id, *rec, &o.obs, d.setup.config.limits, o.now), o.now);
+  d.Pump(o.now);  // a canary that returned done lets its profile's others go
 }
 
 }  // namespace hangar::decide

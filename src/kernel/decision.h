@@ -10,6 +10,7 @@
 //   decide_purge.cc     ControlDropped purge: terminal missions' directories go, tombstones stay
 //   decide_window.cc    OpRequested, OpFinished
 //   decide_launch.cc    the launch queue with gate 2, LaunchDone, the drone's end, Observed
+//   decide_canary.cc    a profile's canary: launched alone, passed, failed, released; Tick
 // kernel.cc dispatches a signal to its part. Each row of the state table in kernel.h is named in
 // square brackets; the code that carries a row out is marked "// [Name]", and a test of the same
 // name (TEST(KernelRow, Name)) covers it: kernel_table_test.cc holds the three together.
@@ -69,6 +70,27 @@ struct Decision {
   void EmitObserve(const std::string& id, const MissionRec& rec);
   // A running mission whose drone's end is (ended) or is not yet (!ended) known; else nullptr.
   MissionRec* Running(const std::string& id, bool ended);
+  // Takes a queued mission out of the launch order (the queue, or its profile's canary wait).
+  void Unqueue(const std::string& id);
+
+  // Canaries (decide_canary.cc, kernel/canary.h).
+  enum class CanaryTurn { kGo, kCanary, kWait };
+  // Whether queued mission ID of PROFILE launches as usual, as its profile's canary, or waits.
+  CanaryTurn CanaryTurnOf(const std::string& id, const Profile& profile) const;
+  // Records the canary's launch (after its mission.launched entry).
+  void CanaryLaunched(const std::string& id, const Profile& profile, TimeMs now);
+  // Passes every running canary that has run canary_s seconds by NOW.
+  void CanarySpans(TimeMs now);
+  // A mission of REC's profile returns with OUTCOME: a canary passes or fails by it; a done
+  // mission proves a definition not proven before.
+  void CanaryEnded(const std::string& id, const MissionRec& rec, const std::string& outcome,
+                   TimeMs now);
+  // SHA256 of PROFILE is proven: records KIND with BODY, and the missions that waited on the
+  // profile's canary go back to the head of the queue.
+  void CanaryProven(const std::string& kind, const std::string& profile, const std::string& sha256,
+                    json::Object body, TimeMs now);
+  // The missions that waited on PROFILE's canary go back to the head of the queue (WHY: the log's).
+  void Rejudge(const std::string& profile, const std::string& why);
 };
 
 MissionRec NewRec(Phase p, TimeMs accepted);
@@ -97,12 +119,16 @@ void On(Decision& d, const LaunchDone& s);
 void On(Decision& d, const DroneExited& s);
 void On(Decision& d, const SupervisorGone& s);
 void On(Decision& d, const Observed& s);
+void On(Decision& d, const Tick& s);
 
 // Stores a "memory" request's work state as its requester's next version; why not, or "".
 std::string StoreMemory(Decision& d, const ControlRequest& r, const ControlDropped& c);
 
 // Purges the missions a "purge" request names that may be purged; why not, when none may.
 std::string PurgeMissions(Decision& d, const ControlRequest& r, TimeMs now);
+
+// Lets a profile's missions go as its canary would (a "release-canary" request); why not, or "".
+std::string ReleaseCanary(Decision& d, const ControlRequest& r, TimeMs now);
 
 // Who may ask for what (man/hangar.conf.5, approvers and four_eyes), judged on the uid the OS says
 // dropped the request: {rule, reason} of a refusal, or nothing when it may (decide_rights.cc).

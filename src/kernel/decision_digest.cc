@@ -327,7 +327,12 @@ namespace {
 
 // Everything of the state beside its missions and grants, as canonical JSON.
 std::string GlobalText(const State& s) {
-  std::string t = "{\"clock_behind\":";
+  std::string t = "{\"canaries\":";
+  json::AppendQuoted(&t, s.canaries.digest());
+  size_t held = 0;
+  for (const auto& [profile, ids] : s.canary_held) held += ids.size();
+  t += ",\"canary_held\":" + std::to_string(held);
+  t += ",\"clock_behind\":";
   t += s.clock_behind ? "true" : "false";
   t += ",\"counter\":" + std::to_string(s.counter);
   t += ",\"fail_closed\":" + json::Write(MaybeHex(s.fail_closed));
@@ -370,8 +375,11 @@ std::string StateDigest(const State& s) {
     text += ':';
     AppendMissionText(&text, r);
   }
+  json::Object held;
+  for (const auto& [profile, ids] : s.canary_held)
+    held[profile] = json::Array(ids.begin(), ids.end());
   text += "},\"queue\":" + json::Write(json::Array(s.queue.begin(), s.queue.end())) +
-          RequestersText(s) + "}";
+          ",\"queue_held\":" + json::Write(json::Value(std::move(held))) + RequestersText(s) + "}";
   return Sha256Hex(text);
 }
 

@@ -112,6 +112,25 @@
 //   (start)   | Recovered tombstone (purged/)   | purged    | [RecoveredPurged] none: the id stays
 //             |                                 |           |   taken; a later drop of it is a
 //             |                                 |           |   duplicate
+//   queued    | slot free, gate 2 allow, its    | running   | [CanaryLaunched] Launch,
+//             |   profile's definition not the  |           |   Record(canary.launched) after
+//             |   one proven, no canary of it   |           |   mission.launched: the canary, its
+//             |   running or failed             |           |   profile's others wait
+//   queued    | slot free, its profile's canary | queued    | [CanaryWaits] none: held out of the
+//             |   running or failed             |           |   queue until the canary passes
+//   running   | Tick (or any signal), its       | same      | [CanaryPassed]
+//             |   canary ran canary_s, or it    |           |   Record(canary.passed): the
+//             |   returned done                 |           |   definition is proven; its others
+//             |                                 |           |   go back to the queue's head
+//   running   | Observed or LaunchDone, the     | returned  | [CanaryFailed] Record(canary.failed)
+//             |   canary ended otherwise first  |           |   after mission.returned: its others
+//             |                                 |           |   wait
+//   any       | Control release-canary, by an   | same      | [CanaryReleased]
+//             |   approver                      |           |   Record(canary.released): the
+//             |                                 |           |   definition is proven; its others
+//             |                                 |           |   go
+//   running   | Observed done, its definition   | returned  | [ProfileProven] Record(profile.proven)
+//             |   not proven before (no canary) |           |   after mission.returned
 //
 // The ledger: every decision is a Record action placed before the action it backs, and every
 // mission file that states a decision (intake.json, gate2.json, return.json, approve.json,
@@ -137,6 +156,7 @@
 
 #include "base/json.h"
 #include "base/timefmt.h"
+#include "kernel/canary.h"
 #include "kernel/config.h"
 #include "kernel/exit_info.h"
 #include "kernel/gate.h"
@@ -217,6 +237,9 @@ struct MissionRec {
   // Purged (hangar purge, retention): its directory and room are gone, a tombstone keeps the id
   // taken; phase is the terminal state it was purged from.
   bool purged = false;
+  // The definition of its profile it was launched with (Profile::sha256); "" when unknown (not
+  // launched by this start: a mission found running launched with what the config said then).
+  std::string profile_sha256;
 };
 
 struct State {
@@ -241,6 +264,10 @@ struct State {
   std::vector<int64_t> unvouched_grants;  // voided by the reanchor (LedgerFailed)
   GrantBook grants;          // folded from the ledger at start, then from the kernel's own records
   RequesterBook requesters;  // likewise: whose each requester is, its work states' versions
+  CanaryBook canaries;       // likewise: each profile's proven definition and its canary
+  // Queued missions that wait on their profile's canary (running or failed), by profile, in launch
+  // order: out of the queue until the canary passes or is released, then back at its head.
+  std::map<std::string, std::deque<std::string>> canary_held;
 };
 
 // ---- signals: what the shell saw ----
@@ -303,6 +330,11 @@ struct LaunchDone {
 };
 // Recovery is over and the control requests that waited are taken: launches may begin.
 struct Ready {
+  TimeMs now = 0;
+};
+// Time has come for a decision that waits on the clock alone: a canary has run canary_s seconds
+// (CanaryDue says when; the shell sends it then).
+struct Tick {
   TimeMs now = 0;
 };
 struct DroneExited {
@@ -392,7 +424,7 @@ struct IntakeFailed {
 
 using Signal =
     std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited, SupervisorGone,
-                 Observed, Ready, LedgerFailed, OpRequested, OpFinished, IntakeFailed>;
+                 Observed, Ready, LedgerFailed, OpRequested, OpFinished, IntakeFailed, Tick>;
 
 // ---- actions: what the shell must do, in order ----
 
@@ -531,5 +563,9 @@ bool MayLaunch(const KernelSetup& setup, const State& state);
 // shell's threads read the clock at slightly different moments (an observation's `now` may be a
 // little older than an entry just written).
 inline constexpr TimeMs kClockSlackMs = 60 * 1000;
+
+// When the earliest running canary will have run canary_s seconds (the shell sends Tick then);
+// none while no canary runs.
+std::optional<TimeMs> CanaryDue(const State& state);
 
 }  // namespace hangar

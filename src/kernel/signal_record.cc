@@ -132,6 +132,9 @@ struct Writer {
   json::Value operator()(const Ready& s) const {
     return json::Object{{"signal", "ready"}, {"now", s.now}};
   }
+  json::Value operator()(const Tick& s) const {
+    return json::Object{{"signal", "tick"}, {"now", s.now}};
+  }
   json::Value operator()(const LedgerFailed& s) const {
     return json::Object{
         {"signal", "ledger-failed"},
@@ -337,6 +340,7 @@ struct Reader {
       return o;
     }
     if (kind == "ready") return Ready{time("now")};
+    if (kind == "tick") return Tick{time("now")};
     if (kind == "ledger-failed") {
       LedgerFailed l{text("reason"), time("now"), flag("rolled_back")};
       strict::Items(f["unvouched_grants"], f.Path("unvouched_grants"), "expected a list of seqs",
@@ -389,8 +393,9 @@ struct Reader {
 
 const char* SignalKind(const Signal& s) {
   static constexpr const char* kKinds[] = {
-      "dropped",  "recovered", "control",       "launch-done",  "drone-exited", "supervisor-gone",
-      "observed", "ready",     "ledger-failed", "op-requested", "op-finished",  "intake-failed"};
+      "dropped",         "recovered",     "control", "launch-done",   "drone-exited",
+      "supervisor-gone", "observed",      "ready",   "ledger-failed", "op-requested",
+      "op-finished",     "intake-failed", "tick"};
   static_assert(std::size(kKinds) == std::variant_size_v<Signal>);
   return kKinds[s.index()];
 }

@@ -209,6 +209,7 @@ std::vector<Signal> EveryKind() {
   tomb.attempt = 1;
   tomb.by = Dropper{1000, "ann"};
   all.push_back(tomb);
+  all.push_back(Tick{kT + 60'000});
   return all;
 }
 

@@ -53,7 +53,8 @@ Status LiveLedger::Load(const ledger::LedgerStore& store) {
         at != std::string_view::npos && at + kSignalMember.size() + 64 <= v.body.size())
       e.signal_record = std::string(v.body.substr(at + kSignalMember.size(), 64));
     e.verdict = Verdict(parser, v.body, &e.id);
-    if (GrantBook::Folds(v.kind) || RequesterBook::Folds(v.kind, v.body)) {
+    if (GrantBook::Folds(v.kind) || RequesterBook::Folds(v.kind, v.body) ||
+        CanaryBook::Folds(v.kind)) {
       Result<json::Value> body = json::Parse(v.body);
       if (!body.ok()) return body.status();
       grants_.push_back(GrantRecord{v.seq, e.kind, std::move(body).value()});
@@ -95,6 +96,10 @@ Result<GrantBook> LiveLedger::GrantsAt(int64_t seq) const {
 
 Result<RequesterBook> LiveLedger::RequestersAt(int64_t seq) const {
   return FoldUpTo<RequesterBook>(grants_, seq);
+}
+
+Result<CanaryBook> LiveLedger::CanariesAt(int64_t seq) const {
+  return FoldUpTo<CanaryBook>(grants_, seq);
 }
 
 }  // namespace hangar::replay

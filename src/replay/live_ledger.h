@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/canary.h"
 #include "kernel/grants.h"
 #include "kernel/requesters.h"
 #include "ledger/store.h"
@@ -35,9 +36,10 @@ class LiveLedger {
   Result<GrantBook> GrantsAt(int64_t seq) const;
   // The requester book after SEQ, likewise.
   Result<RequesterBook> RequestersAt(int64_t seq) const;
+  Result<CanaryBook> CanariesAt(int64_t seq) const;
 
  private:
-  std::vector<LiveEntry> entries_;  // seq 1 at index 0
+  std::vector<LiveEntry> entries_;   // seq 1 at index 0
   std::vector<GrantRecord> grants_;  // the entries the grant and requester books fold
 };
 

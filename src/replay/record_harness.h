@@ -34,7 +34,8 @@ class RecordHarness {
     if (!setup.ok()) return setup.status();
     setup_ = std::move(setup).value();
     state_ = State{};
-    if (Status s = ledger::FoldBooks(*store_, &state_.grants, &state_.requesters); !s.ok())
+    if (Status s = ledger::FoldBooks(*store_, &state_.grants, &state_.requesters, &state_.canaries);
+        !s.ok())
       return s;
     state_.ledger_seq = store_->head_seq();
     state_.ledger_time = ledger_time;

@@ -114,6 +114,9 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
       Result<RequesterBook> requesters = live.RequestersAt(s->ledger_seq);
       if (!requesters.ok()) return requesters.status();
       st.requesters = std::move(requesters).value();
+      Result<CanaryBook> canaries = live.CanariesAt(s->ledger_seq);
+      if (!canaries.ok()) return canaries.status();
+      st.canaries = std::move(canaries).value();
       ++sum.starts;
       if (std::find(sum.builds.begin(), sum.builds.end(), s->build) == sum.builds.end())
         sum.builds.push_back(s->build);

@@ -148,6 +148,18 @@ group_users() {
   done
 }
 
+# submitter_user TAG: when run as root with useradd and setpriv (after as_hangard_user), a
+# submitters' group hangar-TAGsub-PID holding a user RA=hangar-TAGra-PID that is no approver, a copy
+# of bin/hangar it may run in $T/bin, and the spool's permissions for that group as
+# scripts/spool-permissions sets them. Otherwise RA stays unset (the test skips what needs it).
+submitter_user() {
+  [[ "$(id -u)" == 0 ]] && command -v useradd >/dev/null && command -v setpriv >/dev/null || return 0
+  SUB=hangar-$1sub-$$ RA=hangar-$1ra-$$
+  group_users "$SUB" "$RA"
+  mkdir -p "$T/bin" && cp "$BIN/hangar" "$T/bin/" && chmod 755 "$T" "$T/bin"
+  "$ROOT/scripts/spool-permissions" "$S" "$SUB" "${RT_USER:-root}"
+}
+
 # as_hangard_user: in the user pass of each_identity (after setup, before start_hangard), creates
 # a system user with no home and no shell, gives it the scratch directory, and has start_hangard
 # run hangard as that user (setpriv, no supplementary group) from a copy of the binaries in the

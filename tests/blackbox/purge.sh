@@ -17,12 +17,7 @@
 each_identity
 setup 2
 as_hangard_user
-if [[ "$(id -u)" == 0 ]] && command -v useradd >/dev/null && command -v setpriv >/dev/null; then
-  SUB=hangar-psub-$$ RA=hangar-pra-$$
-  group_users "$SUB" "$RA"
-  mkdir -p "$T/bin" && cp "$BIN/hangar" "$T/bin/" && chmod 755 "$T" "$T/bin"
-  "$ROOT/scripts/spool-permissions" "$S" "$SUB" "${RT_USER:-root}"
-fi
+submitter_user p
 start_hangard
 count() { if [[ -f "$T/runs" ]]; then grep -c "^start $1 " "$T/runs" || true; else echo 0; fi; }
 
