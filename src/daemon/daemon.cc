@@ -26,6 +26,10 @@ namespace hangar {
 
 namespace {
 
+// Lines of decisions that only log are written with the next that acts, or once this many bytes
+// wait (a start recovering a deep queue would otherwise hold a line per mission in memory).
+constexpr size_t kSignalBufferMax = size_t(1) << 20;
+
 constexpr uint64_t kResumeFreeBytes = uint64_t{8} << 20;  // free space that ends such a stop
 // An engine's tool (systemctl, squeue, ...) that does not answer in this long is taken as "the
 // engine cannot say now", never as "the drone is gone".
@@ -300,7 +304,7 @@ Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
     Result<std::string> added = signals_.Add(sig, acts, state_, head_seq, head_hash);
     if (!added.ok()) return added.status();
     line = std::move(added).value();
-    if (Acts(acts))
+    if (Acts(acts) || signals_.buffered() > kSignalBufferMax)
       if (Status f = signals_.Flush(); !f.ok()) return f;
   }
   // Group commit: every entry of this decision in one ledger write and one anchor write, before

@@ -1,12 +1,14 @@
 // Start and recovery: the spool's directories and locks, the signalfd and inotify, the ledger
 // before anything is decided, then every mission found in the spool handed to the kernel as
 // Recovered, the control requests that waited, Ready, and a scan of what waits.
+#include <malloc.h>
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <span>
 #include <thread>
 
 #include "base/plural.h"
@@ -141,7 +143,17 @@ Status Daemon::Start() {
       &log);
   if (!rec.ok()) return rec.status();
   for (const std::string& line : log) Say(line);
-  for (Recovered& r : rec.value()) {
+  // The ended missions and tombstones come first: one signal for all of them.
+  RecoveredEnded ended{{}, env_->Now()};
+  size_t live = 0;
+  for (; live < rec->size(); ++live) {
+    const Recovered& r = (*rec)[live];
+    if (!r.purged && !Terminal(r.phase)) break;
+    ended.missions.push_back({r.id, r.phase, r.accepted, r.attempt, r.by, r.purged});
+  }
+  if (!ended.missions.empty())
+    if (Status s = Dispatch(std::move(ended)); !s.ok()) return s;
+  for (Recovered& r : std::span(rec->begin() + live, rec->end())) {
     if (r.phase == Phase::kRunning && !r.exit && r.supervisor_alive)
       watches_->Watch(r.id, env_->Now());
     if (r.phase != Phase::kRunning || r.exit || !r.supervisor_alive) UnwatchRun(r.id);
@@ -155,6 +167,9 @@ Status Daemon::Start() {
     if (!s.ok()) return s;
   }
   Status s = Dispatch(Ready{env_->Now()});
+  // What recovery read of every mission directory is freed now: give it back to the system, or
+  // a deep spool's start leaves hangard holding its peak for good.
+  malloc_trim(0);
   running_ = true;
   if (s.ok()) s = WritePresence("running");
   if (!s.ok()) return s;

@@ -171,9 +171,10 @@ std::string RetryMission(Decision& d, const ControlRequest& r,
         " next)");
   // A fresh attempt: nothing of the last one's end carries over, nor an approval of its plan.
   MissionRec next = NewRec(Phase::kQueued, f.accepted ? f.accepted : rec.accepted);
-  next.mission = std::get<Mission>(std::move(parsed));
-  ApplyProfileDefaults(&*next.mission, d.setup.config);
-  next.mission->id = id;
+  Mission m = std::get<Mission>(std::move(parsed));
+  ApplyProfileDefaults(&m, d.setup.config);
+  m.id = id;
+  next.mission = std::make_shared<const Mission>(std::move(m));
   next.attempt = previous;
   next.sha256 = sha;
   next.resolved = f.resolved;

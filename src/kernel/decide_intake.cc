@@ -154,7 +154,7 @@ void On(Decision& d, const Dropped& drop) {
   }
   d.out.push_back(std::move(in));
   MissionRec rec = NewRec(to, drop.now);
-  if (to != Phase::kDenied) rec.mission = m;
+  if (to != Phase::kDenied) rec.mission = std::make_shared<const Mission>(m);
   rec.sha256 = Sha256Hex(drop.bytes);
   rec.resolved = drop.resolved;
   rec.owner = drop.by;

@@ -33,9 +33,9 @@ void On(Decision& d, const Recovered& r) {
     rec.sha256 = Sha256Hex(r.mission_bytes);
     MissionOrError parsed = ParseMission(r.mission_bytes);
     if (auto* m = std::get_if<Mission>(&parsed)) {
-      rec.mission = *m;
-      ApplyProfileDefaults(&*rec.mission, d.setup.config);
-      rec.mission->id = r.id;
+      ApplyProfileDefaults(m, d.setup.config);
+      m->id = r.id;
+      rec.mission = std::make_shared<const Mission>(std::move(*m));
       rec.resolved = r.resolved;
     } else {
       rec.error = "mission.json unreadable at recovery: " + std::get<ParseError>(parsed).Text();
@@ -80,6 +80,21 @@ void On(Decision& d, const Recovered& r) {
     d.Log(r.id + " running: supervisor alive, re-attached");
   }
   d.Pump(r.now);
+}
+
+// [RecoveredEnded] Each as the Recovered it stands for, in the order found.
+void On(Decision& d, const RecoveredEnded& e) {
+  for (const EndedFound& m : e.missions) {
+    Recovered r;
+    r.id = m.id;
+    r.phase = m.phase;
+    r.accepted = m.accepted;
+    r.attempt = m.attempt;
+    r.by = m.by;
+    r.purged = m.purged;
+    r.now = e.now;
+    On(d, r);
+  }
 }
 
 // [LedgerFailed]

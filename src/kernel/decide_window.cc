@@ -83,8 +83,9 @@ void On(Decision& d, const OpRequested& q) {
                       "hangard stopped): an act runs at most once, so it is not run again");
   body["op"] = r.op;
   body["key"] = r.key;
-  while (!rec->op_starts.empty() && rec->op_starts.front() <= q.now - 60000)
-    rec->op_starts.pop_front();
+  rec->op_starts.erase(rec->op_starts.begin(),
+                       std::find_if(rec->op_starts.begin(), rec->op_starts.end(),
+                                    [&](TimeMs t) { return t > q.now - 60000; }));
   if (q.key != OpKeyState::kDone &&
       int(rec->op_starts.size()) >= d.setup.config.limits.ops_per_minute)
     return refuse(r.op, r.key, "op.rate",

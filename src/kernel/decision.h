@@ -110,6 +110,7 @@ std::string Shown(const std::string& name);
 void On(Decision& d, const Dropped& s);
 void On(Decision& d, const IntakeFailed& s);
 void On(Decision& d, const Recovered& s);
+void On(Decision& d, const RecoveredEnded& s);
 void On(Decision& d, const Ready& s);
 void On(Decision& d, const LedgerFailed& s);
 void On(Decision& d, const ControlDropped& s);

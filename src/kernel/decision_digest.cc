@@ -85,7 +85,7 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
   flag(",\"exited\":", r.exited);
   t += ",\"gate\":" + json::Write(MaybeHex(r.gate));
   sha(",\"held_plan_sha256\":", r.held_plan_sha256);
-  flag(",\"live\":", r.mission.has_value());
+  flag(",\"live\":", r.mission != nullptr);
   flag(",\"lost\":", r.lost);
   flag(",\"observe_waits\":", r.observe_waits);
   set(",\"op_starts\":", r.op_starts);
@@ -291,6 +291,8 @@ std::vector<std::string> TouchedIds(const Signal& s, const std::vector<Action>& 
       [&](const auto& x) {
         if constexpr (requires { x.id; })
           if (!x.id.empty()) ids.insert(x.id);
+        if constexpr (requires { x.missions; })  // RecoveredEnded: each mission it names
+          for (const EndedFound& m : x.missions) ids.insert(m.id);
       },
       s);
   for (const Action& a : acts)

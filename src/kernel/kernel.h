@@ -112,6 +112,9 @@
 //   (start)   | Recovered tombstone (purged/)   | purged    | [RecoveredPurged] none: the id stays
 //             |                                 |           |   taken; a later drop of it is a
 //             |                                 |           |   duplicate
+//   (start)   | RecoveredEnded (every ended     | as found  | [RecoveredEnded] each as its
+//             |   mission and tombstone, one    |           |   Recovered, in order: none; their
+//             |   signal)                       |           |   ids stay taken
 //   queued    | slot free, gate 2 allow, its    | running   | [CanaryLaunched] Launch,
 //             |   profile's definition not the  |           |   Record(canary.launched) after
 //             |   one proven, no canary of it   |           |   mission.launched: the canary, its
@@ -148,6 +151,7 @@
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -208,11 +212,13 @@ struct Dropper {
 
 struct MissionRec {
   Phase phase = Phase::kQueued;
-  std::optional<Mission> mission;  // kept while the mission is live (hold, queued, running)
-  TimeMs accepted = 0;             // intake time
-  int attempt = 0;                 // launched attempts
-  bool exited = false;             // the drone's end is known (or its supervisor is gone)
-  bool lost = false;               // the supervisor vanished without an exit record
+  // Kept while the mission is live (hold, queued, running); shared and immutable, so an ended
+  // mission's record does not carry a Mission's size inline.
+  std::shared_ptr<const Mission> mission;
+  TimeMs accepted = 0;  // intake time
+  int attempt = 0;      // launched attempts
+  bool exited = false;  // the drone's end is known (or its supervisor is gone)
+  bool lost = false;    // the supervisor vanished without an exit record
   std::optional<ExitInfo> exit;
   std::string error;  // why the kernel could not launch or judge it (makes the outcome failed)
   // The last gate verdict on it, "stage N VERDICT rule,rule": a replay under another policy that
@@ -225,7 +231,9 @@ struct MissionRec {
   std::string approved_plan_sha256;  // ... and of the plan, when it was held at stage 2
   ResolvedWrites resolved;           // the mission's writes as the shell resolved them
   Dropper owner;                     // who dropped the mission: may cancel and retry it
-  std::deque<TimeMs> op_starts;      // when the window started its handlers, the last minute's
+  // When the window started its handlers, the last minute's (a vector: an empty deque allocates
+  // some 600 bytes, and every mission ever seen keeps its record).
+  std::vector<TimeMs> op_starts;
   // The window: keys of ops whose handler runs now, and the request names answered or running.
   // The drone's end is observed only once no handler runs for it (observe_waits says one ended).
   std::set<std::string> ops_running, ops_seen;
@@ -301,6 +309,22 @@ struct Recovered {
   Dropper by = {};                   // intake.json "uid" and "user": who dropped the mission
   // A tombstone (purged/ID.json): the mission was purged from PHASE; nothing else is read of it.
   bool purged = false;
+};
+// The ended missions found at start, in the order found: the tombstones in purged/ and the mission
+// directories in returned/, denied/ and rejected/, each as the Recovered it stands for (only these
+// fields of it are read). One signal for all: they decide nothing but which ids stay taken, and a
+// long-lived spool holds many (one record line each would grow the signal record at every start).
+struct EndedFound {
+  std::string id;
+  Phase phase = Phase::kReturned;
+  TimeMs accepted = 0;
+  int attempt = 0;
+  Dropper by = {};
+  bool purged = false;
+};
+struct RecoveredEnded {
+  std::vector<EndedFound> missions;
+  TimeMs now = 0;
 };
 // A signed approve's signature as the shell checked it (shell/signature.h): ssh-keygen -Y verify
 // against the config's allowed_signers, of ApprovalMessage built from the mission as the shell
@@ -422,9 +446,9 @@ struct IntakeFailed {
   TimeMs now = 0;
 };
 
-using Signal =
-    std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited, SupervisorGone,
-                 Observed, Ready, LedgerFailed, OpRequested, OpFinished, IntakeFailed, Tick>;
+using Signal = std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited,
+                            SupervisorGone, Observed, Ready, LedgerFailed, OpRequested, OpFinished,
+                            IntakeFailed, Tick, RecoveredEnded>;
 
 // ---- actions: what the shell must do, in order ----
 

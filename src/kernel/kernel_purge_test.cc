@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/sha256.h"
+#include "kernel/decision_digest.h"
 #include "kernel/kernel.h"
 #include "kernel/kernel_testutil.h"
 
@@ -142,6 +143,42 @@ TEST_F(KernelRowPurge, RecoveredPurged) {
   EXPECT_TRUE(Only<Launch>(drop).empty());
   EXPECT_EQ(RecordKinds(drop), (std::vector<std::string>{"mission.rejected"}));
   EXPECT_EQ(fresh.missions.at("OLD1").phase, hangar::Phase::kReturned);  // the tombstone stands
+}
+
+// Every ended mission and tombstone a start finds, in one signal: the state is the one the same
+// Recovered signals one by one leave (a copy found twice included), and every id stays taken.
+TEST_F(KernelRowPurge, RecoveredEnded) {
+  const std::vector<EndedFound> found = {
+      {"T1", hangar::Phase::kDenied, kT - 5, 1, Dropper{1000, "ann"}, true},
+      {"E1", hangar::Phase::kReturned, kT - 4, 2, Dropper{1000, "ann"}, false},
+      {"E2", hangar::Phase::kRejected, kT - 3, 0, Dropper{}, false},
+      {"E1", hangar::Phase::kDenied, kT - 2, 1, Dropper{}, false}};  // a copied spool's other E1
+  State together, one_by_one;
+  auto acts = hangar::Decide(s_, &together, RecoveredEnded{found, kT});
+  EXPECT_TRUE(Only<Move>(acts).empty() && Only<Record>(acts).empty() && Only<Launch>(acts).empty());
+  for (const EndedFound& m : found) {  // the oracle: each spelt out as the Recovered of it
+    Recovered r;
+    r.id = m.id;
+    r.phase = m.phase;
+    r.accepted = m.accepted;
+    r.attempt = m.attempt;
+    r.by = m.by;
+    r.purged = m.purged;
+    r.now = kT;
+    hangar::Decide(s_, &one_by_one, r);
+  }
+  EXPECT_EQ(StateDigest(together), StateDigest(one_by_one));
+  ASSERT_EQ(together.missions.size(), 3u);
+  EXPECT_EQ(together.missions.at("E1").phase, hangar::Phase::kReturned);  // the first found
+  EXPECT_EQ(together.missions.at("E1").attempt, 2);
+  EXPECT_TRUE(together.missions.at("T1").purged);
+  hangar::Decide(s_, &together, Ready{kT});
+  for (const char* id : {"T1", "E1", "E2"}) {
+    auto drop = hangar::Decide(s_, &together,
+                               Dropped{std::string(id) + ".json", Bytes(id), "", kT, {}, kRoot});
+    EXPECT_TRUE(Only<Launch>(drop).empty()) << id;
+    EXPECT_EQ(RecordKinds(drop), (std::vector<std::string>{"mission.rejected"})) << id;
+  }
 }
 
 }  // namespace

@@ -132,6 +132,22 @@ struct Writer {
   json::Value operator()(const Ready& s) const {
     return json::Object{{"signal", "ready"}, {"now", s.now}};
   }
+  json::Value operator()(const RecoveredEnded& s) const {
+    // Many, and the same at every start of a spool that keeps them: one blob of canonical text,
+    // written an entry at a time.
+    std::string list = "[";
+    for (const EndedFound& m : s.missions) {
+      if (list.size() > 1) list += ',';
+      list += json::Write(json::Object{{"id", m.id},
+                                       {"phase", std::string(PhaseName(m.phase))},
+                                       {"accepted", m.accepted},
+                                       {"attempt", m.attempt},
+                                       {"by", DropperJson(m.by)},
+                                       {"purged", m.purged}});
+    }
+    list += ']';
+    return json::Object{{"signal", "recovered-ended"}, {"missions", blob(list)}, {"now", s.now}};
+  }
   json::Value operator()(const Tick& s) const {
     return json::Object{{"signal", "tick"}, {"now", s.now}};
   }
@@ -341,6 +357,35 @@ struct Reader {
     }
     if (kind == "ready") return Ready{time("now")};
     if (kind == "tick") return Tick{time("now")};
+    if (kind == "recovered-ended") {
+      RecoveredEnded r;
+      const std::string at = f.Path("missions");
+      std::variant<std::vector<EndedFound>, ParseError> read =
+          strict::ReadDocument<std::vector<EndedFound>>(blob("missions"), [&](element root) {
+            std::vector<EndedFound> list;
+            strict::Items(root, at, "expected an array of ended missions",
+                          [&](element e, const std::string& where) {
+                            Fields g(e, where);
+                            EndedFound m;
+                            m.id = strict::String(g["id"], g.Path("id"));
+                            m.phase = PhaseOf(g["phase"], g.Path("phase"));
+                            m.accepted = Time(g["accepted"], g.Path("accepted"));
+                            m.attempt = Int(g["attempt"], g.Path("attempt"));
+                            m.by = By(g["by"], g.Path("by"));
+                            m.purged = strict::Bool(g["purged"], g.Path("purged"));
+                            g.Done();
+                            list.push_back(std::move(m));
+                          });
+            return list;
+          });
+      if (auto* e = std::get_if<ParseError>(&read)) {
+        if (e->field.empty()) Fail(at, e->reason);
+        throw strict::Failure{*e};
+      }
+      r.missions = std::get<std::vector<EndedFound>>(std::move(read));
+      r.now = time("now");
+      return r;
+    }
     if (kind == "ledger-failed") {
       LedgerFailed l{text("reason"), time("now"), flag("rolled_back")};
       strict::Items(f["unvouched_grants"], f.Path("unvouched_grants"), "expected a list of seqs",
@@ -393,9 +438,9 @@ struct Reader {
 
 const char* SignalKind(const Signal& s) {
   static constexpr const char* kKinds[] = {
-      "dropped",         "recovered",     "control", "launch-done",   "drone-exited",
-      "supervisor-gone", "observed",      "ready",   "ledger-failed", "op-requested",
-      "op-finished",     "intake-failed", "tick"};
+      "dropped",         "recovered",     "control", "launch-done",    "drone-exited",
+      "supervisor-gone", "observed",      "ready",   "ledger-failed",  "op-requested",
+      "op-finished",     "intake-failed", "tick",    "recovered-ended"};
   static_assert(std::size(kKinds) == std::variant_size_v<Signal>);
   return kKinds[s.index()];
 }

@@ -7,10 +7,10 @@
 //
 // Format, version 1: {"signal": KIND, FIELD: VALUE...} with KIND one of dropped, recovered,
 // control, launch-done, drone-exited, supervisor-gone, observed, ready, ledger-failed,
-// op-requested, op-finished, intake-failed, tick, and the fields of that signal (kernel.h) under
-// their names there. A text that may not be UTF-8 (a file name, a read error naming it) is a JSON
-// string when it is, else {"hex": HEX}. Every field is written, so a reader never guesses a
-// default.
+// op-requested, op-finished, intake-failed, tick, recovered-ended, and the fields of that signal
+// (kernel.h) under their names there. A text that may not be UTF-8 (a file name, a read error
+// naming it) is a JSON string when it is, else {"hex": HEX}. Every field is written, so a reader
+// never guesses a default.
 //
 // The replay's comparison of decisions and states is kernel/decision_digest.h.
 #pragma once

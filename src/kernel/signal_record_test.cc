@@ -210,6 +210,10 @@ std::vector<Signal> EveryKind() {
   tomb.by = Dropper{1000, "ann"};
   all.push_back(tomb);
   all.push_back(Tick{kT + 60'000});
+  all.push_back(RecoveredEnded{{{"E1", Phase::kReturned, kT - 9, 2, Dropper{1000, "ann"}, false},
+                                {"E2", Phase::kDenied, kT - 8, 0, Dropper{-1, "\xff"}, true}},
+                               kT});
+  all.push_back(RecoveredEnded{{}, kT});
   return all;
 }
 

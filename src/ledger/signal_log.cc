@@ -132,7 +132,10 @@ Status SignalLog::Flush() {
   Status s = env_->AppendDurable(path_, pending_);
   // A failed append leaves the file's tail unknown; the daemon stops its work on it (a failed
   // decision write), and the next start reads the tail again.
-  if (s.ok()) pending_.clear();
+  if (s.ok()) {
+    pending_.clear();
+    if (pending_.capacity() > (size_t(1) << 20)) pending_.shrink_to_fit();  // after a big batch
+  }
   return s;
 }
 

@@ -48,6 +48,9 @@ class SignalLog {
                           int64_t ledger_seq, const std::string& ledger_hash);
   // Appends the buffered lines durably (one write, one fsync); Ok when none wait.
   Status Flush();
+  // Bytes of lines buffered: lines of decisions that only log wait for the next that acts, but
+  // not without bound (a start's recovery of a deep queue logs one per mission).
+  size_t buffered() const { return pending_.size(); }
 
   const std::string& path() const { return path_; }  // SPOOL/signals/NAME/signals.jsonl
   const std::string& dir() const { return dir_; }    // SPOOL/signals/NAME
