@@ -1,6 +1,7 @@
 // Start and recovery: the spool's directories and locks, the signalfd and inotify, the ledger
-// before anything is decided, then every mission found in the spool handed to the kernel as
-// Recovered, the control requests that waited, Ready, and a scan of what waits.
+// before anything is decided, then every mission found in the spool handed to the kernel (the
+// ended ones and tombstones as one RecoveredEnded, each live one as a Recovered), the control
+// requests that waited, Ready, and a scan of what waits.
 #include <malloc.h>
 #include <signal.h>
 #include <sys/inotify.h>
