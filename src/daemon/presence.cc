@@ -73,8 +73,8 @@ json::Value CanaryPresence(const KernelSetup& setup, const State& state) {
   if (setup.config.canary_s <= 0) return out;
   for (const auto& [name, profile] : setup.config.profiles) {
     const ProfileCanary* c = state.canaries.Find(name);
-    if (!c || c->proven.empty() || c->proven == profile.sha256) continue;
-    const bool tried = c->stage != ProfileCanary::Stage::kNone && c->sha256 == profile.sha256;
+    if (!c || !c->Unproven(profile.sha256)) continue;
+    const bool tried = c->Tries(profile.sha256);
     const bool failed = tried && c->stage == ProfileCanary::Stage::kFailed;
     auto held = state.canary_held.find(name);
     const json::Value none(nullptr);

@@ -37,6 +37,17 @@ struct ProfileCanary {
   int64_t seq = 0;
   TimeMs until = 0;    // kRunning: when it has run canary_s seconds
   std::string reason;  // kFailed: how it ended
+
+  // A definition is proven and SHA256 is another: missions of SHA256 go through a canary.
+  bool Unproven(const std::string& sha256) const { return !proven.empty() && proven != sha256; }
+  // A canary of SHA256 runs or has failed.
+  bool Tries(const std::string& sha256) const {
+    return stage != Stage::kNone && this->sha256 == sha256;
+  }
+  // "running", "failed", or "none" when no canary tries SHA256.
+  const char* StageOf(const std::string& sha256) const {
+    return !Tries(sha256) ? "none" : stage == Stage::kFailed ? "failed" : "running";
+  }
 };
 
 class CanaryBook {

@@ -14,13 +14,18 @@ std::string Seconds(int s) {
   return std::to_string(s) + " s";
 }
 
+// canary.passed's reason for a canary that ran its span.
+std::string RanSpan(TimeMs until) {
+  return "it ran until " + FormatTime(until) + " unfailed";
+}
+
 }  // namespace
 
 Decision::CanaryTurn Decision::CanaryTurnOf(const std::string& id, const Profile& profile) const {
   if (setup.config.canary_s <= 0) return CanaryTurn::kGo;
   const ProfileCanary* c = st.canaries.Find(profile.name);
-  if (!c || c->proven.empty() || c->proven == profile.sha256) return CanaryTurn::kGo;
-  if (c->sha256 == profile.sha256 && c->id != id) {
+  if (!c || !c->Unproven(profile.sha256)) return CanaryTurn::kGo;
+  if (c->Tries(profile.sha256) && c->id != id) {
     if (c->stage == Stage::kFailed) return CanaryTurn::kWait;
     if (c->stage == Stage::kRunning) {
       // A canary the book names but that does not run (a spool restored under it) tries nothing:
@@ -55,8 +60,7 @@ void Decision::CanarySpans(TimeMs now) {
   for (const auto& [profile, c] : st.canaries.all())
     if (c.stage == Stage::kRunning && now >= c.until) due.emplace_back(profile, c);
   for (const auto& [profile, c] : due)  // [CanaryPassed]
-    CanaryProven("canary.passed", profile, c.sha256,
-                 {{"id", c.id}, {"reason", "it ran until " + FormatTime(c.until) + " unfailed"}},
+    CanaryProven("canary.passed", profile, c.sha256, {{"id", c.id}, {"reason", RanSpan(c.until)}},
                  now);
 }
 
@@ -71,8 +75,7 @@ void Decision::CanaryEnded(const std::string& id, const MissionRec& rec, const s
       CanaryProven(
           "canary.passed", profile, sha,
           {{"id", id},
-           {"reason", outcome == "done" ? std::string("it returned done")
-                                        : "it ran until " + FormatTime(c->until) + " unfailed"}},
+           {"reason", outcome == "done" ? std::string("it returned done") : RanSpan(c->until)}},
           now);
       return;
     }
@@ -133,17 +136,16 @@ std::string ReleaseCanary(Decision& d, const ControlRequest& r, TimeMs now) {
   if (!c || c->proven.empty())
     return "release-canary: no mission of profile " + name +
            " has returned done yet, so no canary holds its missions";
-  if (c->proven == p->second.sha256)
+  const std::string& sha = p->second.sha256;
+  if (!c->Unproven(sha))
     return "release-canary: profile " + name +
            "'s definition is proven already; no canary holds its missions";
-  const bool tried = !c->id.empty() && c->sha256 == p->second.sha256;
-  json::Object body = d.Asked({{"by", d.asker.user},
-                               {"why", r.why.empty() ? json::Value(nullptr) : json::Value(r.why)},
-                               {"canary", tried ? json::Value(c->id) : json::Value(nullptr)},
-                               {"stage", !tried                       ? "none"
-                                         : c->stage == Stage::kFailed ? "failed"
-                                                                      : "running"}});
-  d.CanaryProven("canary.released", name, p->second.sha256, std::move(body), now);
+  json::Object body =
+      d.Asked({{"by", d.asker.user},
+               {"why", r.why.empty() ? json::Value(nullptr) : json::Value(r.why)},
+               {"canary", c->Tries(sha) ? json::Value(c->id) : json::Value(nullptr)},
+               {"stage", c->StageOf(sha)}});
+  d.CanaryProven("canary.released", name, sha, std::move(body), now);
   d.effect = "released";
   d.Log("profile " + name + " released by " + d.asker.user +
         (r.why.empty() ? std::string() : " (" + r.why + ")") + ": its missions launch as usual");

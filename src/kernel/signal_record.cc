@@ -200,6 +200,19 @@ struct Writer {
 struct Reader {
   const BlobIn& in;
 
+  // The blob at member K of F, a JSON document of its own, read by READ(root, path) as strictly as
+  // the record around it: a failure names the member when the blob is no JSON, else the field.
+  template <typename T, typename ReadFn>
+  T BlobDocument(Fields& f, const char* k, ReadFn read) const {
+    const std::string at = f.Path(k);
+    std::variant<T, ParseError> got =
+        strict::ReadDocument<T>(Blob(f[k], at), [&](element root) { return read(root, at); });
+    if (auto* e = std::get_if<ParseError>(&got)) {
+      if (e->field.empty()) Fail(at, e->reason);
+      throw strict::Failure{*e};
+    }
+    return std::get<T>(std::move(got));
+  }
   std::string Blob(element e, const std::string& field) const {
     return record::ReadBlob(e, field, in);
   }
@@ -329,29 +342,22 @@ struct Reader {
     if (kind == "supervisor-gone") return SupervisorGone{str("id"), time("now")};
     if (kind == "observed") {
       Observed o{str("id"), {}, 0};
-      // The blob is ObservationJson's text, read as strictly as the record around it.
-      const std::string at = f.Path("observation");
-      std::variant<Observation, ParseError> read =
-          strict::ReadDocument<Observation>(blob("observation"), [&](element root) {
-            Fields g(root, at);
-            Observation obs;
-            obs.room = json::FromElement(g["room"]);
-            obs.declaration = json::FromElement(g["declaration"]);
-            obs.checks = json::FromElement(g["checks"]);
-            obs.checks_passed = strict::Bool(g["checks_passed"], g.Path("checks_passed"));
-            obs.files = json::FromElement(g["files"]);
-            obs.ops = json::FromElement(g["ops"]);
-            obs.harness = json::FromElement(g["harness"]);
-            obs.connections = json::FromElement(g["connections"]);
-            if (g.Has("change")) obs.change = json::FromElement(g["change"]);
-            g.Done();
-            return obs;
-          });
-      if (auto* e = std::get_if<ParseError>(&read)) {
-        if (e->field.empty()) Fail(at, e->reason);  // the blob is no JSON: say which blob
-        throw strict::Failure{*e};
-      }
-      o.obs = std::get<Observation>(std::move(read));
+      // The blob is ObservationJson's text.
+      o.obs = BlobDocument<Observation>(f, "observation", [&](element root, const std::string& at) {
+        Fields g(root, at);
+        Observation obs;
+        obs.room = json::FromElement(g["room"]);
+        obs.declaration = json::FromElement(g["declaration"]);
+        obs.checks = json::FromElement(g["checks"]);
+        obs.checks_passed = strict::Bool(g["checks_passed"], g.Path("checks_passed"));
+        obs.files = json::FromElement(g["files"]);
+        obs.ops = json::FromElement(g["ops"]);
+        obs.harness = json::FromElement(g["harness"]);
+        obs.connections = json::FromElement(g["connections"]);
+        if (g.Has("change")) obs.change = json::FromElement(g["change"]);
+        g.Done();
+        return obs;
+      });
       o.now = time("now");
       return o;
     }
@@ -359,9 +365,8 @@ struct Reader {
     if (kind == "tick") return Tick{time("now")};
     if (kind == "recovered-ended") {
       RecoveredEnded r;
-      const std::string at = f.Path("missions");
-      std::variant<std::vector<EndedFound>, ParseError> read =
-          strict::ReadDocument<std::vector<EndedFound>>(blob("missions"), [&](element root) {
+      r.missions = BlobDocument<std::vector<EndedFound>>(
+          f, "missions", [&](element root, const std::string& at) {
             std::vector<EndedFound> list;
             strict::Items(root, at, "expected an array of ended missions",
                           [&](element e, const std::string& where) {
@@ -378,11 +383,6 @@ struct Reader {
                           });
             return list;
           });
-      if (auto* e = std::get_if<ParseError>(&read)) {
-        if (e->field.empty()) Fail(at, e->reason);
-        throw strict::Failure{*e};
-      }
-      r.missions = std::get<std::vector<EndedFound>>(std::move(read));
       r.now = time("now");
       return r;
     }
