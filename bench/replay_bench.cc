@@ -101,8 +101,8 @@ int main(int argc, char** argv) {
     t0 = std::chrono::steady_clock::now();
     Result<replay::Summary> r = replay::Replay(
         reader, ledger, {}, [](const replay::Step&) {},
-        [&](const Record& rec, const replay::Step& st) {
-          return own_ledger ? mine.Add(rec, st) : Status::Ok();
+        [&](Record rec, const replay::Step& st) {
+          return own_ledger ? mine.Add(std::move(rec), st) : Status::Ok();
         });
     if (!r.ok()) return Fail("replay", r.status());
     if (Status s = mine.Flush(); !s.ok()) return Fail("replay ledger", s);

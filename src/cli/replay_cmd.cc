@@ -147,7 +147,7 @@ int Run(const Context& ctx, const Setup& setup, const char* what, Outcome* out) 
       [&](const replay::Step& s) {
         if (s.cls != replay::StepClass::kSame) out->changed.push_back(s);
       },
-      [&](const Record& r, const replay::Step& s) { return own.Add(r, s); });
+      [&](Record r, const replay::Step& s) { return own.Add(std::move(r), s); });
   if (!sum.ok()) return FailTo(ctx.err, kExitData, what, "refused: " + sum.status().message());
   if (Status s = own.Flush(); !s.ok())
     return FailTo(ctx.err, kExitCantCreate, what,

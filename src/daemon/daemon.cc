@@ -7,6 +7,8 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "daemon/presence.h"
 #include "daemon/sd_notify.h"
 #include "daemon/signature.h"
@@ -195,6 +197,8 @@ Status Daemon::TakePending(size_t max) {
 Status Daemon::TakeName(const std::string& name) {
   if (name.empty() || name[0] == '.' || !env_->Exists(layout_.IncomingNew() + "/" + name))
     return Status::Ok();
+  // Decided in the open batch already: its file stays in place until the batch commits.
+  if (!batch_names_.insert("incoming/" + name).second) return Status::Ok();
   Dropped d = ReadDrop(env_, layout_, name, env_->Now());
   if (MissionOrError parsed = ParseMission(d.bytes); auto* m = std::get_if<Mission>(&parsed)) {
     d.resolved = ResolveWrites(*m, setup_.home);
@@ -211,6 +215,7 @@ Status Daemon::TakeName(const std::string& name) {
 Status Daemon::TakeControl(const std::string& name) {
   if (name.empty() || name[0] == '.' || !env_->Exists(layout_.ControlNew() + "/" + name))
     return Status::Ok();
+  if (!batch_names_.insert("control/" + name).second) return Status::Ok();  // as TakeName
   ControlDropped c = ReadControl(env_, layout_, name, env_->Now());
   if (AnsweredBefore(env_, layout_, c)) {
     Say("control " + name + " was answered before a stop (control/done/" + name +
@@ -260,31 +265,46 @@ Status Daemon::Dispatch(Signal first) {
       Say(o->id + ": its observation is set aside" + after);
     return Status::Ok();
   }
-  std::deque<Signal> pending;
-  pending.push_back(std::move(first));
-  while (!pending.empty()) {
-    Signal sig = std::move(pending.front());
-    pending.pop_front();
-    // Launches, grants and ops are protected acts: the ledger's head must still match its anchor
-    // before the kernel may decide one (a control request may be a grant).
-    if (state_.fail_closed.empty() &&
-        (MayLaunch(setup_, state_) || std::holds_alternative<ControlDropped>(sig) ||
-         std::holds_alternative<OpRequested>(sig)) &&
-        !std::holds_alternative<LedgerFailed>(sig)) {
-      if (Status h = ledger_.CheckHead(); !h.ok()) {
-        Status s = Decided(LedgerFailed{h.message(), env_->Now()}, &pending);
-        if (!s.ok()) {
-          StopWork(s);
-          return Status::Ok();
-        }
+  follow_.push_back(std::move(first));
+  return Drain();
+}
+
+void Daemon::BeginBatch() {
+  ++batching_;
+}
+
+Status Daemon::EndBatch() {
+  if (--batching_ > 0) return Status::Ok();
+  return Drain();
+}
+
+Status Daemon::Drain() {
+  for (;;) {
+    while (!follow_.empty() && !work_.stopped()) {
+      Signal sig = std::move(follow_.front());
+      follow_.pop_front();
+      // Launches, grants and ops are protected acts: the ledger's head must still match its
+      // anchor before the kernel may decide one (a control request may be a grant).
+      if (state_.fail_closed.empty() &&
+          (MayLaunch(setup_, state_) || std::holds_alternative<ControlDropped>(sig) ||
+           std::holds_alternative<OpRequested>(sig)) &&
+          !std::holds_alternative<LedgerFailed>(sig)) {
+        if (Status h = ledger_.CheckHead(); !h.ok())
+          if (Status s = Decided(LedgerFailed{h.message(), env_->Now()}); !s.ok()) StopWork(s);
       }
+      // A decision whose entries or acts did not all reach the disk: the kernel is ahead of it.
+      if (!work_.stopped())
+        if (Status s = Decided(sig); !s.ok()) StopWork(s);
     }
-    // A decision whose entries or acts did not all reach the disk: the kernel is ahead of it.
-    Status s = Decided(sig, &pending);
-    if (!s.ok()) {
-      StopWork(s);
-      return Status::Ok();
+    if (work_.stopped()) {
+      follow_.clear();
+      batch_ = Batch{};
+      batch_names_.clear();
+      break;
     }
+    if (batching_ > 0) break;  // EndBatch commits
+    if (Status s = Commit(); !s.ok()) StopWork(s);
+    if (follow_.empty()) break;  // else what the acts gave rise to (a launch done...)
   }
   if (running_ && (state_.fail_closed != presence_fail_closed_ ||
                    state_.clock_behind != presence_clock_behind_ ||
@@ -293,10 +313,12 @@ Status Daemon::Dispatch(Signal first) {
   return Status::Ok();
 }
 
-Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
-  const int64_t head_seq = ledger_.head_seq();
-  const std::string head_hash = ledger_.head_hash();
+Status Daemon::Decided(const Signal& sig) {
+  // The head this decision follows: after every entry staged in the batch, written or not.
+  const int64_t head_seq = ledger_.staged_seq();
+  const std::string head_hash = ledger_.staged_hash();
   std::vector<Action> acts = Decide(setup_, &state_, sig);
+  const bool acts_any = Acts(acts);
   // The signal record first: the line of what was decided, durable before the decision's entries
   // and acts when it has any (a decision that only logs goes with the next one's line).
   std::optional<std::string> line;
@@ -304,53 +326,104 @@ Status Daemon::Decided(const Signal& sig, std::deque<Signal>* pending) {
     Result<std::string> added = signals_.Add(sig, acts, state_, head_seq, head_hash);
     if (!added.ok()) return added.status();
     line = std::move(added).value();
-    if (Acts(acts) || signals_.buffered() > kSignalBufferMax)
+    if (!acts_any && signals_.buffered() > kSignalBufferMax)
       if (Status f = signals_.Flush(); !f.ok()) return f;
   }
-  // Group commit: every entry of this decision in one ledger write and one anchor write, before
-  // any of its acts. (Entries only ever go earlier than the acts they back, never later.) Each
-  // carries the hash of the signal record's line that decided it.
+  // Each entry carries the hash of the signal record's line that decided it.
   std::vector<Record> records;
+  bool epoch = false;
   for (Action& a : acts)
     if (auto* r = std::get_if<Record>(&a)) {
       if (line) r->body["signal_record"] = *line;
+      epoch = epoch || r->new_epoch;
       records.push_back(std::move(*r));
     }
-  if (!records.empty()) {
-    std::string anchor_error;
-    Status s = ledger_.AppendAll(records, &anchor_error);
-    if (!s.ok()) return s;
-    if (!anchor_error.empty()) {
-      // Record before act holds for the anchor as for the ledger: entries the anchor does not
-      // vouch for back no act. The decision's acts are dropped (nothing launched, moved, granted
-      // or answered) and the work stops, failed closed; the next start decides again from the
-      // spool, anchoring or refusing the unvouched tail (man/hangar-ledger.5, START-UP).
-      const std::string seqs =
-          std::to_string(records.front().seq) + ".." + std::to_string(records.back().seq);
-      if (state_.fail_closed.empty()) state_.fail_closed = anchor_error;
-      return Status::Io("ledger seqs " + seqs + " are not on the anchor (" + anchor_error +
-                        "): their acts are dropped");
-    }
-    Checkpoint();
+  // A reanchor goes alone, after the batch before it; no batch grows past kMaxBatch entries
+  // (a start's catch-up adopts at most one batch).
+  if (epoch || batch_.records + int64_t(records.size()) > LedgerKeeper::kMaxBatch)
+    if (Status s = Commit(); !s.ok()) return s;
+  if (epoch) {
+    batch_.flush = true;
+    if (Status s = CommitRecords(&records); !s.ok()) return s;
+  } else if (!records.empty()) {
+    if (Status s = ledger_.Stage(records); !s.ok()) return s;
+    batch_.records += int64_t(records.size());
   }
-  std::string forgotten;  // a mission whose intake was undone for lack of space
-  for (const Action& a : acts) {
-    if (std::holds_alternative<Record>(a)) continue;
+  batch_.flush = batch_.flush || acts_any;
+  for (Action& a : acts)
+    if (!std::holds_alternative<Record>(a)) batch_.acts.push_back(std::move(a));
+  return Status::Ok();
+}
+
+Status Daemon::CommitRecords(std::vector<Record>* epoch_records) {
+  // The lines first: every line durable before an entry names it.
+  if (setup_.config.record_signals && batch_.flush)
+    if (Status f = signals_.Flush(); !f.ok()) return f;
+  const bool any = ledger_.staged() || (epoch_records && !epoch_records->empty());
+  if (!any) return Status::Ok();
+  const int64_t first = ledger_.head_seq() + 1;
+  std::string anchor_error;
+  Status s = epoch_records ? ledger_.AppendAll(*epoch_records, &anchor_error)
+                           : ledger_.Commit(&anchor_error);
+  if (!s.ok()) return s;
+  if (!anchor_error.empty()) {
+    // Record before act holds for the anchor as for the ledger: entries the anchor does not
+    // vouch for back no act. The batch's acts are dropped (nothing launched, moved, granted or
+    // answered) and the work stops, failed closed; the next start decides again from the spool,
+    // anchoring or refusing the unvouched tail (man/hangar-ledger.5, START-UP).
+    const std::string seqs = std::to_string(first) + ".." + std::to_string(ledger_.head_seq());
+    if (state_.fail_closed.empty()) state_.fail_closed = anchor_error;
+    batch_ = Batch{};
+    return Status::Io("ledger seqs " + seqs + " are not on the anchor (" + anchor_error +
+                      "): their acts are dropped");
+  }
+  Checkpoint();
+  return Status::Ok();
+}
+
+Status Daemon::Commit() {
+  if (Status s = CommitRecords(nullptr); !s.ok()) return s;
+  Batch b = std::move(batch_);
+  batch_ = Batch{};
+  batch_names_.clear();  // taken: moved out of the drop zones by the acts below, or to be retried
+  std::deque<Signal> undone;        // IntakeFailed, decided before anything else
+  std::set<std::string> forgotten;  // missions whose intake was undone for lack of space
+  Status no_space = Status::Ok();
+  for (const Action& a : b.acts) {
     if (!forgotten.empty()) {
-      // What the decision went on to do with it (its log lines, its launch) goes with it.
-      if (auto* x = std::get_if<Log>(&a); x && x->line.starts_with(forgotten + " ")) continue;
-      if (auto* x = std::get_if<Launch>(&a); x && x->id == forgotten) continue;
+      // What the batch went on to do with it (its log lines, its launch) goes with it.
+      const std::string id = std::visit(
+          [](const auto& x) -> std::string {
+            if constexpr (requires { x.id; }) return x.id;
+            return "";
+          },
+          a);
+      if (auto* x = std::get_if<Log>(&a);
+          x && std::any_of(forgotten.begin(), forgotten.end(),
+                           [&](const std::string& f) { return x->line.starts_with(f + " "); }))
+        continue;
+      if (forgotten.count(id)) {
+        if (std::holds_alternative<Launch>(a)) continue;
+        // Another decision of the batch acted on it (a cancel): the kernel is ahead of the
+        // disk, so the work stops as for any failed act, for want of space (a restart in place
+        // once space is back decides again from the spool).
+        return no_space;
+      }
     }
     if (auto* x = std::get_if<Intake>(&a)) {
-      bool undone = false;
-      Status s = PerformIntakeAction(*x, pending, &undone);
+      Status why = Status::Ok();
+      Status s = PerformIntakeAction(*x, &undone, &why);
       if (!s.ok()) return s;
-      if (undone) forgotten = x->id;
+      if (!why.ok()) {
+        forgotten.insert(x->id);
+        no_space = why;
+      }
       continue;
     }
-    Status s = Perform(a, pending);
-    if (!s.ok()) return s;
+    if (Status s = Perform(a, &follow_); !s.ok()) return s;
   }
+  follow_.insert(follow_.begin(), std::make_move_iterator(undone.begin()),
+                 std::make_move_iterator(undone.end()));
   return Status::Ok();
 }
 

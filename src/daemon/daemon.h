@@ -17,6 +17,19 @@
 // written durably before its ledger entries, which carry the line's hash; only then its acts.
 // A line that cannot be written is a failed decision write: the work stops (below).
 //
+// THE BATCH (group commit across decisions). The drops and control requests one turn takes, and
+// the observations the workers finished, are decided one after the other without a write in
+// between: each decision's entries are staged (LedgerKeeper::Stage: their hashes are known, so
+// the next decision's line names the head it follows) and its acts wait. Then one commit: every
+// line in one write and fsync, every entry in one ledger write and fsync and one anchor write and
+// fsync, then every act in decision order. The order a crash can cut stays the one above (lines,
+// entries, anchor, acts), for the whole batch at once: a crash before the acts leaves decisions
+// whose entries name no file yet, which a start decides again from the spool (as it did for one
+// decision); a crash between the lines and the entries leaves a tail of lines whose entries never
+// reached the ledger, all after the last committed one (replay/replayer.h accepts exactly that).
+// A batch holds at most LedgerKeeper::kMaxBatch entries; a reanchor is never in one. Outside a
+// batch every decision commits at once, as before.
+//
 // Storage failures (issue 6). A failed write, sync, rename or ledger append made for a decision
 // leaves that file's state unknown: a failed fsync may already have dropped the data, and trying
 // again "succeeds" without bringing it back (PostgreSQL's fsync lesson). The daemon then *stops
@@ -104,8 +117,23 @@ class Daemon {
 
  private:
   // ---- daemon.cc: deciding ----
+  // The signal decided now (or, inside a batch, staged with the batch), and what its acts give
+  // rise to after it. Ok also when a failure stopped the work (StopWork says it).
   Status Dispatch(Signal s);
-  Status Decided(const Signal& s, std::deque<Signal>* pending);
+  // A batch: what is dispatched between BeginBatch and the last EndBatch is decided at once and
+  // committed together (see THE BATCH above); EndBatch commits and decides what the acts gave
+  // rise to.
+  void BeginBatch();
+  Status EndBatch();
+  Status Drain();  // decides every signal in follow_, and commits when no batch is open
+  // Decides one signal: its line buffered, its entries staged, its acts added to the batch.
+  Status Decided(const Signal& s);
+  // The batch to the disk: the lines (one flush), the entries (one ledger and one anchor write),
+  // then every act in order; what the acts give rise to goes to follow_.
+  Status Commit();
+  // Commit's first half: the lines, then the staged entries, or EPOCH_RECORDS (a reanchor, which
+  // is never staged) appended at once. An anchor that refuses them drops the batch's acts.
+  Status CommitRecords(std::vector<Record>* epoch_records);
   Status TakePending(size_t max);
   Status TakeName(const std::string& name);
   Status TakeControl(const std::string& name);
@@ -131,9 +159,9 @@ class Daemon {
 
   // ---- daemon_perform.cc: one method per action ----
   Status Perform(const Action& a, std::deque<Signal>* follow);  // std::visit: every action type
-  // Performs an Intake; *undone when it failed for lack of space and was undone (intake paused,
-  // IntakeFailed queued in *pending).
-  Status PerformIntakeAction(const Intake& in, std::deque<Signal>* pending, bool* undone);
+  // Performs an Intake; *why is the failure when it failed for lack of space and was undone
+  // (intake paused, IntakeFailed added to *undone).
+  Status PerformIntakeAction(const Intake& in, std::deque<Signal>* undone, Status* why);
   Status PerformObserve(const Observe& x);
   Status PerformKill(const Kill& x);
   Status PerformMoveAction(const Move& x);
@@ -190,6 +218,15 @@ class Daemon {
   std::unique_ptr<Env::Lock> spool_lock_, anchor_lock_;
   int wd_incoming_ = -1, wd_control_ = -1;
   std::set<std::string> kill_pending_;  // cancels whose signal did not reach the supervisor yet
+  struct Batch {
+    std::vector<Action> acts;  // the decided acts but the records (staged in ledger_), in order
+    int64_t records = 0;       // entries staged
+    bool flush = false;        // a decision acts: the lines go out before anything of it
+  };
+  Batch batch_;
+  int batching_ = 0;                   // BeginBatch calls not yet ended
+  std::deque<Signal> follow_;          // signals waiting to be decided
+  std::set<std::string> batch_names_;  // drops and requests taken since the last commit
   TimeMs started_ = 0;
   Periodic supervisor_check_{kSupervisorCheckMs, Periodic::StepBack::kDueNow};
   Periodic engine_check_{1000, Periodic::StepBack::kRestart};  // period: launchers.poll_s

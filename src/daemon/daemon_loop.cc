@@ -93,10 +93,13 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
     if (!s.ok()) return s;
   }
   if (observations) {
-    for (Signal& sig : pool_->Drain()) {
-      Status s = Dispatch(std::move(sig));
-      if (!s.ok()) return s;
-    }
+    BeginBatch();  // one commit for every observation finished meanwhile (daemon.h, THE BATCH)
+    for (Signal& sig : pool_->Drain())
+      if (Status s = Dispatch(std::move(sig)); !s.ok()) {
+        (void)EndBatch();
+        return s;
+      }
+    if (Status s = EndBatch(); !s.ok()) return s;
   }
   const TimeMs now = env_->Now();
   if (!work_.stopped() && work_.intake_paused() && intake_retry_.Due(now)) RetryIntake();
@@ -106,7 +109,10 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
       if (Status s = Dispatch(Tick{now}); !s.ok()) return s;
   drops_.TakeSettled(now);
   if (Status s = TakeOps(); !s.ok()) return s;
-  if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
+  BeginBatch();  // the turn's drops and requests: one commit (daemon.h, THE BATCH)
+  Status taken = TakePending(kTakePerTurn);
+  if (Status s = EndBatch(); taken.ok()) taken = s;
+  if (!taken.ok()) return taken;
   if (Status s = RecheckExits(); !s.ok()) return s;
   if (supervisor_check_.Due(now)) {
     Status s = CheckSupervisors();

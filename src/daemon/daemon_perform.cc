@@ -14,7 +14,7 @@
 
 namespace hangar {
 
-Status Daemon::PerformIntakeAction(const Intake& in, std::deque<Signal>* pending, bool* undone) {
+Status Daemon::PerformIntakeAction(const Intake& in, std::deque<Signal>* undone, Status* why) {
   Status s = PerformIntake(env_, layout_, in);
   if (s.ok()) {
     if (in.to == Phase::kHold && in.notify_dir)
@@ -36,8 +36,8 @@ Status Daemon::PerformIntakeAction(const Intake& in, std::deque<Signal>* pending
     Say("the intake of " + in.id + " is not wholly undone (" + u.message() +
             "); the next start finishes it",
         Priority::kErr);
-  *undone = true;
-  pending->push_front(IntakeFailed{in.name, in.id, s.message(), env_->Now()});
+  *why = s;
+  undone->push_back(IntakeFailed{in.name, in.id, s.message(), env_->Now()});
   PauseIntake(s.message());
   return Status::Ok();
 }
@@ -72,12 +72,12 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
       d->Say(s.message());  // said, not a stop: a stop would take the request again, and again
       return Status::Ok();
     }
-    // Decided performs these itself: the records before any act, an intake with its undo.
+    // Commit performs these itself: the records before any act, an intake with its undo.
     Status operator()(const Record&) const {
-      return Status::Invalid("a Record reaches Perform: Decided appends every record first");
+      return Status::Invalid("a Record reaches Perform: Commit appends every record first");
     }
     Status operator()(const Intake& x) const {
-      return Status::Invalid("the intake of " + x.id + " reaches Perform: Decided performs it");
+      return Status::Invalid("the intake of " + x.id + " reaches Perform: Commit performs it");
     }
   };
   return std::visit(Performer{this, follow}, a);

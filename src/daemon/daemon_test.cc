@@ -143,6 +143,40 @@ TEST_F(DaemonTest, AFailedWriteForADecisionStopsTheWork) {
   EXPECT_FALSE(Exists("spool/hold/B"));
 }
 
+// Group commit (daemon.h, THE BATCH): the drops one turn takes are decided together and written
+// together: one append to the signal record, one to the ledger and one to the anchor for all six
+// (one each per drop without the batch), each in that order, before any of their acts.
+TEST_F(DaemonTest, TheDropsOfATurnShareOneCommit) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  std::unique_ptr<Daemon> d = Make("spool", "anchor", &env);
+  ASSERT_TRUE(d->Start().ok());
+  const std::string log = scratch_.path() + "/calls.log";
+  ASSERT_TRUE(env.OpenLog(log).ok());
+  for (int i = 1; i <= 6; ++i)
+    Drop("spool", "incoming", "h" + std::to_string(i) + ".json",
+         HeldMission("H" + std::to_string(i)));
+  ASSERT_TRUE(StepUntil(*d, [&] {
+    for (int i = 1; i <= 6; ++i)
+      if (!Exists("spool/hold/H" + std::to_string(i) + "/gate1.json")) return false;
+    return true;
+  }));
+  std::ifstream in(log);
+  std::vector<std::string> order;  // what each call touched: record, ledger, anchor or an act
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(" append ") != std::string::npos) {
+      order.push_back(line.find("/signals/live/") != std::string::npos  ? "record"
+                      : line.find("/ledger/live/") != std::string::npos ? "ledger"
+                      : line.find(".anchor") != std::string::npos       ? "anchor"
+                                                                        : "append");
+    } else if (line.find("/hold/") != std::string::npos) {
+      if (order.empty() || order.back() != "act") order.push_back("act");
+    }
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"record", "ledger", "anchor", "act"}))
+      << "the calls: " << testing::PrintToString(order);
+  EXPECT_TRUE(d->stopped().empty()) << d->stopped();
+}
+
 // The signal record (man/hangar-signals.5): a start line, then the drop's line, whose hash the
 // decision's ledger entry carries; and nothing at all with record_signals false.
 TEST_F(DaemonTest, EachDecisionIsRecordedAndItsEntriesNameItsLine) {

@@ -190,6 +190,9 @@ Status LedgerKeeper::CatchUp(int64_t from, int64_t to, TimeMs now) {
 }
 
 Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
+  if (store_.staged())
+    return Status::Io("ledger " + store_.dir() + ": seq " + N(r.seq) +
+                      " cannot be appended alone while a batch waits");
   json::Value body = Recordable(r.body);
   if (r.new_epoch)
     body["previous"] = json::Object{
@@ -212,27 +215,44 @@ Status LedgerKeeper::Append(const Record& r, std::string* anchor_error) {
 }
 
 Status LedgerKeeper::AppendAll(const std::vector<Record>& rs, std::string* anchor_error) {
-  const bool one_by_one = rs.size() < 2 || std::any_of(rs.begin(), rs.end(),
-                                                       [](const Record& r) { return r.new_epoch; });
-  if (one_by_one) {
+  if (std::any_of(rs.begin(), rs.end(), [](const Record& r) { return r.new_epoch; })) {
+    if (Status s = Commit(anchor_error); !s.ok() || !anchor_error->empty()) return s;
     for (const Record& r : rs)
       if (Status s = Append(r, anchor_error); !s.ok()) return s;
     return Status::Ok();
   }
+  if (Status s = Stage(rs); !s.ok()) return s;
+  return Commit(anchor_error);
+}
+
+Status LedgerKeeper::Stage(const std::vector<Record>& rs) {
   std::vector<ledger::Draft> drafts;
+  drafts.reserve(rs.size());
   for (const Record& r : rs) {
-    if (r.seq != store_.head_seq() + 1 + int64_t(drafts.size()))
-      return Status::Io("ledger " + store_.dir() + " would give seq " +
-                        N(store_.head_seq() + 1 + int64_t(drafts.size())) +
+    const int64_t next = store_.staged_seq() + 1 + int64_t(drafts.size());
+    if (r.new_epoch)
+      return Status::Io("ledger " + store_.dir() + ": seq " + N(r.seq) +
+                        " opens an epoch and cannot wait in a batch");
+    if (r.seq != next)
+      return Status::Io("ledger " + store_.dir() + " would give seq " + N(next) +
                         " to a decision the kernel numbered " + N(r.seq));
     drafts.push_back(ledger::Draft{r.kind, Recordable(r.body), r.time, false});
   }
-  Result<std::vector<ledger::Entry>> es = store_.AppendBatch(drafts);
+  Result<std::vector<ledger::Entry>> es = store_.Stage(drafts);
   if (!es.ok()) return es.status();
-  std::vector<ledger::AnchorMark> marks;
-  for (const ledger::Entry& e : *es) marks.push_back({e.epoch, e.seq, e.hash});
-  if (anchor_missing_) return Status::Ok();  // failed closed already: see anchor_missing()
-  Status a = anchor_->AppendBatch(marks);
+  for (const ledger::Entry& e : *es) staged_marks_.push_back({e.epoch, e.seq, e.hash});
+  return Status::Ok();
+}
+
+Status LedgerKeeper::Commit(std::string* anchor_error) {
+  std::vector<ledger::AnchorMark> marks = std::move(staged_marks_);
+  staged_marks_.clear();
+  if (Status s = store_.Commit(); !s.ok()) return s;
+  // Failed closed already; a rolled-back ledger's anchor keeps the evidence as it stands (see
+  // Append) until the reanchor, which is never in a batch.
+  if (marks.empty() || anchor_missing_ || rolled_back_ || foreign_) return Status::Ok();
+  Status a = marks.size() == 1 ? anchor_->Append(marks[0].epoch, marks[0].seq, marks[0].hash)
+                               : anchor_->AppendBatch(marks);
   if (!a.ok()) *anchor_error = "cannot write the anchor: " + a.message();
   return Status::Ok();
 }

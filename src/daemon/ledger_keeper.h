@@ -6,8 +6,9 @@
 // reports, and the kernel fails closed.
 //
 // Start-up after a crash: the ledger line is made durable before its anchor line, so a crash
-// between the two leaves the anchor behind by what was in flight (at most one batch, plus the
-// "ledger.cut" entry of a torn tail). Start anchors such a tail when it is short (kMaxCatchUp),
+// between the two leaves the anchor behind by what was in flight (at most one batch of kMaxBatch
+// entries, plus the "ledger.cut" entry of a torn tail). Start anchors such a tail when it is
+// short (kMaxCatchUp),
 // hashes and links correctly, and either follows entries the anchor does vouch for in the same
 // epoch or is the whole of a new ledger's first epoch; and the anchor file exists (Start makes it,
 // empty, while the ledger is still empty, so a crash before the first anchor line leaves it
@@ -45,7 +46,8 @@ namespace hangar {
 
 class LedgerKeeper {
  public:
-  static constexpr int64_t kMaxCatchUp = 65;  // one batch of the daemon plus a torn-tail cut
+  static constexpr int64_t kMaxBatch = ledger::kMaxBatchEntries;  // entries in one commit
+  static constexpr int64_t kMaxCatchUp = kMaxBatch + 1;           // one batch plus a torn-tail cut
 
   // anchor_dir must be absolute; name is the ledger's name ("live").
   LedgerKeeper(Env* env, std::string spool, std::string anchor_dir, std::string name);
@@ -66,8 +68,18 @@ class LedgerKeeper {
   Status Append(const Record& r, std::string* anchor_error);
   // Group commit: the records (consecutive seqs) in one ledger write and fsync, then their anchor
   // lines in one write and fsync. Same errors as Append. A reanchor among them is appended alone
-  // (its body names the head it follows).
+  // (its body names the head it follows), after what was staged is committed.
   Status AppendAll(const std::vector<Record>& rs, std::string* anchor_error);
+  // Group commit across decisions (daemon/daemon.h, THE BATCH): Stage seals records after those
+  // staged before (their hashes known at once: staged_seq/staged_hash are the head the next
+  // decision follows) and writes nothing; Commit writes every staged entry in one ledger write
+  // and fsync, then their anchor lines in one write and fsync. A reanchor is never staged (Io).
+  // Same errors as Append; a failed Commit drops what was staged.
+  Status Stage(const std::vector<Record>& rs);
+  Status Commit(std::string* anchor_error);
+  int64_t staged_seq() const { return store_.staged_seq(); }
+  const std::string& staged_hash() const { return store_.staged_hash(); }
+  bool staged() const { return store_.staged(); }
 
   // Before a protected act: the head on disk is still the head this keeper wrote, with no partial
   // line after it, and equals the anchor's last line for this ledger. Invalid with the reason.
@@ -128,7 +140,8 @@ class LedgerKeeper {
   std::string spool_, anchor_dir_;
   ledger::LedgerStore store_;
   std::string anchor_path_;
-  std::optional<ledger::Anchor> anchor_;  // bound by Start
+  std::optional<ledger::Anchor> anchor_;          // bound by Start
+  std::vector<ledger::AnchorMark> staged_marks_;  // the anchor lines of the staged entries
   std::string failure_;
   bool same_fs_ = false, anchor_missing_ = false, rolled_back_ = false;
   bool foreign_ = false;  // the anchor's checkpoint names another home (StartCheckpoints)

@@ -157,6 +157,7 @@ Status LedgerStore::FindHead(const std::vector<std::string>& segments) {
     epoch_ = last->epoch;
     break;
   }
+  Unstage();
   int64_t first = 0;
   if (!segment_.empty() && segment_size_ == 0 && ParseSegmentName(segment_, &first) &&
       first != head_seq_ + 1)
@@ -196,8 +197,8 @@ Result<std::vector<Entry>> LedgerStore::Seal(const std::vector<Draft>& drafts,
                                              std::string* bytes) const {
   std::vector<Entry> out;
   out.reserve(drafts.size());
-  int64_t seq = head_seq_, epoch = epoch_;
-  std::string prev = head_hash_;
+  int64_t seq = staged_seq_, epoch = staged_epoch_;
+  std::string prev = staged_hash_;
   for (const Draft& d : drafts) {
     if (d.new_epoch) epoch++;
     Entry e{++seq, epoch, FormatTime(d.time), d.kind, d.body, prev, ""};
@@ -219,6 +220,13 @@ Result<Entry> LedgerStore::Append(std::string kind, json::Value body, TimeMs tim
 }
 
 Result<std::vector<Entry>> LedgerStore::AppendBatch(const std::vector<Draft>& drafts) {
+  Result<std::vector<Entry>> entries = Stage(drafts);
+  if (!entries.ok()) return entries.status();
+  if (Status s = Commit(); !s.ok()) return s;
+  return entries;
+}
+
+Result<std::vector<Entry>> LedgerStore::Stage(const std::vector<Draft>& drafts) {
   if (!open_) return Status::Unavailable("cannot append to ledger " + dir_ + ": not open");
   if (read_only_)
     return Status::Unavailable("cannot append to ledger " + dir_ + ": opened for reading");
@@ -229,20 +237,40 @@ Result<std::vector<Entry>> LedgerStore::AppendBatch(const std::vector<Draft>& dr
   std::string bytes;
   Result<std::vector<Entry>> entries = Seal(drafts, &bytes);
   if (!entries.ok()) return entries.status();
+  staged_bytes_ += bytes;
+  staged_seq_ = entries->back().seq;
+  staged_hash_ = entries->back().hash;
+  staged_epoch_ = entries->back().epoch;
+  return entries;
+}
+
+void LedgerStore::Unstage() {
+  staged_bytes_.clear();
+  staged_seq_ = head_seq_;
+  staged_hash_ = head_hash_;
+  staged_epoch_ = epoch_;
+}
+
+Status LedgerStore::Commit() {
+  if (staged_bytes_.empty()) return Status::Ok();
+  // A batch never straddles two segments: it goes where its first entry would.
   if (segment_.empty() || segment_size_ >= segment_bytes_) {
     segment_ = SegmentName(head_seq_ + 1);
     segment_size_ = 0;
   }
-  Status s = env_->AppendDurable(dir_ + "/" + segment_, bytes);
+  Status s = env_->AppendDurable(dir_ + "/" + segment_, staged_bytes_);
   if (!s.ok()) {
     broken_ = true;
+    Unstage();
     return s;
   }
-  segment_size_ += bytes.size();
-  head_seq_ = entries->back().seq;
-  head_hash_ = entries->back().hash;
-  epoch_ = entries->back().epoch;
-  return entries;
+  segment_size_ += staged_bytes_.size();
+  head_seq_ = staged_seq_;
+  head_hash_ = staged_hash_;
+  epoch_ = staged_epoch_;
+  Unstage();
+  if (staged_bytes_.capacity() > (size_t(1) << 20)) staged_bytes_.shrink_to_fit();
+  return Status::Ok();
 }
 
 Status LedgerStore::ForEach(int64_t from_seq, const std::function<Status(const Entry&)>& fn) const {

@@ -8,6 +8,9 @@
 // Durability: each Append/AppendBatch is one write(2) of whole lines and one fsync (Env::
 // AppendDurable; the directory is fsynced when the segment is created) before it returns Ok. A
 // caller appends the anchor line only after that, so the anchor never vouches for what may be lost.
+// Group commit across decisions goes in two steps: Stage seals entries after the last one staged
+// (seq, prev, hash known at once, nothing written), Commit writes all that is staged in one write
+// and one fsync. head_*() are what is on disk; staged_*() what the next entry will follow.
 //
 // Torn tail: a crash can leave the last line half written. Open cuts the last segment back to its
 // last good newline and records the cut as an entry of kind "ledger.cut" (body: bytes cut, the seq
@@ -29,6 +32,10 @@
 #include "ledger/entry.h"
 
 namespace hangar::ledger {
+
+// The most entries hangard commits together (daemon/daemon.h, THE BATCH): what a crash can leave
+// unanchored (daemon/ledger_keeper.h) or, in the signal record, without its entries.
+inline constexpr int64_t kMaxBatchEntries = 64;
 
 struct Draft {  // an entry before the store gives it seq, epoch, prev and hash
   std::string kind;
@@ -61,6 +68,12 @@ class LedgerStore {
   // Group commit: all drafts as consecutive entries in one write and one fsync. All or none are
   // accepted; a refused draft (a double in its body) appends nothing.
   Result<std::vector<Entry>> AppendBatch(const std::vector<Draft>& drafts);
+  // Seals DRAFTS after the last staged entry (or the head) without writing them; a refused draft
+  // stages nothing. Commit appends everything staged durably (Ok when nothing is); on a failure
+  // the staged entries are dropped and the store is broken as after a failed append.
+  Result<std::vector<Entry>> Stage(const std::vector<Draft>& drafts);
+  Status Commit();
+  bool staged() const { return !staged_bytes_.empty(); }
 
   // Calls fn on every entry with seq >= from_seq in order, across segments, stopping at the first
   // non-Ok it returns (which ForEach returns). Invalid, naming segment and line, for a line that
@@ -74,6 +87,8 @@ class LedgerStore {
   int64_t head_seq() const { return head_seq_; }               // 0 when empty
   const std::string& head_hash() const { return head_hash_; }  // kGenesisPrev when empty
   int64_t epoch() const { return epoch_; }                     // of the head; 1 when empty
+  int64_t staged_seq() const { return staged_seq_; }  // the head once what is staged is committed
+  const std::string& staged_hash() const { return staged_hash_; }
   bool torn_tail() const { return torn_tail_; }  // OpenForReading found a partial last line
   // Segment file names, sorted (ignores anything else in the directory).
   Result<std::vector<std::string>> Segments() const;
@@ -81,8 +96,10 @@ class LedgerStore {
  private:
   Status FindHead(const std::vector<std::string>& segments);
   Status CutTornTail(const std::string& segment, uint64_t size, uint64_t keep);
-  // The entries that drafts become after the head, and their lines appended to *bytes.
+  // The entries that drafts become after the last staged entry, and their lines appended to
+  // *bytes.
   Result<std::vector<Entry>> Seal(const std::vector<Draft>& drafts, std::string* bytes) const;
+  void Unstage();  // the staged head back to the head, nothing staged
 
   Env* env_;
   std::string spool_dir_, name_, dir_;
@@ -93,6 +110,10 @@ class LedgerStore {
   int64_t head_seq_ = 0;
   std::string head_hash_{kGenesisPrev};
   int64_t epoch_ = 1;
+  // Sealed, not yet written (Stage): their bytes, and the head they lead to.
+  std::string staged_bytes_;
+  int64_t staged_seq_ = 0, staged_epoch_ = 1;
+  std::string staged_hash_{kGenesisPrev};
   std::string segment_;  // the last segment's file name, "" when none
   uint64_t segment_size_ = 0;
 };

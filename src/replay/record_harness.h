@@ -1,6 +1,7 @@
 // RecordHarness: decides signals and records them as Daemon::Decided does (daemon/daemon.cc), on a
 // real ledger and signal record in SPOOL, for the replay's tests and benchmark: each decision's
-// line added and flushed, then its entries, each carrying the line's hash, appended in one batch.
+// line added and flushed, then its entries, each carrying the line's hash, staged after the head
+// the line names and committed with its own decision or, as in a daemon's batch, a later one.
 // Header only; nothing in the product uses it (hangard records through the daemon itself).
 #pragma once
 
@@ -42,10 +43,13 @@ class RecordHarness {
     state_.ready = false;
     return log_->Start(facts_, store_->head_seq(), store_->head_hash(), ledger_time);
   }
-  // COMMIT false: hangard stopped after the line, before the entries.
-  Result<std::vector<Action>> Step(const Signal& sig, bool commit = true) {
-    const int64_t seq = store_->head_seq();
-    const std::string hash = store_->head_hash();
+  // kCommit: the entries written with those staged before; kStage: staged, for a later Step's
+  // commit (a batch) or a Start that drops them (hangard stopped before the batch's entries);
+  // kLose: the line alone, its entries never staged (hangard stopped after the line).
+  enum class Entries { kCommit, kStage, kLose };
+  Result<std::vector<Action>> Step(const Signal& sig, Entries entries = Entries::kCommit) {
+    const int64_t seq = store_->staged_seq();
+    const std::string hash = store_->staged_hash();
     std::vector<Action> acts = Decide(setup_, &state_, sig);
     Result<std::string> line = log_->Add(sig, acts, state_, seq, hash);
     if (!line.ok()) return line.status();
@@ -58,9 +62,11 @@ class RecordHarness {
         drafts.push_back(ledger::Draft{r->kind, std::move(body), r->time, r->new_epoch});
       }
     }
-    if (commit && !drafts.empty())
-      if (Result<std::vector<ledger::Entry>> es = store_->AppendBatch(drafts); !es.ok())
+    if (entries != Entries::kLose && !drafts.empty())
+      if (Result<std::vector<ledger::Entry>> es = store_->Stage(drafts); !es.ok())
         return es.status();
+    if (entries == Entries::kCommit)
+      if (Status s = store_->Commit(); !s.ok()) return s;
     return acts;
   }
 

@@ -19,22 +19,44 @@ Status ReplayLedger::Open() {
   return Status::Ok();
 }
 
-Status ReplayLedger::Add(const Record& r, const Step& step) {
-  json::Value body = r.body;
-  if (!body.is_object()) body = json::Object{{"body", body}};
+ReplayLedger::~ReplayLedger() {
+  (void)Wait();
+}
+
+Status ReplayLedger::Add(Record r, const Step& step) {
+  json::Value body = std::move(r.body);
+  if (!body.is_object()) body = json::Object{{"body", std::move(body)}};
   body["replay_of"] = json::Object{{"line", step.n}, {"seq", r.seq}};
-  drafts_.push_back(ledger::Draft{r.kind, std::move(body), r.time, false});
-  return drafts_.size() >= kBatch ? Flush() : Status::Ok();
+  drafts_.push_back(ledger::Draft{std::move(r.kind), std::move(body), r.time, false});
+  if (drafts_.size() < kBatch) return Status::Ok();
+  if (Status s = Wait(); !s.ok()) return s;
+  writing_ = std::move(drafts_);
+  drafts_.clear();
+  thread_ = std::thread([this] { written_ = Write(writing_); });
+  return Status::Ok();
+}
+
+Status ReplayLedger::Wait() {
+  if (thread_.joinable()) thread_.join();
+  writing_.clear();
+  return written_;
+}
+
+Status ReplayLedger::Write(const std::vector<ledger::Draft>& drafts) {
+  Result<std::vector<ledger::Entry>> es = store_.AppendBatch(drafts);
+  if (!es.ok()) return es.status();
+  std::vector<ledger::AnchorMark> marks;
+  marks.reserve(es->size());
+  for (const ledger::Entry& e : *es) marks.push_back({e.epoch, e.seq, e.hash});
+  return anchor_->AppendBatch(marks);
 }
 
 Status ReplayLedger::Flush() {
+  if (Status s = Wait(); !s.ok()) return s;
   if (drafts_.empty()) return Status::Ok();
-  Result<std::vector<ledger::Entry>> es = store_.AppendBatch(drafts_);
+  Status s = Write(drafts_);
   drafts_.clear();
-  if (!es.ok()) return es.status();
-  std::vector<ledger::AnchorMark> marks;
-  for (const ledger::Entry& e : *es) marks.push_back({e.epoch, e.seq, e.hash});
-  return anchor_->AppendBatch(marks);
+  return s;
 }
 
 }  // namespace hangar::replay

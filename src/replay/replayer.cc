@@ -7,6 +7,8 @@
 #include "kernel/setup_record.h"
 #include "kernel/signal_record.h"
 #include "ledger/entry.h"
+#include "ledger/store.h"
+#include "replay/read_ahead.h"
 
 namespace hangar::replay {
 
@@ -76,11 +78,14 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
   State st;
   int64_t unfinished = 0;       // a line whose entries never reached the ledger (0: none)
   std::string unfinished_why;   // what the ledger holds where its entries would be
+  int64_t unfinished_head = 0;  // from it on: the staged head the next line of its batch follows
+  int64_t unfinished_from = 0;  // and the head its batch followed
   bool global_differs = false;  // the shared state differs already: reported where it began
   int64_t covered = 0;          // the ledger's seqs the lines read account for
   bool stopped_early = false;   // --to: the rest of the record is not read
+  ReadAhead ahead(&reader);
   for (;;) {
-    Result<std::optional<ledger::Line>> next = reader.Next();
+    Result<std::optional<ledger::Line>> next = ahead.Next();
     if (!next.ok()) return next.status();
     std::optional<ledger::Line> cur = std::move(next).value();
     if (!cur) break;
@@ -126,19 +131,37 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
     if (!setup)
       return Status::Invalid("signal record line " + std::to_string(line.n) +
                              ": a signal before any start line");
-    if (unfinished)
-      return Status::Invalid("signal record line " + std::to_string(unfinished) +
-                             ": its decision's ledger entries are not on the ledger (" +
-                             unfinished_why + "), yet line " + std::to_string(line.n) +
-                             " was decided after it by the same start: the record is not this "
-                             "ledger's history");
     if (line.ledger_seq >= options.to) {
       stopped_early = true;
       break;
     }
-
-    if (!Linked(line.ledger_seq, line.ledger_hash, live))
+    // After a line whose entries never reached the ledger, the rest of its start is the rest of
+    // its batch: lines written with it, whose entries went nowhere either (daemon/daemon.h, THE
+    // BATCH). Each follows the one before on the ledger as staged, which the ledger never held.
+    if (unfinished) {
+      if (const LiveEntry* e = live.At(line.ledger_seq + 1);
+          line.records > 0 && e && e->signal_record == line.hash)
+        return Status::Invalid("signal record line " + std::to_string(unfinished) +
+                               ": its decision's ledger entries are not on the ledger (" +
+                               unfinished_why + "), yet line " + std::to_string(line.n) +
+                               ", decided after it by the same start, has its entries there: the "
+                               "record is not this ledger's history");
+      if (line.ledger_seq + line.records - unfinished_from > ledger::kMaxBatchEntries)
+        return Status::Invalid("signal record lines " + std::to_string(unfinished) + ".." +
+                               std::to_string(line.n) +
+                               " have no entries on the ledger, more "
+                               "than one batch of hangard holds (" +
+                               std::to_string(ledger::kMaxBatchEntries) +
+                               "): the record is not this ledger's history");
+      if (line.ledger_seq != unfinished_head)
+        return Status::Invalid(
+            "signal record line " + std::to_string(line.n) + " follows ledger seq " +
+            std::to_string(line.ledger_seq) + ", but the unwritten batch before it (from line " +
+            std::to_string(unfinished) + ") ends at seq " + std::to_string(unfinished_head) +
+            ": the record is not this ledger's history");
+    } else if (!Linked(line.ledger_seq, line.ledger_hash, live)) {
       return BadLedgerLink(line.n, line.ledger_seq, line.ledger_hash, live);
+    }
     Step step;
     step.n = line.n;
     step.ledger_seq = line.ledger_seq;
@@ -148,10 +171,13 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
       const LiveEntry* first = live.At(line.ledger_seq + 1);
       step.committed = first && first->signal_record == line.hash;
       if (!step.committed) {
-        unfinished = line.n;
-        unfinished_why =
-            !first ? "the ledger ends at seq " + std::to_string(live.head())
-                   : "seq " + std::to_string(line.ledger_seq + 1) + " is another decision's";
+        if (!unfinished) {
+          unfinished = line.n;
+          unfinished_from = line.ledger_seq;
+          unfinished_why =
+              !first ? "the ledger ends at seq " + std::to_string(live.head())
+                     : "seq " + std::to_string(line.ledger_seq + 1) + " is another decision's";
+        }
         ++sum.uncommitted;
       }
       for (int64_t i = 1; step.committed && i <= line.records; ++i) {
@@ -167,6 +193,7 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
       }
     }
     covered = std::max(covered, line.ledger_seq + (step.committed ? line.records : 0));
+    if (unfinished) unfinished_head = line.ledger_seq + line.records;
     st.ledger_seq = line.ledger_seq;  // the live numbering: see replayer.h
     std::vector<Action> acts = Decide(*setup, &st, line.signal);
     std::vector<std::string> kinds, rules;
@@ -189,10 +216,10 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
     step.would = Join(kinds);
     step.rules_was = Join(live_rules);
     step.rules_would = Join(rules);
-    for (const Action& a : acts)
-      if (auto* r = std::get_if<Record>(&a))
-        if (Status s = record_out(*r, step); !s.ok()) return s;
     const bool decision_same = Sha256Hex(DecisionText(acts)) == line.decision;
+    for (Action& a : acts)
+      if (auto* r = std::get_if<Record>(&a))
+        if (Status s = record_out(std::move(*r), step); !s.ok()) return s;
     const bool state_same = state == line.state;
     const bool global_same = GlobalDigest(st) == line.global;
     const bool global_began = !global_same && !global_differs;
@@ -230,6 +257,7 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
     }
     step_out(step);
   }
+  ahead.Finish();  // the reader is this thread's again
   // Every entry a decision made names its line, written before it: one past the lines read means
   // the record was cut, unless hangard wrote it after the record was opened.
   if (int64_t seq = live.FirstNamingALine(covered); seq && !stopped_early && !reader.grown())

@@ -10,8 +10,10 @@
 // What is checked and refused (Invalid: the record cannot be trusted) rather than reported as a
 // difference: a signal line or start line naming a ledger entry (seq, hash) the live ledger does
 // not hold; a decision whose ledger entries do not all carry its line's hash; a decision whose
-// entries never reached the ledger followed by more decisions of the same start (a crash between
-// a line and its entries is the only way to have none, and the next line is then a start).
+// entries never reached the ledger followed, in the same start, by one whose entries did, or by a
+// line that does not follow it on the ledger as staged. A crash between a batch's lines and its
+// entries (daemon/daemon.h, THE BATCH) is the only way to have lines without their entries: they
+// are then the last of their start, each following the one before as staged.
 //
 // Each step is classified: same; decision differs (its actions, DecisionText, differ); state
 // differs only (same actions, another state digest: e.g. another rule gave the same verdict);
@@ -68,7 +70,8 @@ struct ReplayOptions {
 };
 
 using StepSink = std::function<void(const Step&)>;
-using RecordSink = std::function<Status(const Record&, const Step&)>;
+// Each Record is handed over (moved): the sink may keep it.
+using RecordSink = std::function<Status(Record, const Step&)>;
 
 // Every step goes to STEP (those in range), every Record the replay decided to RECORD, in order.
 // READER must have been opened before LIVE was loaded (a running hangard appends to both): every
