@@ -32,6 +32,16 @@ void Grow(LedgerKeeper* k, int n) {
   }
 }
 
+// The ledger verifies in full against its anchor.
+void ExpectVerifies(const Scratch& s) {
+  ledger::LedgerStore store(RealEnv(), s.spool(), "live");
+  ASSERT_TRUE(store.OpenForReading().ok());
+  auto anchor = ledger::Anchor::Bind(RealEnv(), s.anchor_path(), "live");
+  auto v = ledger::Verify(store, *anchor);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->ok) << v->reason;
+}
+
 std::string Segment(const Scratch& s) {
   return s.spool() + "/ledger/live/" + ledger::SegmentName(1);
 }
@@ -75,6 +85,40 @@ TEST(LedgerKeeper, GroupCommitAppendsEveryRecordAndItsAnchorLine) {
   EXPECT_EQ(Lines(Segment(s)).size(), 7u);
 }
 
+// Group commit across decisions (daemon/daemon.h, THE BATCH): staged records are hashed at once
+// (the head the next decision follows) and written by one commit, ledger then anchor.
+TEST(LedgerKeeper, StagedRecordsAreWrittenByOneCommit) {
+  Scratch s;
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  Grow(&k, 1);
+  const std::string head = k.head_hash();
+  ASSERT_TRUE(k.Stage({Record{2, "test.a", json::Object{}, kNow}}).ok());
+  EXPECT_EQ(k.staged_seq(), 2);
+  EXPECT_NE(k.staged_hash(), head);
+  ASSERT_TRUE(k.Stage({Record{3, "test.b", json::Object{}, kNow},
+                       Record{4, "test.c", json::Object{}, kNow}})
+                  .ok());
+  EXPECT_EQ(k.head_seq(), 1);
+  EXPECT_EQ(Lines(Segment(s)).size(), 1u) << "staging wrote";
+  EXPECT_TRUE(k.CheckHead().ok()) << "the disk's head is the committed one";
+  // Nothing is appended alone past a waiting batch, and no reanchor waits in one.
+  std::string err;
+  EXPECT_FALSE(k.Append(Record{5, "test.d", json::Object{}, kNow}, &err).ok());
+  Record epoch{5, "ledger.reanchored", json::Object{}, kNow};
+  epoch.new_epoch = true;
+  EXPECT_FALSE(k.Stage({epoch}).ok());
+  const std::string staged = k.staged_hash();
+  ASSERT_TRUE(k.Commit(&err).ok());
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(k.head_seq(), 4);
+  EXPECT_EQ(k.head_hash(), staged);
+  EXPECT_EQ(Lines(Segment(s)).size(), 4u);
+  EXPECT_EQ(Lines(s.anchor_path()).size(), 4u);
+  EXPECT_TRUE(k.CheckHead().ok());
+  ExpectVerifies(s);
+}
+
 TEST(LedgerKeeper, ABodyTheLedgerCannotHoldIsRecordedAsSuchNotFatal) {
   Scratch s;
   LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
@@ -116,12 +160,7 @@ TEST(LedgerKeeper, ACrashBetweenLedgerAndAnchorIsCaughtUpAndRecorded) {
   EXPECT_EQ(k.failure(), "");
   EXPECT_EQ(k.head_seq(), 7);  // the ledger.caught-up entry
   EXPECT_NE(Lines(Segment(s)).back().find("\"kind\":\"ledger.caught-up\""), std::string::npos);
-  ledger::LedgerStore store(RealEnv(), s.spool(), "live");
-  ASSERT_TRUE(store.OpenForReading().ok());
-  auto anchor = ledger::Anchor::Bind(RealEnv(), s.anchor_path(), "live");
-  auto v = ledger::Verify(store, *anchor);
-  ASSERT_TRUE(v.ok());
-  EXPECT_TRUE(v->ok) << v->reason;
+  ExpectVerifies(s);
 }
 
 // The first entry of a new ledger reached the disk and the crash came before its anchor line:
@@ -299,6 +338,13 @@ TEST(LedgerKeeper, ACheckpointOfAnotherHomeFailsClosed) {
       << k.failure();
   Grow(&k, 1);
   EXPECT_EQ(Lines(s.anchor_path()).size(), 1u) << "the copy wrote on the original's anchor";
+  // Nor does a batch (the daemon's group commit) write there.
+  std::vector<Record> rs;
+  for (int i = 0; i < 3; i++)
+    rs.push_back(Record{k.head_seq() + 1 + i, "test.batch", json::Object{{"i", i}}, kNow});
+  std::string err;
+  ASSERT_TRUE(k.AppendAll(rs, &err).ok());
+  EXPECT_EQ(Lines(s.anchor_path()).size(), 1u) << "a batch wrote on the original's anchor";
 }
 
 TEST(LedgerKeeper, NoAnchorDirectoryIsAnError) {
