@@ -17,18 +17,18 @@
 // written durably before its ledger entries, which carry the line's hash; only then its acts.
 // A line that cannot be written is a failed decision write: the work stops (below).
 //
-// THE BATCH (group commit across decisions). The drops and control requests one turn takes, and
-// the observations the workers finished, are decided one after the other without a write in
-// between: each decision's entries are staged (LedgerKeeper::Stage: their hashes are known, so
-// the next decision's line names the head it follows) and its acts wait. Then one commit: every
-// line in one write and fsync, every entry in one ledger write and fsync and one anchor write and
-// fsync, then every act in decision order. The order a crash can cut stays the one above (lines,
-// entries, anchor, acts), for the whole batch at once: a crash before the acts leaves decisions
-// whose entries name no file yet, which a start decides again from the spool (as it did for one
-// decision); a crash between the lines and the entries leaves a tail of lines whose entries never
-// reached the ledger, all after the last committed one (replay/replayer.h accepts exactly that).
-// A batch holds at most LedgerKeeper::kMaxBatch entries; a reanchor is never in one. Outside a
-// batch every decision commits at once, as before.
+// THE BATCH (group commit across decisions). The drops and control requests one turn takes, the
+// drones' ends one turn finds, and the observations the workers finished, are each decided one
+// after the other without a write in between: each decision's entries are staged (LedgerKeeper::
+// Stage: their hashes are known, so the next decision's line names the head it follows) and its
+// acts wait. Then one commit: every line in one write and fsync, every entry in one ledger write
+// and fsync and one anchor write and fsync, then every act in decision order. The order a crash
+// can cut stays the one above (lines, entries, anchor, acts), for the whole batch at once: a crash
+// before the acts leaves decisions whose entries name no file yet, which a start decides again
+// from the spool (as it did for one decision); a crash between the lines and the entries leaves a
+// tail of lines whose entries never reached the ledger, all after the last committed one
+// (replay/replayer.h accepts exactly that). A batch holds at most LedgerKeeper::kMaxBatch entries;
+// a reanchor is never in one. Outside a batch every decision commits at once, as before.
 //
 // Storage failures (issue 6). A failed write, sync, rename or ledger append made for a decision
 // leaves that file's state unknown: a failed fsync may already have dropped the data, and trying

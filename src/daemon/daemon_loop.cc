@@ -160,11 +160,14 @@ Status Daemon::ReadInotify(bool* overflow) {
         exits.push_back(*id);
     }
   }
-  for (const std::string& id : exits) {
-    Status s = CheckExit(id);
-    if (!s.ok()) return s;
-  }
-  return Status::Ok();
+  // Drones that ended together are decided together (daemon.h, THE BATCH).
+  BeginBatch();
+  for (const std::string& id : exits)
+    if (Status s = CheckExit(id); !s.ok()) {
+      (void)EndBatch();
+      return s;
+    }
+  return EndBatch();
 }
 
 Status Daemon::CheckExit(const std::string& id) {
@@ -187,11 +190,13 @@ Status Daemon::CheckExit(const std::string& id) {
 }
 
 Status Daemon::RecheckExits() {
-  for (const std::string& id : watches_->DueRechecks()) {
-    Status s = CheckExit(id);
-    if (!s.ok()) return s;
-  }
-  return Status::Ok();
+  BeginBatch();  // as ReadInotify's
+  for (const std::string& id : watches_->DueRechecks())
+    if (Status s = CheckExit(id); !s.ok()) {
+      (void)EndBatch();
+      return s;
+    }
+  return EndBatch();
 }
 
 Status Daemon::CheckSupervisors() {
