@@ -304,6 +304,10 @@ Status Daemon::Drain() {
     }
     if (batching_ > 0) break;  // EndBatch commits
     if (Status s = Commit(); !s.ok()) StopWork(s);
+    // The batch's drops and requests are moved out of the drop zones now (or wait to be retried):
+    // not before, for a commit inside a batch (one grown to kMaxBatch) leaves the decision being
+    // made, and its file, where they are.
+    batch_names_.clear();
     if (follow_.empty()) break;  // else what the acts gave rise to (a launch done...)
   }
   if (running_ && (state_.fail_closed != presence_fail_closed_ ||
@@ -385,7 +389,6 @@ Status Daemon::Commit() {
   if (Status s = CommitRecords(nullptr); !s.ok()) return s;
   Batch b = std::move(batch_);
   batch_ = Batch{};
-  batch_names_.clear();  // taken: moved out of the drop zones by the acts below, or to be retried
   std::deque<Signal> undone;        // IntakeFailed, decided before anything else
   std::set<std::string> forgotten;  // missions whose intake was undone for lack of space
   Status no_space = Status::Ok();
