@@ -167,8 +167,8 @@ Status Daemon::PerformRunOp(const RunOp& r, std::deque<Signal>* follow) {
   const std::string ops = layout_.MissionOps(r.id);
   Status s = env_->MakeDir(ops);
   if (!s.ok() && s.code() != Code::kExists) return s;
-  for (const auto& [name, text] : r.files)
-    if (s = env_->WriteFileAtomic(ops, name, text); !s.ok()) return s;
+  if (s = env_->WriteFilesAtomic(ops, Env::Files(r.files.begin(), r.files.end())); !s.ok())
+    return s;
   json::Object key{{"hangar", 1}, {"id", r.id},   {"request", r.name},
                    {"op", r.op},  {"key", r.key}, {"time", FormatTime(env_->Now())}};
   s = TakeOpKey(env_, ops, r.key, json::WritePretty(key));
@@ -196,9 +196,10 @@ Status Daemon::PerformAnswerOp(const AnswerOp& a) {
   Status s = env_->MakeDir(ops);
   if (!s.ok() && s.code() != Code::kExists) return s;
   // The answer itself last: a request whose NAME.result.json exists is never taken again.
+  Env::Files before;
   for (const auto& [name, text] : a.files)
-    if (name != a.name + ".result.json" && !(s = env_->WriteFileAtomic(ops, name, text)).ok())
-      return s;
+    if (name != a.name + ".result.json") before.emplace_back(name, text);
+  if (s = env_->WriteFilesAtomic(ops, before); !s.ok()) return s;
   const std::string key_file = ops + "/keys/" + a.key + ".json";
   if ((a.keep || a.release) && !a.key.empty()) {
     Result<std::string> text = env_->ReadFile(key_file, 1 << 20);

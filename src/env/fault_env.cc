@@ -222,6 +222,16 @@ Status FaultEnv::WriteFileVisible(const std::string& dir, const std::string& nam
                    [&] { return base_->WriteFileVisible(dir, name, data); });
 }
 
+Status FaultEnv::WriteFilesAtomic(const std::string& dir, const Files& files) {
+  if (files.empty()) return Status::Ok();
+  std::string names;  // the log's ARG: DIR/NAME for the first, then ",NAME" for each other
+  for (const auto& [name, data] : files) names += (names.empty() ? "" : ",") + std::string(name);
+  // An injected failure names the first file as RealEnv's would (nothing is written before it).
+  const std::string first(files.front().first);
+  return Intercept({"write-files", "write " + AtomicTmpPath(dir, first), dir + "/" + first, names},
+                   [&] { return base_->WriteFilesAtomic(dir, files); });
+}
+
 Status FaultEnv::CreateFileAtomic(const std::string& dir, const std::string& name,
                                   std::string_view data, mode_t mode) {
   return Intercept({"create-atomic", "create " + AtomicTmpPath(dir, name), dir + "/" + name},

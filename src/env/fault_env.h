@@ -4,7 +4,7 @@
 // restart on the real Env and check what the spool says.
 //
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
-// CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, RemoveTree,
+// WriteFilesAtomic (one call for all its files; none for an empty list), CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, RemoveTree,
 // AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read (FileSize,
 // ReadAt, ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its Dir) nor
 // Now, nor a LockExclusive (a lock is on no disk). Numbers start at 1 and are taken under one lock,
@@ -75,9 +75,10 @@ class FaultEnv : public Env {
 
   // Appends one line per mutating call to path from now on (created 0644 if absent, not
   // truncated), written before the call is performed: "N CALL ARG...", CALL one of write,
-  // write-visible, create, rename, rename-noreplace, mkdir, remove, remove-tree, append,
-  // truncate, maildir, the ARGs its paths (two for a rename; DIR/new/NAME for a maildir delivery; a
-  // newline or backslash in a path is written \n or \\). An injected fault adds a line "fault N
+  // write-visible, write-files, create, rename, rename-noreplace, mkdir, remove, remove-tree,
+  // append, truncate, maildir, the ARGs its paths (two for a rename; DIR/new/NAME for a maildir
+  // delivery; DIR/FIRST and then every name, comma-separated, for write-files; a newline or
+  // backslash in a path is written \n or \\). An injected fault adds a line "fault N
   // crash-before", "fault N crash-after" or "fault N fail ERRNO" after the call's own. Lines are
   // not fsynced: the log survives a crash of the process, not of the machine. Io when the file
   // cannot be opened.
@@ -94,6 +95,7 @@ class FaultEnv : public Env {
                          std::string_view data) override;
   Status WriteFileVisible(const std::string& dir, const std::string& name,
                           std::string_view data) override;
+  Status WriteFilesAtomic(const std::string& dir, const Files& files) override;
   Status CreateFileAtomic(const std::string& dir, const std::string& name, std::string_view data,
                           mode_t mode) override;
   Status CreateExclusive(const std::string& dir, const std::string& name,

@@ -143,6 +143,42 @@ TEST_F(FaultEnvTest, AMaildirDeliveryIsOneCall) {
   EXPECT_EQ(Read("fault.log"), "1 maildir " + box + "/new/M1.json\n");
 }
 
+TEST_F(FaultEnvTest, SeveralFilesOfOneDirectoryAreOneCall) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(P("fault.log")).ok());
+  ASSERT_TRUE(fs::create_directory(P("d")));
+  std::ofstream(P("d/b")) << "old";
+  ASSERT_TRUE(env.WriteFilesAtomic(P("d"), {{"b", "2"}, {"a", "1"}}).ok());
+  EXPECT_EQ(Read("d/a"), "1");
+  EXPECT_EQ(Read("d/b"), "2") << "replaces what is there";
+  EXPECT_EQ(env.calls(), 1u);
+  EXPECT_EQ(Read("fault.log"), "1 write-files " + P("d") + "/b b,a\n");
+  ASSERT_TRUE(env.WriteFilesAtomic(P("d"), {}).ok());
+  EXPECT_EQ(env.calls(), 1u) << "an empty list is no call";
+}
+
+TEST_F(FaultEnvTest, SeveralFilesFailedOrCrashedBeforeWriteNone) {
+  ASSERT_TRUE(fs::create_directory(P("d")));
+  const std::string before = Tree();
+  FaultEnv env(RealEnv(), Plan(FaultPlan::Kind::kFail, 1, ENOSPC));
+  Status s = env.WriteFilesAtomic(P("d"), {{"a", "1"}, {"b", "2"}});
+  EXPECT_EQ(s.sys_errno(), ENOSPC) << s.message();
+  EXPECT_EQ(Tree(), before);
+  const int status = InChild([&] {
+    FaultEnv crash(RealEnv(), Plan(FaultPlan::Kind::kCrashBefore, 1));
+    (void)crash.WriteFilesAtomic(P("d"), {{"a", "1"}, {"b", "2"}});
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kFaultCrashStatus);
+  EXPECT_EQ(Tree(), before);
+  const int after = InChild([&] {
+    FaultEnv crash(RealEnv(), Plan(FaultPlan::Kind::kCrashAfter, 1));
+    (void)crash.WriteFilesAtomic(P("d"), {{"a", "1"}, {"b", "2"}});
+  });
+  ASSERT_TRUE(WIFEXITED(after));
+  EXPECT_EQ(Read("d/a") + Read("d/b"), "12") << "crash after: all of it";
+}
+
 TEST_F(FaultEnvTest, LogOfAnUnwritablePlaceIsAnError) {
   FaultEnv env(RealEnv(), FaultPlan{});
   Status s = env.OpenLog(P("no/such/dir/fault.log"));

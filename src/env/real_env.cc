@@ -158,12 +158,22 @@ class Real : public Env {
     return WriteViaTmp(dir, name, data, false, std::nullopt, true);
   }
 
+  Status WriteFilesAtomic(const std::string& dir, const Files& files) override {
+    if (files.empty()) return Status::Ok();
+    for (const auto& [name, data] : files)
+      if (Status s = WriteViaTmp(dir, std::string(name), data, true, std::nullopt, true, false);
+          !s.ok())
+        return s;
+    return FsyncPath(dir);
+  }
+
   // Behind WriteFileAtomic, WriteFileVisible and CreateFileAtomic: data written to the temporary
   // name, then renamed onto dir/name (replacing what is there, or Exists when REPLACE is false),
-  // and with SYNC the file and dir fsynced. MODE, when given, is the file's exactly (whatever the
-  // umask); else 0644 less the umask.
+  // and with SYNC the file and (unless SYNC_DIR is false: the caller fsyncs it after several)
+  // dir fsynced. MODE, when given, is the file's exactly (whatever the umask); else 0644 less the
+  // umask.
   Status WriteViaTmp(const std::string& dir, const std::string& name, std::string_view data,
-                     bool sync, std::optional<mode_t> mode, bool replace) {
+                     bool sync, std::optional<mode_t> mode, bool replace, bool sync_dir = true) {
     const std::string tmp = AtomicTmpPath(dir, name);
     const std::string dst = dir + "/" + name;
     // Whatever sits at the temporary name (a leftover, or a FIFO planted to block us) goes first:
@@ -185,7 +195,7 @@ class Real : public Env {
       unlink(tmp.c_str());
       return s;
     }
-    return sync ? FsyncPath(dir) : Status::Ok();
+    return sync && sync_dir ? FsyncPath(dir) : Status::Ok();
   }
 
   Status CreateFileAtomic(const std::string& dir, const std::string& name, std::string_view data,

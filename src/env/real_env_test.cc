@@ -160,5 +160,21 @@ TEST(RealEnvFilesystem, SaysWhichFilesystemHoldsAPath) {
   EXPECT_EQ(RealEnv()->FilesystemOf(scratch.path() + "/absent").status().code(), Code::kNotFound);
 }
 
+// WriteFilesAtomic: every file in place with its bytes and no temporary left; a failure stops at
+// its file, the ones before it written.
+TEST(RealEnvWriteFiles, WritesEachInOrderAndStopsAtAFailure) {
+  ScratchDir dir("writefiles");
+  std::ofstream(dir.path() + "/b") << "old";
+  ASSERT_TRUE(RealEnv()->WriteFilesAtomic(dir.path(), {{"b", "2"}, {"a", "1"}}).ok());
+  Result<std::vector<std::string>> names = RealEnv()->ListDir(dir.path());
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/b", 10), "2");
+  Status s = RealEnv()->WriteFilesAtomic(dir.path(), {{"c", "3"}, {"no/such", "4"}, {"d", "5"}});
+  EXPECT_EQ(s.code(), Code::kNotFound) << s.message();
+  EXPECT_TRUE(RealEnv()->Exists(dir.path() + "/c"));
+  EXPECT_FALSE(RealEnv()->Exists(dir.path() + "/d"));
+}
+
 }  // namespace
 }  // namespace hangar

@@ -84,9 +84,28 @@ std::string SignalLog::Blob(std::string_view bytes, json::Object* inline_blobs) 
 std::string SignalLog::Seal(json::Object members) {
   members["n"] = ++n_;
   members["prev"] = hash_;
-  hash_ = Sha256Hex(hash_ + json::Write(json::Value(members)));
-  members["hash"] = hash_;
-  pending_ += json::Write(json::Value(std::move(members)));
+  // The text hashed is the line without "hash"; the line is that text with "hash" in its sorted
+  // place. Each member is written once: the members before "hash", then the rest.
+  std::string head = "{", rest;
+  for (auto& [key, value] : members) {
+    std::string& out = key < "hash" ? head : rest;
+    if (&out == &head ? head.size() > 1 : !rest.empty()) out += ',';
+    json::AppendQuoted(&out, key);
+    out += ':';
+    out += json::Write(value);
+  }
+  rest += '}';
+  Sha256 h;
+  h.Update(hash_);
+  h.Update(head);
+  if (head.size() > 1) h.Update(",");
+  h.Update(rest);
+  hash_ = h.FinishHex();
+  pending_ += head;
+  pending_ += head.size() > 1 ? ",\"hash\":\"" : "\"hash\":\"";
+  pending_ += hash_;
+  pending_ += "\",";
+  pending_ += rest;
   pending_ += '\n';
   return hash_;
 }

@@ -85,6 +85,20 @@ TEST_F(SignalLogTest, LinesAreChainedAndReadBackWithTheirBlobs) {
   EXPECT_NE(first, std::string::npos);
   EXPECT_NE(text.find("\"" + small_hex + "\":", first + 1), std::string::npos)
       << "each line carries the small blobs it names";
+  // Each line is canonical JSON (sorted keys, "hash" among them) and its hash is that of the
+  // previous line's hash and the line without "hash".
+  std::istringstream in(text);
+  std::string prev(64, '0'), line;
+  while (std::getline(in, line)) {
+    Result<json::Value> v = json::Parse(line);
+    ASSERT_TRUE(v.ok()) << line;
+    EXPECT_EQ(json::Write(*v), line);
+    const std::string hash = v->find("hash")->as_string();
+    v->as_object().erase("hash");
+    EXPECT_EQ(v->find("prev")->as_string(), prev);
+    EXPECT_EQ(Sha256Hex(prev + json::Write(*v)), hash);
+    prev = hash;
+  }
   Result<std::vector<ledger::Line>> lines = ReadAll();
   ASSERT_TRUE(lines.ok()) << lines.status().message();
   ASSERT_EQ(lines->size(), 4u);

@@ -121,8 +121,7 @@ Status PerformRetry(Env* env, const Layout& l, const Retry& r) {
   }
   Status s = env->RenameNoReplace(returned, queued);
   if (s.ok()) {
-    for (const auto& [name, text] : r.files)
-      if (s = env->WriteFileAtomic(queued, name, text); !s.ok()) return s;
+    s = env->WriteFilesAtomic(queued, Env::Files(r.files.begin(), r.files.end()));
   }
   if (s.ok())
     s = env->RenameNoReplace(queued + "/return.json", queued + "/" + kept + "/return.json");

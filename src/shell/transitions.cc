@@ -15,13 +15,11 @@ std::string TmpName(const std::string& id) {
   return "." + id + ".tmp";
 }
 
+// An action's files into DIR by one call: each file fsynced, DIR once (env.h WriteFilesAtomic).
 Status WriteFiles(Env* env, const std::string& dir,
                   const std::map<std::string, std::string>& files) {
-  for (const auto& [name, content] : files) {
-    Status s = env->WriteFileAtomic(dir, name, content);
-    if (!s.ok()) return s;
-  }
-  return Status::Ok();
+  Env::Files list(files.begin(), files.end());
+  return env->WriteFilesAtomic(dir, list);
 }
 
 }  // namespace
@@ -162,8 +160,8 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
     return fail(s);
   };
   const std::string plan_sha = Sha256Hex(launch.plan_text);
-  Status s = env->WriteFileAtomic(queued, "plan.json", launch.plan_text);
-  if (s.ok()) s = env->WriteFileAtomic(queued, "gate2.json", launch.gate2_text);
+  Status s = env->WriteFilesAtomic(
+      queued, {{"plan.json", launch.plan_text}, {"gate2.json", launch.gate2_text}});
   if (!s.ok()) return spool_fail(s);
   s = env->MakeDir(launch.plan.room);
   // The window's inbox is there before the drone starts (man/hangar-ops.5).
