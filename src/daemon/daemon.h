@@ -57,7 +57,8 @@
 // room, the key, the move to running/, launch.json) is done on the loop as an act of its
 // decision; starting hangar-shim and waiting for its report (up to 10 s, some 20 ms as a rule) runs
 // on the launch pool, so the loop takes drops and ends meanwhile. The mission is then *launching*
-// (launching_): the kernel has it running and holding its slot; its run/ is watched already, so
+// (launching_, by attempt: a report of an attempt that is no longer the one launching is said
+// and dropped, never decided for the next attempt): the kernel has it running and holding its slot; its run/ is watched already, so
 // an end the supervisor records is decided as soon as seen, even before the launch's LaunchDone
 // (the kernel lets a failed LaunchDone after a seen end go: the end stands); the supervisor check
 // passes it by (no lock yet is no lost drone); a kill waits for the supervisor as for any other.
@@ -75,6 +76,7 @@
 #include <signal.h>
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -105,6 +107,7 @@ inline constexpr TimeMs kStorageRetryMs = 2000;     // stopped for a full disk: 
 // what the shell says of it (a late report whose supervisor holds the lock: taken as launched).
 struct LaunchStarted {
   std::string id;
+  int attempt = 0;
   Status status;
   std::string note;
 };
@@ -224,7 +227,7 @@ class Daemon {
   State state_;
   std::unique_ptr<WorkerPool<Signal>> pool_;             // observations and op handlers
   std::unique_ptr<WorkerPool<LaunchStarted>> launches_;  // direct launches (LAUNCHES OFF THE LOOP)
-  std::set<std::string> launching_;                      // their missions, until decided
+  std::map<std::string, int> launching_;  // their missions and attempts, until decided
   LedgerKeeper ledger_;
   ledger::SignalLog
       signals_;  // the signal record: each decision's line before its entries and acts

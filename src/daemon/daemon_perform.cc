@@ -145,10 +145,11 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   watches_->Watch(l.id, env_->Now());  // before the drone starts: its exit.json cannot slip past
   if (!engine && launcher) {
     // hangar-shim is started on the launch pool (daemon.h, LAUNCHES OFF THE LOOP).
-    launching_.insert(l.id);
+    launching_[l.id] = l.attempt;
     launches_->Submit([launcher, plan = l.plan, file = prep.dir + "/plan.json", sha = l.plan_sha256,
-                       id = l.id, run = layout_.RunDir(l.id)]() -> LaunchStarted {
-      LaunchStarted r{id, launcher->Start(plan, file, sha), ""};
+                       id = l.id, attempt = l.attempt,
+                       run = layout_.RunDir(l.id)]() -> LaunchStarted {
+      LaunchStarted r{id, attempt, launcher->Start(plan, file, sha), ""};
       if (r.status.code() == Code::kUnavailable && SupervisorAlive(run)) {
         r.note = id + ": " + r.status.message() +
                  ", but its supervisor holds the lock: taken as launched";
@@ -179,7 +180,14 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
 }
 
 Status Daemon::Launched(LaunchStarted r) {
-  launching_.erase(r.id);
+  auto it = launching_.find(r.id);
+  if (it == launching_.end() || it->second != r.attempt) {
+    Say(r.id + ": the report of launch attempt " + std::to_string(r.attempt) +
+        " came after that attempt was over; dropped (" +
+        (r.status.ok() ? std::string("ok") : r.status.message()) + ")");
+    return Status::Ok();
+  }
+  launching_.erase(it);
   if (!r.note.empty()) Say(r.note);
   if (!r.status.ok()) UnwatchRun(r.id);
   return Dispatch(
@@ -194,8 +202,10 @@ Status Daemon::SettleLaunches() {
   // A launch that failed frees its slot, which may start the next: until none is in flight.
   while (!launching_.empty()) {
     launches_->Wait();
+    std::vector<LaunchStarted> done = launches_->Drain();
+    if (done.empty()) break;  // none in flight after all: nothing more will come
     BeginBatch();
-    for (LaunchStarted& r : launches_->Drain())
+    for (LaunchStarted& r : done)
       if (Status s = Launched(std::move(r)); !s.ok()) {
         (void)EndBatch();
         return s;

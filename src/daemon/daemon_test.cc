@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "base/scratch_dir_testutil.h"
+#include "base/sha256.h"
 #include "env/fault_env.h"
 #include "ledger/signal_reader.h"
 #include "ledger/store.h"
@@ -257,15 +258,17 @@ TEST_F(DaemonTest, AStopWritesTheLinesThatWaited) {
   EXPECT_GT(lines(), before) << "the Ready line was not written at the stop";
 }
 
-// LAUNCHES OFF THE LOOP (daemon.h). A stand-in for hangar-shim that says it started (DIR/started.N)
-// and then does not report until DIR/go exists, when it refuses (exit 1).
+// LAUNCHES OFF THE LOOP (daemon.h). A stand-in for hangar-shim that says it started (DIR/started.N,
+// N counting from 0) and then does not report until DIR/go or DIR/go.N exists, when it refuses
+// (exit 1), naming the plan's sha256.
 std::string SlowShim(const std::string& dir) {
   const std::string path = dir + "/slow-shim";
   std::ofstream(path) << "#!/bin/sh\n"
                          "n=$(ls " << dir << " | grep -c '^started')\n"
                          "touch " << dir << "/started.$n\n"
-                         "while [ ! -e " << dir << "/go ]; do sleep 0.02; done\n"
-                         "echo 'cannot start drone: the test shim refuses' >&2\n"
+                         "while [ ! -e " << dir << "/go ] && [ ! -e " << dir
+                      << "/go.$n ]; do sleep 0.02; done\n"
+                         "echo \"cannot start drone: the test shim refuses plan $2\" >&2\n"
                          "exit 1\n";
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path;
@@ -323,6 +326,42 @@ TEST_F(DaemonTest, AStopDecidesTheLaunchesInFlight) {
   ASSERT_TRUE(quit) << "SIGTERM did not end the loop";
   EXPECT_TRUE(Exists("spool/returned/A/return.json"))
       << "the stop left A's launch undecided: a start would call it lost";
+}
+
+// A launch's report that comes after its attempt is over (its end forged and returned, the mission
+// retried and launched again) is dropped: decided, it would end the next attempt, which LaunchDone
+// does not name.
+TEST_F(DaemonTest, ALateReportOfAnEndedAttemptIsDropped) {
+  const std::string dir = scratch_.path(), run = dir + "/spool/running/A/run";
+  std::unique_ptr<Daemon> d = LaunchingA();
+  ASSERT_TRUE(Exists("started.0"));
+  // Attempt 1's end, as a supervisor leaves it (no lock held: its shim has not even reported).
+  ExitInfo end;
+  end.rc = 1;
+  end.started = end.ended = 1'800'000'000'000;
+  std::ofstream(run + "/exit.json") << json::Write(end.ToJson());
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }))
+      << "attempt 1's end was not decided";
+  Drop("spool", "control", "r1.json", R"({"hangar":1,"request":"retry","id":"A"})");
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("started.1"); })) << "attempt 2 did not launch";
+  const std::string plan2 = std::filesystem::exists(dir + "/spool/running/A/plan.json")
+                                ? Sha256Hex([&] {
+                                    std::ifstream in(dir + "/spool/running/A/plan.json");
+                                    return std::string((std::istreambuf_iterator<char>(in)), {});
+                                  }())
+                                : "";
+  ASSERT_FALSE(plan2.empty());
+  // Attempt 1's shim reports (it refuses) while attempt 2 is launching: nothing may come of it.
+  std::ofstream(dir + "/go.0").flush();
+  StepUntil(*d, [] { return false; }, 20);
+  EXPECT_TRUE(Exists("spool/running/A")) << "attempt 1's report ended attempt 2";
+  std::ofstream(dir + "/go.1").flush();
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }))
+      << "attempt 2's failed launch was not decided";
+  std::ifstream in(dir + "/spool/returned/A/return.json");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("refuses plan " + plan2), std::string::npos)
+      << "attempt 2 was ended by another report than its own: " << text;
 }
 
 }  // namespace
