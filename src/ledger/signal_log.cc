@@ -95,7 +95,8 @@ std::string SignalLog::Seal(json::Object members) {
     out += json::Write(value);
   }
   rest += '}';
-  Sha256 h;
+  thread_local Sha256 h;  // one context reused, as Sha256Hex's (base/sha256.h)
+  h.Reset();
   h.Update(hash_);
   h.Update(head);
   if (head.size() > 1) h.Update(",");
