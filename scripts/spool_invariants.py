@@ -306,8 +306,9 @@ def check(run):
             v.append(f"{id_} ended {end}, expected one of {', '.join(allowed)}")
         n = starts.get((id_, attempt), 0)
         if ran and end.startswith("returned:") and end != "returned:lost" and n != 1:
+            # The return's own words, so a violation seen once names its cause.
             v.append(f"{id_} returned {end[9:]} (attempt {attempt}) but its drone started {n} "
-                     "times")
+                     f"times (reason: {ret.get('reason')!r}, exit: {json.dumps(ret.get('exit'))})")
     n_rejected = len(run.ids_in("rejected"))
     if n_rejected != run.rejected:
         v.append(f"{n_rejected} missions in rejected/, expected {run.rejected}")
