@@ -4,12 +4,13 @@
 // restart on the real Env and check what the spool says.
 //
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
-// WriteFilesAtomic (one call for all its files; none for an empty list), CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, RemoveTree,
-// AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read (FileSize,
-// ReadAt, ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its Dir) nor
-// Now, nor a LockExclusive (a lock is on no disk). Numbers start at 1 and are taken under one lock,
-// across threads. What is not counted: whatever the process changes without its Env (a direct
-// system call), and other processes (hangar-shim writes through its own RealEnv).
+// WriteFilesAtomic (one call for all its files; none for an empty list), CreateFileAtomic,
+// CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, RemoveTree, AppendDurable, Truncate,
+// WriteMaildir), each once, whatever it returns; never a read (FileSize, ReadAt, ReadFile, ListDir,
+// ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its Dir) nor Now, nor a LockExclusive (a
+// lock is on no disk). Numbers start at 1 and are taken under one lock, across threads. What is not
+// counted: whatever the process changes without its Env (a direct system call), and other
+// processes (hangar-shim writes through its own RealEnv).
 //
 // Power loss. Every mutating call of RealEnv fsyncs its data and directories before it returns, so
 // a finished call is on disk, and the unit of loss is the call: a power loss "during" call N leaves

@@ -49,7 +49,8 @@ TEST(NoSpace, OnlyAFullDiskOrQuota) {
 }
 
 // Calls of an intake: 1 mkdir .M.tmp, 2 its files (one write-files call), 3 rename of the drop
-// into it, 4 rename into place. Whichever fails, the undo leaves the drop in incoming/new and no .M.tmp.
+// into it, 4 rename into place. Whichever fails, the undo leaves the drop in incoming/new and no
+// .M.tmp.
 TEST_F(IntakeUndoTest, EveryStepUndoneLeavesTheDropInIncoming) {
   for (uint64_t at = 1; at <= 4; ++at) {
     FaultEnv env(RealEnv(), Fail(at, ENOSPC));
