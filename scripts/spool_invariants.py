@@ -229,6 +229,17 @@ class Run:
         shutil.rmtree(self.t, ignore_errors=True)
 
 
+
+def stderr_tail(path, n=400):
+    """The last N bytes of a run's stderr (the sandbox's own complaint, when the drone never ran)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - n))
+            return f.read().decode("utf-8", "replace")
+    except OSError as e:
+        return f"unreadable: {e.strerror}"
+
 def check(run):
     """The spool's promises after quiescence: (violations, {id: end} of the drops)."""
     v = []
@@ -308,7 +319,8 @@ def check(run):
         if ran and end.startswith("returned:") and end != "returned:lost" and n != 1:
             # The return's own words, so a violation seen once names its cause.
             v.append(f"{id_} returned {end[9:]} (attempt {attempt}) but its drone started {n} "
-                     f"times (reason: {ret.get('reason')!r}, exit: {json.dumps(ret.get('exit'))})")
+                     f"times (reason: {ret.get('reason')!r}, exit: {json.dumps(ret.get('exit'))}, "
+                     f"run/stderr: {stderr_tail(os.path.join(run.s, st, id_, 'run', 'stderr'))!r})")
     n_rejected = len(run.ids_in("rejected"))
     if n_rejected != run.rejected:
         v.append(f"{n_rejected} missions in rejected/, expected {run.rejected}")

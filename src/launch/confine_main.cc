@@ -1,9 +1,11 @@
-// hangar-confine [--forward PORT FORWARDER SOCKET] SOCKETS PROGRAM [ARG...]: the last step inside
-// the sandbox before the drone or a done-check runs (launch/confine.h). SOCKETS is "unix-deny"
-// (network "none") or "unix-allow". Refuses to run PROGRAM while any capability remains, sets
-// no_new_privs, loads the system-call filter, then executes PROGRAM with ARGs (argv[0] = PROGRAM)
-// and the environment it was given. Exit 126 with "hangar-confine: refusing to run PROGRAM: REASON"
-// on stderr when it does not run it; 127 when PROGRAM cannot be executed; 64 on a usage error.
+// hangar-confine [--forward PORT FORWARDER SOCKET] [--landlock FD] SOCKETS PROGRAM [ARG...]: the
+// last step inside the sandbox before the drone or a done-check runs (launch/confine.h). SOCKETS
+// is "unix-deny" (network "none") or "unix-allow". Refuses to run PROGRAM while any capability
+// remains; with --landlock, enters the Landlock ruleset FD (shell/landlock.h: hidden paths stay
+// unreadable) and closes it; sets no_new_privs, loads the system-call filter, then executes
+// PROGRAM with ARGs (argv[0] = PROGRAM) and the environment it was given. Exit 126 with
+// "hangar-confine: refusing to run PROGRAM: REASON" on stderr when it does not run it; 127 when
+// PROGRAM cannot be executed; 64 on a usage error.
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +17,7 @@
 
 #include "kernel/version.h"
 #include "launch/confine.h"
+#include "shell/landlock.h"
 
 namespace {
 
@@ -41,11 +44,19 @@ int main(int argc, char** argv) {
     if (forward_port < 1 || forward_port > 65535 || forwarder[0] != '/')
       return Say("--forward: expected PORT FORWARDER SOCKET, the forwarder an absolute path", 64);
   }
+  // [--landlock FD]: the ruleset that keeps hidden paths unreadable (shell/landlock.h).
+  int landlock = -1;
+  if (argc > 2 && std::string(argv[1]) == "--landlock") {
+    landlock = std::atoi(argv[2]);
+    argv += 2;
+    argc -= 2;
+    if (landlock < 3) return Say("--landlock: expected a descriptor above 2", 64);
+  }
   const std::string mode = argc > 1 ? argv[1] : "";
   if (argc < 3 || (mode != "unix-deny" && mode != "unix-allow"))
     return Say(
-        "usage: hangar-confine [--forward PORT FORWARDER SOCKET] unix-deny|unix-allow PROGRAM "
-        "[ARG...]",
+        "usage: hangar-confine [--forward PORT FORWARDER SOCKET] [--landlock FD] "
+        "unix-deny|unix-allow PROGRAM [ARG...]",
         64);
   const std::string program = argv[2];
   if (std::optional<std::string> held = hangar::CapabilityHeld(hangar::ReadCapabilities()))
@@ -53,6 +64,11 @@ int main(int argc, char** argv) {
   if (forward_port) {
     const std::string started = hangar::StartForwarder(forward_port, forwarder, socket);
     if (!started.empty()) return Say("refusing to run " + program + ": " + started, 126);
+  }
+  if (landlock >= 0) {
+    const std::string why = hangar::EnterRuleset(landlock);
+    if (!why.empty()) return Say("refusing to run " + program + ": cannot hide paths: " + why, 126);
+    close(landlock);  // the drone has no use for it
   }
   const std::string locked = hangar::LockDown(mode == "unix-deny" ? hangar::UnixSockets::kDeny
                                                                   : hangar::UnixSockets::kAllow);

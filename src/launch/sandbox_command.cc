@@ -10,6 +10,7 @@
 
 #include "kernel/path_norm.h"
 #include "launch/drone_exec.h"
+#include "shell/landlock.h"
 
 namespace hangar {
 
@@ -50,7 +51,7 @@ Result<std::string> PlanProgram(const Plan& plan) {
 Result<DroneCommand> PlanCommand(const Plan& plan) {
   Result<std::string> exe = PlanProgram(plan);
   if (!exe.ok()) return exe.status();
-  return SandboxCommand(plan, *exe, ConfineProgram());
+  return SandboxCommand(plan, *exe, ConfineProgram(), LandlockAbi() >= 1);
 }
 
 std::string ConfineProgram() {
@@ -81,7 +82,7 @@ Status HandOverRoom(const Plan& plan) {
 }
 
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
-                                    const std::string& confine) {
+                                    const std::string& confine, bool landlock) {
   if (plan.sandbox.engine == "none") {
     DroneCommand cmd;
     cmd.exe = program;
@@ -107,6 +108,7 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
     spec.forward_port = plan.egress.port;
   }
   spec.shm_mb = plan.shm_mb;
+  spec.landlock = landlock;
   return BwrapCommand(spec, program, {plan.argv.begin() + 1, plan.argv.end()});
 }
 

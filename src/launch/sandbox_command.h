@@ -3,7 +3,8 @@
 // Engine "bwrap": shell/bwrap_command.h, with the plan's hidden paths, its room and writes bound
 // writable by descriptor, the plan's last-message file when it is in the run directory (the
 // supervisor created it), the network cut unless the plan's network is "host", and
-// hangar-confine (found beside the running binary) between bwrap and the drone.
+// hangar-confine (found beside the running binary) between bwrap and the drone, which hides by
+// Landlock too where the kernel offers it (shell/landlock.h).
 //
 // No --new-session: the supervisor starts bwrap in a session of its own (setsid), which leaves the
 // drone no controlling terminal just the same, and keeps every sandboxed process in the group the
@@ -27,9 +28,10 @@ namespace hangar {
 using DroneCommand = SandboxedCommand;
 
 // program: plan.argv[0] as found on the plan's PATH (launch/drone_exec.h, FindProgram);
-// confine: hangar-confine (absolute).
+// confine: hangar-confine (absolute); landlock: it hides by Landlock too (BwrapSpec::landlock;
+// PlanCommand passes LandlockAbi() >= 1).
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
-                                    const std::string& confine);
+                                    const std::string& confine, bool landlock);
 
 // hangar-confine beside the running program (/proc/self/exe).
 std::string ConfineProgram();

@@ -83,7 +83,7 @@ TEST_F(SandboxCommandTest, EngineNoneRunsTheProgramAsThePlanSays) {
   Plan p = MakePlan();
   p.sandbox.engine = "none";
   p.sandbox.hide = {dir_ + "/secrets"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->exe, "/usr/bin/drone");
   EXPECT_EQ(cmd->argv, p.argv);  // argv[0] as the plan wrote it, not the path found
@@ -96,7 +96,7 @@ TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
   p.sandbox.write = {p.room, dir_ + "/work"};
   p.last_message = dir_ + "/run/last-message.txt";
   std::ofstream(p.last_message) << "";  // the supervisor made it
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->exe, "/usr/bin/bwrap");
   EXPECT_EQ(cmd->argv,
@@ -124,11 +124,54 @@ TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
   for (int fd : inherit) EXPECT_GT(fd, 2);
 }
 
+TEST_F(SandboxCommandTest, WithLandlockConfineHidesEveryPathAndFilesGetNoMount) {
+  // A mount over a file is detached when the host replaces the file by rename (shell/landlock.h):
+  // with Landlock, confine enters a ruleset that hides every hidden path, existing or not, and no
+  // file is mounted over.
+  Plan p = MakePlan();
+  p.sandbox.hide = {dir_ + "/gone/away", dir_ + "/hidden-link", dir_ + "/notes.txt",
+                    dir_ + "/secrets"};
+  p.sandbox.write = {p.room, dir_ + "/work"};
+  p.last_message = dir_ + "/run/last-message.txt";
+  std::ofstream(p.last_message) << "";
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, true);
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->argv,
+            Cat({Head(),
+                 {
+                     "--tmpfs",       dir_ + "/target",  // directories still get a tmpfs
+                     "--tmpfs",       dir_ + "/secrets",                       //
+                     "--bind-fd",     Fd(*cmd, 0),       dir_ + "/room",       //
+                     "--bind-fd",     Fd(*cmd, 1),       dir_ + "/work",       //
+                     "--bind-fd",     Fd(*cmd, 2),       p.last_message,       //
+                     "--remount-ro",  dir_ + "/target",  "--remount-ro",       dir_ + "/secrets",
+                     "--remount-ro",  "/dev",
+                     "--unshare-pid", "--unshare-ipc",   "--die-with-parent",
+                     "--unshare-net",  //
+                     "--chdir",       dir_ + "/room",    "--",                 kConfine,
+                     "--landlock",    Fd(*cmd, 3),  // the ruleset (shell/landlock_test.cc)
+                     "unix-deny",     "/usr/bin/drone",  "--flag",             "two words",
+                 }}));
+  ASSERT_EQ(cmd->fds.size(), 4u);
+  EXPECT_EQ(cmd->inherit().size(), 4u);  // the ruleset reaches confine
+}
+
+TEST_F(SandboxCommandTest, WithLandlockAndNothingHiddenConfineGetsNoRuleset) {
+  Plan p = MakePlan();
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, true);
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->argv, Cat({Head(),
+                            {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--remount-ro", "/dev",
+                             "--unshare-pid", "--unshare-ipc", "--die-with-parent",
+                             "--unshare-net"},
+                            Tail()}));
+}
+
 TEST_F(SandboxCommandTest, LastMessageInTheRoomAndHostNetworkAddNothing) {
   Plan p = MakePlan();
   p.last_message = dir_ + "/room/last-message.txt";  // the room's bind covers it
   p.network = "host";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv, Cat({Head(),
                             {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--remount-ro", "/dev",
@@ -140,7 +183,7 @@ TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
   Plan p = MakePlan();
   fs::create_directory(dir_ + "/more");
   p.sandbox.write = {p.room, dir_ + "/work", dir_ + "/more"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv,
             Cat({Head(),
@@ -153,7 +196,7 @@ TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
 TEST_F(SandboxCommandTest, MissingWriteIsRefused) {
   Plan p = MakePlan();
   p.sandbox.write = {p.room, dir_ + "/no-such-dir"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kNotFound);
   EXPECT_EQ(cmd.status().message(), "cannot bind " + dir_ +
@@ -167,7 +210,7 @@ TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
   fs::remove(dir_ + "/work");
   fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/work");
   p.sandbox.write = {p.room, dir_ + "/work"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kInvalid);
   EXPECT_NE(
@@ -179,7 +222,7 @@ TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
 TEST_F(SandboxCommandTest, ThePlansLimitsSizeDevShm) {
   Plan p = MakePlan();
   p.shm_mb = 64;
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv, Cat({Head(),
                             {"--size", "67108864", "--tmpfs", "/dev/shm", "--bind-fd", Fd(*cmd, 0),
@@ -193,7 +236,7 @@ TEST_F(SandboxCommandTest, LinkInAnEarlierComponentIsRefused) {
   Plan p = MakePlan();
   fs::create_directory(dir_ + "/target/inner");
   p.sandbox.write = {p.room, dir_ + "/hidden-link/inner"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_FALSE(cmd.ok());
   EXPECT_NE(cmd.status().message().find("now resolves to " + dir_ + "/target/inner"),
             std::string::npos)
@@ -206,7 +249,7 @@ TEST_F(SandboxCommandTest, SwapAfterTheCommandIsBuiltDoesNotMoveTheBind) {
   // directory the gate judged, never on the secret.
   Plan p = MakePlan();
   p.sandbox.write = {p.room, dir_ + "/work"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   struct stat judged {};
   ASSERT_EQ(stat((dir_ + "/work").c_str(), &judged), 0);
@@ -222,7 +265,7 @@ TEST_F(SandboxCommandTest, RoomThatIsALinkIsRefused) {
   Plan p = MakePlan();
   fs::remove(dir_ + "/room");
   fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/room");
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_FALSE(cmd.ok());
   EXPECT_NE(cmd.status().message().find("a symbolic link, not followed"), std::string::npos)
       << cmd.status().message();
@@ -231,7 +274,7 @@ TEST_F(SandboxCommandTest, RoomThatIsALinkIsRefused) {
 TEST_F(SandboxCommandTest, UnknownEngineIsRefused) {
   Plan p = MakePlan();
   p.sandbox.engine = "firejail";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kInvalid);
   EXPECT_EQ(cmd.status().message(), "sandbox engine \"firejail\" is unknown");

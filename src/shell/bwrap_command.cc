@@ -10,6 +10,7 @@
 
 #include "kernel/path_norm.h"
 #include "shell/child_run.h"
+#include "shell/landlock.h"
 #include "shell/path_resolve.h"
 
 namespace hangar {
@@ -46,12 +47,15 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   if (spec.shm_mb > 0)
     a.insert(a.end(), {"--size", std::to_string(spec.shm_mb << 20), "--tmpfs", "/dev/shm"});
   std::vector<std::string> hidden_dirs;
+  std::vector<std::string> ruled_hide, ruled_see;  // for Landlock (shell/landlock.h)
   for (const std::string& h : spec.hide) {
     Result<std::string> real = ResolveExistingPath(h);
     // Beneath a directory hangard may not enter (another user's home, when hangard is not root):
     // the drone, which runs with no more rights than hangard, cannot read it either.
     if (!real.ok() && real.status().sys_errno() == EACCES) continue;
     if (!real.ok()) return Status::Io("cannot hide " + h + ": " + real.status().message());
+    // Landlock hides it whatever it names later, even when it does not exist yet.
+    if (spec.landlock) ruled_hide.push_back(*real);
     bool covered = false;  // inside a directory already hidden (the config in the spool)
     for (const std::string& d : hidden_dirs) covered = covered || PathInside(*real, d);
     if (covered) continue;
@@ -63,8 +67,12 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     if (S_ISDIR(st.st_mode)) {
       a.insert(a.end(), {"--tmpfs", *real});
       hidden_dirs.push_back(*real);
-    } else
+    } else if (!spec.landlock || PathInside(*real, "/proc") || PathInside(*real, "/dev")) {
+      // Without Landlock only: a mount on a file the host replaces by rename (useradd does so
+      // to /etc/gshadow) is detached, and fails the launch when the rename meets bwrap's mount.
+      // (The sandbox's /proc and /dev are its own, which the ruleset grants whole.)
       a.insert(a.end(), {"--ro-bind", "/dev/null", *real});
+    }
   }
   cmd.room_fd = spec.room_fd;
   if (cmd.room_fd < 0) {
@@ -76,11 +84,13 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   }
   a.insert(a.end(), {spec.room_writable ? "--bind-fd" : "--ro-bind-fd", std::to_string(cmd.room_fd),
                      spec.room});
+  ruled_see.push_back(spec.room);
   for (const std::string& w : spec.writes) {
     Result<UniqueFd> fd = OpenWithoutLinks(w);
     if (!fd.ok()) return fd.status();
     a.insert(a.end(), {"--bind-fd", std::to_string(fd->get()), w});
     cmd.fds.push_back(std::move(fd).value());
+    ruled_see.push_back(w);
   }
   if (!spec.last_message.empty()) {
     UniqueFd fd = AboveStdio(open(spec.last_message.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
@@ -92,6 +102,7 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
                              " writable into the sandbox: not a regular file");
     a.insert(a.end(), {"--bind-fd", std::to_string(fd.get()), spec.last_message});
     cmd.fds.push_back(std::move(fd));
+    ruled_see.push_back(spec.last_message);
   }
   // The egress proxy's socket: hangar's own file in the hidden run directory (a drone never writes
   // there), bound at its path so the forwarder inside finds it where the plan says.
@@ -107,6 +118,15 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   if (!spec.egress_socket.empty())
     a.insert(a.end(),
              {"--forward", std::to_string(spec.forward_port), spec.forwarder, spec.egress_socket});
+  // With no hidden path there is nothing for Landlock to hide.
+  if (!ruled_hide.empty()) {
+    int fd = -1;
+    if (std::string why = ReadRuleset(ruled_hide, ruled_see, &fd); !why.empty())
+      return Status::Io("cannot make the Landlock ruleset that hides paths: " + why);
+    cmd.fds.push_back(AboveStdio(fd));
+    if (cmd.fds.back().get() < 0) return Status::Errno("keep the Landlock ruleset", errno);
+    a.insert(a.end(), {"--landlock", std::to_string(cmd.fds.back().get())});
+  }
   a.insert(a.end(), {spec.cut_network ? "unix-deny" : "unix-allow", program});
   a.insert(a.end(), args.begin(), args.end());
   return cmd;

@@ -6,12 +6,20 @@
 //   --tmpfs DIR | --ro-bind /dev/null FILE       each hidden path that exists and is not inside
 //                                                one hidden before it (its symlinks
 //                                                resolved): a directory gets an empty tmpfs, a
-//                                                file the empty /dev/null
+//                                                file the empty /dev/null (only without
+//                                                Landlock: see below)
 //   --bind-fd FD ROOM | --ro-bind-fd FD ROOM     the room (read-only for a check), by descriptor
 //   --bind-fd FD W                               each write, then the last-message file when
 //                                                it is outside the room, by descriptor
 //   --unshare-pid --unshare-ipc --die-with-parent [--unshare-net]
-//   --chdir ROOM -- CONFINE unix-deny|unix-allow PROGRAM ARGS...
+//   --chdir ROOM -- CONFINE [--landlock FD] unix-deny|unix-allow PROGRAM ARGS...
+//
+// With Landlock (spec.landlock: the kernel offers it), FD is a ruleset made here
+// (shell/landlock.h, ReadRuleset) from every hidden path, resolved, existing or not, with the room,
+// each write and the last-message file seen; CONFINE enters it before the drone runs. A mount
+// alone does not keep a file hidden that the host replaces by rename(2) while the drone runs, nor
+// one created after the launch; Landlock does, so hidden files get no /dev/null mount then (the
+// mount would only add a launch that fails when the rename meets it).
 //
 // Binds are made from descriptors opened here, never from paths bwrap would walk again later: a
 // write is opened from / with no symbolic link allowed in any component (openat2
@@ -43,7 +51,8 @@ struct BwrapSpec {
   std::string last_message;         // a file outside the room bound writable ("" none); like the
                                     // room, only its last component must not be a link
   bool cut_network = true;
-  int64_t shm_mb = 0;  // the size of /dev/shm, a tmpfs of its own; 0: bwrap's /dev's
+  int64_t shm_mb = 0;     // the size of /dev/shm, a tmpfs of its own; 0: bwrap's /dev's
+  bool landlock = false;  // CONFINE hides by Landlock too (LandlockAbi() >= 1)
   // Network "egress": the proxy's unix socket, bound at its own path, and the forwarder confine
   // starts on 127.0.0.1:forward_port to it before the drone runs (launch/confine.h). "" none.
   std::string egress_socket, forwarder;

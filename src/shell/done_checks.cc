@@ -10,6 +10,7 @@
 #include "shell/bwrap_command.h"
 #include "shell/change.h"
 #include "shell/child_run.h"
+#include "shell/landlock.h"
 #include "shell/manifest.h"
 
 namespace hangar {
@@ -75,6 +76,7 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
     spec.room_fd = room->get();
     spec.room_writable = false;
     spec.shm_mb = sandbox.limits.shm_mb;
+    spec.landlock = LandlockAbi() >= 1;
     cmd = BwrapCommand(spec, program, {c.argv.begin() + 1, c.argv.end()});
     if (!cmd.ok()) error = "cannot sandbox " + c.argv[0] + ": " + cmd.status().message();
   }

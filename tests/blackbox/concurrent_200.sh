@@ -51,8 +51,12 @@ for id_ in sorted(os.listdir(sys.argv[1])):
         continue
     d = json.load(open(os.path.join(sys.argv[1], id_, "return.json")))
     if d.get("outcome") != "done" or d.get("id") != id_:
+        try:  # the sandbox's own complaint when the drone never ran
+            err = open(os.path.join(sys.argv[1], id_, "run", "stderr"), "rb").read()[-400:]
+        except OSError as e:
+            err = str(e).encode()
         print(id_, d.get("id"), d.get("outcome"), json.dumps(d.get("reason")),
-              json.dumps(d.get("exit")))
+              json.dumps(d.get("exit")), "stderr:", json.dumps(err.decode("utf-8", "replace")))
 PY
 )
 [[ -z "$bad" ]] || fail "returns not done or with another id: $(head -n 3 <<<"$bad")"

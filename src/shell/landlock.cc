@@ -1,0 +1,183 @@
+#include "shell/landlock.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <utility>
+
+#include "kernel/path_norm.h"
+
+namespace hangar {
+
+namespace {
+
+// An owned descriptor (hangar-confine links this file alone, statically: no env/ in it).
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd& operator=(Fd&& o) noexcept {
+    std::swap(fd_, o.fd_);
+    return *this;
+  }
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int get() const { return fd_; }
+  int get_and_forget() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+constexpr __u64 kHandled = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+
+std::string Failed(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
+
+// "/" + name, or dir + "/" + name.
+std::string Child(const std::string& dir, const char* name) {
+  return dir == "/" ? "/" + std::string(name) : dir + "/" + name;
+}
+
+class Ruleset {
+ public:
+  std::string Create() {
+    landlock_ruleset_attr attr{};
+    attr.handled_access_fs = kHandled;
+    fd_ = Fd(int(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0)));
+    return fd_.get() < 0 ? Failed("landlock_create_ruleset") : "";
+  }
+
+  // A rule on what FD names (a directory: reading beneath it; else reading it) granting WANT,
+  // narrowed to what applies to its type.
+  std::string Add(int fd, const std::string& path, __u64 want) {
+    struct stat st {};
+    if (fstat(fd, &st) != 0) return Failed("stat " + path);
+    if (S_ISLNK(st.st_mode)) return "";
+    landlock_path_beneath_attr rule{};
+    rule.parent_fd = fd;
+    rule.allowed_access = S_ISDIR(st.st_mode) ? want : want & LANDLOCK_ACCESS_FS_READ_FILE;
+    if (rule.allowed_access == 0) return "";
+    if (syscall(SYS_landlock_add_rule, fd_.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
+      return Failed("landlock_add_rule " + path);
+    return "";
+  }
+
+  // Add for PATH, opened without following its last component; a path gone or out of reach
+  // grants nothing.
+  std::string AddPath(const std::string& path, __u64 want) {
+    Fd fd(open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (fd.get() < 0) return errno == ENOENT || errno == EACCES ? "" : Failed("open " + path);
+    return Add(fd.get(), path, want);
+  }
+
+  // A rule for every entry of ancestor DIR that is neither hidden nor an ancestor itself.
+  std::string AddBeside(const std::string& dir, const std::set<std::string>& hide,
+                        const std::set<std::string>& ancestors) {
+    int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0)  // nothing to grant beneath a directory out of reach, or gone
+      return errno == ENOENT || errno == EACCES || errno == ENOTDIR ? "" : Failed("open " + dir);
+    DIR* d = fdopendir(dfd);
+    if (d == nullptr) {
+      close(dfd);
+      return Failed("list " + dir);
+    }
+    std::string why;
+    errno = 0;
+    while (const dirent* e = readdir(d)) {
+      if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
+      const std::string path = Child(dir, e->d_name);
+      if (hide.count(path) || ancestors.count(path)) continue;
+      Fd fd(openat(dirfd(d), e->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+      if (fd.get() < 0) {
+        if (errno == ENOENT || errno == EACCES) continue;  // gone since the listing
+        why = Failed("open " + path);
+        break;
+      }
+      why = Add(fd.get(), path, kHandled);
+      if (!why.empty()) break;
+      errno = 0;
+    }
+    if (why.empty() && errno != 0) why = Failed("list " + dir);
+    closedir(d);
+    return why;
+  }
+
+  int Release() { return fd_.get_and_forget(); }
+  void Adopt(int fd) { fd_ = Fd(fd); }
+
+ private:
+  Fd fd_;
+};
+
+}  // namespace
+
+int LandlockAbi() {
+  const long abi =
+      syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  return abi < 0 ? 0 : int(abi);
+}
+
+std::string ReadRuleset(const std::vector<std::string>& hide_in,
+                        const std::vector<std::string>& see, int* fd) {
+  std::set<std::string> hide;
+  for (const std::string& h : hide_in) hide.insert(NormalizeAbsolute(h));
+  // A hidden path inside another is covered by it (and listing inside a hidden directory would
+  // grant its other entries).
+  for (auto it = hide.begin(); it != hide.end();) {
+    bool covered = false;
+    for (const std::string& h : hide) covered = covered || (h != *it && NormalizedInside(*it, h));
+    it = covered ? hide.erase(it) : std::next(it);
+  }
+  std::set<std::string> ancestors;  // the directories on the way from / to a hidden path
+  for (const std::string& h : hide)
+    for (size_t slash = h.find('/'); slash != std::string::npos && slash < h.size();
+         slash = h.find('/', slash + 1))
+      if (std::string a = slash == 0 ? "/" : h.substr(0, slash); a != h) ancestors.insert(a);
+
+  Ruleset rules;
+  if (std::string why = rules.Create(); !why.empty()) return why;
+  if (!hide.count("/"))
+    if (std::string why = rules.AddPath("/", hide.empty() ? kHandled : LANDLOCK_ACCESS_FS_READ_DIR);
+        !why.empty())
+      return why;
+  for (const std::string& a : ancestors)
+    if (std::string why = rules.AddBeside(a, hide, ancestors); !why.empty()) return why;
+  for (const std::string& s : see) {
+    const std::string path = NormalizeAbsolute(s);
+    if (hide.count(path) || ancestors.count(path)) continue;  // hidden wins; an ancestor is listed
+    if (std::string why = rules.AddPath(path, kHandled); !why.empty()) return why;
+  }
+  *fd = rules.Release();
+  return "";
+}
+
+std::string EnterRuleset(int fd) {
+  // The sandbox's own /proc and /dev (bwrap mounts them new: no inode the ruleset could name).
+  Ruleset own;
+  own.Adopt(fd);
+  for (const char* d : {"/proc", "/dev"}) {
+    std::string why = own.AddPath(d, kHandled);
+    if (!why.empty()) {
+      own.Release();
+      return why;
+    }
+  }
+  own.Release();
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return Failed("prctl(PR_SET_NO_NEW_PRIVS)");
+  if (syscall(SYS_landlock_restrict_self, fd, 0) != 0) return Failed("landlock_restrict_self");
+  return "";
+}
+
+}  // namespace hangar

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Red team: a hidden path the host replaces while a drone runs, or creates after its launch. bwrap
+# hides a file by a mount over it; useradd, passwd and careful editors write a file by rename(2),
+# and the kernel then detaches the mount in the drone's namespace, which reads the new file. A
+# hidden path that did not exist at launch had nothing mounted over it at all. With Landlock
+# (shell/landlock.h) neither is readable. As root and as a user:
+#   replaced      deny_read file, replaced by rename after the drone started: not read
+#   created       deny_read directory created after the launch, a key in it: not read
+#   beside        a file beside the hidden one, not replaced: read (the drone is not blind)
+# The drone waits for the host's "go" (a file it can read), then reads; what it read lands in its
+# room, on the host.
+# blackbox-timeout: 240
+. "$(dirname "$0")/lib.sh"
+each_identity
+setup 2
+mkdir -p "$T/etc" "$T/secrets" "$T/rooms"
+echo OLDSECRET >"$T/secrets/key"
+echo BESIDE >"$T/secrets/beside"
+python3 - "$S/hangar.conf" "$T" <<'PY'
+import json, sys
+conf, t = sys.argv[1], sys.argv[2]
+c = json.load(open(conf))
+c["policy"] = t + "/etc/policy.json"
+c["rooms"] = t + "/rooms"
+c["profiles"]["attack"] = {"argv": ["/bin/sh", t + "/attack.sh"], "prompt": "stdin",
+                           "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"}}
+json.dump(c, open(t + "/etc/hangar.conf", "w"), indent=2)
+json.dump({"hangar_policy": 1, "deny_read": [t + "/secrets/key", t + "/later"]},
+          open(t + "/etc/policy.json", "w"))
+PY
+cat >"$T/attack.sh" <<EOF
+cat "$T/secrets/key" >>before.txt 2>>err.txt
+echo ready >ready.txt
+i=0
+while [ ! -e "$T/go" ] && [ \$i -lt 600 ]; do sleep 0.05; i=\$((i + 1)); done
+cat "$T/secrets/key" >>got.txt 2>>err.txt
+cat "$T/later/key" >>got.txt 2>>err.txt
+cat "$T/secrets/beside" >>beside.txt 2>>err.txt
+echo finished >finished.txt
+EOF
+as_hangard_user
+start_hangard --config "$T/etc/hangar.conf"
+mission attacker attack 1 '' 'attack' | drop attacker.json
+R=$T/rooms/attacker
+ready() { [[ -f "$R/ready.txt" ]]; }
+wait_until 60 ready || fail "the drone did not start: $(cat "$S"/*/attacker/run/stderr 2>/dev/null)"
+# The host writes as useradd does: a new file renamed over the old; and creates the directory.
+echo NEWSECRET >"$T/secrets/key.new"
+mv -f "$T/secrets/key.new" "$T/secrets/key"
+mkdir "$T/later"
+echo LATERSECRET >"$T/later/key"
+[[ -n "$RT_USER" ]] && chown -R "$RT_USER:" "$T/secrets" "$T/later"
+chmod -R a+rX "$T/secrets" "$T/later"
+touch "$T/go"
+wait_returned attacker 60
+[[ -f "$R/finished.txt" ]] || fail "the drone did not run to its end: $(cat "$S/returned/attacker/run/stderr" 2>/dev/null)"
+check hidden-at-launch test ! -s "$R/before.txt"
+check replaced-not-read bash -c "! grep -q NEWSECRET '$R/got.txt' 2>/dev/null"
+check created-not-read bash -c "! grep -q LATERSECRET '$R/got.txt' 2>/dev/null"
+check nothing-read test ! -s "$R/got.txt"
+check beside-read grep -qx BESIDE "$R/beside.txt"
+if ((FAILED)); then
+  note "got.txt: $(head -c 300 "$R/got.txt" 2>/dev/null)"
+  note "err.txt: $(head -c 600 "$R/err.txt" 2>/dev/null)"
+fi
+((FAILED == 0)) || exit 1
+pass
