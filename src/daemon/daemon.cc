@@ -70,7 +70,8 @@ Daemon::Daemon(Env* env, KernelSetup setup, SetupFacts facts, Layout layout, Man
 }
 
 Daemon::~Daemon() {
-  pool_.reset();  // its threads end before what they may use goes
+  launches_.reset();  // the pools' threads end before what they may use goes
+  pool_.reset();
   if (mask_set_) {
     // A SIGTERM or SIGINT that came while it was blocked was meant for this Daemon: taken here,
     // so the mask put back does not end the process by it.

@@ -1,8 +1,8 @@
 // Daemon: hangard's imperative shell around the pure kernel. One thread runs the event loop:
 // inotify on incoming/new, control/new, each running mission's run/ directory and its room's ops/
-// directory (the window); a signalfd for SIGTERM/SIGINT/SIGHUP; the worker pool's eventfd for
-// finished observations and ops; periodic checks of supervisors' locks, engines, notify
-// deliveries and space. Every signal goes through Decide and every action is performed in order.
+// directory (the window); a signalfd for SIGTERM/SIGINT/SIGHUP; the worker pools' eventfds for
+// finished observations and ops, and for finished launches; periodic checks of supervisors' locks,
+// engines, notify deliveries and space. Every signal goes through Decide and every action is performed in order.
 //
 // Its parts, one file each: daemon.cc (deciding: a signal through the kernel, the ledger's group
 // commit, the work's state and hangard.json), daemon_start.cc (start and recovery),
@@ -53,6 +53,21 @@
 // written, and `hangar status` reads the free space itself. Supervisors keep a drone's exit record
 // until it can be written (launch/supervisor.cc), so no end is lost to a full disk.
 //
+// LAUNCHES OFF THE LOOP. A direct launch's spool part (PrepareLaunch: plan.json, gate2.json, the
+// room, the key, the move to running/, launch.json) is done on the loop as an act of its
+// decision; starting hangar-shim and waiting for its report (up to 10 s, some 20 ms as a rule) runs
+// on the launch pool, so the loop takes drops and ends meanwhile. The mission is then *launching*
+// (launching_, by attempt: a report of an attempt that is no longer the one launching is said
+// and dropped, never decided for the next attempt): the kernel has it running and holding its
+// slot; its run/ is watched already, so an end the supervisor records is decided as soon as
+// seen, even before the launch's LaunchDone (the kernel lets a failed LaunchDone after a seen end
+// go: the end stands); the supervisor check passes it by (no lock yet is no lost drone); a kill
+// waits for the supervisor as for any other.
+// The LaunchDone comes back through the pool's eventfd and is decided like any signal. A stop
+// (SIGTERM, a restart for space) first waits for the launches in flight and decides them, so a
+// stop leaves no launch half known; a crash in flight is a crash during a launch, as before.
+// Engine launchers (systemd, Slurm) still start on the loop.
+//
 // A full disk at intake (ENOSPC, EDQUOT while taking incoming/new/NAME in) is not such a failure:
 // the half-made .ID.tmp is removed and the drop stays where it is, the kernel forgets the mission
 // (IntakeFailed, recorded), and intake *pauses*: the first waiting drop is tried again every few
@@ -62,6 +77,7 @@
 #include <signal.h>
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -87,6 +103,15 @@ namespace hangar {
 
 inline constexpr TimeMs kSupervisorCheckMs = 2000;  // each supervisor's lock looked at this often
 inline constexpr TimeMs kStorageRetryMs = 2000;     // stopped for a full disk: space looked for
+
+// What the launch pool hands back: the mission, StartShim's status as PerformLaunch takes it, and
+// what the shell says of it (a late report whose supervisor holds the lock: taken as launched).
+struct LaunchStarted {
+  std::string id;
+  int attempt = 0;
+  Status status;
+  std::string note;
+};
 
 class Daemon {
  public:
@@ -167,12 +192,17 @@ class Daemon {
   Status PerformMoveAction(const Move& x);
   Status PerformConsumeAction(const ConsumeControl& x);
   Status PerformLaunch(const Launch& l, std::deque<Signal>* follow);
+  // A launch the pool finished: the shell's part (launching_, the watch of a failed one, its
+  // note), then its LaunchDone decided.
+  Status Launched(LaunchStarted r);
+  // Waits for every launch in flight and decides them (a stop's first step).
+  Status SettleLaunches();
   Status PerformRunOp(const RunOp& r, std::deque<Signal>* follow);
   Status PerformAnswerOp(const AnswerOp& a);
 
   // ---- daemon_loop.cc: the loop's events and checks ----
   // One turn after poll (which of the signalfd, inotify and the workers' eventfd are readable).
-  Status Turn(bool signals, bool events, bool observations, bool* quit);
+  Status Turn(bool signals, bool events, bool observations, bool launches, bool* quit);
   Status ReadInotify(bool* overflow);
   Status CheckExit(const std::string& id);
   Status RecheckExits();
@@ -196,7 +226,9 @@ class Daemon {
   ManifestLimits limits_;
   std::string shim_path_, config_path_, anchor_dir_;
   State state_;
-  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<WorkerPool<Signal>> pool_;             // observations and op handlers
+  std::unique_ptr<WorkerPool<LaunchStarted>> launches_;  // direct launches (LAUNCHES OFF THE LOOP)
+  std::map<std::string, int> launching_;  // their missions and attempts, until decided
   LedgerKeeper ledger_;
   ledger::SignalLog
       signals_;  // the signal record: each decision's line before its entries and acts

@@ -34,16 +34,21 @@ Status Daemon::Run() {
 
 Status Daemon::Step(int max_wait_ms, bool* quit) {
   if (watchdog_.Due(MonotonicUs())) SdNotify("WATCHDOG=1");
-  struct pollfd fds[3] = {
-      {inotify_fd_, POLLIN, 0}, {signal_fd_, POLLIN, 0}, {pool_->ready_fd(), POLLIN, 0}};
+  struct pollfd fds[4] = {{inotify_fd_, POLLIN, 0},
+                          {signal_fd_, POLLIN, 0},
+                          {pool_->ready_fd(), POLLIN, 0},
+                          {launches_->ready_fd(), POLLIN, 0}};
   const int wait = drops_.Backlog() ? 0 : watches_->AnyRecheck() ? 10 : max_wait_ms;
-  int n = poll(fds, 3, wait);
+  int n = poll(fds, 4, wait);
   if (n < 0 && errno != EINTR) {
     *quit = true;
     return Status::Errno("poll", errno);
   }
-  Status s = Turn(fds[1].revents & POLLIN, fds[0].revents & POLLIN, fds[2].revents & POLLIN, quit);
+  Status s = Turn(fds[1].revents & POLLIN, fds[0].revents & POLLIN, fds[2].revents & POLLIN,
+                  fds[3].revents & POLLIN, quit);
   if (*quit) {
+    // No launch is left half known: those in flight end as decisions first (daemon.h).
+    if (Status l = SettleLaunches(); !l.ok()) StopWork(l);
     // A stop leaves the record whole: the lines of decisions that only logged go out too (best
     // effort: they did nothing a start would miss, so a failure here is said and no more).
     if (!work_.stopped() && setup_.config.record_signals)
@@ -56,7 +61,7 @@ Status Daemon::Step(int max_wait_ms, bool* quit) {
   return Status::Ok();
 }
 
-Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
+Status Daemon::Turn(bool signals, bool events, bool observations, bool launches, bool* quit) {
   if (signals) {
     struct signalfd_siginfo si {};
     (void)!read(signal_fd_, &si, sizeof si);
@@ -91,6 +96,15 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool* quit) {
       s = ScanAll();
     }
     if (!s.ok()) return s;
+  }
+  if (launches) {
+    BeginBatch();  // the launches finished meanwhile, as the observations below
+    for (LaunchStarted& r : launches_->Drain())
+      if (Status s = Launched(std::move(r)); !s.ok()) {
+        (void)EndBatch();
+        return s;
+      }
+    if (Status s = EndBatch(); !s.ok()) return s;
   }
   if (observations) {
     BeginBatch();  // one commit for every observation finished meanwhile (daemon.h, THE BATCH)
@@ -202,6 +216,7 @@ Status Daemon::RecheckExits() {
 Status Daemon::CheckSupervisors() {
   for (const std::string& id : watches_->Ids()) {
     if (engines_.PlanOf(id)) continue;  // CheckEngines
+    if (launching_.count(id)) continue;  // no lock yet is no lost drone (daemon.h)
     const std::string run = layout_.RunDir(id);
     if (SupervisorAlive(run)) {
       if (kill_pending_.count(id) && SignalSupervisor(run, SIGTERM).ok()) kill_pending_.erase(id);

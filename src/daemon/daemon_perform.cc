@@ -143,6 +143,22 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   const bool engine = l.plan.launcher != "direct";
   Launcher* launcher = engines_.For(l.plan.launcher);
   watches_->Watch(l.id, env_->Now());  // before the drone starts: its exit.json cannot slip past
+  if (!engine && launcher) {
+    // hangar-shim is started on the launch pool (daemon.h, LAUNCHES OFF THE LOOP).
+    launching_[l.id] = l.attempt;
+    launches_->Submit([launcher, plan = l.plan, file = prep.dir + "/plan.json", sha = l.plan_sha256,
+                       id = l.id, attempt = l.attempt,
+                       run = layout_.RunDir(l.id)]() -> LaunchStarted {
+      LaunchStarted r{id, attempt, launcher->Start(plan, file, sha), ""};
+      if (r.status.code() == Code::kUnavailable && SupervisorAlive(run)) {
+        r.note = id + ": " + r.status.message() +
+                 ", but its supervisor holds the lock: taken as launched";
+        r.status = Status::Ok();
+      }
+      return r;
+    });
+    return Status::Ok();
+  }
   Status s = launcher ? launcher->Start(l.plan, prep.dir + "/plan.json", l.plan_sha256)
                       : Status::Invalid("no launcher \"" + l.plan.launcher + "\"");
   if (s.code() == Code::kUnavailable && engine) {
@@ -160,6 +176,42 @@ Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
     engines_.Track(l.id, l.plan, env_->Now());
   }
   follow->push_back(LaunchDone{l.id, s.ok(), false, true, s.ok() ? "" : s.message(), env_->Now()});
+  return Status::Ok();
+}
+
+Status Daemon::Launched(LaunchStarted r) {
+  auto it = launching_.find(r.id);
+  if (it == launching_.end() || it->second != r.attempt) {
+    Say(r.id + ": the report of launch attempt " + std::to_string(r.attempt) +
+        " came after that attempt was over; dropped (" +
+        (r.status.ok() ? std::string("ok") : r.status.message()) + ")");
+    return Status::Ok();
+  }
+  launching_.erase(it);
+  if (!r.note.empty()) Say(r.note);
+  if (!r.status.ok()) UnwatchRun(r.id);
+  return Dispatch(
+      LaunchDone{r.id, r.status.ok(), false, true, r.status.ok() ? "" : r.status.message(),
+                 env_->Now()});
+}
+
+Status Daemon::SettleLaunches() {
+  if (launching_.empty()) return Status::Ok();
+  Say("waiting for " + std::to_string(launching_.size()) + " launch" +
+      (launching_.size() == 1 ? "" : "es") + " in flight");
+  // A launch that failed frees its slot, which may start the next: until none is in flight.
+  while (!launching_.empty()) {
+    launches_->Wait();
+    std::vector<LaunchStarted> done = launches_->Drain();
+    if (done.empty()) break;  // none in flight after all: nothing more will come
+    BeginBatch();
+    for (LaunchStarted& r : done)
+      if (Status s = Launched(std::move(r)); !s.ok()) {
+        (void)EndBatch();
+        return s;
+      }
+    if (Status s = EndBatch(); !s.ok()) return s;
+  }
   return Status::Ok();
 }
 

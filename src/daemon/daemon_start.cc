@@ -79,7 +79,10 @@ Status Daemon::Start() {
   mask_set_ = true;
   signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   // Threads inherit the mask: started only now, no worker can take a signal meant for the loop.
-  pool_ = std::make_unique<WorkerPool>(PoolSize(setup_.config.slots));
+  pool_ = std::make_unique<WorkerPool<Signal>>(PoolSize(setup_.config.slots));
+  // A launch holds a slot until decided, so at most `slots` are in flight: one thread each (up to
+  // PoolSize's bound; beyond it they wait their turn).
+  launches_ = std::make_unique<WorkerPool<LaunchStarted>>(PoolSize(setup_.config.slots));
   signal(SIGPIPE, SIG_IGN);
   inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (signal_fd_ < 0 || inotify_fd_ < 0) return Status::Errno("set up signalfd/inotify", errno);

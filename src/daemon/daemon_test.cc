@@ -15,12 +15,22 @@
 #include <thread>
 
 #include "base/scratch_dir_testutil.h"
+#include "base/sha256.h"
 #include "env/fault_env.h"
 #include "ledger/signal_reader.h"
 #include "ledger/store.h"
 
 namespace hangar {
 namespace {
+
+std::string SlowShim(const std::string& dir);
+
+// A mission the default policy lets launch at once.
+std::string LaunchedMission(const std::string& id) {
+  return "{\"hangar\":1,\"id\":\"" + id +
+         "\",\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
+         "\"max_minutes\":1}";
+}
 
 std::string HeldMission(const std::string& id) {
   // network "host" is held for a person by the default policy: nothing is launched.
@@ -33,7 +43,8 @@ class DaemonTest : public ::testing::Test {
  protected:
   // A daemon on spool `name` (under the scratch directory) with anchor directory `anchor`.
   std::unique_ptr<Daemon> Make(const std::string& name, const std::string& anchor,
-                               Env* env = RealEnv(), const std::string& config_extra = "") {
+                               Env* env = RealEnv(), const std::string& config_extra = "",
+                               const std::string& shim = "/nonexistent/hangar-shim") {
     const std::string spool = scratch_.path() + "/" + name, a = scratch_.path() + "/" + anchor;
     std::filesystem::create_directories(spool);
     std::filesystem::create_directories(a);
@@ -45,11 +56,13 @@ class DaemonTest : public ::testing::Test {
     f.anchor = a;
     f.home = "/";
     f.approvers = {int64_t(geteuid())};
+    // With a shim of the test's own, missions launch: the gate wants a sandbox program named
+    // (the stand-in runs none).
+    if (shim != "/nonexistent/hangar-shim") f.bwrap = "/usr/bin/bwrap";
     Result<KernelSetup> s = BuildSetup(f);
     EXPECT_TRUE(s.ok()) << s.status().message();
     Layout layout = Layout::Make(spool, "");
-    return std::make_unique<Daemon>(env, *s, f, layout, ManifestLimits{},
-                                    "/nonexistent/hangar-shim", f.config_file, a);
+    return std::make_unique<Daemon>(env, *s, f, layout, ManifestLimits{}, shim, f.config_file, a);
   }
   // Drops TEXT as DIR/new/NAME the maildir way: written in DIR/tmp, renamed into new/.
   void Drop(const std::string& spool, const std::string& dir, const std::string& name,
@@ -70,6 +83,7 @@ class DaemonTest : public ::testing::Test {
   bool Exists(const std::string& rel) {
     return std::filesystem::exists(scratch_.path() + "/" + rel);
   }
+  std::unique_ptr<Daemon> LaunchingA();
 
   ScratchDir scratch_{"daemon"};
 };
@@ -242,6 +256,112 @@ TEST_F(DaemonTest, AStopWritesTheLinesThatWaited) {
   for (int i = 0; i < 20 && !quit; ++i) ASSERT_TRUE(d->Step(50, &quit).ok());
   ASSERT_TRUE(quit) << "SIGTERM did not end the loop";
   EXPECT_GT(lines(), before) << "the Ready line was not written at the stop";
+}
+
+// LAUNCHES OFF THE LOOP (daemon.h). A stand-in for hangar-shim that says it started (DIR/started.N,
+// N counting from 0) and then does not report until DIR/go or DIR/go.N exists, when it refuses
+// (exit 1), naming the plan's sha256.
+std::string SlowShim(const std::string& dir) {
+  const std::string path = dir + "/slow-shim";
+  std::ofstream(path) << "#!/bin/sh\n"
+                         "n=$(ls " << dir << " | grep -c '^started')\n"
+                         "touch " << dir << "/started.$n\n"
+                         "while [ ! -e " << dir << "/go ] && [ ! -e " << dir
+                      << "/go.$n ]; do sleep 0.02; done\n"
+                         "echo \"cannot start drone: the test shim refuses plan $2\" >&2\n"
+                         "exit 1\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+// A daemon with SlowShim, one slot, and mission A launching: its shim started, no report yet.
+std::unique_ptr<Daemon> DaemonTest::LaunchingA() {
+  std::unique_ptr<Daemon> d = Make("spool", "anchor", RealEnv(), "", SlowShim(scratch_.path()));
+  EXPECT_TRUE(d->Start().ok());
+  Drop("spool", "incoming", "a.json", LaunchedMission("A"));
+  EXPECT_TRUE(StepUntil(*d, [&] { return Exists("started.0"); })) << "A's shim did not start";
+  return d;
+}
+
+TEST_F(DaemonTest, ADropIsTakenWhileALaunchWaitsForItsShim) {
+  const std::string dir = scratch_.path();
+  std::unique_ptr<Daemon> d = LaunchingA();
+  ASSERT_TRUE(Exists("started.0"));
+  EXPECT_TRUE(Exists("spool/running/A/launch.json")) << "the launch's spool part comes first";
+  // The only slot is A's; B waits in queued/, taken in while A's shim has not reported.
+  Drop("spool", "incoming", "b.json", LaunchedMission("B"));
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/queued/B/mission.json"); }, 20))
+      << "B was not taken in while A's launch was in flight";
+  EXPECT_FALSE(Exists("go"));
+  EXPECT_FALSE(Exists("spool/returned/A")) << "A's launch was decided before its shim reported";
+  // A supervisor check meanwhile does not call A lost: it is launching.
+  for (int i = 0; i < 3; ++i) {
+    bool quit = false;
+    ASSERT_TRUE(d->Step(int(kSupervisorCheckMs), &quit).ok());
+  }
+  EXPECT_FALSE(Exists("spool/returned/A"));
+  std::ofstream(dir + "/go").flush();
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }))
+      << "A's failed launch was not decided";
+  std::ifstream in(scratch_.path() + "/spool/returned/A/return.json");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("the test shim refuses"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"failed\""), std::string::npos) << text;
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/B/return.json"); }))
+      << "B was not launched once A's slot was free";
+}
+
+TEST_F(DaemonTest, AStopDecidesTheLaunchesInFlight) {
+  const std::string dir = scratch_.path();
+  std::unique_ptr<Daemon> d = LaunchingA();
+  ASSERT_TRUE(Exists("started.0"));
+  std::thread go([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::ofstream(dir + "/go").flush();
+  });
+  ASSERT_EQ(kill(getpid(), SIGTERM), 0);  // blocked: it waits on the daemon's signalfd
+  bool quit = false;
+  for (int i = 0; i < 20 && !quit; ++i) ASSERT_TRUE(d->Step(50, &quit).ok());
+  go.join();
+  ASSERT_TRUE(quit) << "SIGTERM did not end the loop";
+  EXPECT_TRUE(Exists("spool/returned/A/return.json"))
+      << "the stop left A's launch undecided: a start would call it lost";
+}
+
+// A launch's report that comes after its attempt is over (its end forged and returned, the mission
+// retried and launched again) is dropped: decided, it would end the next attempt, which LaunchDone
+// does not name.
+TEST_F(DaemonTest, ALateReportOfAnEndedAttemptIsDropped) {
+  const std::string dir = scratch_.path(), run = dir + "/spool/running/A/run";
+  std::unique_ptr<Daemon> d = LaunchingA();
+  ASSERT_TRUE(Exists("started.0"));
+  // Attempt 1's end, as a supervisor leaves it (no lock held: its shim has not even reported).
+  ExitInfo end;
+  end.rc = 1;
+  end.started = end.ended = 1'800'000'000'000;
+  std::ofstream(run + "/exit.json") << json::Write(end.ToJson());
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }))
+      << "attempt 1's end was not decided";
+  Drop("spool", "control", "r1.json", R"({"hangar":1,"request":"retry","id":"A"})");
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("started.1"); })) << "attempt 2 did not launch";
+  const std::string plan2 = std::filesystem::exists(dir + "/spool/running/A/plan.json")
+                                ? Sha256Hex([&] {
+                                    std::ifstream in(dir + "/spool/running/A/plan.json");
+                                    return std::string((std::istreambuf_iterator<char>(in)), {});
+                                  }())
+                                : "";
+  ASSERT_FALSE(plan2.empty());
+  // Attempt 1's shim reports (it refuses) while attempt 2 is launching: nothing may come of it.
+  std::ofstream(dir + "/go.0").flush();
+  StepUntil(*d, [] { return false; }, 20);
+  EXPECT_TRUE(Exists("spool/running/A")) << "attempt 1's report ended attempt 2";
+  std::ofstream(dir + "/go.1").flush();
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }))
+      << "attempt 2's failed launch was not decided";
+  std::ifstream in(dir + "/spool/returned/A/return.json");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("refuses plan " + plan2), std::string::npos)
+      << "attempt 2 was ended by another report than its own: " << text;
 }
 
 }  // namespace

@@ -198,6 +198,11 @@ void On(Decision& d, const LaunchDone& l) {
     d.Log(l.id + " launched (attempt " + std::to_string(rec.attempt) + ")");
     return;
   }
+  if (rec.exited) {  // [LaunchFailedAfterEnd] the end was seen first (a launch off the loop)
+    d.Log(l.id + " launch reported failed (" + l.error +
+          ") after its drone's end was seen: the end stands");
+    return;
+  }
   d.st.running--;
   // [LaunchFailedRunning] [LaunchFailedBeforeKey]: from running/ or queued/, as in_running says
   const Phase from = l.in_running ? Phase::kRunning : Phase::kQueued;

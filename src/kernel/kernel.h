@@ -41,6 +41,8 @@
 //             |                                 |           |   error)
 //   running   | LaunchDone failed               | returned  | [LaunchFailedRunning] Finish(outcome
 //             |                                 |           |   failed, launch error)
+//   running   | LaunchDone failed after its     | running   | [LaunchFailedAfterEnd] Log only: the
+//             |   DroneExited or SupervisorGone |           |   end seen stands (its Observe runs)
 //   running   | DroneExited                     | running   | [DroneExited] Observe (slot freed)
 //   running   | SupervisorGone                  | running   | [SupervisorGone] Observe (outcome
 //             |                                 |           |   will be lost)

@@ -272,6 +272,19 @@ TEST_F(KernelRow, LaunchFailedRunning) {
   EXPECT_EQ(Outcome(acts), "failed");
 }
 
+// A launch finished off the loop can report after its drone's end was seen: the end stands (no
+// second return, no slot freed twice), and the observation returns the mission as it ran.
+TEST_F(KernelRow, LaunchFailedAfterEnd) {
+  Drop("K4");
+  ExitInfo e;
+  e.rc = 0;
+  EXPECT_EQ(Kinds(Decide(DroneExited{"K4", e, kT + 20})), K{"Observe"});
+  EXPECT_EQ(Kinds(Decide(LaunchDone{"K4", false, false, true, "no report in 10 s", kT + 25})), K{});
+  EXPECT_EQ(PhaseOf("K4"), Phase::kRunning);
+  EXPECT_EQ(st_.running, 0);
+  EXPECT_EQ(Outcome(Decide(Observed{"K4", Observation{}, kT + 30})), "done");
+}
+
 TEST_F(KernelRow, DroneExited) {
   Running("E1");
   ExitInfo e;
