@@ -21,7 +21,10 @@
 // So a hidden path, whatever inode it names later, has no rule and cannot be read, and neither can
 // a file created or replaced later directly in an ancestor directory (/etc/passwd replaced while
 // a drone runs reads as denied until the next launch: fail closed). A directory's names stay
-// listable; its files' contents do not.
+// listable; its files' contents do not. A hidden path that does not exist at launch is covered
+// when the directory that would hold it belongs to a user other than root (a home: ~/.aws made
+// by `aws configure` while the drone runs); in a root-owned directory (a system account's home,
+// /bin/.ssh) it is not, as without Landlock (see Guarded in landlock.cc: the cost).
 #pragma once
 
 #include <string>

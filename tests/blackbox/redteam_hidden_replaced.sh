@@ -5,7 +5,8 @@
 # hidden path that did not exist at launch had nothing mounted over it at all. With Landlock
 # (shell/landlock.h) neither is readable. As root and as a user:
 #   replaced      deny_read file, replaced by rename after the drone started: not read
-#   created       deny_read directory created after the launch, a key in it: not read
+#   created       deny_read directory created after the launch in a home (a directory a user other
+#                 than root owns, here nobody's), a key in it: not read
 #   beside        a file beside the hidden one, not replaced: read (the drone is not blind)
 # The drone waits for the host's "go" (a file it can read), then reads; what it read lands in its
 # room, on the host.
@@ -13,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 each_identity
 setup 2
-mkdir -p "$T/etc" "$T/secrets" "$T/rooms"
+mkdir -p "$T/etc" "$T/secrets" "$T/rooms" "$T/home"
 echo OLDSECRET >"$T/secrets/key"
 echo BESIDE >"$T/secrets/beside"
 python3 - "$S/hangar.conf" "$T" <<'PY'
@@ -25,7 +26,7 @@ c["rooms"] = t + "/rooms"
 c["profiles"]["attack"] = {"argv": ["/bin/sh", t + "/attack.sh"], "prompt": "stdin",
                            "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"}}
 json.dump(c, open(t + "/etc/hangar.conf", "w"), indent=2)
-json.dump({"hangar_policy": 1, "deny_read": [t + "/secrets/key", t + "/later"]},
+json.dump({"hangar_policy": 1, "deny_read": [t + "/secrets/key", t + "/home/.aws"]},
           open(t + "/etc/policy.json", "w"))
 PY
 cat >"$T/attack.sh" <<EOF
@@ -34,11 +35,12 @@ echo ready >ready.txt
 i=0
 while [ ! -e "$T/go" ] && [ \$i -lt 600 ]; do sleep 0.05; i=\$((i + 1)); done
 cat "$T/secrets/key" >>got.txt 2>>err.txt
-cat "$T/later/key" >>got.txt 2>>err.txt
+cat "$T/home/.aws/key" >>got.txt 2>>err.txt
 cat "$T/secrets/beside" >>beside.txt 2>>err.txt
 echo finished >finished.txt
 EOF
 as_hangard_user
+[[ "$(id -u)" == 0 ]] && chown nobody "$T/home"  # a person's home, whoever runs hangard
 start_hangard --config "$T/etc/hangar.conf"
 mission attacker attack 1 '' 'attack' | drop attacker.json
 R=$T/rooms/attacker
@@ -47,10 +49,10 @@ wait_until 60 ready || fail "the drone did not start: $(cat "$S"/*/attacker/run/
 # The host writes as useradd does: a new file renamed over the old; and creates the directory.
 echo NEWSECRET >"$T/secrets/key.new"
 mv -f "$T/secrets/key.new" "$T/secrets/key"
-mkdir "$T/later"
-echo LATERSECRET >"$T/later/key"
-[[ -n "$RT_USER" ]] && chown -R "$RT_USER:" "$T/secrets" "$T/later"
-chmod -R a+rX "$T/secrets" "$T/later"
+mkdir "$T/home/.aws"
+echo LATERSECRET >"$T/home/.aws/key"
+[[ -n "$RT_USER" ]] && chown -R "$RT_USER:" "$T/secrets"
+chmod -R a+rX "$T/secrets" "$T/home"
 touch "$T/go"
 wait_returned attacker 60
 [[ -f "$R/finished.txt" ]] || fail "the drone did not run to its end: $(cat "$S/returned/attacker/run/stderr" 2>/dev/null)"
