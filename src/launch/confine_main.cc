@@ -59,6 +59,13 @@ int main(int argc, char** argv) {
         "unix-deny|unix-allow PROGRAM [ARG...]",
         64);
   const std::string program = argv[2];
+  // The forwarder runs outside the filter, a child of what becomes the drone: only Landlock, which
+  // forbids ptrace of a less restricted process, keeps the drone from driving it.
+  if (forward_port && landlock < 0)
+    return Say("refusing to run " + program +
+                   ": network \"egress\" needs --landlock (without it the drone could ptrace the "
+                   "forwarder, which the system-call filter does not bind)",
+               126);
   if (std::optional<std::string> held = hangar::CapabilityHeld(hangar::ReadCapabilities()))
     return Say("refusing to run " + program + ": " + *held, 126);
   if (forward_port) {

@@ -7,20 +7,24 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <functional>
+#include <string>
 
 #include "gtest/gtest.h"
+#include "launch/sandbox_command.h"
 
 namespace hangar {
 namespace {
 
-TEST(CapabilityHeldTest, EmptySetsMayRun) { EXPECT_EQ(CapabilityHeld({}), std::nullopt); }
+TEST(CapabilityHeldTest, EmptySetsMayRun) {
+  EXPECT_EQ(CapabilityHeld({}), std::nullopt);
+}
 
 TEST(CapabilityHeldTest, EachSetIsRefusedAndNamed) {
   CapabilitySets eff;
   eff.effective = uint64_t(1) << 21;  // CAP_SYS_ADMIN
-  EXPECT_EQ(CapabilityHeld(eff),
-            "capability 21 is in the effective set (CapEff=0000000000200000)");
+  EXPECT_EQ(CapabilityHeld(eff), "capability 21 is in the effective set (CapEff=0000000000200000)");
   CapabilitySets bnd;
   bnd.bounding = 0x1ffffffffffULL;  // a root shell's
   EXPECT_EQ(CapabilityHeld(bnd), "capability 0 is in the bounding set (CapBnd=000001ffffffffff)");
@@ -68,9 +72,9 @@ int SocketErrno(long domain) {
 TEST(LockDownTest, UnixSocketsDeniedAndNothingElse) {
   EXPECT_EQ(InLockedChild(UnixSockets::kDeny, [] { return SocketErrno(AF_UNIX); }), EACCES);
   // High bits of the int domain are ignored by the kernel: they must not slip past the filter.
-  EXPECT_EQ(InLockedChild(UnixSockets::kDeny,
-                          [] { return SocketErrno((long(1) << 32) | AF_UNIX); }),
-            EACCES);
+  EXPECT_EQ(
+      InLockedChild(UnixSockets::kDeny, [] { return SocketErrno((long(1) << 32) | AF_UNIX); }),
+      EACCES);
   EXPECT_EQ(InLockedChild(UnixSockets::kDeny,
                           [] {
                             int sv[2];
@@ -91,6 +95,22 @@ TEST(LockDownTest, IoUringIsUnavailableAndNoNewPrivsHolds) {
               ENOSYS);
     EXPECT_EQ(InLockedChild(mode, [] { return prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); }), 1);
   }
+}
+
+TEST(ConfineBinaryTest, EgressWithoutTheLandlockRulesetIsRefused) {
+  // The forwarder would run outside the filter as the drone's child, open to its ptrace.
+  const std::string cmd = ConfineProgram() +
+                          " --forward 3128 /usr/bin/socat /nonexistent.sock unix-deny /bin/true"
+                          " 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string out;
+  char buf[512];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  const int status = pclose(f);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 126) << out;
+  EXPECT_NE(out.find("network \"egress\" needs --landlock"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 
@@ -165,6 +167,29 @@ TEST_F(SandboxCommandTest, WithLandlockAndNothingHiddenConfineGetsNoRuleset) {
                              "--unshare-pid", "--unshare-ipc", "--die-with-parent",
                              "--unshare-net"},
                             Tail()}));
+}
+
+TEST_F(SandboxCommandTest, EgressNeedsLandlock) {
+  // Egress's forwarder runs beside the drone outside the filter: without Landlock's rule against
+  // tracing a less restricted process, the drone could drive it. No egress launch then.
+  Plan p = MakePlan();
+  p.network = "egress";
+  p.egress.socket = dir_ + "/run/egress.sock";
+  p.egress.forwarder = "/usr/bin/socat";
+  p.egress.port = 3128;
+  p.sandbox.hide = {dir_ + "/secrets"};
+  Result<DroneCommand> without = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  ASSERT_FALSE(without.ok());
+  EXPECT_NE(without.status().message().find("network \"egress\" needs Landlock"),
+            std::string::npos)
+      << without.status().message();
+  Result<DroneCommand> with = SandboxCommand(p, "/usr/bin/drone", kConfine, true);
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  const Argv& a = with->argv;
+  auto at = std::find(a.begin(), a.end(), kConfine);
+  ASSERT_NE(at, a.end());
+  EXPECT_EQ(Argv(at, at + 7), (Argv{kConfine, "--forward", "3128", "/usr/bin/socat",
+                                    p.egress.socket, "--landlock", Fd(*with, 1)}));
 }
 
 TEST_F(SandboxCommandTest, LastMessageInTheRoomAndHostNetworkAddNothing) {

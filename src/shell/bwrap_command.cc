@@ -118,6 +118,12 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   if (!spec.egress_socket.empty())
     a.insert(a.end(),
              {"--forward", std::to_string(spec.forward_port), spec.forwarder, spec.egress_socket});
+  // hangar-confine starts egress's forwarder before its filter; only Landlock keeps the drone, its
+  // parent-to-be, from tracing it (a less restricted process). No egress without it.
+  if (!spec.egress_socket.empty() && (!spec.landlock || ruled_hide.empty()))
+    return Status::Invalid(
+        "network \"egress\" needs Landlock, which this kernel does not offer: without it the drone "
+        "could ptrace its forwarder, which the system-call filter does not bind");
   // With no hidden path there is nothing for Landlock to hide.
   if (!ruled_hide.empty()) {
     int fd = -1;
