@@ -6,6 +6,7 @@
 // PROGRAM with ARGs (argv[0] = PROGRAM) and the environment it was given. Exit 126 with
 // "hangar-confine: refusing to run PROGRAM: REASON" on stderr when it does not run it; 127 when
 // PROGRAM cannot be executed; 64 on a usage error.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     argv += 2;
     argc -= 2;
     if (landlock < 3) return Say("--landlock: expected a descriptor above 2", 64);
+    (void)fcntl(landlock, F_SETFD, FD_CLOEXEC);  // not for the forwarder nor the drone
   }
   const std::string mode = argc > 1 ? argv[1] : "";
   if (argc < 3 || (mode != "unix-deny" && mode != "unix-allow"))

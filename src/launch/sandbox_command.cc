@@ -51,7 +51,7 @@ Result<std::string> PlanProgram(const Plan& plan) {
 Result<DroneCommand> PlanCommand(const Plan& plan) {
   Result<std::string> exe = PlanProgram(plan);
   if (!exe.ok()) return exe.status();
-  return SandboxCommand(plan, *exe, ConfineProgram(), LandlockAbi() >= 1);
+  return SandboxCommand(plan, *exe, ConfineProgram(), LandlockAbi() >= 2);
 }
 
 std::string ConfineProgram() {

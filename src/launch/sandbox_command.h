@@ -29,7 +29,7 @@ using DroneCommand = SandboxedCommand;
 
 // program: plan.argv[0] as found on the plan's PATH (launch/drone_exec.h, FindProgram);
 // confine: hangar-confine (absolute); landlock: it hides by Landlock too (BwrapSpec::landlock;
-// PlanCommand passes LandlockAbi() >= 1).
+// PlanCommand passes LandlockAbi() >= 2).
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
                                     const std::string& confine, bool landlock);
 

@@ -106,8 +106,8 @@ TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
                  {
                      // gone/away does not exist: nothing to hide, left out
                      "--tmpfs",       dir_ + "/target",  // the link's target, not the link
-                     "--ro-bind",     "/dev/null",       dir_ + "/notes.txt",  //
                      "--tmpfs",       dir_ + "/secrets",                       //
+                     "--ro-bind",     "/dev/null",       dir_ + "/notes.txt",  // files after dirs
                      "--bind-fd",     Fd(*cmd, 0),       dir_ + "/room",       //
                      "--bind-fd",     Fd(*cmd, 1),       dir_ + "/work",       //
                      "--bind-fd",     Fd(*cmd, 2),       p.last_message,       //
@@ -180,7 +180,7 @@ TEST_F(SandboxCommandTest, EgressNeedsLandlock) {
   p.sandbox.hide = {dir_ + "/secrets"};
   Result<DroneCommand> without = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
   ASSERT_FALSE(without.ok());
-  EXPECT_NE(without.status().message().find("network \"egress\" needs Landlock"),
+  EXPECT_NE(without.status().message().find("network \"egress\" needs a Landlock ruleset"),
             std::string::npos)
       << without.status().message();
   Result<DroneCommand> with = SandboxCommand(p, "/usr/bin/drone", kConfine, true);

@@ -46,8 +46,9 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
        "--dev",    "/dev",           "--proc",           "/proc"};
   if (spec.shm_mb > 0)
     a.insert(a.end(), {"--size", std::to_string(spec.shm_mb << 20), "--tmpfs", "/dev/shm"});
-  std::vector<std::string> hidden_dirs;
-  std::vector<std::string> ruled_hide, ruled_see;  // for Landlock (shell/landlock.h)
+  // The hidden paths' mounts are written once the ruleset says which files it keeps hidden.
+  std::vector<std::string> hidden_dirs, hidden_files;
+  std::vector<std::string> ruled_hide;  // for Landlock (shell/landlock.h)
   for (const std::string& h : spec.hide) {
     Result<std::string> real = ResolveExistingPath(h);
     // Beneath a directory hangard may not enter (another user's home, when hangard is not root):
@@ -64,16 +65,10 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
       if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) continue;  // nothing to read
       return Status::Errno("hide " + *real, errno);
     }
-    if (S_ISDIR(st.st_mode)) {
-      a.insert(a.end(), {"--tmpfs", *real});
-      hidden_dirs.push_back(*real);
-    } else if (!spec.landlock || PathInside(*real, "/proc") || PathInside(*real, "/dev")) {
-      // Without Landlock only: a mount on a file the host replaces by rename (useradd does so
-      // to /etc/gshadow) is detached, and fails the launch when the rename meets bwrap's mount.
-      // (The sandbox's /proc and /dev are its own, which the ruleset grants whole.)
-      a.insert(a.end(), {"--ro-bind", "/dev/null", *real});
-    }
+    (S_ISDIR(st.st_mode) ? hidden_dirs : hidden_files).push_back(*real);
   }
+  std::vector<std::string> binds;  // the room, the writes, the last-message file
+  std::vector<int> see;            // their descriptors, which the ruleset lets the drone read
   cmd.room_fd = spec.room_fd;
   if (cmd.room_fd < 0) {
     Result<UniqueFd> room = OpenRoom(spec.room);
@@ -82,15 +77,15 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     if (cmd.fds.back().get() < 0) return Status::Errno("duplicate the room's descriptor", errno);
     cmd.room_fd = cmd.fds.back().get();
   }
-  a.insert(a.end(), {spec.room_writable ? "--bind-fd" : "--ro-bind-fd", std::to_string(cmd.room_fd),
-                     spec.room});
-  ruled_see.push_back(spec.room);
+  binds.insert(binds.end(), {spec.room_writable ? "--bind-fd" : "--ro-bind-fd",
+                             std::to_string(cmd.room_fd), spec.room});
+  see.push_back(cmd.room_fd);
   for (const std::string& w : spec.writes) {
     Result<UniqueFd> fd = OpenWithoutLinks(w);
     if (!fd.ok()) return fd.status();
-    a.insert(a.end(), {"--bind-fd", std::to_string(fd->get()), w});
+    binds.insert(binds.end(), {"--bind-fd", std::to_string(fd->get()), w});
+    see.push_back(fd->get());
     cmd.fds.push_back(std::move(fd).value());
-    ruled_see.push_back(w);
   }
   if (!spec.last_message.empty()) {
     UniqueFd fd = AboveStdio(open(spec.last_message.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
@@ -100,10 +95,31 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     if (!S_ISREG(st.st_mode))
       return Status::Invalid("bind " + spec.last_message +
                              " writable into the sandbox: not a regular file");
-    a.insert(a.end(), {"--bind-fd", std::to_string(fd.get()), spec.last_message});
+    binds.insert(binds.end(), {"--bind-fd", std::to_string(fd.get()), spec.last_message});
+    see.push_back(fd.get());
     cmd.fds.push_back(std::move(fd));
-    ruled_see.push_back(spec.last_message);
   }
+  // The ruleset, made from the very descriptors bwrap binds (no path walked again). A hidden path
+  // it cannot keep (under /proc or /dev, beneath a directory hangard cannot list) is left out.
+  std::vector<std::string> kept;
+  int ruleset = -1;
+  if (!ruled_hide.empty())
+    if (std::string why = ReadRuleset(ruled_hide, see, &ruleset, &kept); !why.empty())
+      return Status::Io("cannot make the Landlock ruleset that hides paths: " + why);
+  if (ruleset >= 0) {
+    cmd.fds.push_back(AboveStdio(ruleset));
+    if (cmd.fds.back().get() < 0) return Status::Errno("keep the Landlock ruleset", errno);
+  }
+  for (const std::string& d : hidden_dirs) a.insert(a.end(), {"--tmpfs", d});
+  for (const std::string& f : hidden_files) {
+    // A file the ruleset keeps gets no mount: a mount on a file the host replaces by rename
+    // (useradd does so to /etc/gshadow) is detached, and fails the launch when the rename meets
+    // bwrap's mount.
+    bool ruled = false;
+    for (const std::string& k : kept) ruled = ruled || PathInside(f, k);
+    if (!ruled) a.insert(a.end(), {"--ro-bind", "/dev/null", f});
+  }
+  a.insert(a.end(), binds.begin(), binds.end());
   // The egress proxy's socket: hangar's own file in the hidden run directory (a drone never writes
   // there), bound at its path so the forwarder inside finds it where the plan says.
   if (!spec.egress_socket.empty())
@@ -120,19 +136,12 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
              {"--forward", std::to_string(spec.forward_port), spec.forwarder, spec.egress_socket});
   // hangar-confine starts egress's forwarder before its filter; only Landlock keeps the drone, its
   // parent-to-be, from tracing it (a less restricted process). No egress without it.
-  if (!spec.egress_socket.empty() && (!spec.landlock || ruled_hide.empty()))
+  if (!spec.egress_socket.empty() && ruleset < 0)
     return Status::Invalid(
-        "network \"egress\" needs Landlock, which this kernel does not offer: without it the drone "
-        "could ptrace its forwarder, which the system-call filter does not bind");
-  // With no hidden path there is nothing for Landlock to hide.
-  if (!ruled_hide.empty()) {
-    int fd = -1;
-    if (std::string why = ReadRuleset(ruled_hide, ruled_see, &fd); !why.empty())
-      return Status::Io("cannot make the Landlock ruleset that hides paths: " + why);
-    cmd.fds.push_back(AboveStdio(fd));
-    if (cmd.fds.back().get() < 0) return Status::Errno("keep the Landlock ruleset", errno);
-    a.insert(a.end(), {"--landlock", std::to_string(cmd.fds.back().get())});
-  }
+        "network \"egress\" needs a Landlock ruleset (Landlock ABI 2 or later, and a hidden path): "
+        "without it the drone could ptrace its forwarder, which the system-call filter does not "
+        "bind");
+  if (ruleset >= 0) a.insert(a.end(), {"--landlock", std::to_string(cmd.fds.back().get())});
   a.insert(a.end(), {spec.cut_network ? "unix-deny" : "unix-allow", program});
   a.insert(a.end(), args.begin(), args.end());
   return cmd;

@@ -14,12 +14,14 @@
 //   --unshare-pid --unshare-ipc --die-with-parent [--unshare-net]
 //   --chdir ROOM -- CONFINE [--landlock FD] unix-deny|unix-allow PROGRAM ARGS...
 //
-// With Landlock (spec.landlock: the kernel offers it), FD is a ruleset made here
-// (shell/landlock.h, ReadRuleset) from every hidden path, resolved, existing or not, with the room,
-// each write and the last-message file seen; CONFINE enters it before the drone runs. A mount
-// alone does not keep a file hidden that the host replaces by rename(2) while the drone runs, nor
-// one created after the launch; Landlock does, so hidden files get no /dev/null mount then (the
-// mount would only add a launch that fails when the rename meets it).
+// With Landlock (spec.landlock: the kernel offers ABI 2), FD is a ruleset made here
+// (shell/landlock.h, ReadRuleset) from every hidden path, resolved, existing or not, with the
+// descriptors of the room, each write and the last-message file seen; CONFINE enters it before
+// the drone runs. Network "egress" is refused without it (its forwarder would be open to the
+// drone's ptrace). A mount alone does not keep a file hidden that the host replaces by rename(2)
+// while the drone runs, nor one created after the launch; Landlock does, so a hidden file the
+// ruleset keeps gets no /dev/null mount (the mount would only add a launch that fails when the
+// rename meets it).
 //
 // Binds are made from descriptors opened here, never from paths bwrap would walk again later: a
 // write is opened from / with no symbolic link allowed in any component (openat2
@@ -52,7 +54,7 @@ struct BwrapSpec {
                                     // room, only its last component must not be a link
   bool cut_network = true;
   int64_t shm_mb = 0;     // the size of /dev/shm, a tmpfs of its own; 0: bwrap's /dev's
-  bool landlock = false;  // CONFINE hides by Landlock too (LandlockAbi() >= 1)
+  bool landlock = false;  // CONFINE hides by Landlock too (LandlockAbi() >= 2)
   // Network "egress": the proxy's unix socket, bound at its own path, and the forwarder confine
   // starts on 127.0.0.1:forward_port to it before the drone runs (launch/confine.h). "" none.
   std::string egress_socket, forwarder;

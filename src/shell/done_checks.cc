@@ -76,7 +76,7 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
     spec.room_fd = room->get();
     spec.room_writable = false;
     spec.shm_mb = sandbox.limits.shm_mb;
-    spec.landlock = LandlockAbi() >= 1;
+    spec.landlock = LandlockAbi() >= 2;
     cmd = BwrapCommand(spec, program, {c.argv.begin() + 1, c.argv.end()});
     if (!cmd.ok()) error = "cannot sandbox " + c.argv[0] + ": " + cmd.status().message();
   }

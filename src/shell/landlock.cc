@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -39,7 +40,15 @@ class Fd {
   int fd_;
 };
 
-constexpr __u64 kHandled = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+constexpr __u64 kRead = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+// Moving or linking a file to another directory: denied by any ruleset that does not handle it
+// (ABI 2 and later), so handled, and granted everywhere (the mounts decide where writes go).
+constexpr __u64 kRefer = LANDLOCK_ACCESS_FS_REFER;
+constexpr __u64 kHandled = kRead | kRefer;
+
+// An inode: what a rule binds, and how an alias (a hard link, a bind mount) of a hidden path or
+// an ancestor is recognised beside it.
+using Inode = std::pair<dev_t, ino_t>;
 
 std::string Failed(const std::string& what) {
   return what + ": " + std::strerror(errno);
@@ -60,17 +69,15 @@ class Ruleset {
   }
 
   // A rule on what FD names (a directory: reading beneath it; else reading it) granting WANT,
-  // narrowed to what applies to its type (TYPE: a dirent d_type, DT_UNKNOWN to ask fstat).
-  std::string Add(int fd, const std::string& path, __u64 want, unsigned char type = DT_UNKNOWN) {
-    if (type == DT_UNKNOWN) {
-      struct stat st {};
-      if (fstat(fd, &st) != 0) return Failed("stat " + path);
-      type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
-    }
-    if (type == DT_LNK) return "";
+  // narrowed to what applies to its type; none for a symbolic link or one of SKIP (hidden paths
+  // and ancestors, by inode: a hard link or a bind mount of one beside it grants nothing).
+  std::string Add(int fd, const std::string& path, __u64 want, const std::set<Inode>& skip) {
+    struct stat st {};
+    if (fstat(fd, &st) != 0) return Failed("stat " + path);
+    if (S_ISLNK(st.st_mode) || skip.count({st.st_dev, st.st_ino})) return "";
     landlock_path_beneath_attr rule{};
     rule.parent_fd = fd;
-    rule.allowed_access = type == DT_DIR ? want : want & LANDLOCK_ACCESS_FS_READ_FILE;
+    rule.allowed_access = S_ISDIR(st.st_mode) ? want : want & LANDLOCK_ACCESS_FS_READ_FILE;
     if (rule.allowed_access == 0) return "";
     if (syscall(SYS_landlock_add_rule, fd_.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
       return Failed("landlock_add_rule " + path);
@@ -79,18 +86,18 @@ class Ruleset {
 
   // Add for PATH, opened without following its last component; a path gone or out of reach
   // grants nothing.
-  std::string AddPath(const std::string& path, __u64 want) {
+  std::string AddPath(const std::string& path, __u64 want, const std::set<Inode>& skip = {}) {
     Fd fd(open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (fd.get() < 0) return errno == ENOENT || errno == EACCES ? "" : Failed("open " + path);
-    return Add(fd.get(), path, want);
+    return Add(fd.get(), path, want, skip);
   }
 
   // A rule for every entry of ancestor DIR that is neither hidden nor an ancestor itself.
   std::string AddBeside(const std::string& dir, const std::set<std::string>& hide,
-                        const std::set<std::string>& ancestors) {
+                        const std::set<std::string>& ancestors, const std::set<Inode>& skip) {
     int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd < 0)  // nothing to grant beneath a directory out of reach, or gone
-      return errno == ENOENT || errno == EACCES || errno == ENOTDIR ? "" : Failed("open " + dir);
+    if (dfd < 0)  // gone since ReadRuleset looked (then nothing beneath it is granted)
+      return errno == ENOENT || errno == ENOTDIR ? "" : Failed("open " + dir);
     DIR* d = fdopendir(dfd);
     if (d == nullptr) {
       close(dfd);
@@ -108,7 +115,7 @@ class Ruleset {
         why = Failed("open " + path);
         break;
       }
-      why = Add(fd.get(), path, kHandled, e->d_type);
+      why = Add(fd.get(), path, kRead, skip);
       if (!why.empty()) break;
       errno = 0;
     }
@@ -125,16 +132,18 @@ class Ruleset {
 };
 
 // Whether hidden path PATH needs the ruleset: it exists (or cannot be looked at), or the
-// directory that would hold it belongs to someone other than root (a home, where a person may
-// create a credential after the launch). A missing path in a root-owned directory (the homes of
-// system accounts: /bin/.ssh, /usr/sbin/.aws) is not covered, as without Landlock: covering it
-// would grant each entry of /usr/bin one by one at every launch (4.3 ms a launch, not 2.4).
+// directory that would hold it belongs to someone other than root or anyone may write it (a home,
+// /tmp: where a credential may appear after the launch). A missing path in a root-owned directory
+// (the homes of system accounts: /bin/.ssh, /usr/sbin/.aws) is not covered, as without Landlock:
+// covering it would grant each entry of /usr/bin one by one at every launch (4.3 ms a launch,
+// not 2.4).
 bool Guarded(const std::string& path) {
   struct stat st {};
   if (lstat(path.c_str(), &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) return true;
   for (std::string up = path; up.size() > 1;) {
     up.resize(std::max<size_t>(up.rfind('/'), 1));
-    if (lstat(up.c_str(), &st) == 0) return !S_ISDIR(st.st_mode) ? false : st.st_uid != 0;
+    if (lstat(up.c_str(), &st) == 0)
+      return S_ISDIR(st.st_mode) && (st.st_uid != 0 || (st.st_mode & S_IWOTH));
   }
   return false;
 }
@@ -147,11 +156,16 @@ int LandlockAbi() {
   return abi < 0 ? 0 : int(abi);
 }
 
-std::string ReadRuleset(const std::vector<std::string>& hide_in,
-                        const std::vector<std::string>& see, int* fd) {
+std::string ReadRuleset(const std::vector<std::string>& hide_in, const std::vector<int>& see,
+                        int* fd, std::vector<std::string>* kept) {
+  *fd = -1;
+  kept->clear();
   std::set<std::string> hide;
-  for (const std::string& h : hide_in)
-    if (Guarded(NormalizeAbsolute(h))) hide.insert(NormalizeAbsolute(h));
+  for (const std::string& h : hide_in) {
+    const std::string n = NormalizeAbsolute(h);
+    // The sandbox's /proc and /dev are its own (EnterRuleset grants them whole): mounts hide there.
+    if (!PathInside(n, "/proc") && !PathInside(n, "/dev") && Guarded(n)) hide.insert(n);
+  }
   // A hidden path inside another is covered by it (and listing inside a hidden directory would
   // grant its other entries).
   for (auto it = hide.begin(); it != hide.end();) {
@@ -159,26 +173,49 @@ std::string ReadRuleset(const std::vector<std::string>& hide_in,
     for (const std::string& h : hide) covered = covered || (h != *it && NormalizedInside(*it, h));
     it = covered ? hide.erase(it) : std::next(it);
   }
-  std::set<std::string> ancestors;  // the directories on the way from / to a hidden path
-  for (const std::string& h : hide)
-    for (size_t slash = h.find('/'); slash != std::string::npos && slash < h.size();
-         slash = h.find('/', slash + 1))
-      if (std::string a = slash == 0 ? "/" : h.substr(0, slash); a != h) ancestors.insert(a);
+  // The directories on the way from / to each hidden path, each of which must be listed; a hidden
+  // path beneath one that cannot be (EACCES: another user's 0711 home, hangard not root) is left
+  // to the mounts, or every entry beside it would be unreadable to the drone.
+  std::set<std::string> ancestors, unlistable;
+  for (auto it = hide.begin(); it != hide.end();) {
+    std::vector<std::string> up;
+    for (size_t slash = it->find('/'); slash != std::string::npos && slash < it->size();
+         slash = it->find('/', slash + 1))
+      if (std::string a = slash == 0 ? "/" : it->substr(0, slash); a != *it) up.push_back(a);
+    bool listable = true;
+    for (const std::string& a : up) {
+      if (unlistable.count(a) || ancestors.count(a)) {
+        listable = listable && !unlistable.count(a);
+        continue;
+      }
+      Fd dfd(open(a.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (dfd.get() < 0 && errno == EACCES) {
+        unlistable.insert(a);
+        listable = false;
+      }
+    }
+    if (listable) ancestors.insert(up.begin(), up.end());
+    it = listable ? std::next(it) : hide.erase(it);
+  }
+  if (hide.empty()) return "";
+  std::set<Inode> skip;  // hidden paths and ancestors, by inode
+  for (const std::set<std::string>* set : {&hide, &ancestors})
+    for (const std::string& p : *set)
+      if (struct stat st{}; stat(p.c_str(), &st) == 0) skip.insert({st.st_dev, st.st_ino});
 
   Ruleset rules;
   if (std::string why = rules.Create(); !why.empty()) return why;
   if (!hide.count("/"))
-    if (std::string why = rules.AddPath("/", hide.empty() ? kHandled : LANDLOCK_ACCESS_FS_READ_DIR);
-        !why.empty())
+    if (std::string why = rules.AddPath("/", LANDLOCK_ACCESS_FS_READ_DIR | kRefer); !why.empty())
       return why;
   for (const std::string& a : ancestors)
-    if (std::string why = rules.AddBeside(a, hide, ancestors); !why.empty()) return why;
-  for (const std::string& s : see) {
-    const std::string path = NormalizeAbsolute(s);
-    if (hide.count(path) || ancestors.count(path)) continue;  // hidden wins; an ancestor is listed
-    if (std::string why = rules.AddPath(path, kHandled); !why.empty()) return why;
-  }
+    if (std::string why = rules.AddBeside(a, hide, ancestors, skip); !why.empty()) return why;
+  for (int s : see)  // an ancestor among them is listed entry by entry; a hidden one stays hidden
+    if (std::string why = rules.Add(s, "descriptor " + std::to_string(s), kRead, skip);
+        !why.empty())
+      return why;
   *fd = rules.Release();
+  kept->assign(hide.begin(), hide.end());
   return "";
 }
 
@@ -187,7 +224,7 @@ std::string EnterRuleset(int fd) {
   Ruleset own;
   own.Adopt(fd);
   for (const char* d : {"/proc", "/dev"}) {
-    std::string why = own.AddPath(d, kHandled);
+    std::string why = own.AddPath(d, kRead);
     if (!why.empty()) {
       own.Release();
       return why;

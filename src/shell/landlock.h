@@ -21,7 +21,9 @@
 // So a hidden path, whatever inode it names later, has no rule and cannot be read, and neither can
 // a file created or replaced later directly in an ancestor directory (/etc/passwd replaced while
 // a drone runs reads as denied until the next launch: fail closed). A directory's names stay
-// listable; its files' contents do not. A hidden path that does not exist at launch is covered
+// listable; its files' contents do not. Not covered: a hidden path the host later turns into a
+// symbolic link to a readable place (a dotfile manager's ~/.aws -> dotfiles/aws): Landlock judges
+// the path the link resolves to. A hidden path that does not exist at launch is covered
 // when the directory that would hold it belongs to a user other than root (a home: ~/.aws made
 // by `aws configure` while the drone runs); in a root-owned directory (a system account's home,
 // /bin/.ssh) it is not, as without Landlock (see Guarded in landlock.cc: the cost).
@@ -33,18 +35,24 @@
 namespace hangar {
 
 // The Landlock ABI version this kernel offers (landlock_create_ruleset's version query), or 0 when
-// it has none (not built, not enabled among the LSMs, or too old).
+// it has none (not built, not enabled among the LSMs, or too old). The ruleset needs 2.
 int LandlockAbi();
 
-// Makes the ruleset above for HIDE and SEE (absolute, real paths: no symbolic link) into *FD (a
-// Landlock ruleset descriptor, close-on-exec), for EnterRuleset in the sandbox. Made outside the
-// sandbox, by hangar-shim or hangard, with their rights: a rule binds an inode, the same inside
-// (bwrap binds the machine at /), and a directory the drone may search but not list (mode 711)
-// is listed all the same. A hidden path inside another hidden one is covered by it. A directory
-// on the way that cannot be listed (EACCES) grants nothing beneath it. Returns "" on success, or
-// why not (naming the path and the call).
-std::string ReadRuleset(const std::vector<std::string>& hide, const std::vector<std::string>& see,
-                        int* fd);
+// Makes the ruleset above for HIDE (absolute, real paths: no symbolic link) and SEE (the
+// descriptors bwrap binds: the room, the writes, the last-message file; no path walked again)
+// into *FD (a Landlock ruleset descriptor, close-on-exec; -1 when nothing is kept), for
+// EnterRuleset in the sandbox, and says in *KEPT which hidden paths it keeps unreadable (the
+// caller mounts over the others, as without Landlock). Made outside the sandbox, by hangar-shim
+// or hangard, with their rights: a rule binds an inode, the same inside (bwrap binds the machine
+// at /), and a directory the drone may search but not list (mode 711) is listed all the same.
+// Left out: a hidden path inside another (covered by it); under /proc or /dev (the sandbox's
+// own); missing in a root-owned directory nobody else may write (see Guarded in landlock.cc);
+// beneath a directory hangard cannot list (every entry beside it would be unreadable). Moving or
+// linking files between directories stays allowed (LANDLOCK_ACCESS_FS_REFER: Landlock ABI 2, Linux
+// 5.19, needed). An entry that is a hidden path or an ancestor under another name (a hard link,
+// a bind mount) grants nothing. Returns "" on success, or why not (naming the path and the call).
+std::string ReadRuleset(const std::vector<std::string>& hide, const std::vector<int>& see, int* fd,
+                        std::vector<std::string>* kept);
 
 // Adds to the ruleset FD the sandbox's own /proc and /dev, as this process sees them (bwrap mounts
 // them new, so no rule made outside names them), sets no_new_privs (Landlock requires it) and

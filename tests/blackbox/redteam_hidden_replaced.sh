@@ -8,6 +8,8 @@
 #   created       deny_read directory created after the launch in a home (a directory a user other
 #                 than root owns, here nobody's), a key in it: not read
 #   beside        a file beside the hidden one, not replaced: read (the drone is not blind)
+#   moved         a file moved and linked between directories of the room (git mv, a build's
+#                 rename into place): a ruleset that left LANDLOCK_ACCESS_FS_REFER out forbids it
 # The drone waits for the host's "go" (a file it can read), then reads; what it read lands in its
 # room, on the host.
 # blackbox-timeout: 240
@@ -37,6 +39,7 @@ while [ ! -e "$T/go" ] && [ \$i -lt 600 ]; do sleep 0.05; i=\$((i + 1)); done
 cat "$T/secrets/key" >>got.txt 2>>err.txt
 cat "$T/home/.aws/key" >>got.txt 2>>err.txt
 cat "$T/secrets/beside" >>beside.txt 2>>err.txt
+mkdir -p a b && echo moved >a/f && mv a/f b/f 2>>err.txt && ln b/f a/g 2>>err.txt
 echo finished >finished.txt
 EOF
 as_hangard_user
@@ -61,6 +64,7 @@ check replaced-not-read bash -c "! grep -q NEWSECRET '$R/got.txt' 2>/dev/null"
 check created-not-read bash -c "! grep -q LATERSECRET '$R/got.txt' 2>/dev/null"
 check nothing-read test ! -s "$R/got.txt"
 check beside-read grep -qx BESIDE "$R/beside.txt"
+check moved-and-linked test -f "$R/b/f" -a -f "$R/a/g" -a ! -e "$R/a/f"
 if ((FAILED)); then
   note "got.txt: $(head -c 300 "$R/got.txt" 2>/dev/null)"
   note "err.txt: $(head -c 600 "$R/err.txt" 2>/dev/null)"
