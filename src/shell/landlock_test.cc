@@ -103,6 +103,16 @@ class LandlockTest : public ::testing::Test {
     if (got != want) *bad += rel + ": " + got + ", expected " + want + "\n";
   }
 
+  // Restrict with etc/shadow and HIDDEN, which the ruleset must leave out: "" or what went wrong.
+  std::string RestrictKeepingShadowAlone(const std::string& hidden) const {
+    std::vector<std::string> kept;
+    if (std::string why = Restrict({hidden, d_ + "/etc/shadow"}, {}, &kept); !why.empty())
+      return "Restrict: " + why + "\n";
+    if (kept != std::vector<std::string>{d_ + "/etc/shadow"})
+      return "kept " + std::to_string(kept.size()) + " paths, expected etc/shadow alone\n";
+    return "";
+  }
+
   ScratchDir scratch_{"landlock"};
   std::string d_;
 };
@@ -178,12 +188,7 @@ TEST_F(LandlockTest, AMissingHiddenPathInARootOwnedDirectoryIsLeftOut) {
   const std::string out = InChild([&] {
     std::string bad;
     auto expect = [&](const std::string& rel, const std::string& want) { Expect(rel, want, &bad); };
-    std::vector<std::string> kept;
-    if (std::string why = Restrict({d_ + "/home/u/.aws", d_ + "/etc/shadow"}, {}, &kept);
-        !why.empty())
-      return "Restrict: " + why + "\n";
-    if (kept != std::vector<std::string>{d_ + "/etc/shadow"})
-      bad += "kept " + std::to_string(kept.size()) + " paths, expected etc/shadow alone\n";
+    if (std::string why = RestrictKeepingShadowAlone(d_ + "/home/u/.aws"); !why.empty()) return why;
     fs::create_directory(d_ + "/home/u/.aws");
     Write(d_ + "/home/u/.aws/credentials", "x");
     expect("/home/u/.aws/credentials", "ok");  // the documented gap (man/hangard.8, SANDBOX)
@@ -243,12 +248,8 @@ TEST_F(LandlockTest, BeneathADirectoryTheSupervisorCannotListTheHiddenPathIsLeft
       return std::string("could not become nobody\n");
     std::string bad;
     auto expect = [&](const std::string& rel, const std::string& want) { Expect(rel, want, &bad); };
-    std::vector<std::string> kept;
-    if (std::string why = Restrict({d_ + "/home/u/.netrc", d_ + "/etc/shadow"}, {}, &kept);
-        !why.empty())
-      return "Restrict: " + why + "\n";
-    if (kept != std::vector<std::string>{d_ + "/etc/shadow"})
-      bad += "kept " + std::to_string(kept.size()) + " paths, expected etc/shadow alone\n";
+    if (std::string why = RestrictKeepingShadowAlone(d_ + "/home/u/.netrc"); !why.empty())
+      return why;
     expect("/home/u/notes", "ok");  // searchable, not listable: still readable
     return bad;
   });
