@@ -19,18 +19,14 @@ setup 2
 mkdir -p "$T/etc" "$T/secrets" "$T/rooms" "$T/home"
 echo OLDSECRET >"$T/secrets/key"
 echo BESIDE >"$T/secrets/beside"
-python3 - "$S/hangar.conf" "$T" <<'PY'
-import json, sys
-conf, t = sys.argv[1], sys.argv[2]
-c = json.load(open(conf))
+edit_conf '
 c["policy"] = t + "/etc/policy.json"
 c["rooms"] = t + "/rooms"
 c["profiles"]["attack"] = {"argv": ["/bin/sh", t + "/attack.sh"], "prompt": "stdin",
                            "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"}}
-json.dump(c, open(t + "/etc/hangar.conf", "w"), indent=2)
 json.dump({"hangar_policy": 1, "deny_read": [t + "/secrets/key", t + "/home/.aws"]},
           open(t + "/etc/policy.json", "w"))
-PY
+'
 cat >"$T/attack.sh" <<EOF
 cat "$T/secrets/key" >>before.txt 2>>err.txt
 echo ready >ready.txt
@@ -44,7 +40,7 @@ echo finished >finished.txt
 EOF
 as_hangard_user
 [[ "$(id -u)" == 0 ]] && chown nobody "$T/home"  # a person's home, whoever runs hangard
-start_hangard --config "$T/etc/hangar.conf"
+start_hangard
 mission attacker attack 1 '' 'attack' | drop attacker.json
 R=$T/rooms/attacker
 ready() { [[ -f "$R/ready.txt" ]]; }
