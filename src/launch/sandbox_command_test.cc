@@ -192,6 +192,17 @@ TEST_F(SandboxCommandTest, EgressNeedsLandlock) {
                                     p.egress.socket, "--landlock", Fd(*with, 1)}));
 }
 
+TEST_F(SandboxCommandTest, AFileHiddenBeforeItsDirectoryGetsNoMountInsideTheTmpfs) {
+  // Directories are mounted first: a file inside one, named before it, is hidden by its tmpfs
+  // (a /dev/null bind there would make its name appear in the empty directory).
+  Plan p = MakePlan();
+  p.sandbox.hide = {dir_ + "/secrets/key", dir_ + "/secrets"};
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(std::count(cmd->argv.begin(), cmd->argv.end(), dir_ + "/secrets/key"), 0);
+  EXPECT_EQ(std::count(cmd->argv.begin(), cmd->argv.end(), dir_ + "/secrets"), 2);  // tmpfs, ro
+}
+
 TEST_F(SandboxCommandTest, LastMessageInTheRoomAndHostNetworkAddNothing) {
   Plan p = MakePlan();
   p.last_message = dir_ + "/room/last-message.txt";  // the room's bind covers it

@@ -115,8 +115,10 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     // A file the ruleset keeps gets no mount: a mount on a file the host replaces by rename
     // (useradd does so to /etc/gshadow) is detached, and fails the launch when the rename meets
     // bwrap's mount.
+    // (Nor one inside a hidden directory, even one named after it: the tmpfs hides it.)
     bool ruled = false;
     for (const std::string& k : kept) ruled = ruled || PathInside(f, k);
+    for (const std::string& d : hidden_dirs) ruled = ruled || PathInside(f, d);
     if (!ruled) a.insert(a.end(), {"--ro-bind", "/dev/null", f});
   }
   a.insert(a.end(), binds.begin(), binds.end());
