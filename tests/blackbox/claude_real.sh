@@ -9,6 +9,7 @@
 # address and an unlisted host is refused each time (listed; the internal service on the host
 # sees no request). No hangar approve anywhere.
 . "$(dirname "$0")/lib.sh"
+need_landlock  # network "egress" and hidden paths that stay hidden need it
 command -v bwrap >/dev/null || skip "bubblewrap not installed (scripts/install-deps installs it)"
 need_agent_cli CLAUDE claude
 setup 3

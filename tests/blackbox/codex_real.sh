@@ -12,6 +12,7 @@
 # the cloud metadata address and an unlisted host is refused each time (listed; the internal
 # service on the host sees no request).
 . "$(dirname "$0")/lib.sh"
+need_landlock  # network "egress" and hidden paths that stay hidden need it
 command -v bwrap >/dev/null || skip "bubblewrap not installed (scripts/install-deps installs it)"
 need_agent_cli CODEX codex
 setup 6

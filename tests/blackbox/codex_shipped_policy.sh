@@ -7,6 +7,7 @@
 # through hangar's proxy. Side effects on the host: the model server's log has the drone's
 # requests, and the room has the file the model told the real Codex CLI to write.
 . "$(dirname "$0")/lib.sh"
+need_landlock  # network "egress" and hidden paths that stay hidden need it
 command -v bwrap >/dev/null || skip "bubblewrap not installed (scripts/install-deps installs it)"
 command -v socat >/dev/null || skip "socat not installed (scripts/install-deps installs it)"
 need_agent_cli CODEX codex

@@ -6,6 +6,7 @@
 # parse.py and not README.md; the claim stays the drone's (run/last-message.txt,
 # harness_reported); the patch applies on the base; the source repository is unchanged.
 . "$(dirname "$0")/lib.sh"
+need_landlock  # network "egress" and hidden paths that stay hidden need it
 command -v bwrap >/dev/null || skip "bubblewrap not installed (scripts/install-deps installs it)"
 command -v git >/dev/null || skip "git is not installed"
 need_agent_cli CODEX codex

@@ -9,6 +9,7 @@
 # The internal service's access log, on the host, has no request. With network "none" nothing gets
 # out. As root and as a user.
 . "$(dirname "$0")/lib.sh"
+need_landlock  # network "egress" and hidden paths that stay hidden need it
 each_identity
 command -v socat >/dev/null && command -v curl >/dev/null || skip "skipped: socat or curl missing (scripts/install-deps installs them)"
 setup 2

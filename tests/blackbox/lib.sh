@@ -123,6 +123,14 @@ passwd_db() {
   return 1
 }
 
+# need_landlock: skips the test unless the kernel offers Landlock ABI 2 or later, which hidden
+# paths that stay hidden (shell/landlock.h) and network "egress" (its forwarder) need.
+need_landlock() {
+  local abi
+  abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))' 2>/dev/null) || abi=-1
+  ((abi >= 2)) || skip "skipped: no Landlock ABI 2 on this kernel (landlock_create_ruleset says $abi)"
+}
+
 # need_user_tools: skips the test unless it runs as root with useradd, groupadd and setpriv (it
 # creates users, group_users).
 need_user_tools() {

@@ -14,6 +14,7 @@
 # room, on the host.
 # blackbox-timeout: 240
 . "$(dirname "$0")/lib.sh"
+need_landlock
 each_identity
 setup 2
 mkdir -p "$T/etc" "$T/secrets" "$T/rooms" "$T/home"
