@@ -104,8 +104,13 @@ class Ruleset {
       return Failed("list " + dir);
     }
     std::string why;
-    errno = 0;
-    while (const dirent* e = readdir(d)) {
+    for (;;) {
+      errno = 0;  // set before each readdir: only its own failure may be read after it
+      const dirent* e = readdir(d);
+      if (e == nullptr) {
+        if (errno != 0) why = Failed("list " + dir);
+        break;
+      }
       if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
       const std::string path = Child(dir, e->d_name);
       if (e->d_type == DT_LNK || hide.count(path) || ancestors.count(path)) continue;
@@ -117,9 +122,7 @@ class Ruleset {
       }
       why = Add(fd.get(), path, kRead, skip);
       if (!why.empty()) break;
-      errno = 0;
     }
-    if (why.empty() && errno != 0) why = Failed("list " + dir);
     closedir(d);
     return why;
   }
