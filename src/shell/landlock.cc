@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -24,6 +25,7 @@ namespace {
 class Fd {
  public:
   explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   Fd& operator=(Fd&& o) noexcept {
@@ -92,12 +94,12 @@ class Ruleset {
     return Add(fd.get(), path, want, skip);
   }
 
-  // A rule for every entry of ancestor DIR that is neither hidden nor an ancestor itself.
-  std::string AddBeside(const std::string& dir, const std::set<std::string>& hide,
+  // A rule for every entry of ancestor DIR (open as LISTED) that is neither hidden nor an ancestor
+  // itself.
+  std::string AddBeside(const std::string& dir, int listed, const std::set<std::string>& hide,
                         const std::set<std::string>& ancestors, const std::set<Inode>& skip) {
-    int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd < 0)  // gone since ReadRuleset looked (then nothing beneath it is granted)
-      return errno == ENOENT || errno == ENOTDIR ? "" : Failed("open " + dir);
+    int dfd = fcntl(listed, F_DUPFD_CLOEXEC, 0);  // closedir closes it; LISTED stays the caller's
+    if (dfd < 0) return Failed("list " + dir);
     DIR* d = fdopendir(dfd);
     if (d == nullptr) {
       close(dfd);
@@ -180,6 +182,7 @@ std::string ReadRuleset(const std::vector<std::string>& hide_in, const std::vect
   // path beneath one that cannot be (EACCES: another user's 0711 home, hangard not root) is left
   // to the mounts, or every entry beside it would be unreadable to the drone.
   std::set<std::string> ancestors, unlistable;
+  std::map<std::string, Fd> listed;  // each ancestor, opened once: checked, then listed
   for (auto it = hide.begin(); it != hide.end();) {
     std::vector<std::string> up;
     for (size_t slash = it->find('/'); slash != std::string::npos && slash < it->size();
@@ -187,14 +190,18 @@ std::string ReadRuleset(const std::vector<std::string>& hide_in, const std::vect
       if (std::string a = slash == 0 ? "/" : it->substr(0, slash); a != *it) up.push_back(a);
     bool listable = true;
     for (const std::string& a : up) {
-      if (unlistable.count(a) || ancestors.count(a)) {
+      if (unlistable.count(a) || listed.count(a)) {
         listable = listable && !unlistable.count(a);
         continue;
       }
       Fd dfd(open(a.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (dfd.get() < 0 && errno == EACCES) {
+      if (dfd.get() >= 0) {
+        listed.emplace(a, std::move(dfd));
+      } else if (errno == EACCES) {
         unlistable.insert(a);
         listable = false;
+      } else if (errno != ENOENT && errno != ENOTDIR) {  // gone: nothing beneath it is granted
+        return Failed("open " + a);
       }
     }
     if (listable) ancestors.insert(up.begin(), up.end());
@@ -202,9 +209,11 @@ std::string ReadRuleset(const std::vector<std::string>& hide_in, const std::vect
   }
   if (hide.empty()) return "";
   std::set<Inode> skip;  // hidden paths and ancestors, by inode
-  for (const std::set<std::string>* set : {&hide, &ancestors})
-    for (const std::string& p : *set)
-      if (struct stat st{}; stat(p.c_str(), &st) == 0) skip.insert({st.st_dev, st.st_ino});
+  for (const std::string& p : hide)
+    if (struct stat st{}; stat(p.c_str(), &st) == 0) skip.insert({st.st_dev, st.st_ino});
+  for (const std::string& a : ancestors)  // (listed also holds those of paths left out)
+    if (auto it = listed.find(a); it != listed.end())
+      if (struct stat st{}; fstat(it->second.get(), &st) == 0) skip.insert({st.st_dev, st.st_ino});
 
   Ruleset rules;
   if (std::string why = rules.Create(); !why.empty()) return why;
@@ -212,7 +221,10 @@ std::string ReadRuleset(const std::vector<std::string>& hide_in, const std::vect
     if (std::string why = rules.AddPath("/", LANDLOCK_ACCESS_FS_READ_DIR | kRefer); !why.empty())
       return why;
   for (const std::string& a : ancestors)
-    if (std::string why = rules.AddBeside(a, hide, ancestors, skip); !why.empty()) return why;
+    if (auto it = listed.find(a); it != listed.end())
+      if (std::string why = rules.AddBeside(a, it->second.get(), hide, ancestors, skip);
+          !why.empty())
+        return why;
   for (int s : see)  // an ancestor among them is listed entry by entry; a hidden one stays hidden
     if (std::string why = rules.Add(s, "descriptor " + std::to_string(s), kRead, skip);
         !why.empty())
