@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include "base/sha256.h"
 #include "base/timefmt.h"
 
@@ -123,6 +125,30 @@ TEST(TimeFmt, IsFormattedTimeAgreesWithTheRoundTrip) {
     cases.push_back(bumped);
   }
   for (const std::string& t : cases) EXPECT_EQ(IsFormattedTime(t), round_trips(t)) << t;
+}
+
+// FormatTime and CompactTime count years 0-9999 out themselves (no gmtime_r, no snprintf): they
+// must write what the C library's calendar says, at the edges of each year, month and day too.
+TEST(TimeFmt, FormattedFieldsAgreeWithGmtime) {
+  auto reference = [](TimeMs ms, bool compact) {
+    time_t secs = time_t(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+    struct tm t {};
+    gmtime_r(&secs, &t);
+    char buf[64];
+    strftime(buf, sizeof buf, compact ? "%Y%m%dT%H%M%S" : "%Y-%m-%dT%H:%M:%S", &t);
+    char out[80];
+    snprintf(out, sizeof out, "%s.%03dZ", buf, int(((ms % 1000) + 1000) % 1000));
+    return std::string(out);
+  };
+  std::vector<TimeMs> cases = {0, 1, 999, 1000, 86399999, 86400000, 951782399999, 951782400000,
+                               4107542399999, 253402300799999};
+  for (TimeMs ms = 0; ms < 253402300800000; ms += TimeMs(3599999) * 997 + 4321) cases.push_back(ms);
+  for (TimeMs ms : cases) {
+    ASSERT_EQ(FormatTime(ms), reference(ms, false)) << ms;
+    ASSERT_EQ(CompactTime(ms), reference(ms, true)) << ms;
+  }
+  EXPECT_EQ(FormatTime(253402300800000), "10000-01-01T00:00:00.000Z");  // the slow path's text
+  EXPECT_EQ(FormatTime(-1), "1969-12-31T23:59:59.999Z");
 }
 
 TEST(TimeFmt, FormatsAndParsesUtcMillis) {

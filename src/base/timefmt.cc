@@ -18,7 +18,41 @@ int Millis(TimeMs ms) {
 }
 }  // namespace
 
+// Years 0000-9999 are counted out with the civil calendar of <chrono>: gmtime_r takes glibc's
+// time zone lock and snprintf parses its format, and the kernel writes a time into most entries
+// and files it decides (a replay decides hundreds of thousands). Other years take the slow path.
+namespace {
+constexpr TimeMs kYear10000Ms = 253402300800000;  // 10000-01-01T00:00:00.000Z
+
+void Digits(char* at, int v, int n) {
+  for (int i = n - 1; i >= 0; --i, v /= 10) at[i] = char('0' + v % 10);
+}
+
+// The fields of ms, 0 <= ms < kYear10000Ms: year, month, day, hour, minute, second, millisecond.
+void Fields(TimeMs ms, int f[7]) {
+  using namespace std::chrono;
+  const TimeMs day_ms = 86400000;
+  const year_month_day ymd{sys_days{days{ms / day_ms}}};
+  const TimeMs in_day = ms % day_ms;
+  f[0] = int(ymd.year());
+  f[1] = int(unsigned(ymd.month()));
+  f[2] = int(unsigned(ymd.day()));
+  f[3] = int(in_day / 3600000);
+  f[4] = int(in_day / 60000 % 60);
+  f[5] = int(in_day / 1000 % 60);
+  f[6] = int(in_day % 1000);
+}
+}  // namespace
+
 std::string FormatTime(TimeMs ms) {
+  if (ms >= 0 && ms < kYear10000Ms) {
+    int f[7];
+    Fields(ms, f);
+    std::string out = "0000-00-00T00:00:00.000Z";
+    for (int i : {0, 1, 2, 3, 4, 5, 6})
+      Digits(&out[size_t(i == 0 ? 0 : 2 + 3 * i)], f[i], i == 0 ? 4 : i == 6 ? 3 : 2);
+    return out;
+  }
   struct tm t = Utc(ms);
   char buf[96];
   snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", t.tm_year + 1900, t.tm_mon + 1,
@@ -27,6 +61,15 @@ std::string FormatTime(TimeMs ms) {
 }
 
 std::string CompactTime(TimeMs ms) {
+  if (ms >= 0 && ms < kYear10000Ms) {
+    int f[7];
+    Fields(ms, f);
+    std::string out = "00000000T000000.000Z";
+    static const int kAt[7] = {0, 4, 6, 9, 11, 13, 16};
+    for (int i : {0, 1, 2, 3, 4, 5, 6})
+      Digits(&out[size_t(kAt[i])], f[i], i == 0 ? 4 : i == 6 ? 3 : 2);
+    return out;
+  }
   struct tm t = Utc(ms);
   char buf[96];
   snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%03dZ", t.tm_year + 1900, t.tm_mon + 1,

@@ -339,6 +339,10 @@ TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
   x = plan;
   x.sandbox.hide = {"/"};  // one directory over all of them hides them all
   EXPECT_EQ(rules(x), V{});
+  x.sandbox.hide = {"/anchor", "/home/u/.aws", "/ro", "/rootkit", "/s"};  // a name's prefix
+  EXPECT_EQ(rules(x), V{"paths.deny_read"});                                // hides nothing
+  x.sandbox.hide = {"/s/", "/home/u/./.aws", "/anchor", "/tmp/../root"};    // as normalised
+  EXPECT_EQ(rules(x), V{});
   // Writable: exactly the room and the mission's writes as the shell resolved them.
   x = plan;
   x.sandbox.write.push_back("/srv/out");  // nobody asked for it
