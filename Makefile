@@ -3,6 +3,11 @@ CXX      ?= g++
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++20 -Wall -Wextra -Werror -Isrc -MMD -MP
 LDLIBS   := -lsimdjson -lcrypto -lboost_filesystem -lseccomp -pthread
+# The allocator of the commands that build JSON by the hundred thousand (hangar replay, hangar
+# policy try, hangar ls over a large spool): TCMalloc's thread caches take most of malloc's and
+# free's cost off them (+30 % replayed signals/s, scripts/bench-replay). Debian ships only the
+# runtime library's soname without the dev package's libunwind, hence -l:. hangard keeps glibc's.
+MALLOC   := -l:libtcmalloc_minimal.so.4
 BUILD    := build
 # Build on every core unless the caller chose (-jN on the command line wins).
 ifeq (,$(filter -j%,$(MAKEFLAGS)))
@@ -61,7 +66,7 @@ bin/hangard: $(BUILD)/src/daemon/hangard_main.o $(BUILD)/libhangar.a
 
 bin/hangar: $(BUILD)/src/cli/hangar_main.o $(BUILD)/libhangar.a
 	@mkdir -p bin
-	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS) $(MALLOC)
 
 bin/hangar-shim: $(BUILD)/src/launch/shim_main.o $(BUILD)/libhangar.a
 	@mkdir -p bin
@@ -100,7 +105,7 @@ bin/hangar-bench-workspace: $(BUILD)/bench/workspace_bench.o $(BUILD)/libhangar.
 
 bin/hangar-bench-replay: $(BUILD)/bench/replay_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
-	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS) $(MALLOC)
 
 bin/hangar-bench-memory: $(BUILD)/bench/memory_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin

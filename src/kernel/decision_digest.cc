@@ -310,6 +310,10 @@ std::vector<std::string> TouchedIds(const Signal& s, const std::vector<Action>& 
 }
 
 std::string StepDigest(const State& s, const std::vector<std::string>& ids) {
+  return Sha256Hex(StepText(s, ids));
+}
+
+std::string StepText(const State& s, const std::vector<std::string>& ids) {
   std::string text = "{\"grants\":" + json::Write(GrantsJson(s)) + ",\"missions\":{";
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i) text += ',';
@@ -322,10 +326,8 @@ std::string StepDigest(const State& s, const std::vector<std::string>& ids) {
       AppendMissionText(&text, it->second);
   }
   text += "}}";
-  return Sha256Hex(text);
+  return text;
 }
-
-namespace {
 
 // Everything of the state beside its missions and grants, as canonical JSON.
 std::string GlobalText(const State& s) {
@@ -359,8 +361,6 @@ std::string GlobalText(const State& s) {
   t += "]}";
   return t;
 }
-
-}  // namespace
 
 std::string GlobalDigest(const State& s) {
   return Sha256Hex(GlobalText(s));

@@ -38,6 +38,9 @@ void AppendMissionText(std::string* out, const MissionRec& r);
 // sha256 (hex) of what a decision over IDS leaves in the state: those missions (absent ones as
 // null) and the grants in force. Cheap with many missions: the recorder writes it every signal.
 std::string StepDigest(const State& s, const std::vector<std::string>& ids);
+// The text StepDigest hashes, and GlobalDigest's: a replay hashes them on another thread.
+std::string StepText(const State& s, const std::vector<std::string>& ids);
+std::string GlobalText(const State& s);
 // sha256 (hex) of the rest of the state, what every decision shares: the queue's length and
 // head, the slots held, the id counter, the ledger's seq and time, fail-closed, the clock, the
 // rollback. A decision that differs changes it for all that follow, so the replay reports where

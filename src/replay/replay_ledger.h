@@ -6,7 +6,8 @@
 //
 // A full batch is sealed (hashed) and written on a thread of its own while the replay decides on;
 // one batch at a time, in order. A failure is returned by the next Add or by Flush, which waits
-// for the batch in flight and writes the rest. Add and Flush: the replay's thread only.
+// for the batch in flight and writes the rest. Add and Flush: one thread at a time (a replay adds
+// from its comparing thread; Flush comes after Replay has returned).
 #pragma once
 
 #include <optional>

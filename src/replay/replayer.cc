@@ -1,38 +1,23 @@
 #include "replay/replayer.h"
 
 #include <algorithm>
-#include <set>
 
-#include "base/sha256.h"
+#include "kernel/decision_digest.h"
 #include "kernel/setup_record.h"
 #include "kernel/signal_record.h"
 #include "ledger/entry.h"
 #include "ledger/store.h"
+#include "replay/comparer.h"
 #include "replay/read_ahead.h"
 
 namespace hangar::replay {
 
 namespace {
 
-const std::set<std::string> kRestrictive = {"mission.held", "mission.denied", "mission.rejected",
-                                            "op.refused", "control.refused"};
-const std::set<std::string> kPermissive = {"mission.accepted", "mission.launched", "op.allowed",
-                                           "grant", "person.approved"};
-
 std::string Join(const std::vector<std::string>& v) {
   std::string out;
   for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
   return out;
-}
-
-std::string RulesOf(const json::Value& body) {
-  std::vector<std::string> out;
-  if (const json::Value* r = body.find("rules"); r && r->is_array())
-    for (const json::Value& x : r->as_array())
-      if (x.is_string()) out.push_back(x.as_string());
-  if (const json::Value* r = body.find("rule"); r && r->is_string() && !r->as_string().empty())
-    out.push_back(r->as_string());
-  return Join(out);
 }
 
 Status BadLedgerLink(int64_t n, int64_t seq, const std::string& hash, const LiveLedger& live) {
@@ -80,20 +65,27 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
   std::string unfinished_why;   // what the ledger holds where its entries would be
   int64_t unfinished_head = 0;  // from it on: the staged head the next line of its batch follows
   int64_t unfinished_from = 0;  // and the head its batch followed
-  bool global_differs = false;  // the shared state differs already: reported where it began
+  bool new_start = false;       // a start line came: the comparer compares the shared state anew
   int64_t covered = 0;          // the ledger's seqs the lines read account for
   bool stopped_early = false;   // --to: the rest of the record is not read
   ReadAhead ahead(&reader);
+  Comparer compare(step_out, record_out);
+  // A refusal comes after the steps before it, and after a record sink's failure among them.
+  auto refused = [&](Status s) {
+    Summary ignored;
+    Status c = compare.Finish(&ignored);
+    return c.ok() ? s : c;
+  };
   for (;;) {
     Result<std::optional<ledger::Line>> next = ahead.Next();
-    if (!next.ok()) return next.status();
+    if (!next.ok()) return refused(next.status());
     std::optional<ledger::Line> cur = std::move(next).value();
     if (!cur) break;
     if (auto* s = std::get_if<ledger::StartLine>(&*cur)) {
       if (!Linked(s->ledger_seq, s->ledger_hash, live))
-        return BadLedgerLink(s->n, s->ledger_seq, s->ledger_hash, live);
+        return refused(BadLedgerLink(s->n, s->ledger_seq, s->ledger_hash, live));
       unfinished = 0;
-      global_differs = false;
+      new_start = true;
       covered = std::max(covered, s->ledger_seq);
       SetupFacts facts = s->facts;
       if (!options.policy_file.empty()) {
@@ -106,21 +98,21 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
       }
       Result<KernelSetup> built = BuildSetup(facts);
       if (!built.ok())
-        return Status::Invalid("start line " + std::to_string(s->n) + ": " +
-                               built.status().message());
+        return refused(Status::Invalid("start line " + std::to_string(s->n) + ": " +
+                                       built.status().message()));
       setup = std::move(built).value();
       st = State{};
       st.ledger_seq = s->ledger_seq;
       st.ledger_time = s->ledger_time;
       st.ready = false;  // as hangard starts: nothing launches before recovery is over
       Result<GrantBook> grants = live.GrantsAt(s->ledger_seq);
-      if (!grants.ok()) return grants.status();
+      if (!grants.ok()) return refused(grants.status());
       st.grants = std::move(grants).value();
       Result<RequesterBook> requesters = live.RequestersAt(s->ledger_seq);
-      if (!requesters.ok()) return requesters.status();
+      if (!requesters.ok()) return refused(requesters.status());
       st.requesters = std::move(requesters).value();
       Result<CanaryBook> canaries = live.CanariesAt(s->ledger_seq);
-      if (!canaries.ok()) return canaries.status();
+      if (!canaries.ok()) return refused(canaries.status());
       st.canaries = std::move(canaries).value();
       ++sum.starts;
       if (std::find(sum.builds.begin(), sum.builds.end(), s->build) == sum.builds.end())
@@ -129,8 +121,8 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
     }
     ledger::SignalLine& line = std::get<ledger::SignalLine>(*cur);
     if (!setup)
-      return Status::Invalid("signal record line " + std::to_string(line.n) +
-                             ": a signal before any start line");
+      return refused(Status::Invalid("signal record line " + std::to_string(line.n) +
+                                     ": a signal before any start line"));
     if (line.ledger_seq >= options.to) {
       stopped_early = true;
       break;
@@ -141,32 +133,34 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
     if (unfinished) {
       if (const LiveEntry* e = live.At(line.ledger_seq + 1);
           line.records > 0 && e && e->signal_record == line.hash)
-        return Status::Invalid("signal record line " + std::to_string(unfinished) +
-                               ": its decision's ledger entries are not on the ledger (" +
-                               unfinished_why + "), yet line " + std::to_string(line.n) +
-                               ", decided after it by the same start, has its entries there: the "
-                               "record is not this ledger's history");
+        return refused(
+            Status::Invalid("signal record line " + std::to_string(unfinished) +
+                            ": its decision's ledger entries are not on the ledger (" +
+                            unfinished_why + "), yet line " + std::to_string(line.n) +
+                            ", decided after it by the same start, has its entries there: the "
+                            "record is not this ledger's history"));
       if (line.ledger_seq + line.records - unfinished_from > ledger::kMaxBatchEntries)
-        return Status::Invalid("signal record lines " + std::to_string(unfinished) + ".." +
-                               std::to_string(line.n) +
-                               " have no entries on the ledger, more "
-                               "than one batch of hangard holds (" +
-                               std::to_string(ledger::kMaxBatchEntries) +
-                               "): the record is not this ledger's history");
+        return refused(Status::Invalid("signal record lines " + std::to_string(unfinished) + ".." +
+                                       std::to_string(line.n) +
+                                       " have no entries on the ledger, more "
+                                       "than one batch of hangard holds (" +
+                                       std::to_string(ledger::kMaxBatchEntries) +
+                                       "): the record is not this ledger's history"));
       if (line.ledger_seq != unfinished_head)
-        return Status::Invalid(
+        return refused(Status::Invalid(
             "signal record line " + std::to_string(line.n) + " follows ledger seq " +
             std::to_string(line.ledger_seq) + ", but the unwritten batch before it (from line " +
             std::to_string(unfinished) + ") ends at seq " + std::to_string(unfinished_head) +
-            ": the record is not this ledger's history");
+            ": the record is not this ledger's history"));
     } else if (!Linked(line.ledger_seq, line.ledger_hash, live)) {
-      return BadLedgerLink(line.n, line.ledger_seq, line.ledger_hash, live);
+      return refused(BadLedgerLink(line.n, line.ledger_seq, line.ledger_hash, live));
     }
-    Step step;
+    Decided d;
+    Step& step = d.step;
     step.n = line.n;
     step.ledger_seq = line.ledger_seq;
     step.time = std::visit([](const auto& x) { return x.now; }, line.signal);
-    std::vector<std::string> live_kinds, live_rules, live_ids;
+    std::vector<std::string> live_rules;
     if (line.records > 0) {
       const LiveEntry* first = live.At(line.ledger_seq + 1);
       step.committed = first && first->signal_record == line.hash;
@@ -183,80 +177,39 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
       for (int64_t i = 1; step.committed && i <= line.records; ++i) {
         const LiveEntry* e = live.At(line.ledger_seq + i);
         if (!e || e->signal_record != line.hash)
-          return Status::Invalid("ledger seq " + std::to_string(line.ledger_seq + i) +
-                                 " should be entry " + std::to_string(i) + " of " +
-                                 std::to_string(line.records) + " of signal record line " +
-                                 std::to_string(line.n) + ", but it does not name that line");
-        live_kinds.push_back(e->kind);
-        if (!e->id.empty()) live_ids.push_back(e->id);
+          return refused(Status::Invalid("ledger seq " + std::to_string(line.ledger_seq + i) +
+                                         " should be entry " + std::to_string(i) + " of " +
+                                         std::to_string(line.records) + " of signal record line " +
+                                         std::to_string(line.n) +
+                                         ", but it does not name that line"));
+        d.live_kinds.push_back(e->kind);
+        if (!e->id.empty()) d.live_ids.push_back(e->id);
         if (!e->verdict.empty()) live_rules.push_back(e->verdict);
       }
     }
     covered = std::max(covered, line.ledger_seq + (step.committed ? line.records : 0));
     if (unfinished) unfinished_head = line.ledger_seq + line.records;
     st.ledger_seq = line.ledger_seq;  // the live numbering: see replayer.h
-    std::vector<Action> acts = Decide(*setup, &st, line.signal);
-    std::vector<std::string> kinds, rules;
-    const bool acts_at_all = Acts(acts);
-    for (const Action& a : acts) {
-      if (auto* r = std::get_if<Record>(&a)) {
-        kinds.push_back(r->kind);
-        if (std::string ru = RulesOf(r->body); !ru.empty()) rules.push_back(ru);
-      }
-    }
+    d.acts = Decide(*setup, &st, line.signal);
     step.signal = SignalKind(line.signal);
-    step.missions = TouchedIds(line.signal, acts);
-    const std::string state = StepDigest(st, step.missions);  // over the ids the live one used
-    // The missions named: the replay's and those of the live decision's entries.
-    for (const std::string& id : live_ids)
-      if (std::find(step.missions.begin(), step.missions.end(), id) == step.missions.end())
-        step.missions.push_back(id);
-    std::sort(step.missions.begin(), step.missions.end());
-    step.was = step.committed ? Join(live_kinds) : "(not on the ledger: hangard stopped first)";
-    step.would = Join(kinds);
+    step.missions = TouchedIds(line.signal, d.acts);
+    d.state_text = StepText(st, step.missions);  // over the ids the live one used
+    d.global_text = GlobalText(st);
+    step.was = step.committed ? Join(d.live_kinds) : "(not on the ledger: hangard stopped first)";
     step.rules_was = Join(live_rules);
-    step.rules_would = Join(rules);
-    const bool decision_same = Sha256Hex(DecisionText(acts)) == line.decision;
-    for (Action& a : acts)
-      if (auto* r = std::get_if<Record>(&a))
-        if (Status s = record_out(std::move(*r), step); !s.ok()) return s;
-    const bool state_same = state == line.state;
-    const bool global_same = GlobalDigest(st) == line.global;
-    const bool global_began = !global_same && !global_differs;
-    global_differs = !global_same;
-    if (!decision_same)
-      step.cls = !line.acts && acts_at_all   ? StepClass::kExtra
-                 : line.acts && !acts_at_all ? StepClass::kMissing
-                                             : StepClass::kDecisionDiffers;
-    else if (!state_same || global_began)
-      step.cls = StepClass::kStateDiffers;
-    // Which part: the digests say no more, what the entries name does.
-    if (step.cls != StepClass::kSame)
-      step.part = !decision_same                       ? "the actions"
-                  : step.rules_was != step.rules_would ? "the gate's rules"
-                  : !state_same                        ? "the missions' state or the grants"
-                                                       : "the shared state (queue, slots, counter)";
-    for (const std::string& k : kinds)
-      if (kPermissive.count(k) &&
-          std::find(live_kinds.begin(), live_kinds.end(), k) == live_kinds.end() &&
-          std::any_of(live_kinds.begin(), live_kinds.end(),
-                      [](const std::string& l) { return kRestrictive.count(l) > 0; }))
-        step.widening = true;
-    ++sum.fed;
-    const bool in_range =
+    d.live_decision = std::move(line.decision);
+    d.live_state = std::move(line.state);
+    d.live_global = std::move(line.global);
+    d.live_acts = line.acts;
+    d.new_start = new_start;
+    new_start = false;
+    d.in_range =
         line.ledger_seq + 1 >= options.from && (!options.since || step.time >= *options.since);
-    if (!in_range) continue;  // fed for the state it leaves, not reported or counted
-    ++sum.signals;
-    if (step.cls == StepClass::kSame) {
-      ++sum.same;
-    } else {
-      ++sum.differ;
-      sum.state_only += step.cls == StepClass::kStateDiffers;
-      sum.widening += step.widening;
-      if (!sum.first_divergence) sum.first_divergence = step;
-    }
-    step_out(step);
+    ++sum.fed;
+    compare.Push(std::move(d));
+    if (compare.failed()) break;
   }
+  if (Status c = compare.Finish(&sum); !c.ok()) return c;
   ahead.Finish();  // the reader is this thread's again
   // Every entry a decision made names its line, written before it: one past the lines read means
   // the record was cut, unless hangard wrote it after the record was opened.

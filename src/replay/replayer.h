@@ -73,7 +73,9 @@ using StepSink = std::function<void(const Step&)>;
 // Each Record is handed over (moved): the sink may keep it.
 using RecordSink = std::function<Status(Record, const Step&)>;
 
-// Every step goes to STEP (those in range), every Record the replay decided to RECORD, in order.
+// Every step goes to STEP (those in range), every Record the replay decided to RECORD, in order,
+// both called from the replay's comparing thread (replay/comparer.h), never at once; the first
+// failure RECORD returns ends the replay with it.
 // READER must have been opened before LIVE was loaded (a running hangard appends to both): every
 // line it reads was then written before the ledger was read, so the head each names is in it and
 // only the last one's own entries can be missing. Entries past the last line read must name no

@@ -121,6 +121,55 @@ TEST_F(ReplayerTest, TheSameSetupReplaysEveryStepTheSame) {
   EXPECT_EQ(s->builds, std::vector<std::string>{std::string(kKernelBuild)});
 }
 
+// The comparing goes on its own thread (replay/comparer.h), chunk by chunk: across many chunks
+// every step still comes out once and in order, and the first failure of the record sink ends the
+// replay with it, no step after it reported.
+TEST_F(ReplayerTest, StepsComeOutInOrderAndASinkFailureEndsTheReplay) {
+  rec_.Start();
+  rec_.Step(Ready{kT});
+  ExitInfo e;
+  e.rc = 0;
+  TimeMs t = kT;
+  const int kMissions = 400;  // 1,601 signals: some 25 chunks
+  for (int i = 0; i < kMissions; ++i) {
+    const std::string id = "M" + std::to_string(i);
+    rec_.Step(Dropped{id + ".json", Mission(id), "", ++t, {}, kRoot});
+    rec_.Step(LaunchDone{id, true, false, true, "", ++t});
+    rec_.Step(DroneExited{id, e, ++t});
+    rec_.Step(Observed{id, Observation{}, ++t});
+  }
+  ledger::LedgerStore store(RealEnv(), rec_.spool(), "live");
+  ASSERT_TRUE(store.OpenForReading().ok());
+  LiveLedger live;
+  ASSERT_TRUE(live.Load(store).ok());
+  for (int64_t fail_at : {int64_t(0), int64_t(700)}) {  // 0: never
+    ledger::SignalReader reader(RealEnv(), rec_.spool() + "/signals/live");
+    ASSERT_TRUE(reader.Open().ok());
+    std::vector<int64_t> lines;
+    int64_t records = 0, failed_line = 0;
+    Result<Summary> s = Replay(
+        reader, live, {}, [&](const Step& st) { lines.push_back(st.n); },
+        [&](const Record&, const Step& st) {
+          if (++records != fail_at) return Status::Ok();
+          failed_line = st.n;
+          return Status::Io("the replay's ledger: disk full");
+        });
+    if (fail_at == 0) {
+      ASSERT_TRUE(s.ok()) << s.status().message();
+      EXPECT_EQ(s->signals, 1 + 4 * kMissions);
+      EXPECT_EQ(s->same, s->signals);
+      ASSERT_EQ(lines.size(), size_t(s->signals));
+    } else {
+      ASSERT_FALSE(s.ok());
+      EXPECT_EQ(s.status().message(), "the replay's ledger: disk full");
+      ASSERT_GT(failed_line, 0);
+      ASSERT_FALSE(lines.empty());
+      EXPECT_LT(lines.back(), failed_line) << "a step at or after the failure was reported";
+    }
+    for (size_t i = 1; i < lines.size(); ++i) ASSERT_EQ(lines[i], lines[i - 1] + 1) << i;
+  }
+}
+
 TEST_F(ReplayerTest, ToStopsAfterTheDecisionsUpToThatSeq) {
   Workload();
   ReplayOptions to;
