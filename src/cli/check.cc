@@ -22,6 +22,7 @@
 #include "kernel/mission.h"
 #include "kernel/setup_record.h"
 #include "ledger/fold_books.h"
+#include "shell/landlock.h"
 #include "shell/path_resolve.h"
 #include "shell/users.h"
 #include "shell/workspace.h"
@@ -73,6 +74,7 @@ std::variant<KernelSetup, Failure> Setup(const Context& ctx, const json::Value& 
     f.home = home && home[0] == '/' ? home : "/";
   }
   f.homes = HomeDirectories();
+  f.landlock_abi = LandlockAbi();
   struct stat st {};
   const int64_t hangard_uid =
       stat(ctx.layout.StatusFile().c_str(), &st) == 0 ? int64_t(st.st_uid) : int64_t(geteuid());

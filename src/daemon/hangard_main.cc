@@ -21,6 +21,7 @@
 #include "kernel/setup_record.h"
 #include "kernel/version.h"
 #include "launch/drone_exec.h"
+#include "shell/landlock.h"
 #include "shell/users.h"
 
 namespace {
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
   facts.homes = HomeDirectories();
   facts.bwrap = FindTool("bwrap");
   facts.socat = FindTool("socat");
+  facts.landlock_abi = LandlockAbi();  // what the plans' sandboxes hide by (kernel/plan.h)
   facts.root = geteuid() == 0;
   Result<std::set<int64_t>> approvers = ResolveApprovers(config->approvers, geteuid());
   if (!approvers.ok())

@@ -62,7 +62,8 @@ void Decision::Pump(TimeMs now) {
                      setup.drone_uid,
                      setup.drone_gid,
                      setup.socat,
-                     WorkspaceOf(m, rec.resolved)};
+                     WorkspaceOf(m, rec.resolved),
+                     setup.landlock_abi};
     Plan plan = BuildPlan(m, p->second, where, attempt);
     std::string plan_text = Text(plan.ToJson());
     GateResult g = GateStage2(m, plan, setup.policy, site, rec.resolved, &p->second);

@@ -14,7 +14,7 @@ namespace hangar {
 
 // The kernel build a signal record names (man/hangar-signals.5): raised whenever this binary's
 // decide() may decide a recorded signal otherwise than the build before it.
-inline constexpr std::string_view kKernelBuild = "hangar-kernel/3";
+inline constexpr std::string_view kKernelBuild = "hangar-kernel/4";
 
 // What a decision did, for the replay's diff: its actions without their explanations, as text.
 // A Log goes; a Record keeps its kind, seq, time and body but not the gate's "rules", "reason"

@@ -138,6 +138,12 @@ void JudgeEgress(const Mission& m, const Plan& plan, const Policy& policy, const
     deny("plan.egress.sandbox",
          "network \"egress\" needs the bubblewrap sandbox: its own network namespace is what "
          "leaves the proxy the only way out");
+  // In egress, hangar-confine starts the forwarder before its seccomp filter: only the Landlock
+  // ruleset keeps the drone from tracing it into making what the filter forbids (launch/confine.h).
+  if (plan.sandbox.landlock_abi < kLandlockHidesFrom)
+    deny("plan.egress.landlock",
+         "network \"egress\" needs a Landlock ruleset (Landlock ABI 2, Linux 5.19 or later): "
+         "without one the drone could trace its forwarder, which no seccomp filter binds");
   if (plan.launcher != "direct")
     deny("plan.egress.launcher",
          "only the direct launcher's supervisor runs the egress proxy, "

@@ -58,6 +58,7 @@ struct GateSite {
   DroneLimits limits;  // the config's: a plan must carry exactly these
   int64_t drone_uid = -1, drone_gid = -1;  // drone_user's; -1: hangard's own
   std::string socat = "";  // the egress forwarder hangard found; empty: not installed
+  int landlock_abi = 0;    // the host's Landlock ABI at hangard's start; 0: none
 };
 
 struct GateResult {

@@ -213,6 +213,20 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
                               "installed; it is never launched unsandboxed"
                             : "the plan runs " + sb.bwrap + ", not the bubblewrap hangard found (" +
                                   site.bwrap + ")");
+  // What hides the paths: the host's Landlock ruleset as well as the mounts where the host has one
+  // (the plan the supervisor follows would otherwise make less, or more than it can, of it).
+  const int want_landlock =
+      bwrap && site.landlock_abi >= kLandlockHidesFrom ? site.landlock_abi : 0;
+  if (sb.landlock_abi != want_landlock)
+    deny("plan.sandbox.landlock",
+         sb.landlock_abi > want_landlock
+             ? "the plan hides paths by a Landlock ruleset of ABI " +
+                   std::to_string(sb.landlock_abi) + ", which " +
+                   (bwrap ? "this host lacks (it has ABI " + std::to_string(site.landlock_abi) + ")"
+                          : "a plan without the bubblewrap sandbox does not make")
+             : "the plan hides paths by mounts alone, but this host has Landlock ABI " +
+                   std::to_string(site.landlock_abi) +
+                   ": a file renamed over a hidden one would be read (hangard(8), SANDBOX)");
   if (plan.processes != site.limits.processes || plan.file_mb != site.limits.file_mb ||
       plan.memory_mb != site.limits.memory_mb || plan.shm_mb != site.limits.shm_mb)
     deny("plan.limits", "the plan's limits are not the config's (processes " +

@@ -340,8 +340,8 @@ TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
   x.sandbox.hide = {"/"};  // one directory over all of them hides them all
   EXPECT_EQ(rules(x), V{});
   x.sandbox.hide = {"/anchor", "/home/u/.aws", "/ro", "/rootkit", "/s"};  // a name's prefix
-  EXPECT_EQ(rules(x), V{"paths.deny_read"});                                // hides nothing
-  x.sandbox.hide = {"/s/", "/home/u/./.aws", "/anchor", "/tmp/../root"};    // as normalised
+  EXPECT_EQ(rules(x), V{"paths.deny_read"});                              // hides nothing
+  x.sandbox.hide = {"/s/", "/home/u/./.aws", "/anchor", "/tmp/../root"};  // as normalised
   EXPECT_EQ(rules(x), V{});
   // Writable: exactly the room and the mission's writes as the shell resolved them.
   x = plan;
@@ -443,6 +443,7 @@ TEST(Gate, Stage2JudgesTheEgressPlan) {
   codex.egress_methods = {"GET", "HEAD"};
   GateSite site = Site();
   site.socat = "/usr/bin/socat";
+  site.landlock_abi = 4;
   PlanPlaces where;
   where.room = "/s/rooms/M1";
   where.run = "/s/running/M1/run";
@@ -451,7 +452,9 @@ TEST(Gate, Stage2JudgesTheEgressPlan) {
   where.hide = {"/anchor", "/home/u/.aws", "/root", "/s"};
   where.socat = site.socat;
   where.limits = site.limits;
+  where.landlock_abi = site.landlock_abi;
   Plan plan = BuildPlan(m, codex, where, 1);
+  EXPECT_EQ(plan.sandbox.landlock_abi, 4);
   EXPECT_EQ(plan.egress.allow, (std::vector<std::string>{"api.openai.com:443", "example.com:443"}));
   EXPECT_EQ(plan.env.at("HTTPS_PROXY"), kEgressProxyUrl);
   EXPECT_EQ(plan.egress.methods, (std::vector<std::string>{"GET", "HEAD"}));
@@ -479,6 +482,48 @@ TEST(Gate, Stage2JudgesTheEgressPlan) {
   bare.sandbox.engine = "none";
   const std::vector<std::string> got = rules(bare, site);
   EXPECT_NE(std::count(got.begin(), got.end(), "plan.egress.sandbox"), 0);
+  // A host without Landlock ABI 2: the plan hides by mounts alone, and an egress drone could
+  // trace its forwarder: refused here, with the reason, rather than by the supervisor at launch.
+  GateSite old_kernel = site;
+  old_kernel.landlock_abi = 1;
+  where.landlock_abi = 1;
+  Plan mounts_only = BuildPlan(m, codex, where, 1);
+  EXPECT_EQ(mounts_only.sandbox.landlock_abi, 0);
+  GateResult g = GateStage2(m, mounts_only, p, old_kernel, {}, &codex);
+  EXPECT_EQ(g.rules, std::vector<std::string>{"plan.egress.landlock"});
+  EXPECT_EQ(g.verdict, Verdict::kDeny);
+  EXPECT_NE(g.reason.find("needs a Landlock ruleset"), std::string::npos) << g.reason;
+}
+
+// The plan says what hides its paths, and it must be what the host has: the Landlock ruleset as
+// well as the mounts where the host offers Landlock ABI 2 or later, the mounts alone elsewhere.
+TEST(Gate, Stage2JudgesWhatHidesThePlansPaths) {
+  Policy p = P(kPathPolicy);
+  Mission m = M();
+  Plan plan = PlanFor(m);
+  plan.sandbox.hide = {"/anchor", "/home/u/.aws", "/root", "/s"};
+  GateSite with = Site();
+  with.landlock_abi = 7;
+  using V = std::vector<std::string>;
+  auto rules = [&](const Plan& x, const GateSite& site) { return GateStage2(m, x, p, site).rules; };
+  EXPECT_EQ(rules(plan, Site()), V{});  // no Landlock on the host, none in the plan
+  EXPECT_EQ(rules(plan, with), V{"plan.sandbox.landlock"});  // a downgrade to mounts alone
+  EXPECT_NE(GateStage2(m, plan, p, with).reason.find("mounts alone"), std::string::npos);
+  Plan ruled = plan;
+  ruled.sandbox.landlock_abi = 7;
+  EXPECT_EQ(rules(ruled, with), V{});
+  EXPECT_EQ(rules(ruled, Site()), V{"plan.sandbox.landlock"});  // more than the host can make
+  ruled.sandbox.landlock_abi = 3;
+  EXPECT_EQ(rules(ruled, with), V{"plan.sandbox.landlock"});  // not the host's ABI
+  GateSite abi1 = with;
+  abi1.landlock_abi = 1;  // too old to hide: the mounts alone
+  EXPECT_EQ(rules(plan, abi1), V{});
+  Plan bare = plan;
+  bare.sandbox.engine = "none";
+  bare.sandbox.bwrap.clear();
+  bare.sandbox.landlock_abi = 7;  // no sandbox makes no ruleset
+  const V got = rules(bare, with);
+  EXPECT_NE(std::count(got.begin(), got.end(), "plan.sandbox.landlock"), 0);
 }
 
 // The policy's destination patterns judge the mission's egress list at stage 1 and the plan's

@@ -29,6 +29,7 @@ void CheckClock(decide::Decision& d, TimeMs now) {
 GateSite KernelSetup::Site() const {
   GateSite site{rooms, home, {spool}, bwrap, bindir, root, config.limits, drone_uid, drone_gid};
   site.socat = socat;
+  site.landlock_abi = landlock_abi;
   if (!anchor.empty()) site.hangar_dirs.push_back(anchor);
   // The checkpoint signing key, when it lives elsewhere than the anchor directory.
   if (!config.checkpoint_key.empty()) site.hangar_dirs.push_back(config.checkpoint_key);

@@ -192,6 +192,7 @@ struct KernelSetup {
   std::string socat;       // the egress forwarder (socat) hangard found; empty: not installed
   bool root = false;       // hangard runs as root (GateSite::root)
   int64_t drone_uid = -1, drone_gid = -1;  // config drone_user, looked up at start; -1: none
+  int landlock_abi = 0;  // the host's Landlock ABI at start (shell/landlock.h); 0: none
   // The uids that may approve, deny, grant, revoke and reanchor: the config's approvers, users and
   // groups' members resolved by the shell, with root and hangard's own uid always among them.
   std::set<int64_t> approvers;

@@ -100,6 +100,7 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
     std::set<std::string> hide;
     for (const std::string& h : where.hide) hide.insert(NormalizeAbsolute(h));
     plan.sandbox.hide.assign(hide.begin(), hide.end());
+    plan.sandbox.landlock_abi = where.landlock_abi >= kLandlockHidesFrom ? where.landlock_abi : 0;
   }
   plan.sandbox.write.push_back(where.room);
   for (const std::string& w : where.writes) plan.sandbox.write.push_back(w);
@@ -143,6 +144,7 @@ json::Value Sandbox::ToJson() const {
   o["bwrap"] = bwrap;
   o["hide"] = json::Array(hide.begin(), hide.end());
   o["write"] = json::Array(write.begin(), write.end());
+  o["landlock_abi"] = landlock_abi;
   return o;
 }
 
@@ -316,6 +318,8 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
   }
   const json::Value* sb = v.find("sandbox");
   if (!sb || !sb->is_object()) return bad("sandbox", "expected an object");
+  if (!sb->find("landlock_abi"))
+    return bad("sandbox.landlock_abi", "missing: a plan says what hides its paths");
   for (const auto& [k, x] : sb->as_object()) {
     const std::string f = "sandbox." + k;
     if (k == "engine" || k == "bwrap") {
@@ -328,6 +332,10 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
           return bad(f, "expected a list of absolute paths");
         (k == "hide" ? p.sandbox.hide : p.sandbox.write).push_back(e.as_string());
       }
+    } else if (k == "landlock_abi") {
+      if (!x.is_int() || x.as_int() < 0 || x.as_int() > 1000)
+        return bad(f, "expected a Landlock ABI (an integer, 0: none)");
+      p.sandbox.landlock_abi = int(x.as_int());
     } else {
       return bad(f, "unknown field");
     }

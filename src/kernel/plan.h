@@ -18,6 +18,9 @@ namespace hangar {
 // The loopback port of the forwarder to hangar's egress proxy inside an egress sandbox, and the
 // URL the drone's HTTP(S)_PROXY and ALL_PROXY name.
 inline constexpr int kEgressPort = 3128;
+// The least Landlock ABI whose ruleset can hide paths (Linux 5.19: it handles REFER, without which
+// it would forbid every rename between directories, the room's too; shell/landlock.h).
+inline constexpr int kLandlockHidesFrom = 2;
 inline const std::string kEgressProxyUrl = "http://127.0.0.1:3128";
 // The variables the plan of an egress drone sets to kEgressProxyUrl.
 inline const std::vector<std::string> kEgressProxyVars = {
@@ -37,6 +40,11 @@ struct Sandbox {
   std::vector<std::string> hide;   // hidden from the drone (absolute, normalised, sorted)
   std::vector<std::string> write;  // bound read-write: the room first, then the mission's writes
                                    // with their symlinks resolved when the mission was taken in
+  // The Landlock ABI of the ruleset that hides the paths too (shell/landlock.h: what stays hidden
+  // when the host renames a file over a hidden one), the host's at hangard's start; 0: the
+  // mounts alone hide (no Landlock ABI 2 on the host, or engine "none"). The supervisor makes
+  // exactly this, or refuses to run the drone; stage 2 judges it against the host's.
+  int landlock_abi = 0;
   json::Value ToJson() const;
 };
 
@@ -123,6 +131,7 @@ struct PlanPlaces {
   int64_t uid = -1, gid = -1;  // drone_user's
   std::string socat;           // the forwarder program hangard found; empty: not installed
   std::optional<PlanWorkspace> workspace = std::nullopt;  // the mission's, as resolved at intake
+  int landlock_abi = 0;  // the host's Landlock ABI at hangard's start; 0: none
 };
 
 // The granularity of the deadline LAUNCHER enforces, in ms: 1 for "direct" (its supervisor counts

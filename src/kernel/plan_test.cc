@@ -89,6 +89,42 @@ TEST(Plan, LimitsAndTheDronesUserRoundTrip) {
   EXPECT_EQ(FromJsonStatus(bad).message(), "plan.json: limits.memory: unknown field");
 }
 
+// The plan says what hides its paths (kernel/plan.h, Sandbox::landlock_abi): the supervisor makes
+// exactly that, so a plan that does not say is refused rather than read as "mounts alone".
+TEST(Plan, TheLandlockAbiRoundTripsAndMustBeSaid) {
+  Plan p = CodexLikePlan();
+  p.sandbox.landlock_abi = 7;
+  Result<Plan> back = Plan::FromJson(p.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->sandbox.landlock_abi, 7);
+  json::Value v = p.ToJson();
+  v["sandbox"].as_object().erase("landlock_abi");
+  EXPECT_EQ(FromJsonStatus(v).message(),
+            "plan.json: sandbox.landlock_abi: missing: a plan says what hides its paths");
+  for (json::Value bad : {json::Value(-1), json::Value("7"), json::Value(2.5)}) {
+    v["sandbox"]["landlock_abi"] = bad;
+    EXPECT_EQ(FromJsonStatus(v).message(),
+              "plan.json: sandbox.landlock_abi: expected a Landlock ABI (an integer, 0: none)");
+  }
+  // BuildPlan: the host's ABI where it can hide (2 or later), else none; never without bwrap.
+  Mission m;
+  m.id = "M1";
+  m.max_minutes = 1;
+  Profile bw;
+  bw.argv = {"/bin/d"};
+  PlanPlaces where;
+  where.room = "/s/rooms/M1";
+  where.run = "/s/running/M1/run";
+  where.bwrap = "/usr/bin/bwrap";
+  for (int abi : {0, 1, 2, 7}) {
+    where.landlock_abi = abi;
+    EXPECT_EQ(BuildPlan(m, bw, where, 1).sandbox.landlock_abi, abi >= 2 ? abi : 0) << abi;
+  }
+  Profile none = bw;
+  none.sandbox = "none";
+  EXPECT_EQ(BuildPlan(m, none, where, 1).sandbox.landlock_abi, 0);
+}
+
 TEST(Plan, RoomDirsMustBePlainNames) {
   for (const char* bad : {"a/b", "..", ".", "", "/abs", "../up"}) {
     json::Value v = CodexLikePlan().ToJson();

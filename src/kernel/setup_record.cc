@@ -39,6 +39,7 @@ Result<KernelSetup> BuildSetup(const SetupFacts& f) {
   setup.approvers = f.approvers;
   setup.drone_uid = f.drone_uid;
   setup.drone_gid = f.drone_gid;
+  setup.landlock_abi = f.landlock_abi;
   return setup;
 }
 
@@ -64,7 +65,8 @@ json::Value SetupFactsJson(const SetupFacts& f, const BlobOut& out) {
       {"drone_uid", f.drone_uid},
       {"drone_gid", f.drone_gid},
       {"approvers", json::Array(f.approvers.begin(), f.approvers.end())},
-      {"cpus", f.cpus}};
+      {"cpus", f.cpus},
+      {"landlock_abi", f.landlock_abi}};
 }
 
 SetupFacts ReadSetupFactsAt(simdjson::dom::element e, const std::string& field, const BlobIn& in) {
@@ -100,6 +102,9 @@ SetupFacts ReadSetupFactsAt(simdjson::dom::element e, const std::string& field, 
                   s.approvers.insert(strict::Integer(v, vf));
                 });
   s.cpus = int(strict::IntegerIn(f["cpus"], f.Path("cpus"), 1, 1 << 20));
+  // Recorded from hangar-kernel/4 on; a start of an older build read as one without Landlock.
+  if (f.Has("landlock_abi"))
+    s.landlock_abi = int(strict::IntegerIn(f["landlock_abi"], f.Path("landlock_abi"), 0, 1000));
   f.Done();
   return s;
 }

@@ -32,6 +32,7 @@ struct SetupFacts {
   int64_t drone_uid = -1, drone_gid = -1;
   std::set<int64_t> approvers;  // resolved
   int cpus = 1;                 // config slots 0: one slot per cpu
+  int landlock_abi = 0;         // the host's Landlock ABI (shell/landlock.h); 0: none
 };
 
 // The setup as hangard runs with it. Invalid naming the file and field for a config or policy

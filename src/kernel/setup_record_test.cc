@@ -29,6 +29,7 @@ SetupFacts Facts() {
   f.drone_gid = 1002;
   f.approvers = {0, 1000};
   f.cpus = 3;
+  f.landlock_abi = 5;
   return f;
 }
 
@@ -49,6 +50,15 @@ TEST(SetupRecord, FactsReadBackAsThemselves) {
             json::Write(SetupFactsJson(f, [](std::string_view b) { return Sha256Hex(b); })));
   EXPECT_EQ(g.homes, f.homes);
   EXPECT_EQ(g.approvers, f.approvers);
+  EXPECT_EQ(g.landlock_abi, 5);
+  // A start line of hangar-kernel/3 or before has no landlock_abi: a host without Landlock, as
+  // its plans were (they did not say), so that its history still replays.
+  json::Value old = SetupFactsJson(f, [&](std::string_view b) { return "sha256:" + Sha256Hex(b); });
+  old.as_object().erase("landlock_abi");
+  std::variant<SetupFacts, ParseError> older = strict::ReadDocument<SetupFacts>(
+      json::Write(old), [&](simdjson::dom::element e) { return ReadSetupFactsAt(e, "", in); });
+  ASSERT_TRUE(std::holds_alternative<SetupFacts>(older)) << std::get<ParseError>(older).Text();
+  EXPECT_EQ(std::get<SetupFacts>(older).landlock_abi, 0);
 }
 
 TEST(SetupRecord, BuildsTheSetupHangardRunsWith) {
@@ -58,6 +68,8 @@ TEST(SetupRecord, BuildsTheSetupHangardRunsWith) {
   EXPECT_EQ(s->spool, "/s");
   EXPECT_EQ(s->rooms, "/s/rooms");
   EXPECT_EQ(s->drone_uid, 1001);
+  EXPECT_EQ(s->landlock_abi, 5);
+  EXPECT_EQ(s->Site().landlock_abi, 5) << "stage 2 judges plans by the host's ABI";
   EXPECT_EQ(s->approvers, (std::set<int64_t>{0, 1000}));
   Result<Policy> p = ParsePolicy(Facts().policy_text, "/s/policy.json");
   ASSERT_TRUE(p.ok());

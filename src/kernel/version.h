@@ -12,7 +12,7 @@ namespace hangar {
 
 inline constexpr std::string_view kHangarVersion = "0.1.0";
 
-// "PROGRAM 0.1.0 (hangar-kernel/3)".
+// "PROGRAM 0.1.0 (hangar-kernel/4)".
 inline std::string VersionLine(std::string_view program) {
   return std::string(program) + " " + std::string(kHangarVersion) + " (" +
          std::string(kKernelBuild) + ")";

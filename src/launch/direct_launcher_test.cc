@@ -66,7 +66,7 @@ TEST_F(DirectLauncherTest, BadPlanIsRefusedAndNothingIsWritten) {
       R"({"hangar":1,"id":"M","attempt":1,"launcher":"direct","argv":["true"],"env":{},"room":")" +
       run_ + R"(","run":")" + run_ + R"(","stdin":"","prompt_in_room":false,
       "last_message":"","network":"none","deadline_ms":0,"grace_ms":0,
-      "sandbox":{"engine":"none","bwrap":"","hide":[],"write":[")" +
+      "sandbox":{"engine":"none","bwrap":"","hide":[],"landlock_abi":0,"write":[")" +
       run_ + R"("]}})";
   std::ofstream(plan) << text;
   Status s = StartShim(Shim(), plan, Sha256Hex(text));

@@ -51,7 +51,13 @@ Result<std::string> PlanProgram(const Plan& plan) {
 Result<DroneCommand> PlanCommand(const Plan& plan) {
   Result<std::string> exe = PlanProgram(plan);
   if (!exe.ok()) return exe.status();
-  return SandboxCommand(plan, *exe, ConfineProgram(), LandlockAbi() >= 2);
+  if (const int abi = LandlockAbi(); plan.sandbox.landlock_abi > abi)
+    return Status::Unavailable("the plan's sandbox hides paths by Landlock ABI " +
+                               std::to_string(plan.sandbox.landlock_abi) +
+                               ", and this kernel has " +
+                               (abi > 0 ? "ABI " + std::to_string(abi) : "no Landlock") +
+                               ": the drone is not run in less of a sandbox than its plan");
+  return SandboxCommand(plan, *exe, ConfineProgram());
 }
 
 std::string ConfineProgram() {
@@ -82,7 +88,7 @@ Status HandOverRoom(const Plan& plan) {
 }
 
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
-                                    const std::string& confine, bool landlock) {
+                                    const std::string& confine) {
   if (plan.sandbox.engine == "none") {
     DroneCommand cmd;
     cmd.exe = program;
@@ -108,7 +114,7 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
     spec.forward_port = plan.egress.port;
   }
   spec.shm_mb = plan.shm_mb;
-  spec.landlock = landlock;
+  spec.landlock = plan.sandbox.landlock_abi >= kLandlockHidesFrom;
   return BwrapCommand(spec, program, {plan.argv.begin() + 1, plan.argv.end()});
 }
 

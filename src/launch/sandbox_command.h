@@ -28,10 +28,10 @@ namespace hangar {
 using DroneCommand = SandboxedCommand;
 
 // program: plan.argv[0] as found on the plan's PATH (launch/drone_exec.h, FindProgram);
-// confine: hangar-confine (absolute); landlock: it hides by Landlock too (BwrapSpec::landlock;
-// PlanCommand passes LandlockAbi() >= 2).
+// confine: hangar-confine (absolute). It hides by Landlock too (BwrapSpec::landlock) when the
+// plan says so (sandbox.landlock_abi), and by the mounts alone when it does not.
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
-                                    const std::string& confine, bool landlock);
+                                    const std::string& confine);
 
 // hangar-confine beside the running program (/proc/self/exe).
 std::string ConfineProgram();
@@ -48,7 +48,8 @@ Status HandOverRoom(const Plan& plan);
 Result<std::string> PlanProgram(const Plan& plan);
 
 // The command that runs the plan's drone: PlanProgram in the plan's sandbox. Both hangar-shim's
-// supervisor and its --exec mode run this.
+// supervisor and its --exec mode run this. Unavailable, and nothing run, when the plan's sandbox
+// hides by a Landlock ABI this kernel lacks: the sandbox is the plan's, never less.
 Result<DroneCommand> PlanCommand(const Plan& plan);
 
 }  // namespace hangar

@@ -3,12 +3,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-
 #include <filesystem>
 #include <fstream>
 
 #include "base/scratch_dir_testutil.h"
 #include "gtest/gtest.h"
+#include "shell/landlock.h"
 
 namespace hangar {
 namespace {
@@ -45,16 +45,25 @@ class SandboxCommandTest : public ::testing::Test {
 
   // What every bwrap command starts with: a user namespace without capabilities, the machine.
   static Argv Head() {
-    return {"/usr/bin/bwrap", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-            "--ro-bind",      "/",              "/",                "--dev",      "/dev",
-            "--proc",         "/proc"};
+    return {"/usr/bin/bwrap",
+            "--unshare-user",
+            "--disable-userns",
+            "--cap-drop",
+            "ALL",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc"};
   }
 
   // What every bwrap command ends with, after --unshare-net when there is one: hangar-confine
   // between bwrap and the drone, with unix sockets denied where the network is cut.
   Argv Tail(const char* sockets = "unix-deny") {
-    return {"--chdir", dir_ + "/room", "--",    kConfine, sockets, "/usr/bin/drone", "--flag",
-            "two words"};
+    return {"--chdir", dir_ + "/room",   "--",     kConfine,
+            sockets,   "/usr/bin/drone", "--flag", "two words"};
   }
 
   // The number of the Nth descriptor the command binds.
@@ -64,7 +73,8 @@ class SandboxCommandTest : public ::testing::Test {
 
   // Whether FD is the file at PATH now (same device and inode).
   static bool SameFile(const UniqueFd& fd, const std::string& path) {
-    struct stat a {}, b {};
+    struct stat a {
+    }, b{};
     return fstat(fd.get(), &a) == 0 && stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
            a.st_ino == b.st_ino;
   }
@@ -85,7 +95,7 @@ TEST_F(SandboxCommandTest, EngineNoneRunsTheProgramAsThePlanSays) {
   Plan p = MakePlan();
   p.sandbox.engine = "none";
   p.sandbox.hide = {dir_ + "/secrets"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->exe, "/usr/bin/drone");
   EXPECT_EQ(cmd->argv, p.argv);  // argv[0] as the plan wrote it, not the path found
@@ -98,22 +108,28 @@ TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
   p.sandbox.write = {p.room, dir_ + "/work"};
   p.last_message = dir_ + "/run/last-message.txt";
   std::ofstream(p.last_message) << "";  // the supervisor made it
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->exe, "/usr/bin/bwrap");
   EXPECT_EQ(cmd->argv,
             Cat({Head(),
                  {
                      // gone/away does not exist: nothing to hide, left out
-                     "--tmpfs",       dir_ + "/target",  // the link's target, not the link
-                     "--tmpfs",       dir_ + "/secrets",                       //
-                     "--ro-bind",     "/dev/null",       dir_ + "/notes.txt",  // files after dirs
-                     "--bind-fd",     Fd(*cmd, 0),       dir_ + "/room",       //
-                     "--bind-fd",     Fd(*cmd, 1),       dir_ + "/work",       //
-                     "--bind-fd",     Fd(*cmd, 2),       p.last_message,       //
-                     "--remount-ro",  dir_ + "/target",  "--remount-ro",       dir_ + "/secrets",
-                     "--remount-ro",  "/dev",  // the hiding tmpfs and /dev, read-only
-                     "--unshare-pid", "--unshare-ipc",   "--die-with-parent",
+                     "--tmpfs",           dir_ + "/target",   // the link's target, not the link
+                     "--tmpfs",           dir_ + "/secrets",  //
+                     "--ro-bind",         "/dev/null",
+                     dir_ + "/notes.txt",  // files after dirs
+                     "--bind-fd",         Fd(*cmd, 0),
+                     dir_ + "/room",  //
+                     "--bind-fd",         Fd(*cmd, 1),
+                     dir_ + "/work",  //
+                     "--bind-fd",         Fd(*cmd, 2),
+                     p.last_message,  //
+                     "--remount-ro",      dir_ + "/target",
+                     "--remount-ro",      dir_ + "/secrets",
+                     "--remount-ro",      "/dev",  // the hiding tmpfs and /dev, read-only
+                     "--unshare-pid",     "--unshare-ipc",
+                     "--die-with-parent",
                      "--unshare-net",  //
                  },
                  Tail()}));
@@ -136,37 +152,59 @@ TEST_F(SandboxCommandTest, WithLandlockConfineHidesEveryPathAndFilesGetNoMount) 
   p.sandbox.write = {p.room, dir_ + "/work"};
   p.last_message = dir_ + "/run/last-message.txt";
   std::ofstream(p.last_message) << "";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, true);
+  p.sandbox.landlock_abi = kLandlockHidesFrom;
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
-  EXPECT_EQ(cmd->argv,
-            Cat({Head(),
-                 {
-                     "--tmpfs",       dir_ + "/target",  // directories still get a tmpfs
-                     "--tmpfs",       dir_ + "/secrets",                       //
-                     "--bind-fd",     Fd(*cmd, 0),       dir_ + "/room",       //
-                     "--bind-fd",     Fd(*cmd, 1),       dir_ + "/work",       //
-                     "--bind-fd",     Fd(*cmd, 2),       p.last_message,       //
-                     "--remount-ro",  dir_ + "/target",  "--remount-ro",       dir_ + "/secrets",
-                     "--remount-ro",  "/dev",
-                     "--unshare-pid", "--unshare-ipc",   "--die-with-parent",
-                     "--unshare-net",  //
-                     "--chdir",       dir_ + "/room",    "--",                 kConfine,
-                     "--landlock",    Fd(*cmd, 3),  // the ruleset (shell/landlock_test.cc)
-                     "unix-deny",     "/usr/bin/drone",  "--flag",             "two words",
-                 }}));
+  EXPECT_EQ(cmd->argv, Cat({Head(),
+                            {
+                                "--tmpfs",
+                                dir_ + "/target",  // directories still get a tmpfs
+                                "--tmpfs",
+                                dir_ + "/secrets",  //
+                                "--bind-fd",
+                                Fd(*cmd, 0),
+                                dir_ + "/room",  //
+                                "--bind-fd",
+                                Fd(*cmd, 1),
+                                dir_ + "/work",  //
+                                "--bind-fd",
+                                Fd(*cmd, 2),
+                                p.last_message,  //
+                                "--remount-ro",
+                                dir_ + "/target",
+                                "--remount-ro",
+                                dir_ + "/secrets",
+                                "--remount-ro",
+                                "/dev",
+                                "--unshare-pid",
+                                "--unshare-ipc",
+                                "--die-with-parent",
+                                "--unshare-net",  //
+                                "--chdir",
+                                dir_ + "/room",
+                                "--",
+                                kConfine,
+                                "--landlock",
+                                Fd(*cmd, 3),  // the ruleset (shell/landlock_test.cc)
+                                "unix-deny",
+                                "/usr/bin/drone",
+                                "--flag",
+                                "two words",
+                            }}));
   ASSERT_EQ(cmd->fds.size(), 4u);
   EXPECT_EQ(cmd->inherit().size(), 4u);  // the ruleset reaches confine
 }
 
 TEST_F(SandboxCommandTest, WithLandlockAndNothingHiddenConfineGetsNoRuleset) {
   Plan p = MakePlan();
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, true);
+  p.sandbox.landlock_abi = kLandlockHidesFrom;
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
-  EXPECT_EQ(cmd->argv, Cat({Head(),
-                            {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--remount-ro", "/dev",
-                             "--unshare-pid", "--unshare-ipc", "--die-with-parent",
-                             "--unshare-net"},
-                            Tail()}));
+  EXPECT_EQ(cmd->argv,
+            Cat({Head(),
+                 {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--remount-ro", "/dev", "--unshare-pid",
+                  "--unshare-ipc", "--die-with-parent", "--unshare-net"},
+                 Tail()}));
 }
 
 TEST_F(SandboxCommandTest, EgressNeedsLandlock) {
@@ -178,12 +216,13 @@ TEST_F(SandboxCommandTest, EgressNeedsLandlock) {
   p.egress.forwarder = "/usr/bin/socat";
   p.egress.port = 3128;
   p.sandbox.hide = {dir_ + "/secrets"};
-  Result<DroneCommand> without = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> without = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_FALSE(without.ok());
   EXPECT_NE(without.status().message().find("network \"egress\" needs a Landlock ruleset"),
             std::string::npos)
       << without.status().message();
-  Result<DroneCommand> with = SandboxCommand(p, "/usr/bin/drone", kConfine, true);
+  p.sandbox.landlock_abi = kLandlockHidesFrom;
+  Result<DroneCommand> with = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(with.ok()) << with.status().message();
   const Argv& a = with->argv;
   auto at = std::find(a.begin(), a.end(), kConfine);
@@ -192,12 +231,33 @@ TEST_F(SandboxCommandTest, EgressNeedsLandlock) {
                                     p.egress.socket, "--landlock", Fd(*with, 1)}));
 }
 
+// The sandbox is the plan's, never less: a plan whose paths a Landlock ruleset hides runs nowhere
+// the kernel cannot make one (a plan carried to an older kernel), and nothing is started.
+TEST_F(SandboxCommandTest, APlanNeedingMoreLandlockThanTheKernelHasIsNotRun) {
+  Plan p = MakePlan();
+  p.argv = {"/bin/true"};
+  p.sandbox.hide = {dir_ + "/secrets"};
+  p.sandbox.landlock_abi = LandlockAbi() + 1;
+  Result<DroneCommand> cmd = PlanCommand(p);
+  ASSERT_FALSE(cmd.ok());
+  EXPECT_EQ(cmd.status().code(), Code::kUnavailable);
+  EXPECT_NE(cmd.status().message().find("the plan's sandbox hides paths by Landlock ABI " +
+                                        std::to_string(LandlockAbi() + 1)),
+            std::string::npos)
+      << cmd.status().message();
+  p.sandbox.landlock_abi = LandlockAbi() >= kLandlockHidesFrom ? LandlockAbi() : 0;
+  Result<DroneCommand> ok = PlanCommand(p);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(std::count(ok->argv.begin(), ok->argv.end(), "--landlock"),
+            p.sandbox.landlock_abi > 0 ? 1 : 0);
+}
+
 TEST_F(SandboxCommandTest, AFileHiddenBeforeItsDirectoryGetsNoMountInsideTheTmpfs) {
   // Directories are mounted first: a file inside one, named before it, is hidden by its tmpfs
   // (a /dev/null bind there would make its name appear in the empty directory).
   Plan p = MakePlan();
   p.sandbox.hide = {dir_ + "/secrets/key", dir_ + "/secrets"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(std::count(cmd->argv.begin(), cmd->argv.end(), dir_ + "/secrets/key"), 0);
   EXPECT_EQ(std::count(cmd->argv.begin(), cmd->argv.end(), dir_ + "/secrets"), 2);  // tmpfs, ro
@@ -207,7 +267,7 @@ TEST_F(SandboxCommandTest, LastMessageInTheRoomAndHostNetworkAddNothing) {
   Plan p = MakePlan();
   p.last_message = dir_ + "/room/last-message.txt";  // the room's bind covers it
   p.network = "host";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv, Cat({Head(),
                             {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--remount-ro", "/dev",
@@ -219,7 +279,7 @@ TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
   Plan p = MakePlan();
   fs::create_directory(dir_ + "/more");
   p.sandbox.write = {p.room, dir_ + "/work", dir_ + "/more"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv,
             Cat({Head(),
@@ -232,7 +292,7 @@ TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
 TEST_F(SandboxCommandTest, MissingWriteIsRefused) {
   Plan p = MakePlan();
   p.sandbox.write = {p.room, dir_ + "/no-such-dir"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kNotFound);
   EXPECT_EQ(cmd.status().message(), "cannot bind " + dir_ +
@@ -246,7 +306,7 @@ TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
   fs::remove(dir_ + "/work");
   fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/work");
   p.sandbox.write = {p.room, dir_ + "/work"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kInvalid);
   EXPECT_NE(
@@ -258,7 +318,7 @@ TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
 TEST_F(SandboxCommandTest, ThePlansLimitsSizeDevShm) {
   Plan p = MakePlan();
   p.shm_mb = 64;
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv, Cat({Head(),
                             {"--size", "67108864", "--tmpfs", "/dev/shm", "--bind-fd", Fd(*cmd, 0),
@@ -272,7 +332,7 @@ TEST_F(SandboxCommandTest, LinkInAnEarlierComponentIsRefused) {
   Plan p = MakePlan();
   fs::create_directory(dir_ + "/target/inner");
   p.sandbox.write = {p.room, dir_ + "/hidden-link/inner"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_FALSE(cmd.ok());
   EXPECT_NE(cmd.status().message().find("now resolves to " + dir_ + "/target/inner"),
             std::string::npos)
@@ -285,7 +345,7 @@ TEST_F(SandboxCommandTest, SwapAfterTheCommandIsBuiltDoesNotMoveTheBind) {
   // directory the gate judged, never on the secret.
   Plan p = MakePlan();
   p.sandbox.write = {p.room, dir_ + "/work"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   struct stat judged {};
   ASSERT_EQ(stat((dir_ + "/work").c_str(), &judged), 0);
@@ -301,7 +361,7 @@ TEST_F(SandboxCommandTest, RoomThatIsALinkIsRefused) {
   Plan p = MakePlan();
   fs::remove(dir_ + "/room");
   fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/room");
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_FALSE(cmd.ok());
   EXPECT_NE(cmd.status().message().find("a symbolic link, not followed"), std::string::npos)
       << cmd.status().message();
@@ -310,7 +370,7 @@ TEST_F(SandboxCommandTest, RoomThatIsALinkIsRefused) {
 TEST_F(SandboxCommandTest, UnknownEngineIsRefused) {
   Plan p = MakePlan();
   p.sandbox.engine = "firejail";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, false);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kInvalid);
   EXPECT_EQ(cmd.status().message(), "sandbox engine \"firejail\" is unknown");

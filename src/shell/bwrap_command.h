@@ -54,7 +54,7 @@ struct BwrapSpec {
                                     // room, only its last component must not be a link
   bool cut_network = true;
   int64_t shm_mb = 0;     // the size of /dev/shm, a tmpfs of its own; 0: bwrap's /dev's
-  bool landlock = false;  // CONFINE hides by Landlock too (LandlockAbi() >= 2)
+  bool landlock = false;  // CONFINE hides by Landlock too (the plan's sandbox.landlock_abi)
   // Network "egress": the proxy's unix socket, bound at its own path, and the forwarder confine
   // starts on 127.0.0.1:forward_port to it before the drone runs (launch/confine.h). "" none.
   std::string egress_socket, forwarder;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "kernel/plan.h"
 #include "shell/bwrap_command.h"
 #include "shell/change.h"
 #include "shell/child_run.h"
@@ -76,7 +77,7 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
     spec.room_fd = room->get();
     spec.room_writable = false;
     spec.shm_mb = sandbox.limits.shm_mb;
-    spec.landlock = LandlockAbi() >= 2;
+    spec.landlock = LandlockAbi() >= kLandlockHidesFrom;
     cmd = BwrapCommand(spec, program, {c.argv.begin() + 1, c.argv.end()});
     if (!cmd.ok()) error = "cannot sandbox " + c.argv[0] + ": " + cmd.status().message();
   }

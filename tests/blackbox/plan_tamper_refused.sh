@@ -9,7 +9,7 @@ cat >"$T/plan.json" <<JSON
 {"hangar":1,"id":"P1","attempt":1,"launcher":"direct","argv":["/bin/true"],"env":{},
  "room":"$T/room","run":"$T/run","stdin":"","prompt_in_room":false,"last_message":"",
  "network":"none","deadline_ms":60000,"grace_ms":1000,
- "sandbox":{"engine":"bwrap","bwrap":"/usr/bin/bwrap","hide":[],"write":["$T/room"]}}
+ "sandbox":{"engine":"bwrap","bwrap":"/usr/bin/bwrap","hide":[],"landlock_abi":0,"write":["$T/room"]}}
 JSON
 passed=$(sha256sum "$T/plan.json" | cut -d' ' -f1)
 sed -i 's|"/bin/true"|"/bin/sh","-c","touch '"$T"'/room/pwned"|' "$T/plan.json"
