@@ -3,20 +3,17 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/process/args.hpp>
-#include <boost/process/child.hpp>
-#include <boost/process/exe.hpp>
-#include <boost/process/extend.hpp>
-#include <boost/process/io.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "base/json.h"
 #include "env/env.h"
@@ -25,8 +22,6 @@
 namespace hangar {
 
 namespace {
-
-namespace bp = boost::process;
 
 // The first process of hangar-shim answers within milliseconds; ten seconds means it is stuck.
 constexpr std::chrono::milliseconds kReportWithin{10000};
@@ -107,20 +102,32 @@ Status StartShim(const std::string& shim_path, const std::string& plan_file,
     close(fd);
     return Status::Errno("open a report file for hangar-shim", e);
   }
-  std::error_code ec;
-  pid_t failed = -1;
-  bp::child shim(
-      bp::exe = shim_path, bp::args = {plan_file, plan_sha256},
-      bp::std_in<bp::null, (bp::std_out & bp::std_err)> report,
-      // Boost 1.74 does not reap a child whose exec failed; its pid is only known here.
-      bp::extend::on_error([&](auto& exec, const std::error_code&) { failed = exec.pid; }), ec);
-  if (ec) {
-    if (failed > 0) waitpid(failed, nullptr, 0);
+  // posix_spawn, not Boost.Process: Boost 1.74 only forks, and a fork copies the page tables of
+  // hangard (its threads, its state of every mission) at each launch, then faults on each page
+  // either side writes. glibc's posix_spawn starts the child in hangard's memory (clone with
+  // CLONE_VM|CLONE_VFORK) until it execs, and reports a failed exec as its return value, the child
+  // reaped. The child keeps the caller's signal mask (the loop's signals blocked, as in the launch
+  // pool's threads) and environment, as Boost's did; the supervisor sets its own.
+  posix_spawn_file_actions_t actions;
+  int spawned = posix_spawn_file_actions_init(&actions);
+  if (spawned != 0) {
     fclose(report);
-    return Status::Io("cannot run " + shim_path + ": " + ec.message());
+    return Status::Io("cannot run " + shim_path + ": " + std::strerror(spawned));
   }
-  const pid_t pid = shim.id();
-  shim.detach();  // reaped below; Boost's destructor would kill a child it thinks still runs
+  std::string arg0 = shim_path, arg1 = plan_file, arg2 = plan_sha256;
+  char* argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
+  pid_t pid = -1;
+  for (int rc : {posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0),
+                 posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO),
+                 posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO)})
+    spawned = spawned ? spawned : rc;
+  if (spawned == 0)
+    spawned = posix_spawn(&pid, shim_path.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    fclose(report);
+    return Status::Io("cannot run " + shim_path + ": " + std::strerror(spawned));
+  }
   Result<int> status = WaitWithin(pid, kReportWithin);
   if (!status.ok() && status.status().code() == Code::kUnavailable) {
     kill(pid, SIGKILL);
