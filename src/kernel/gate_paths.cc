@@ -219,14 +219,18 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
       bwrap && site.landlock_abi >= kLandlockHidesFrom ? site.landlock_abi : 0;
   if (sb.landlock_abi != want_landlock)
     deny("plan.sandbox.landlock",
-         sb.landlock_abi > want_landlock
-             ? "the plan hides paths by a Landlock ruleset of ABI " +
-                   std::to_string(sb.landlock_abi) + ", which " +
-                   (bwrap ? "this host lacks (it has ABI " + std::to_string(site.landlock_abi) + ")"
-                          : "a plan without the bubblewrap sandbox does not make")
-             : "the plan hides paths by mounts alone, but this host has Landlock ABI " +
+         sb.landlock_abi < kLandlockHidesFrom
+             ? "the plan hides paths by mounts alone, but this host has Landlock ABI " +
                    std::to_string(site.landlock_abi) +
-                   ": a file renamed over a hidden one would be read (hangard(8), SANDBOX)");
+                   ": a file renamed over a hidden one would be read (hangard(8), SANDBOX)"
+         : !bwrap ? "the plan names a Landlock ruleset (ABI " + std::to_string(sb.landlock_abi) +
+                        "), which a plan without the bubblewrap sandbox does not make"
+                  : "the plan names Landlock ABI " + std::to_string(sb.landlock_abi) +
+                        ", not this host's (" +
+                        (site.landlock_abi >= kLandlockHidesFrom
+                             ? "ABI " + std::to_string(site.landlock_abi)
+                             : "none that hides: ABI " + std::to_string(site.landlock_abi)) +
+                        ")");
   if (plan.processes != site.limits.processes || plan.file_mb != site.limits.file_mb ||
       plan.memory_mb != site.limits.memory_mb || plan.shm_mb != site.limits.shm_mb)
     deny("plan.limits", "the plan's limits are not the config's (processes " +
@@ -275,8 +279,8 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
   auto hidden_by_plan = [&](std::string_view d) {
     for (std::string_view a = d;;) {
       if (std::binary_search(hide.begin(), hide.end(), a, std::less<>())) return true;
-      if (a.size() <= 1) return false;
       const size_t slash = a.rfind('/');
+      if (a.size() <= 1 || slash == std::string_view::npos) return false;
       a = slash == 0 ? std::string_view("/") : a.substr(0, slash);
     }
   };

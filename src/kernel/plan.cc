@@ -144,7 +144,7 @@ json::Value Sandbox::ToJson() const {
   o["bwrap"] = bwrap;
   o["hide"] = json::Array(hide.begin(), hide.end());
   o["write"] = json::Array(write.begin(), write.end());
-  o["landlock_abi"] = landlock_abi;
+  if (landlock_abi != kLandlockUnsaid) o["landlock_abi"] = landlock_abi;
   return o;
 }
 
@@ -318,8 +318,9 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
   }
   const json::Value* sb = v.find("sandbox");
   if (!sb || !sb->is_object()) return bad("sandbox", "expected an object");
-  if (!sb->find("landlock_abi"))
-    return bad("sandbox.landlock_abi", "missing: a plan says what hides its paths");
+  // A plan of hangar-kernel/3 or before (an engine's drone running across an upgrade, a Slurm job
+  // still queued) does not say: its supervisor decides by its own kernel, as it did then.
+  if (!sb->find("landlock_abi")) p.sandbox.landlock_abi = kLandlockUnsaid;
   for (const auto& [k, x] : sb->as_object()) {
     const std::string f = "sandbox." + k;
     if (k == "engine" || k == "bwrap") {

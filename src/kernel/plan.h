@@ -21,6 +21,8 @@ inline constexpr int kEgressPort = 3128;
 // The least Landlock ABI whose ruleset can hide paths (Linux 5.19: it handles REFER, without which
 // it would forbid every rename between directories, the room's too; shell/landlock.h).
 inline constexpr int kLandlockHidesFrom = 2;
+// Sandbox::landlock_abi of a plan that does not say (written before plans said; absent from JSON).
+inline constexpr int kLandlockUnsaid = -1;
 inline const std::string kEgressProxyUrl = "http://127.0.0.1:3128";
 // The variables the plan of an egress drone sets to kEgressProxyUrl.
 inline const std::vector<std::string> kEgressProxyVars = {
@@ -41,9 +43,11 @@ struct Sandbox {
   std::vector<std::string> write;  // bound read-write: the room first, then the mission's writes
                                    // with their symlinks resolved when the mission was taken in
   // The Landlock ABI of the ruleset that hides the paths too (shell/landlock.h: what stays hidden
-  // when the host renames a file over a hidden one), the host's at hangard's start; 0: the
-  // mounts alone hide (no Landlock ABI 2 on the host, or engine "none"). The supervisor makes
-  // exactly this, or refuses to run the drone; stage 2 judges it against the host's.
+  // when the host renames a file over a hidden one), the host's at hangard's start; 0: hangard's
+  // host has none that hides (below ABI 2), or engine "none"; kLandlockUnsaid: a plan of
+  // hangar-kernel/3 or before, which did not say. Stage 2 judges it against the host's. The
+  // supervisor never hides less: it refuses to run a plan that names a ruleset on a kernel that
+  // cannot make one, and makes one wherever its kernel can (launch/sandbox_command.h).
   int landlock_abi = 0;
   json::Value ToJson() const;
 };

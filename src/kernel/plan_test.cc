@@ -89,9 +89,10 @@ TEST(Plan, LimitsAndTheDronesUserRoundTrip) {
   EXPECT_EQ(FromJsonStatus(bad).message(), "plan.json: limits.memory: unknown field");
 }
 
-// The plan says what hides its paths (kernel/plan.h, Sandbox::landlock_abi): the supervisor makes
-// exactly that, so a plan that does not say is refused rather than read as "mounts alone".
-TEST(Plan, TheLandlockAbiRoundTripsAndMustBeSaid) {
+// The plan says what hides its paths (kernel/plan.h, Sandbox::landlock_abi). A plan written before
+// plans said (an engine's drone running across the upgrade, a queued Slurm job) still reads, as one
+// that does not say, and is written back so.
+TEST(Plan, TheLandlockAbiRoundTripsAndAnOlderPlanDoesNotSay) {
   Plan p = CodexLikePlan();
   p.sandbox.landlock_abi = 7;
   Result<Plan> back = Plan::FromJson(p.ToJson());
@@ -99,8 +100,10 @@ TEST(Plan, TheLandlockAbiRoundTripsAndMustBeSaid) {
   EXPECT_EQ(back->sandbox.landlock_abi, 7);
   json::Value v = p.ToJson();
   v["sandbox"].as_object().erase("landlock_abi");
-  EXPECT_EQ(FromJsonStatus(v).message(),
-            "plan.json: sandbox.landlock_abi: missing: a plan says what hides its paths");
+  Result<Plan> older = Plan::FromJson(v);
+  ASSERT_TRUE(older.ok()) << older.status().message();
+  EXPECT_EQ(older->sandbox.landlock_abi, kLandlockUnsaid);
+  EXPECT_EQ(json::Write(older->ToJson()), json::Write(v)) << "written back as it was read";
   for (json::Value bad : {json::Value(-1), json::Value("7"), json::Value(2.5)}) {
     v["sandbox"]["landlock_abi"] = bad;
     EXPECT_EQ(FromJsonStatus(v).message(),

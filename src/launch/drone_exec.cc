@@ -4,13 +4,27 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 
 #include "shell/child_run.h"
 
 namespace hangar {
+
+void DefaultEverySignal() {
+  // The kernel's struct sigaction (x86_64 and arm64 alike: handler, flags, restorer, mask).
+  struct {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)();
+    uint64_t mask;
+  } dfl{SIG_DFL, 0, nullptr, 0};
+  for (int s = 1; s < NSIG; s++)
+    if (s != SIGKILL && s != SIGSTOP) syscall(SYS_rt_sigaction, s, &dfl, nullptr, sizeof dfl.mask);
+}
 
 [[noreturn]] void ExecDrone(const DroneSpec& spec, int report) {
   auto fail = [report](Step step) {
@@ -19,11 +33,7 @@ namespace hangar {
     _exit(127);
   };
   // An ignored signal stays ignored across exec; the drone starts with every default.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < NSIG; s++) {
-    if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
-  }
+  DefaultEverySignal();
   // Its own session and group: the deadline reaches every process the drone starts, and no
   // terminal of ours is its controlling terminal (no TIOCSTI into the admin's shell).
   if (setsid() < 0) fail(Step::kGroup);

@@ -26,17 +26,22 @@ struct DroneSpec {
   std::vector<std::string> argv_text, env_text;
   std::vector<char*> argv, envp;
   int in = -1, out = -1, err = -1, room = -1;
-  std::vector<int> inherit;  // descriptors (above 2) the drone's program inherits: the sandbox's binds
+  std::vector<int>
+      inherit;  // descriptors (above 2) the drone's program inherits: the sandbox's binds
   int64_t processes = 0, file_mb = 0, memory_mb = 0;  // the plan's limits (SetDroneLimits)
-  int64_t uid = -1, gid = -1;          // the plan's user (BecomeDroneUser)
+  int64_t uid = -1, gid = -1;                         // the plan's user (BecomeDroneUser)
   pid_t supervisor = 0;
 };
 
-// Runs in the forked child: default signal dispositions, its own session (and so its own process
-// group, and no controlling terminal), PR_SET_PDEATHSIG,
-// stdio, the inherited descriptors' FD_CLOEXEC cleared, cwd = the room, an empty signal mask, then
-// execve. Writes a StepFailure to REPORT on
-// error.
+// Every signal to its default disposition, by the kernel's own call: glibc's sigaction(2) refuses
+// its two internal signals (32 and 33), and glibc's posix_spawn, which starts hangar-shim, leaves
+// them ignored in the child, which exec keeps. Async-signal-safe (a forked child may call it).
+void DefaultEverySignal();
+
+// Runs in the forked child: default signal dispositions (DefaultEverySignal), its own session (and
+// so its own process group, and no controlling terminal), PR_SET_PDEATHSIG, stdio, the inherited
+// descriptors' FD_CLOEXEC cleared, cwd = the room, an empty signal mask, then execve. Writes a
+// StepFailure to REPORT on error.
 [[noreturn]] void ExecDrone(const DroneSpec& spec, int report);
 
 // Where execve(2) finds NAME: NAME itself when it holds a '/', otherwise the first entry of

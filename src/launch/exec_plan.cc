@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "env/env.h"
 #include "launch/checkout.h"
+#include "launch/drone_exec.h"
 #include "launch/sandbox_command.h"
 #include "launch/supervisor.h"
 #include "launch/systemd_unit.h"
@@ -76,9 +77,7 @@ int ExecPlan(const std::string& plan_file, const std::string& plan_sha256) {
   for (std::string& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
   // The drone starts with every signal at its default and none blocked, whatever the engine left.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < NSIG; s++) sigaction(s, &dfl, nullptr);
+  DefaultEverySignal();
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -51,13 +51,7 @@ Result<std::string> PlanProgram(const Plan& plan) {
 Result<DroneCommand> PlanCommand(const Plan& plan) {
   Result<std::string> exe = PlanProgram(plan);
   if (!exe.ok()) return exe.status();
-  if (const int abi = LandlockAbi(); plan.sandbox.landlock_abi > abi)
-    return Status::Unavailable("the plan's sandbox hides paths by Landlock ABI " +
-                               std::to_string(plan.sandbox.landlock_abi) +
-                               ", and this kernel has " +
-                               (abi > 0 ? "ABI " + std::to_string(abi) : "no Landlock") +
-                               ": the drone is not run in less of a sandbox than its plan");
-  return SandboxCommand(plan, *exe, ConfineProgram());
+  return SandboxCommand(plan, *exe, ConfineProgram(), LandlockAbi());
 }
 
 std::string ConfineProgram() {
@@ -88,7 +82,7 @@ Status HandOverRoom(const Plan& plan) {
 }
 
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
-                                    const std::string& confine) {
+                                    const std::string& confine, int kernel_abi) {
   if (plan.sandbox.engine == "none") {
     DroneCommand cmd;
     cmd.exe = program;
@@ -99,6 +93,13 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
     return Status::Invalid("sandbox engine \"" + plan.sandbox.engine + "\" is unknown");
   if (plan.sandbox.write.empty() || plan.sandbox.write[0] != plan.room)
     return Status::Invalid("the plan's sandbox does not bind its room first");
+  if (plan.sandbox.landlock_abi >= kLandlockHidesFrom && kernel_abi < kLandlockHidesFrom)
+    return Status::Unavailable(
+        "the plan's sandbox hides paths by a Landlock ruleset (ABI " +
+        std::to_string(plan.sandbox.landlock_abi) + " on hangard's host), and this kernel has " +
+        (kernel_abi > 0 ? "ABI " + std::to_string(kernel_abi) + ", too old to make it"
+                        : "no Landlock") +
+        ": the drone is not run in less of a sandbox than its plan");
   BwrapSpec spec;
   spec.bwrap = plan.sandbox.bwrap;
   spec.confine = confine;
@@ -114,7 +115,7 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
     spec.forward_port = plan.egress.port;
   }
   spec.shm_mb = plan.shm_mb;
-  spec.landlock = plan.sandbox.landlock_abi >= kLandlockHidesFrom;
+  spec.landlock = kernel_abi >= kLandlockHidesFrom;
   return BwrapCommand(spec, program, {plan.argv.begin() + 1, plan.argv.end()});
 }
 

@@ -28,10 +28,13 @@ namespace hangar {
 using DroneCommand = SandboxedCommand;
 
 // program: plan.argv[0] as found on the plan's PATH (launch/drone_exec.h, FindProgram);
-// confine: hangar-confine (absolute). It hides by Landlock too (BwrapSpec::landlock) when the
-// plan says so (sandbox.landlock_abi), and by the mounts alone when it does not.
+// confine: hangar-confine (absolute); kernel_abi: the Landlock ABI of the kernel the drone runs on
+// (LandlockAbi(); a Slurm node's may not be hangard's host's). Never less than the plan: a plan
+// that names a ruleset (sandbox.landlock_abi 2 or later) is Unavailable on a kernel below ABI 2,
+// and nothing runs; the ruleset hides (BwrapSpec::landlock) wherever the kernel can make it, also
+// for a plan from a host without one or from before plans said (it only ever needs ABI 2's rights).
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
-                                    const std::string& confine);
+                                    const std::string& confine, int kernel_abi);
 
 // hangar-confine beside the running program (/proc/self/exe).
 std::string ConfineProgram();
@@ -48,8 +51,7 @@ Status HandOverRoom(const Plan& plan);
 Result<std::string> PlanProgram(const Plan& plan);
 
 // The command that runs the plan's drone: PlanProgram in the plan's sandbox. Both hangar-shim's
-// supervisor and its --exec mode run this. Unavailable, and nothing run, when the plan's sandbox
-// hides by a Landlock ABI this kernel lacks: the sandbox is the plan's, never less.
+// supervisor and its --exec mode run this, with this kernel's Landlock ABI.
 Result<DroneCommand> PlanCommand(const Plan& plan);
 
 }  // namespace hangar

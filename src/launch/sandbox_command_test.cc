@@ -95,7 +95,7 @@ TEST_F(SandboxCommandTest, EngineNoneRunsTheProgramAsThePlanSays) {
   Plan p = MakePlan();
   p.sandbox.engine = "none";
   p.sandbox.hide = {dir_ + "/secrets"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->exe, "/usr/bin/drone");
   EXPECT_EQ(cmd->argv, p.argv);  // argv[0] as the plan wrote it, not the path found
@@ -108,7 +108,7 @@ TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
   p.sandbox.write = {p.room, dir_ + "/work"};
   p.last_message = dir_ + "/run/last-message.txt";
   std::ofstream(p.last_message) << "";  // the supervisor made it
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->exe, "/usr/bin/bwrap");
   EXPECT_EQ(cmd->argv,
@@ -153,7 +153,7 @@ TEST_F(SandboxCommandTest, WithLandlockConfineHidesEveryPathAndFilesGetNoMount) 
   p.last_message = dir_ + "/run/last-message.txt";
   std::ofstream(p.last_message) << "";
   p.sandbox.landlock_abi = kLandlockHidesFrom;
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, kLandlockHidesFrom);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv, Cat({Head(),
                             {
@@ -198,7 +198,7 @@ TEST_F(SandboxCommandTest, WithLandlockConfineHidesEveryPathAndFilesGetNoMount) 
 TEST_F(SandboxCommandTest, WithLandlockAndNothingHiddenConfineGetsNoRuleset) {
   Plan p = MakePlan();
   p.sandbox.landlock_abi = kLandlockHidesFrom;
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, kLandlockHidesFrom);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv,
             Cat({Head(),
@@ -216,13 +216,13 @@ TEST_F(SandboxCommandTest, EgressNeedsLandlock) {
   p.egress.forwarder = "/usr/bin/socat";
   p.egress.port = 3128;
   p.sandbox.hide = {dir_ + "/secrets"};
-  Result<DroneCommand> without = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> without = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_FALSE(without.ok());
   EXPECT_NE(without.status().message().find("network \"egress\" needs a Landlock ruleset"),
             std::string::npos)
       << without.status().message();
   p.sandbox.landlock_abi = kLandlockHidesFrom;
-  Result<DroneCommand> with = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> with = SandboxCommand(p, "/usr/bin/drone", kConfine, kLandlockHidesFrom);
   ASSERT_TRUE(with.ok()) << with.status().message();
   const Argv& a = with->argv;
   auto at = std::find(a.begin(), a.end(), kConfine);
@@ -231,25 +231,34 @@ TEST_F(SandboxCommandTest, EgressNeedsLandlock) {
                                     p.egress.socket, "--landlock", Fd(*with, 1)}));
 }
 
-// The sandbox is the plan's, never less: a plan whose paths a Landlock ruleset hides runs nowhere
-// the kernel cannot make one (a plan carried to an older kernel), and nothing is started.
-TEST_F(SandboxCommandTest, APlanNeedingMoreLandlockThanTheKernelHasIsNotRun) {
+// Never less than the plan (a Slurm node's kernel may not be hangard's host's): a plan that names
+// a ruleset is not run where the kernel cannot make one, and nothing starts; where the kernel can,
+// the ruleset hides whatever the plan says (a plan from a host without Landlock, or one written
+// before plans said), for the ruleset needs ABI 2's rights only.
+TEST_F(SandboxCommandTest, NeverLessLandlockThanThePlanAndAsMuchAsTheKernelCan) {
   Plan p = MakePlan();
-  p.argv = {"/bin/true"};
   p.sandbox.hide = {dir_ + "/secrets"};
-  p.sandbox.landlock_abi = LandlockAbi() + 1;
-  Result<DroneCommand> cmd = PlanCommand(p);
-  ASSERT_FALSE(cmd.ok());
-  EXPECT_EQ(cmd.status().code(), Code::kUnavailable);
-  EXPECT_NE(cmd.status().message().find("the plan's sandbox hides paths by Landlock ABI " +
-                                        std::to_string(LandlockAbi() + 1)),
-            std::string::npos)
-      << cmd.status().message();
-  p.sandbox.landlock_abi = LandlockAbi() >= kLandlockHidesFrom ? LandlockAbi() : 0;
-  Result<DroneCommand> ok = PlanCommand(p);
-  ASSERT_TRUE(ok.ok()) << ok.status().message();
-  EXPECT_EQ(std::count(ok->argv.begin(), ok->argv.end(), "--landlock"),
-            p.sandbox.landlock_abi > 0 ? 1 : 0);
+  auto ruled = [&](int plan_abi, int kernel_abi) -> Result<bool> {
+    p.sandbox.landlock_abi = plan_abi;
+    Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, kernel_abi);
+    if (!cmd.ok()) return cmd.status();
+    return std::count(cmd->argv.begin(), cmd->argv.end(), "--landlock") == 1;
+  };
+  for (int kernel : {0, 1}) {
+    Result<bool> r = ruled(7, kernel);
+    ASSERT_FALSE(r.ok()) << kernel;
+    EXPECT_EQ(r.status().code(), Code::kUnavailable);
+    EXPECT_EQ(r.status().message(),
+              std::string("the plan's sandbox hides paths by a Landlock ruleset (ABI 7 on "
+                          "hangard's host), and this kernel has ") +
+                  (kernel ? "ABI 1, too old to make it" : "no Landlock") +
+                  ": the drone is not run in less of a sandbox than its plan");
+  }
+  EXPECT_TRUE(*ruled(7, 3)) << "a node with another ABI of 2 or later makes the same ruleset";
+  EXPECT_TRUE(*ruled(0, 7)) << "hangard's host had none: the node's kernel hides more";
+  EXPECT_TRUE(*ruled(kLandlockUnsaid, 7)) << "a plan of hangar-kernel/3: as its supervisor did";
+  EXPECT_FALSE(*ruled(kLandlockUnsaid, 0));
+  EXPECT_FALSE(*ruled(0, 1));
 }
 
 TEST_F(SandboxCommandTest, AFileHiddenBeforeItsDirectoryGetsNoMountInsideTheTmpfs) {
@@ -257,7 +266,7 @@ TEST_F(SandboxCommandTest, AFileHiddenBeforeItsDirectoryGetsNoMountInsideTheTmpf
   // (a /dev/null bind there would make its name appear in the empty directory).
   Plan p = MakePlan();
   p.sandbox.hide = {dir_ + "/secrets/key", dir_ + "/secrets"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(std::count(cmd->argv.begin(), cmd->argv.end(), dir_ + "/secrets/key"), 0);
   EXPECT_EQ(std::count(cmd->argv.begin(), cmd->argv.end(), dir_ + "/secrets"), 2);  // tmpfs, ro
@@ -267,7 +276,7 @@ TEST_F(SandboxCommandTest, LastMessageInTheRoomAndHostNetworkAddNothing) {
   Plan p = MakePlan();
   p.last_message = dir_ + "/room/last-message.txt";  // the room's bind covers it
   p.network = "host";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv, Cat({Head(),
                             {"--bind-fd", Fd(*cmd, 0), dir_ + "/room", "--remount-ro", "/dev",
@@ -279,7 +288,7 @@ TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
   Plan p = MakePlan();
   fs::create_directory(dir_ + "/more");
   p.sandbox.write = {p.room, dir_ + "/work", dir_ + "/more"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv,
             Cat({Head(),
@@ -292,7 +301,7 @@ TEST_F(SandboxCommandTest, WritesAreBoundInThePlansOrder) {
 TEST_F(SandboxCommandTest, MissingWriteIsRefused) {
   Plan p = MakePlan();
   p.sandbox.write = {p.room, dir_ + "/no-such-dir"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kNotFound);
   EXPECT_EQ(cmd.status().message(), "cannot bind " + dir_ +
@@ -306,7 +315,7 @@ TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
   fs::remove(dir_ + "/work");
   fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/work");
   p.sandbox.write = {p.room, dir_ + "/work"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kInvalid);
   EXPECT_NE(
@@ -318,7 +327,7 @@ TEST_F(SandboxCommandTest, WriteSwappedForASymlinkIsRefused) {
 TEST_F(SandboxCommandTest, ThePlansLimitsSizeDevShm) {
   Plan p = MakePlan();
   p.shm_mb = 64;
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   EXPECT_EQ(cmd->argv, Cat({Head(),
                             {"--size", "67108864", "--tmpfs", "/dev/shm", "--bind-fd", Fd(*cmd, 0),
@@ -332,7 +341,7 @@ TEST_F(SandboxCommandTest, LinkInAnEarlierComponentIsRefused) {
   Plan p = MakePlan();
   fs::create_directory(dir_ + "/target/inner");
   p.sandbox.write = {p.room, dir_ + "/hidden-link/inner"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_FALSE(cmd.ok());
   EXPECT_NE(cmd.status().message().find("now resolves to " + dir_ + "/target/inner"),
             std::string::npos)
@@ -345,7 +354,7 @@ TEST_F(SandboxCommandTest, SwapAfterTheCommandIsBuiltDoesNotMoveTheBind) {
   // directory the gate judged, never on the secret.
   Plan p = MakePlan();
   p.sandbox.write = {p.room, dir_ + "/work"};
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_TRUE(cmd.ok()) << cmd.status().message();
   struct stat judged {};
   ASSERT_EQ(stat((dir_ + "/work").c_str(), &judged), 0);
@@ -361,7 +370,7 @@ TEST_F(SandboxCommandTest, RoomThatIsALinkIsRefused) {
   Plan p = MakePlan();
   fs::remove(dir_ + "/room");
   fs::create_directory_symlink(dir_ + "/secrets", dir_ + "/room");
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_FALSE(cmd.ok());
   EXPECT_NE(cmd.status().message().find("a symbolic link, not followed"), std::string::npos)
       << cmd.status().message();
@@ -370,7 +379,7 @@ TEST_F(SandboxCommandTest, RoomThatIsALinkIsRefused) {
 TEST_F(SandboxCommandTest, UnknownEngineIsRefused) {
   Plan p = MakePlan();
   p.sandbox.engine = "firejail";
-  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine);
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.status().code(), Code::kInvalid);
   EXPECT_EQ(cmd.status().message(), "sandbox engine \"firejail\" is unknown");

@@ -182,6 +182,17 @@ TEST_F(ShimTest, ExitStatusAndStdoutAreKept) {
   EXPECT_EQ(Slurp(run_ + "/stderr"), "oops\n");
 }
 
+// The drone starts with every signal at its default and none blocked, as the kernel shows them:
+// hangard starts the shim with glibc's posix_spawn, which leaves glibc's own signals 32 and 33
+// ignored in the child (an ignored signal stays ignored across exec), and hangard's launch threads
+// block SIGHUP, SIGINT and SIGTERM. Found by review: SigIgn was 0000000180000000.
+TEST_F(ShimTest, TheDroneStartsWithNoSignalIgnoredOrBlocked) {
+  ASSERT_TRUE(Start(MakePlan({"grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"})).ok());
+  ExitInfo e = AwaitExit();
+  EXPECT_EQ(e.rc, 0);
+  EXPECT_EQ(Slurp(run_ + "/stdout"), "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+}
+
 TEST_F(ShimTest, DeadlineTerminatesTheDrone) {
   const auto t0 = steady_clock::now();
   ASSERT_TRUE(Start(MakePlan({"sleep", "30"}, 300, 1000)).ok());
