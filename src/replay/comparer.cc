@@ -16,12 +16,6 @@ const std::set<std::string> kRestrictive = {"mission.held", "mission.denied", "m
 const std::set<std::string> kPermissive = {"mission.accepted", "mission.launched", "op.allowed",
                                            "grant", "person.approved"};
 
-std::string Joined(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
 std::string RulesOf(const json::Value& body) {
   std::vector<std::string> out;
   if (const json::Value* r = body.find("rules"); r && r->is_array())
@@ -33,6 +27,12 @@ std::string RulesOf(const json::Value& body) {
 }
 
 }  // namespace
+
+std::string Joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
 
 Comparer::Comparer(const StepSink& step, const RecordSink& record)
     : step_out_(step), record_out_(record) {

@@ -39,6 +39,9 @@ struct Decided {
   bool in_range = true;    // reported and counted (--from, --since); else fed only
 };
 
+// "a,b,c": Step's was, would and rules, as the replay writes them.
+std::string Joined(const std::vector<std::string>& v);
+
 class Comparer {
  public:
   static constexpr size_t kChunkSteps = 64;

@@ -14,12 +14,6 @@ namespace hangar::replay {
 
 namespace {
 
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
 Status BadLedgerLink(int64_t n, int64_t seq, const std::string& hash, const LiveLedger& live) {
   const LiveEntry* e = live.At(seq);
   return Status::Invalid(
@@ -195,8 +189,8 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
     step.missions = TouchedIds(line.signal, d.acts);
     d.state_text = StepText(st, step.missions);  // over the ids the live one used
     d.global_text = GlobalText(st);
-    step.was = step.committed ? Join(d.live_kinds) : "(not on the ledger: hangard stopped first)";
-    step.rules_was = Join(live_rules);
+    step.was = step.committed ? Joined(d.live_kinds) : "(not on the ledger: hangard stopped first)";
+    step.rules_was = Joined(live_rules);
     d.live_decision = std::move(line.decision);
     d.live_state = std::move(line.state);
     d.live_global = std::move(line.global);
