@@ -2,7 +2,8 @@
 // inotify on incoming/new, control/new, each running mission's run/ directory and its room's ops/
 // directory (the window); a signalfd for SIGTERM/SIGINT/SIGHUP; the worker pools' eventfds for
 // finished observations and ops, and for finished launches; periodic checks of supervisors' locks,
-// engines, notify deliveries and space. Every signal goes through Decide and every action is performed in order.
+// engines, notify deliveries and space. Every signal goes through Decide and every action is
+// performed in order.
 //
 // Its parts, one file each: daemon.cc (deciding: a signal through the kernel, the ledger's group
 // commit, the work's state and hangard.json), daemon_start.cc (start and recovery),
@@ -195,6 +196,8 @@ class Daemon {
   // A launch the pool finished: the shell's part (launching_, the watch of a failed one, its
   // note), then its LaunchDone decided.
   Status Launched(LaunchStarted r);
+  // Launched for each of DONE, in one batch.
+  Status DecideLaunched(std::vector<LaunchStarted> done);
   // Waits for every launch in flight and decides them (a stop's first step).
   Status SettleLaunches();
   Status PerformRunOp(const RunOp& r, std::deque<Signal>* follow);

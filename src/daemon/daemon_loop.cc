@@ -97,15 +97,8 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool launches,
     }
     if (!s.ok()) return s;
   }
-  if (launches) {
-    BeginBatch();  // the launches finished meanwhile, as the observations below
-    for (LaunchStarted& r : launches_->Drain())
-      if (Status s = Launched(std::move(r)); !s.ok()) {
-        (void)EndBatch();
-        return s;
-      }
-    if (Status s = EndBatch(); !s.ok()) return s;
-  }
+  if (launches)  // the launches finished meanwhile, as the observations below
+    if (Status s = DecideLaunched(launches_->Drain()); !s.ok()) return s;
   if (observations) {
     BeginBatch();  // one commit for every observation finished meanwhile (daemon.h, THE BATCH)
     for (Signal& sig : pool_->Drain())
@@ -215,7 +208,7 @@ Status Daemon::RecheckExits() {
 
 Status Daemon::CheckSupervisors() {
   for (const std::string& id : watches_->Ids()) {
-    if (engines_.PlanOf(id)) continue;  // CheckEngines
+    if (engines_.PlanOf(id)) continue;   // CheckEngines
     if (launching_.count(id)) continue;  // no lock yet is no lost drone (daemon.h)
     const std::string run = layout_.RunDir(id);
     if (SupervisorAlive(run)) {

@@ -190,9 +190,8 @@ Status Daemon::Launched(LaunchStarted r) {
   launching_.erase(it);
   if (!r.note.empty()) Say(r.note);
   if (!r.status.ok()) UnwatchRun(r.id);
-  return Dispatch(
-      LaunchDone{r.id, r.status.ok(), false, true, r.status.ok() ? "" : r.status.message(),
-                 env_->Now()});
+  return Dispatch(LaunchDone{r.id, r.status.ok(), false, true,
+                             r.status.ok() ? "" : r.status.message(), env_->Now()});
 }
 
 Status Daemon::SettleLaunches() {
@@ -204,15 +203,19 @@ Status Daemon::SettleLaunches() {
     launches_->Wait();
     std::vector<LaunchStarted> done = launches_->Drain();
     if (done.empty()) break;  // none in flight after all: nothing more will come
-    BeginBatch();
-    for (LaunchStarted& r : done)
-      if (Status s = Launched(std::move(r)); !s.ok()) {
-        (void)EndBatch();
-        return s;
-      }
-    if (Status s = EndBatch(); !s.ok()) return s;
+    if (Status s = DecideLaunched(std::move(done)); !s.ok()) return s;
   }
   return Status::Ok();
+}
+
+Status Daemon::DecideLaunched(std::vector<LaunchStarted> done) {
+  BeginBatch();  // one commit for all (daemon.h, THE BATCH)
+  for (LaunchStarted& r : done)
+    if (Status s = Launched(std::move(r)); !s.ok()) {
+      (void)EndBatch();
+      return s;
+    }
+  return EndBatch();
 }
 
 Status Daemon::PerformRunOp(const RunOp& r, std::deque<Signal>* follow) {

@@ -215,8 +215,7 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
                                   site.bwrap + ")");
   // What hides the paths: the host's Landlock ruleset as well as the mounts where the host has one
   // (the plan the supervisor follows would otherwise make less, or more than it can, of it).
-  const int want_landlock =
-      bwrap && site.landlock_abi >= kLandlockHidesFrom ? site.landlock_abi : 0;
+  const int want_landlock = bwrap ? HidingLandlockAbi(site.landlock_abi) : 0;
   if (sb.landlock_abi != want_landlock)
     deny("plan.sandbox.landlock",
          sb.landlock_abi < kLandlockHidesFrom

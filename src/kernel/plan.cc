@@ -100,7 +100,7 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
     std::set<std::string> hide;
     for (const std::string& h : where.hide) hide.insert(NormalizeAbsolute(h));
     plan.sandbox.hide.assign(hide.begin(), hide.end());
-    plan.sandbox.landlock_abi = where.landlock_abi >= kLandlockHidesFrom ? where.landlock_abi : 0;
+    plan.sandbox.landlock_abi = HidingLandlockAbi(where.landlock_abi);
   }
   plan.sandbox.write.push_back(where.room);
   for (const std::string& w : where.writes) plan.sandbox.write.push_back(w);

@@ -21,6 +21,11 @@ inline constexpr int kEgressPort = 3128;
 // The least Landlock ABI whose ruleset can hide paths (Linux 5.19: it handles REFER, without which
 // it would forbid every rename between directories, the room's too; shell/landlock.h).
 inline constexpr int kLandlockHidesFrom = 2;
+// The Landlock ABI a bubblewrap plan names on a host with HOST_ABI: it where it can hide, else 0.
+// BuildPlan writes it; stage 2 judges the plan's against it.
+inline int HidingLandlockAbi(int host_abi) {
+  return host_abi >= kLandlockHidesFrom ? host_abi : 0;
+}
 // Sandbox::landlock_abi of a plan that does not say (written before plans said; absent from JSON).
 inline constexpr int kLandlockUnsaid = -1;
 inline const std::string kEgressProxyUrl = "http://127.0.0.1:3128";
