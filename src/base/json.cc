@@ -1,12 +1,47 @@
 #include "base/json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "base/json_error.h"
 #include "base/simdjson_util.h"
 
 namespace hangar::json {
+
+Value& Object::at(std::string_view key) {
+  iterator it = find(key);
+  if (it == end()) throw std::out_of_range("json::Object::at: no member " + std::string(key));
+  return it->second;
+}
+
+const Value& Object::at(std::string_view key) const {
+  const_iterator it = find(key);
+  if (it == end()) throw std::out_of_range("json::Object::at: no member " + std::string(key));
+  return it->second;
+}
+
+Object Object::FromMembers(std::vector<value_type> members) {
+  std::stable_sort(members.begin(), members.end(),
+                   [](const value_type& a, const value_type& b) { return a.first < b.first; });
+  Object o;
+  o.m_.reserve(members.size());
+  for (value_type& m : members) {
+    if (!o.m_.empty() && o.m_.back().first == m.first)
+      o.m_.back().second = std::move(m.second);  // named again later: the later one counts
+    else
+      o.m_.push_back(std::move(m));
+  }
+  return o;
+}
+
+size_t Object::erase(std::string_view key) {
+  const_iterator it = find(key);
+  if (it == end()) return 0;
+  m_.erase(it);
+  return 1;
+}
 
 const Value* Value::find(const std::string& key) const {
   const Object& o = as_object();
@@ -14,11 +49,30 @@ const Value* Value::find(const std::string& key) const {
   return it == o.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+// True when one of the 8 bytes of w is below 0x20, '"' or '\\': a byte that needs an escape
+// (the bit tricks of "Bit Twiddling Hacks": a zero byte of w ^ c is a byte equal to c).
+bool NeedsEscape(uint64_t w) {
+  constexpr uint64_t k01 = 0x0101010101010101ULL, k80 = 0x8080808080808080ULL;
+  auto zero_byte = [&](uint64_t x) { return (x - k01) & ~x & k80; };
+  const uint64_t below_space = (w - 0x20 * k01) & ~w & k80;
+  return (below_space | zero_byte(w ^ ('"' * k01)) | zero_byte(w ^ ('\\' * k01))) != 0;
+}
+
+}  // namespace
+
 void AppendQuoted(std::string* out, std::string_view s) {
   static const char kHex[] = "0123456789abcdef";
   out->push_back('"');
   size_t run = 0;  // start of the bytes not yet copied: they need no escape
-  for (size_t i = 0; i < s.size(); i++) {
+  size_t i = 0;
+  // Most strings need no escape at all: skip them 8 bytes at a time.
+  for (uint64_t w; i + 8 <= s.size(); i += 8) {
+    std::memcpy(&w, s.data() + i, 8);
+    if (NeedsEscape(w)) break;
+  }
+  for (; i < s.size(); i++) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     out->append(s.data() + run, i - run);
@@ -144,9 +198,9 @@ Value FromElement(simdjson::dom::element e) {
       return a;
     }
     case element_type::OBJECT: {
-      Object o;
-      for (auto field : AsObject(e)) o[std::string(field.key)] = FromElement(field.value);
-      return o;
+      std::vector<Object::value_type> members;
+      for (auto field : AsObject(e)) members.emplace_back(field.key, FromElement(field.value));
+      return Object::FromMembers(std::move(members));
     }
     case element_type::INT64:
       return Value(e.get_int64().value_unsafe());
@@ -164,17 +218,30 @@ Value FromElement(simdjson::dom::element e) {
   return Value();
 }
 
-std::string Write(const Value& v) {
-  std::string out;
-  WriteTo(&out, v, -1, 0);
+namespace {
+
+// Writes into the thread's reused buffer and returns one exact copy: growing a fresh string from
+// nothing reallocates and copies it some ten times for a plan. A buffer grown past 1 MiB by a
+// large document is given back rather than kept for the thread's life.
+std::string Written(const Value& v, int indent, std::string_view end) {
+  constexpr size_t kKeepBelow = size_t(1) << 20;
+  thread_local std::string buf;
+  buf.clear();
+  WriteTo(&buf, v, indent, 0);
+  buf.append(end);
+  std::string out = buf;
+  if (buf.capacity() > kKeepBelow) std::string().swap(buf);
   return out;
 }
 
+}  // namespace
+
+std::string Write(const Value& v) {
+  return Written(v, -1, "");
+}
+
 std::string WritePretty(const Value& v) {
-  std::string out;
-  WriteTo(&out, v, 2, 0);
-  out.push_back('\n');
-  return out;
+  return Written(v, 2, "\n");
 }
 
 bool ValidUtf8(std::string_view s) {

@@ -1,17 +1,18 @@
 // json::Value: the one in-memory JSON value of hangar, and the one writer of JSON text.
 //
 // Parsing goes through simdjson (Parse); writing through Write. Objects keep their keys sorted
-// (std::map, byte order), so every file hangar writes is canonical: sorted keys, no insignificant
+// (byte order), so every file hangar writes is canonical: sorted keys, no insignificant
 // whitespace, UTF-8, one object per file, a trailing newline added by the caller where wanted.
 // Strings must hold valid UTF-8; Write escapes control characters, '"' and '\\' only.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
-#include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -21,7 +22,63 @@ namespace hangar::json {
 
 class Value;
 using Array = std::vector<Value>;
-using Object = std::map<std::string, Value>;
+
+// A JSON object: members sorted by key in byte order, each key once. The interface is std::map's
+// (the part hangar uses), the storage one sorted vector: an object of a dozen members is one
+// allocation instead of a dozen tree nodes, and is walked in order without chasing pointers.
+// Unlike std::map, adding a member may move the others: a reference or iterator into an object
+// does not survive adding a member to it (erase and assignment to existing members keep the
+// ones before them). Adding a member that sorts last is cheap; one that sorts before others
+// moves them: an object of untrusted size and order is built with FromMembers.
+class Object {
+ public:
+  using key_type = std::string;
+  using mapped_type = Value;
+  using value_type = std::pair<std::string, Value>;
+  using iterator = std::vector<value_type>::iterator;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  Object() = default;
+  // As std::map's: of members named twice, the first is kept.
+  Object(std::initializer_list<value_type> members);
+  // Members in any order, as a parser reads them: of members named twice, the last is kept.
+  // Sorts once (n log n), where adding them one by one out of order costs n each.
+  static Object FromMembers(std::vector<value_type> members);
+
+  // Every member function is defined below Value: they need it complete.
+  iterator begin();
+  iterator end();
+  const_iterator begin() const;
+  const_iterator end() const;
+  size_t size() const;
+  bool empty() const;
+  void clear();
+
+  iterator find(std::string_view key);
+  const_iterator find(std::string_view key) const;
+  size_t count(std::string_view key) const;
+  bool contains(std::string_view key) const;
+  // The member named key; throws std::out_of_range when there is none.
+  Value& at(std::string_view key);
+  const Value& at(std::string_view key) const;
+  // The member named key, added as null when absent.
+  Value& operator[](std::string_view key);
+  // Adds the member unless one is named key already; the iterator names the member either way.
+  std::pair<iterator, bool> emplace(std::string key, Value v);
+  std::pair<iterator, bool> insert(value_type member);
+  std::pair<iterator, bool> insert_or_assign(std::string key, Value v);
+  size_t erase(std::string_view key);
+  iterator erase(const_iterator at);
+
+  bool operator==(const Object& o) const;
+
+ private:
+  // The first member whose key is not below key.
+  const_iterator LowerBound(std::string_view key) const;
+  iterator LowerBound(std::string_view key);
+
+  std::vector<value_type> m_;
+};
 
 class Value {
  public:
@@ -64,6 +121,98 @@ class Value {
  private:
   std::variant<std::nullptr_t, bool, int64_t, double, std::string, Array, Object> v_;
 };
+
+inline Object::iterator Object::begin() {
+  return m_.begin();
+}
+inline Object::iterator Object::end() {
+  return m_.end();
+}
+inline Object::const_iterator Object::begin() const {
+  return m_.begin();
+}
+inline Object::const_iterator Object::end() const {
+  return m_.end();
+}
+inline size_t Object::size() const {
+  return m_.size();
+}
+inline bool Object::empty() const {
+  return m_.empty();
+}
+inline void Object::clear() {
+  m_.clear();
+}
+inline Object::iterator Object::erase(const_iterator at) {
+  return m_.erase(at);
+}
+
+inline Object::const_iterator Object::LowerBound(std::string_view key) const {
+  // Members are most often added in order (parsed canonical text, builders): the end first.
+  if (m_.empty() || std::string_view(m_.back().first) < key) return m_.end();
+  size_t lo = 0, hi = m_.size();
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (std::string_view(m_[mid].first) < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return m_.begin() + lo;
+}
+
+inline Object::iterator Object::LowerBound(std::string_view key) {
+  return m_.begin() + (std::as_const(*this).LowerBound(key) - m_.cbegin());
+}
+
+inline Object::iterator Object::find(std::string_view key) {
+  iterator it = LowerBound(key);
+  return it != m_.end() && it->first == key ? it : m_.end();
+}
+
+inline Object::const_iterator Object::find(std::string_view key) const {
+  const_iterator it = LowerBound(key);
+  return it != m_.end() && it->first == key ? it : m_.end();
+}
+
+inline size_t Object::count(std::string_view key) const {
+  return contains(key) ? 1 : 0;
+}
+
+inline bool Object::contains(std::string_view key) const {
+  return find(key) != end();
+}
+
+inline Value& Object::operator[](std::string_view key) {
+  iterator it = LowerBound(key);
+  if (it != m_.end() && it->first == key) return it->second;
+  return m_.emplace(it, std::string(key), Value())->second;
+}
+
+inline std::pair<Object::iterator, bool> Object::emplace(std::string key, Value v) {
+  iterator it = LowerBound(key);
+  if (it != m_.end() && it->first == key) return {it, false};
+  return {m_.emplace(it, std::move(key), std::move(v)), true};
+}
+
+inline std::pair<Object::iterator, bool> Object::insert(value_type member) {
+  return emplace(std::move(member.first), std::move(member.second));
+}
+
+inline std::pair<Object::iterator, bool> Object::insert_or_assign(std::string key, Value v) {
+  auto [it, added] = emplace(std::move(key), Value());
+  it->second = std::move(v);
+  return {it, added};
+}
+
+inline Object::Object(std::initializer_list<value_type> members) {
+  m_.reserve(members.size());
+  for (const value_type& m : members) emplace(m.first, m.second);
+}
+
+inline bool Object::operator==(const Object& o) const {
+  return m_ == o.m_;
+}
 
 // Canonical text: sorted keys, no whitespace. Doubles use the shortest text that reads back equal.
 std::string Write(const Value& v);

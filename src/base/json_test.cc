@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <ctime>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "base/sha256.h"
 #include "base/timefmt.h"
@@ -16,6 +21,109 @@ TEST(Json, WritesCanonicalSortedCompactText) {
   o["a"] = json::Array{true, nullptr, "x\n\"\x01"};
   o["c"] = 0.5;
   EXPECT_EQ(json::Write(o), R"({"a":[true,null,"x\n\"\u0001"],"b":1,"c":0.5})");
+}
+
+// json::Object keeps std::map's behaviour on a sorted vector: members in byte order of their keys
+// whatever order they came in, each key once, lookups by key, and equality by members.
+TEST(Json, ObjectKeepsMembersSortedByKeyAndEachKeyOnce) {
+  json::Object o;
+  for (const char* k : {"m", "b", "z", "a", "\xc3\xa9", "B", "ab", "m"}) o[k] = k;
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : o) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"B", "a", "ab", "b", "m", "z", "\xc3\xa9"}));
+  EXPECT_TRUE(o["q"].is_null());
+  EXPECT_EQ(o.size(), 8u);
+  EXPECT_EQ(o.count("q"), 1u);
+  EXPECT_EQ(o.erase("q"), 1u);
+  EXPECT_EQ(o.erase("q"), 0u);
+  EXPECT_FALSE(o.contains("q"));
+  EXPECT_EQ(o.find("q"), o.end());
+  EXPECT_EQ(o.at("ab").as_string(), "ab");
+  EXPECT_THROW(o.at("nope"), std::out_of_range);
+
+  EXPECT_FALSE(o.emplace("a", 1).second);  // emplace keeps the member there
+  EXPECT_EQ(o.at("a").as_string(), "a");
+  EXPECT_FALSE(o.insert_or_assign("a", 1).second);  // insert_or_assign replaces it
+  EXPECT_EQ(o.at("a").as_int(), 1);
+  EXPECT_TRUE(o.emplace("c", 2).second);
+
+  json::Object first{{"k", 1}, {"j", 2}, {"k", 3}};  // as std::map's: the first of a key kept
+  EXPECT_EQ(json::Write(first), R"({"j":2,"k":1})");
+  json::Object other;
+  other["k"] = 1;
+  other["j"] = 2;
+  EXPECT_EQ(first, other);
+  other["j"] = 3;
+  EXPECT_FALSE(first == other);
+  for (auto it = o.begin(); it != o.end();) it = it->first < "b" ? o.erase(it) : std::next(it);
+  EXPECT_EQ(json::Write(o), R"({"b":"b","c":2,"m":"m","z":"z",)"
+                            "\"\xc3\xa9\":\"\xc3\xa9\"}");
+}
+
+// A parsed object's members come in the document's order, which a sender chooses: 100,000 keys
+// in reverse order are sorted once (member by member into the sorted vector, this took minutes),
+// and a key named twice keeps its last value, as simdjson's find and StringMembers read it.
+TEST(Json, ParsedObjectsOfAnyOrderAreSortedOnceAndTheLastOfAKeyCounts) {
+  std::string text = "{";
+  for (int i = 100000; i > 0; i--)
+    text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  text += R"("k7":"again","a":[{"z":1,"y":2,"z":3}]})";
+  Result<json::Value> v = json::Parse(text);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  const json::Object& o = v->as_object();
+  ASSERT_EQ(o.size(), 100001u);
+  EXPECT_EQ(o.begin()->first, "a");
+  EXPECT_EQ(std::next(o.begin())->first, "k1");
+  EXPECT_EQ(o.at("k7").as_string(), "again");
+  EXPECT_EQ(o.at("k99999").as_int(), 99999);
+  EXPECT_EQ(json::Write(o.at("a")), R"([{"y":2,"z":3}])");
+  EXPECT_TRUE(std::is_sorted(o.begin(), o.end(),
+                             [](const auto& a, const auto& b) { return a.first < b.first; }));
+}
+
+// AppendQuoted skips 8 bytes at a time while none needs an escape: each byte value, at each place
+// of strings that span several such words, is escaped exactly as one byte at a time would.
+TEST(Json, QuotedEscapesEveryByteThatNeedsItWhereverItIs) {
+  auto one_at_a_time = [](std::string_view s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += char(c);
+      } else if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if (c == '\b') {
+        out += "\\b";
+      } else if (c == '\f') {
+        out += "\\f";
+      } else if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else {
+        out += char(c);
+      }
+    }
+    return out + "\"";
+  };
+  for (size_t len : {1, 7, 8, 9, 16, 17, 24}) {
+    for (size_t at = 0; at < len; at++) {
+      for (int b = 0; b < 256; b++) {
+        std::string s(len, 'a');
+        s[at] = char(b);
+        std::string out;
+        json::AppendQuoted(&out, s);
+        ASSERT_EQ(out, one_at_a_time(s)) << "byte " << b << " at " << at << " of " << len;
+      }
+    }
+  }
+  std::string out;
+  json::AppendQuoted(&out, "");
+  EXPECT_EQ(out, "\"\"");
 }
 
 TEST(Json, ParseRoundTrips) {
@@ -140,8 +248,16 @@ TEST(TimeFmt, FormattedFieldsAgreeWithGmtime) {
     snprintf(out, sizeof out, "%s.%03dZ", buf, int(((ms % 1000) + 1000) % 1000));
     return std::string(out);
   };
-  std::vector<TimeMs> cases = {0, 1, 999, 1000, 86399999, 86400000, 951782399999, 951782400000,
-                               4107542399999, 253402300799999};
+  std::vector<TimeMs> cases = {0,
+                               1,
+                               999,
+                               1000,
+                               86399999,
+                               86400000,
+                               951782399999,
+                               951782400000,
+                               4107542399999,
+                               253402300799999};
   for (TimeMs ms = 0; ms < 253402300800000; ms += TimeMs(3599999) * 997 + 4321) cases.push_back(ms);
   for (TimeMs ms : cases) {
     ASSERT_EQ(FormatTime(ms), reference(ms, false)) << ms;

@@ -21,7 +21,8 @@ Result<std::optional<Ending>> LookForEnding(const SpoolView& view, const Layout&
     json::Object doc;
     doc["hangar"] = 1;
     doc["id"] = id;
-    doc["state"] = doc["outcome"] = std::string(PhaseName(p));
+    doc["state"] = std::string(PhaseName(p));
+    doc["outcome"] = std::string(PhaseName(p));
     doc["why"] = why.ok() ? *why : json::Value();
     std::string line = id + " " + std::string(PhaseName(p));
     if (why.ok()) {

@@ -31,7 +31,8 @@ json::Value KernelJson(const json::Value& presence, const Layout& l) {
   json::Object k;
   std::optional<bool> alive = KernelAlive(l.LockFile());
   k["alive"] = alive ? json::Value(*alive) : json::Value();
-  k["pid"] = k["started"] = json::Value();
+  k["pid"] = json::Value();
+  k["started"] = json::Value();
   if (presence.is_object())
     for (const char* key : {"pid", "started"})
       if (const json::Value* v = presence.find(key)) k[key] = *v;
@@ -317,8 +318,8 @@ int RunStatus(const Context& ctx, bool check) {
   doc["kernel"] = KernelJson(presence, ctx.layout);
   // The work's state is hangard's now: a hangard that is not running says nothing of it.
   const json::Value* alive = doc["kernel"].find("alive");
-  doc["work"] = alive->is_bool() && alive->as_bool() ? PresenceObject(presence, "work")
-                                                     : json::Value(nullptr);
+  const bool running = alive->is_bool() && alive->as_bool();  // before doc grows
+  doc["work"] = running ? PresenceObject(presence, "work") : json::Value(nullptr);
   doc["ledger"] = PresenceObject(presence, "ledger");
   doc["policy"] = PresenceObject(presence, "policy");
   doc["sandbox"] = PresenceObject(presence, "sandbox");
@@ -326,12 +327,9 @@ int RunStatus(const Context& ctx, bool check) {
   doc["clock"] = PresenceObject(presence, "clock");
   // A canary's hold is hangard's now: a hangard that is not running holds nothing.
   const json::Value* canaries = presence.is_object() ? presence.find("canaries") : nullptr;
-  doc["canaries"] = alive->is_bool() && alive->as_bool() && canaries && canaries->is_array()
-                        ? *canaries
-                        : json::Value(nullptr);
+  doc["canaries"] = running && canaries && canaries->is_array() ? *canaries : json::Value(nullptr);
   // The free space now, from the CLI's own statvfs; hangard's word on the rest while it runs.
-  json::Value said = alive->is_bool() && alive->as_bool() ? PresenceObject(presence, "storage")
-                                                          : json::Value(nullptr);
+  json::Value said = running ? PresenceObject(presence, "storage") : json::Value(nullptr);
   json::Object storage{
       {"state", said.is_object() && Shown(said, "state") == "full" ? "full" : "ok"},
       {"since",

@@ -4,7 +4,28 @@
 
 namespace hangar {
 
+namespace {
+
+// True when NormalizeAbsolute(path) is path itself: absolute, and no segment empty, "." or "..",
+// with no trailing slash unless path is "/". Most paths hangar sees already are.
+bool AlreadyNormal(std::string_view path) {
+  if (path.empty() || path[0] != '/') return false;
+  if (path.size() == 1) return true;
+  size_t start = 1;
+  while (true) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view seg = path.substr(start, end - start);
+    if (seg.empty() || seg == "." || seg == "..") return false;
+    if (end == path.size()) return true;
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 std::string NormalizeAbsolute(std::string_view path) {
+  if (AlreadyNormal(path)) return std::string(path);
   std::vector<std::string_view> segs;
   size_t start = 0;
   while (start <= path.size()) {

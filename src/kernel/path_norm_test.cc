@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace hangar {
 namespace {
 
@@ -32,6 +35,43 @@ TEST(PathNorm, RelativeOrEmptyIsTakenFromTheRoot) {
   EXPECT_EQ(NormalizeAbsolute(""), "/");
   EXPECT_EQ(NormalizeAbsolute("etc/x"), "/etc/x");
   EXPECT_EQ(NormalizeAbsolute("../etc"), "/etc");
+}
+
+// A path already normal is returned as it is, without being taken apart: every path of up to 8
+// characters from '/', '.' and 'a' normalises as segment by segment would, and the result is a
+// fixed point.
+TEST(PathNorm, EveryShortPathAgreesWithSegmentBySegment) {
+  auto by_segments = [](const std::string& p) {
+    std::vector<std::string> segs;
+    std::string seg;
+    for (size_t i = 0; i <= p.size(); i++) {
+      if (i < p.size() && p[i] != '/') {
+        seg += p[i];
+        continue;
+      }
+      if (seg == "..") {
+        if (!segs.empty()) segs.pop_back();
+      } else if (!seg.empty() && seg != ".") {
+        segs.push_back(seg);
+      }
+      seg.clear();
+    }
+    std::string out;
+    for (const std::string& s : segs) out += "/" + s;
+    return out.empty() ? std::string("/") : out;
+  };
+  const char kChars[] = {'/', '.', 'a'};
+  for (int len = 0; len <= 8; len++) {
+    int n = 1;
+    for (int i = 0; i < len; i++) n *= 3;
+    for (int k = 0; k < n; k++) {
+      std::string p;
+      for (int i = 0, x = k; i < len; i++, x /= 3) p += kChars[x % 3];
+      const std::string got = NormalizeAbsolute(p);
+      ASSERT_EQ(got, by_segments(p)) << "\"" << p << "\"";
+      ASSERT_EQ(NormalizeAbsolute(got), got) << "\"" << p << "\"";
+    }
+  }
 }
 
 TEST(PathNorm, InsideIsSegmentWise) {
