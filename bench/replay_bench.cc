@@ -7,9 +7,11 @@
 // signal decided again and compared (decision text, step and global digests), and the replay's own
 // ledger and anchor written. Figures: the replay's signals per second end to end and without its
 // ledger, the ledger's load, the record's size. Prints a table and writes JSON with --json FILE.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +30,15 @@
 namespace {
 
 using namespace hangar;
+
+// The CPU time of every thread of this process so far (user and system), in seconds: what a
+// replay costs the machine, which its wall time shows only through whatever else runs here.
+double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -83,7 +94,7 @@ int main(int argc, char** argv) {
   const uint64_t record_bytes = std::filesystem::file_size(spool + "/signals/live/signals.jsonl");
 
   // The replay, as hangar replay runs it.
-  double load_s = 0, replay_s = 0, bare_s = 0;
+  double load_s = 0, replay_s = 0, bare_s = 0, replay_cpu_s = 0;
   replay::Summary sum;
   for (bool own_ledger : {true, false}) {
     t0 = std::chrono::steady_clock::now();
@@ -99,6 +110,7 @@ int main(int argc, char** argv) {
     ledger::SignalReader reader(RealEnv(), spool + "/signals/live");
     if (Status s = reader.Open(); !s.ok()) return Fail("record", s);
     t0 = std::chrono::steady_clock::now();
+    const double cpu0 = CpuSeconds();
     Result<replay::Summary> r = replay::Replay(
         reader, ledger, {}, [](const replay::Step&) {},
         [&](Record rec, const replay::Step& st) {
@@ -107,6 +119,7 @@ int main(int argc, char** argv) {
     if (!r.ok()) return Fail("replay", r.status());
     if (Status s = mine.Flush(); !s.ok()) return Fail("replay ledger", s);
     (own_ledger ? replay_s : bare_s) = Seconds(t0);
+    if (own_ledger) replay_cpu_s = CpuSeconds() - cpu0;
     sum = *r;
   }
   if (sum.differ != 0 || sum.signals != signals) {
@@ -119,6 +132,9 @@ int main(int argc, char** argv) {
   std::printf("%-50s %14.0f %10.0f %7.2f\n", "replay: signals checked, decided, compared /s", per_s,
               target, per_s / target);
   std::printf("%-50s %14.0f\n", "  the same without writing its own ledger /s", bare);
+  const double cpu_us = replay_cpu_s * 1e6 / double(signals);
+  std::printf("%-50s %14.1f  (all threads; %.2f cores busy)\n", "  CPU per signal, us", cpu_us,
+              replay_cpu_s / replay_s);
   std::printf("%-50s %14.0f  (%lld signals)\n", "live ledger loaded, ms", load_s * 1000,
               (long long)signals);
   std::printf("%-50s %14.0f\n", "recorded (decided, line, entries) /s on tmpfs",
@@ -131,6 +147,8 @@ int main(int argc, char** argv) {
                    {"replay_signals_per_s", int64_t(per_s)},
                    {"replay_without_own_ledger_per_s", int64_t(bare)},
                    {"replay_target_per_s", int64_t(target)},
+                   {"replay_cpu_us_per_signal", std::round(cpu_us * 10) / 10},
+                   {"replay_cores_busy", std::round(replay_cpu_s / replay_s * 100) / 100},
                    {"ledger_load_ms", int64_t(load_s * 1000)},
                    {"record_signals_per_s", int64_t(double(signals) / record_s)},
                    {"record_bytes_per_signal", int64_t(double(record_bytes) / double(signals))}};
