@@ -238,9 +238,10 @@ TEST(SignalRecord, NonUtf8TextsAndBytesSurvive) {
   EXPECT_EQ(d.resolved.at("/x\xfe").error, "cannot resolve /x\xfe");
   EXPECT_EQ(d.by.user, "ann");
   EXPECT_TRUE(d.found_at_start);
-  const OpFinished& f = std::get<OpFinished>(
-      *ParseSignal(json::Write(SignalToJson(EveryKind()[10], blobs.Out())), blobs.In()));
-  EXPECT_EQ(f.output_text, "ok\xff");
+  Result<Signal> op =
+      ParseSignal(json::Write(SignalToJson(EveryKind()[10], blobs.Out())), blobs.In());
+  ASSERT_TRUE(op.ok()) << op.status().message();
+  EXPECT_EQ(std::get<OpFinished>(*op).output_text, "ok\xff");
 }
 
 // The live kernel and a replaying one, side by side: each decides a signal, the replaying one
