@@ -487,6 +487,28 @@ TEST(SignalRecord, TheMissionTextIsCanonicalJson) {
   }
 }
 
+// The mission's exit is written straight into its text too: the very bytes json::Write makes of
+// ExitInfo::ToJson (recorded step digests were made of those), whatever the exit holds.
+TEST(SignalRecord, TheMissionTextsExitIsTheExitsOwnJson) {
+  std::vector<ExitInfo> exits(5);
+  exits[1].rc = 0;
+  exits[1].started = kT;
+  exits[1].ended = kT + 1500;
+  exits[2].signal = 9;
+  exits[2].timed_out = true;
+  exits[3].rc = -1;
+  exits[3].cancelled = true;
+  exits[4].error = "cannot exec \"x\": \xff\n";
+  for (const ExitInfo& e : exits) {
+    MissionRec r;
+    r.exit = e;
+    std::string text;
+    AppendMissionText(&text, r);
+    const std::string want = "\"exit\":" + json::Write(e.ToJson()) + ",";
+    EXPECT_NE(text.find(want), std::string::npos) << text << "\nwants " << want;
+  }
+}
+
 TEST(SignalRecord, TheStepDigestCoversTheDecisionsMissionsTheGlobalDigestTheRest) {
   State a;
   a.missions["M"].phase = Phase::kQueued;
