@@ -29,7 +29,8 @@ using Array = std::vector<Value>;
 // Unlike std::map, adding a member may move the others: a reference or iterator into an object
 // does not survive adding a member to it (erase and assignment to existing members keep the
 // ones before them). Adding a member that sorts last is cheap; one that sorts before others
-// moves them: an object of untrusted size and order is built with FromMembers.
+// moves them: an object of untrusted size and order is built with FromMembers. A key is not
+// const as in std::map (a vector moves its members): never change one through an iterator.
 class Object {
  public:
   using key_type = std::string;
