@@ -33,8 +33,6 @@ using Array = std::vector<Value>;
 // const as in std::map (a vector moves its members): never change one through an iterator.
 class Object {
  public:
-  using key_type = std::string;
-  using mapped_type = Value;
   using value_type = std::pair<std::string, Value>;
   using iterator = std::vector<value_type>::iterator;
   using const_iterator = std::vector<value_type>::const_iterator;
@@ -66,8 +64,6 @@ class Object {
   Value& operator[](std::string_view key);
   // Adds the member unless one is named key already; the iterator names the member either way.
   std::pair<iterator, bool> emplace(std::string key, Value v);
-  std::pair<iterator, bool> insert(value_type member);
-  std::pair<iterator, bool> insert_or_assign(std::string key, Value v);
   size_t erase(std::string_view key);
   iterator erase(const_iterator at);
 
@@ -194,16 +190,6 @@ inline std::pair<Object::iterator, bool> Object::emplace(std::string key, Value 
   iterator it = LowerBound(key);
   if (it != m_.end() && it->first == key) return {it, false};
   return {m_.emplace(it, std::move(key), std::move(v)), true};
-}
-
-inline std::pair<Object::iterator, bool> Object::insert(value_type member) {
-  return emplace(std::move(member.first), std::move(member.second));
-}
-
-inline std::pair<Object::iterator, bool> Object::insert_or_assign(std::string key, Value v) {
-  auto [it, added] = emplace(std::move(key), Value());
-  it->second = std::move(v);
-  return {it, added};
 }
 
 inline Object::Object(std::initializer_list<value_type> members) {

@@ -43,8 +43,9 @@ TEST(Json, ObjectKeepsMembersSortedByKeyAndEachKeyOnce) {
 
   EXPECT_FALSE(o.emplace("a", 1).second);  // emplace keeps the member there
   EXPECT_EQ(o.at("a").as_string(), "a");
-  EXPECT_FALSE(o.insert_or_assign("a", 1).second);  // insert_or_assign replaces it
+  o["a"] = 1;  // assignment replaces it
   EXPECT_EQ(o.at("a").as_int(), 1);
+  EXPECT_EQ(o.size(), 7u);
   EXPECT_TRUE(o.emplace("c", 2).second);
 
   json::Object first{{"k", 1}, {"j", 2}, {"k", 3}};  // as std::map's: the first of a key kept
