@@ -244,6 +244,10 @@ std::string WritePretty(const Value& v) {
   return Written(v, 2, "\n");
 }
 
+void AppendPretty(std::string* out, const Value& v, int depth) {
+  WriteTo(out, v, 2, depth);
+}
+
 bool ValidUtf8(std::string_view s) {
   return simdjson::validate_utf8(s.data(), s.size());
 }

@@ -205,6 +205,9 @@ inline bool Object::operator==(const Object& o) const {
 std::string Write(const Value& v);
 // The same document indented by two spaces, for files people read with cat. Ends with "\n".
 std::string WritePretty(const Value& v);
+// v written as WritePretty writes it, without the final "\n", its lines indented as at nesting
+// depth (1 for a member of the document's top object): for base/pretty_writer.h.
+void AppendPretty(std::string* out, const Value& v, int depth);
 // Parses one JSON document with simdjson. On error: Invalid("... at byte N: reason").
 Result<Value> Parse(std::string_view text);
 // The string members named of the object text holds, in the order named, as Parse(text) and

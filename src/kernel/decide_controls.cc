@@ -52,7 +52,7 @@ std::string Cancel(Decision& d, const ControlRequest& r, TimeMs now) {
     if (from == Phase::kQueued) d.Unqueue(id);
     d.Finish(id, rec, from,
              BuildUnrunReturn(id, rec, "cancelled", "cancelled on request before it ran",
-                              d.setup.config.limits, now),
+                              d.setup.config.limits, d.NextSeq(), now),
              now);
   } else if (kill) {  // [CancelRunning]
     d.out.push_back(Kill{id});
@@ -238,7 +238,7 @@ std::string Reanchor(Decision& d, const ControlRequest& r, TimeMs now) {
                               "after the backup cannot be ruled out, so it is not launched again "
                               "by itself (`hangar retry " +
                                   id + "` launches it, knowingly)",
-                              d.setup.config.limits, now),
+                              d.setup.config.limits, d.NextSeq(), now),
              now);
   }
   d.effect = "reanchored";

@@ -65,7 +65,7 @@ void Decision::Pump(TimeMs now) {
                      WorkspaceOf(m, rec.resolved),
                      setup.landlock_abi};
     Plan plan = BuildPlan(m, p->second, where, attempt);
-    std::string plan_text = Text(plan.ToJson());
+    std::string plan_text = plan.Text();
     GateResult g = GateStage2(m, plan, setup.policy, site, rec.resolved, &p->second);
     const std::string plan_sha = Sha256Hex(plan_text);
     // [QueuedApprovedPlan] A hold a person approved for exactly this mission and plan is passed.
@@ -118,16 +118,14 @@ void Decision::Pump(TimeMs now) {
   }
 }
 
-void Decision::Finish(const std::string& id, MissionRec& rec, Phase from, json::Value ret,
+void Decision::Finish(const std::string& id, MissionRec& rec, Phase from, Returned ret,
                       TimeMs now) {
-  const int64_t seq = st.ledger_seq + 1;
-  ret["ledger_seq"] = seq;
-  std::string text = Text(ret);
-  const std::string outcome = ret.find("outcome")->as_string();
-  Ledger("mission.returned", {{"id", id}, {"outcome", outcome}, {"sha256", Sha256Hex(text)}}, now);
+  const std::string& outcome = ret.outcome;
+  Ledger("mission.returned", {{"id", id}, {"outcome", outcome}, {"sha256", Sha256Hex(ret.text)}},
+         now);
   CanaryEnded(id, rec, outcome, now);
   Move mv{id, from, Phase::kReturned, {}, std::nullopt};
-  mv.files["return.json"] = std::move(text);
+  mv.files["return.json"] = std::move(ret.text);
   if (rec.mission) mv.notify_dir = rec.mission->notify_dir;
   out.push_back(std::move(mv));
   Log(id + " " + std::string(PhaseName(from)) + " -> returned (" + outcome + ")");
@@ -214,7 +212,8 @@ void On(Decision& d, const LaunchDone& l) {
   } else {
     rec.error = "launch failed: " + l.error;
   }
-  d.Finish(l.id, rec, from, BuildReturn(l.id, rec, nullptr, d.setup.config.limits, l.now), l.now);
+  d.Finish(l.id, rec, from,
+           BuildReturn(l.id, rec, nullptr, d.setup.config.limits, d.NextSeq(), l.now), l.now);
   d.Pump(l.now);
 }
 
@@ -246,7 +245,7 @@ void On(Decision& d, const Observed& o) {
   MissionRec* rec = d.Running(o.id, true);
   if (!rec) return;
   d.Finish(o.id, *rec, Phase::kRunning,
-           BuildReturn(o.id, *rec, &o.obs, d.setup.config.limits, o.now), o.now);
+           BuildReturn(o.id, *rec, &o.obs, d.setup.config.limits, d.NextSeq(), o.now), o.now);
   d.Pump(o.now);  // a canary that returned done lets its profile's others go
 }
 

@@ -28,6 +28,7 @@
 
 #include "kernel/control.h"
 #include "kernel/kernel.h"
+#include "kernel/return_record.h"
 
 namespace hangar::decide {
 
@@ -62,8 +63,10 @@ struct Decision {
   // The launch queue and the end of a mission (decide_launch.cc).
   // Launches queued missions while a slot is free and nothing holds launches, through gate 2.
   void Pump(TimeMs now);
-  // Records the return and moves the mission from FROM to returned with return.json RET.
-  void Finish(const std::string& id, MissionRec& rec, Phase from, json::Value ret, TimeMs now);
+  // Records the return and moves the mission from FROM to returned with return.json RET, built
+  // for the seq the return's ledger entry takes: NextSeq() just before (kernel/return_record.h).
+  void Finish(const std::string& id, MissionRec& rec, Phase from, Returned ret, TimeMs now);
+  int64_t NextSeq() const { return st.ledger_seq + 1; }
   // The drone is over (its exit known, or its supervisor gone): its slot frees, the kernel looks.
   void EndDrone(const std::string& id, MissionRec& rec, TimeMs now);
   // Observe the room, run and window of a mission whose drone ended.

@@ -1,6 +1,7 @@
 #include "kernel/decision_digest.h"
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 #include <set>
 #include <type_traits>
@@ -49,12 +50,37 @@ std::string RequestersText(const State& s) {
   return ",\"requesters\":" + json::Write(json::Value(std::move(all)));
 }
 
+// std::to_string(v) appended, without the temporary: the same digits for any integer type.
+template <typename Int>
+void AppendInt(std::string* t, Int v) {
+  char buf[24];
+  t->append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+// json::Write(record::MaybeHex(s)) written straight into *t.
+void AppendMaybeHex(std::string* t, const std::string& s) {
+  if (json::ValidUtf8(s)) {
+    json::AppendQuoted(t, s);
+    return;
+  }
+  static const char kHex[] = "0123456789abcdef";
+  *t += "{\"hex\":\"";
+  for (unsigned char c : s) {
+    t->push_back(kHex[c >> 4]);
+    t->push_back(kHex[c & 15]);
+  }
+  *t += "\"}";
+}
+
 // json::Write(e.ToJson()) written straight into *t: a mission's part of every step digest
 // carries its exit, and building the object only to write it was a twentieth of a replay's
 // deciding thread. The same bytes, members in the same sorted order (tested equal).
 void AppendExitText(std::string* t, const ExitInfo& e) {
   auto maybe_int = [&](const std::optional<int>& v) {
-    *t += v ? std::to_string(*v) : std::string("null");
+    if (v)
+      AppendInt(t, *v);
+    else
+      *t += "null";
   };
   *t += e.cancelled ? "{\"cancelled\":true" : "{\"cancelled\":false";
   *t += ",\"ended\":";
@@ -93,7 +119,7 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
       if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>)
         json::AppendQuoted(&t, x);
       else
-        t += std::to_string(x);
+        AppendInt(&t, x);
     }
     t += ']';
   };
@@ -101,18 +127,22 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
     t += key;
     t += v ? "true" : "false";
   };
-  t += "{\"accepted\":" + std::to_string(r.accepted);
+  t += "{\"accepted\":";
+  AppendInt(&t, r.accepted);
   sha(",\"approved_plan_sha256\":", r.approved_plan_sha256);
   sha(",\"approved_sha256\":", r.approved_sha256);
-  t += ",\"attempt\":" + std::to_string(r.attempt);
-  t += ",\"error\":" + json::Write(MaybeHex(r.error));
+  t += ",\"attempt\":";
+  AppendInt(&t, r.attempt);
+  t += ",\"error\":";
+  AppendMaybeHex(&t, r.error);
   t += ",\"exit\":";
   if (r.exit)
     AppendExitText(&t, *r.exit);
   else
     t += "null";
   flag(",\"exited\":", r.exited);
-  t += ",\"gate\":" + json::Write(MaybeHex(r.gate));
+  t += ",\"gate\":";
+  AppendMaybeHex(&t, r.gate);
   sha(",\"held_plan_sha256\":", r.held_plan_sha256);
   flag(",\"live\":", r.mission != nullptr);
   flag(",\"lost\":", r.lost);
@@ -120,8 +150,11 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
   set(",\"op_starts\":", r.op_starts);
   set(",\"ops_running\":", r.ops_running);
   set(",\"ops_seen\":", r.ops_seen);
-  t += ",\"owner\":{\"uid\":" + std::to_string(r.owner.uid) +
-       ",\"user\":" + json::Write(MaybeHex(r.owner.user)) + "}";
+  t += ",\"owner\":{\"uid\":";
+  AppendInt(&t, r.owner.uid);
+  t += ",\"user\":";
+  AppendMaybeHex(&t, r.owner.user);
+  t += '}';
   t += ",\"phase\":";
   json::AppendQuoted(&t, PhaseName(r.phase));
   flag(",\"purged\":", r.purged);
@@ -364,29 +397,38 @@ std::string GlobalText(const State& s) {
   json::AppendQuoted(&t, s.canaries.digest());
   size_t held = 0;
   for (const auto& [profile, ids] : s.canary_held) held += ids.size();
-  t += ",\"canary_held\":" + std::to_string(held);
+  t += ",\"canary_held\":";
+  AppendInt(&t, held);
   t += ",\"clock_behind\":";
   t += s.clock_behind ? "true" : "false";
-  t += ",\"counter\":" + std::to_string(s.counter);
-  t += ",\"fail_closed\":" + json::Write(MaybeHex(s.fail_closed));
-  t += ",\"ledger_seq\":" + std::to_string(s.ledger_seq);
-  t += ",\"ledger_time\":" + std::to_string(s.ledger_time);
+  t += ",\"counter\":";
+  AppendInt(&t, s.counter);
+  t += ",\"fail_closed\":";
+  AppendMaybeHex(&t, s.fail_closed);
+  t += ",\"ledger_seq\":";
+  AppendInt(&t, s.ledger_seq);
+  t += ",\"ledger_time\":";
+  AppendInt(&t, s.ledger_time);
   t += ",\"queue_head\":";
   if (s.queue.empty())
     t += "null";
   else
     json::AppendQuoted(&t, s.queue.front());
-  t += ",\"queue_length\":" + std::to_string(s.queue.size());
+  t += ",\"queue_length\":";
+  AppendInt(&t, s.queue.size());
   t += ",\"ready\":";
   t += s.ready ? "true" : "false";
   t += ",\"rolled_back\":";
   t += s.rolled_back ? "true" : "false";
   t += ",\"requesters\":";
   json::AppendQuoted(&t, s.requesters.digest());
-  t += ",\"running\":" + std::to_string(s.running);
+  t += ",\"running\":";
+  AppendInt(&t, s.running);
   t += ",\"unvouched_grants\":[";
-  for (size_t i = 0; i < s.unvouched_grants.size(); ++i)
-    t += (i ? "," : "") + std::to_string(s.unvouched_grants[i]);
+  for (size_t i = 0; i < s.unvouched_grants.size(); ++i) {
+    if (i) t += ',';
+    AppendInt(&t, s.unvouched_grants[i]);
+  }
   t += "]}";
   return t;
 }

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "base/pretty_writer.h"
 #include "kernel/path_norm.h"
 
 namespace hangar {
@@ -54,15 +55,6 @@ std::vector<std::string> EgressAllowlist(const Mission& m, const Profile& p) {
   for (const Destination& d : p.egress) all.insert(d.Text());
   for (const Destination& d : m.egress) all.insert(d.Text());
   return {all.begin(), all.end()};
-}
-
-json::Value EgressPlan::ToJson() const {
-  return json::Object{{"allow", json::Array(allow.begin(), allow.end())},
-                      {"methods", json::Array(methods.begin(), methods.end())},
-                      {"proxy", proxy},
-                      {"forwarder", forwarder},
-                      {"socket", socket},
-                      {"port", port}};
 }
 
 Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int attempt) {
@@ -138,46 +130,71 @@ json::Value PlanWorkspace::ToJson() const {
   return json::Object{{"git", git}, {"objects", objects}, {"commit", commit}};
 }
 
-json::Value Sandbox::ToJson() const {
-  json::Object o;
-  o["engine"] = engine;
-  o["bwrap"] = bwrap;
-  o["hide"] = json::Array(hide.begin(), hide.end());
-  o["write"] = json::Array(write.begin(), write.end());
-  if (landlock_abi != kLandlockUnsaid) o["landlock_abi"] = landlock_abi;
-  return o;
+namespace {
+
+void WriteEgress(json::PrettyWriter& w, const EgressPlan& e) {
+  w.Open()
+      .Key("allow")
+      .Strings(e.allow)
+      .Key("forwarder")
+      .Str(e.forwarder)
+      .Key("methods")
+      .Strings(e.methods)
+      .Key("port")
+      .Int(e.port)
+      .Key("proxy")
+      .Str(e.proxy)
+      .Key("socket")
+      .Str(e.socket)
+      .Close();
+}
+
+void WriteSandbox(json::PrettyWriter& w, const Sandbox& s) {
+  w.Open().Key("bwrap").Str(s.bwrap).Key("engine").Str(s.engine).Key("hide").Strings(s.hide);
+  if (s.landlock_abi != kLandlockUnsaid) w.Key("landlock_abi").Int(s.landlock_abi);
+  w.Key("write").Strings(s.write).Close();
+}
+
+}  // namespace
+
+// Members in sorted order of their keys (json::PrettyWriter), optional ones where they sort.
+std::string Plan::Text() const {
+  json::PrettyWriter w;
+  w.Open().Key("argv").Strings(argv).Key("attempt").Int(attempt);
+  w.Key("deadline_ms").Int(deadline_ms);
+  if (network == "egress") WriteEgress(w.Key("egress"), egress);
+  w.Key("enforced_deadline_ms").Int(enforced_deadline_ms);
+  w.Key("env").StringMap(env);
+  w.Key("grace_ms").Int(grace_ms);
+  w.Key("hangar").Int(1).Key("id").Str(id);
+  w.Key("last_message").Str(last_message).Key("launcher").Str(launcher);
+  w.Key("limits")
+      .Open()
+      .Key("file_mb")
+      .Int(file_mb)
+      .Key("memory_mb")
+      .Int(memory_mb)
+      .Key("processes")
+      .Int(processes)
+      .Key("shm_mb")
+      .Int(shm_mb)
+      .Close();
+  w.Key("network").Str(network).Key("prompt_in_room").Bool(prompt_in_room);
+  w.Key("room").Str(room);
+  if (!room_dirs.empty()) w.Key("room_dirs").Strings(room_dirs);
+  w.Key("run").Str(run);
+  WriteSandbox(w.Key("sandbox"), sandbox);
+  if (launcher == "slurm") w.Key("slurm_partition").Str(slurm_partition);
+  w.Key("stdin").Str(stdin_path).Key("stdout_file").Str(stdout_file);
+  if (launcher == "systemd") w.Key("systemd_user").Bool(systemd_user);
+  if (uid >= 0) w.Key("user").Open().Key("gid").Int(gid).Key("uid").Int(uid).Close();
+  if (workspace) w.Key("workspace").Val(workspace->ToJson());
+  w.Close();
+  return w.Take();
 }
 
 json::Value Plan::ToJson() const {
-  json::Object o;
-  o["hangar"] = 1;
-  o["id"] = id;
-  o["attempt"] = attempt;
-  o["launcher"] = launcher;
-  o["argv"] = json::Array(argv.begin(), argv.end());
-  json::Object e;
-  for (const auto& [k, v] : env) e[k] = v;
-  o["env"] = e;
-  o["room"] = room;
-  o["run"] = run;
-  o["stdin"] = stdin_path;
-  o["prompt_in_room"] = prompt_in_room;
-  o["last_message"] = last_message;
-  o["stdout_file"] = stdout_file;
-  if (!room_dirs.empty()) o["room_dirs"] = json::Array(room_dirs.begin(), room_dirs.end());
-  o["network"] = network;
-  if (network == "egress") o["egress"] = egress.ToJson();
-  o["sandbox"] = sandbox.ToJson();
-  o["deadline_ms"] = deadline_ms;
-  o["grace_ms"] = grace_ms;
-  o["enforced_deadline_ms"] = enforced_deadline_ms;
-  o["limits"] = json::Object{
-      {"processes", processes}, {"file_mb", file_mb}, {"memory_mb", memory_mb}, {"shm_mb", shm_mb}};
-  if (uid >= 0) o["user"] = json::Object{{"uid", uid}, {"gid", gid}};
-  if (launcher == "systemd") o["systemd_user"] = systemd_user;
-  if (launcher == "slurm") o["slurm_partition"] = slurm_partition;
-  if (workspace) o["workspace"] = workspace->ToJson();
-  return o;
+  return json::Parse(Text()).value();
 }
 
 Result<Plan> Plan::FromJson(const json::Value& v) {

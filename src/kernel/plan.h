@@ -54,7 +54,6 @@ struct Sandbox {
   // supervisor never hides less: it refuses to run a plan that names a ruleset on a kernel that
   // cannot make one, and makes one wherever its kernel can (launch/sandbox_command.h).
   int landlock_abi = 0;
-  json::Value ToJson() const;
 };
 
 // Network "egress" (kernel/egress.h): the drone's one way out. The supervisor runs `proxy`
@@ -68,7 +67,6 @@ struct EgressPlan {
   std::string forwarder;             // socat (absolute); empty: not installed (stage 2 denies)
   std::string socket;                // RUN/egress.sock
   int port = kEgressPort;
-  json::Value ToJson() const;
 };
 
 // The mission's workspace as the launch makes it (man/hangar-mission.5, WORKSPACE): before the
@@ -115,7 +113,10 @@ struct Plan {
   std::string slurm_partition;  // launcher "slurm": sbatch --partition; empty: the default
   std::optional<PlanWorkspace> workspace;  // a workspace mission's checkout
 
-  json::Value ToJson() const;
+  // plan.json: canonical JSON, indented (json::WritePretty's bytes), written member by member;
+  // its sha256 is what stage 2 passed and the ledger records.
+  std::string Text() const;
+  json::Value ToJson() const;  // Text() read back
   static Result<Plan> FromJson(const json::Value& v);
 };
 

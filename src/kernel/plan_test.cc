@@ -29,6 +29,34 @@ Status FromJsonStatus(const json::Value& v) {
   return Plan::FromJson(v).status();
 }
 
+// plan.json is written member by member (json::PrettyWriter): with or without each member that
+// only some plans have (egress, room_dirs, a Landlock ABI said, a drone user, systemd's user,
+// Slurm's partition, a workspace), its text is canonical, keys sorted, byte for byte what
+// json::WritePretty writes of it read back. Its sha256 is what stage 2 passed and the ledger and
+// a replay compare.
+TEST(Plan, EveryShapeOfPlanIsCanonicalText) {
+  for (int shape = 0; shape < 256; ++shape) {
+    Plan p = CodexLikePlan();
+    if (shape & 1) {
+      p.network = "egress";
+      p.egress.allow = {"api.openai.com:443", "b:80"};
+      p.egress.methods = {"GET"};
+    }
+    if (shape & 2) p.room_dirs.clear();
+    if (shape & 4) p.sandbox.landlock_abi = kLandlockUnsaid;
+    if (shape & 8) p.uid = 1000, p.gid = 1001;
+    if (shape & 16) p.launcher = "systemd", p.systemd_user = true;
+    if (shape & 32) p.launcher = "slurm", p.slurm_partition = "batch";
+    if (shape & 64) p.workspace = PlanWorkspace{"/g", "/g/.git/objects", "abc123"};
+    if (shape & 128) p.env.clear(), p.sandbox.hide = {"/h\"1"};
+    const std::string text = p.Text();
+    EXPECT_EQ(json::WritePretty(json::Parse(text).value()), text) << "shape " << shape;
+    Result<Plan> back = Plan::FromJson(json::Parse(text).value());
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(back->Text(), text) << "shape " << shape;
+  }
+}
+
 TEST(Plan, StdoutFileAndRoomDirsRoundTrip) {
   const Plan p = CodexLikePlan();
   Result<Plan> back = Plan::FromJson(p.ToJson());

@@ -1,39 +1,12 @@
 #include "kernel/return_record.h"
 
+#include "base/pretty_writer.h"
+#include "base/timefmt.h"
 #include "kernel/evidence.h"
 
 namespace hangar {
 
 namespace {
-
-json::Value OptInt(const std::optional<int>& v) {
-  return v ? json::Value(*v) : json::Value(nullptr);
-}
-
-json::Object Base(const std::string& id, const MissionRec& rec, TimeMs now) {
-  json::Object o;
-  o["hangar"] = 1;
-  o["id"] = id;
-  o["attempt"] = rec.attempt;
-  if (rec.mission) {
-    o["requester"] = rec.mission->requester;
-    o["drone"] = rec.mission->drone;
-    json::Object d;
-    d["max_minutes"] = rec.mission->max_minutes;
-    d["ms"] = rec.mission->deadline_ms();
-    d["fired"] = rec.exit && rec.exit->timed_out;
-    o["deadline"] = d;
-  }
-  json::Object t;
-  t["accepted"] = FormatTime(rec.accepted);
-  t["started"] = rec.exit && rec.exit->started ? json::Value(FormatTime(rec.exit->started))
-                                               : json::Value(nullptr);
-  t["ended"] =
-      rec.exit && rec.exit->ended ? json::Value(FormatTime(rec.exit->ended)) : json::Value(nullptr);
-  t["returned"] = FormatTime(now);
-  o["times"] = t;
-  return o;
-}
 
 // The harness's own report said it failed (Claude Code's result "is_error": true).
 bool HarnessError(const Observation* obs) {
@@ -116,55 +89,96 @@ json::Value LimitsRecord(const DroneLimits& limits, const MissionRec& rec, const
                       {"reached", std::move(reached)}};
 }
 
-json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs,
-                        const DroneLimits& limits, TimeMs now) {
-  const bool passed = obs ? obs->checks_passed : false;
-  json::Object o = Base(id, rec, now);
-  const bool harness_error = HarnessError(obs);
-  const std::string outcome = DecideOutcome(rec, passed, harness_error);
-  o["outcome"] = outcome;
-  o["reason"] = Reason(rec, outcome, passed, harness_error);
+namespace {
+
+// return.json's members in sorted order of their keys (json::PrettyWriter).
+std::string ReturnText(const std::string& id, const MissionRec& rec, const Observation* obs,
+                       const DroneLimits& limits, const std::string& outcome,
+                       const std::string& reason, int64_t seq, TimeMs now) {
+  auto time_or_null = [](json::PrettyWriter& w, bool known, TimeMs t) {
+    if (known)
+      w.Str(FormatTime(t));
+    else
+      w.Null();
+  };
+  json::PrettyWriter w;
+  w.Open().Key("attempt").Int(rec.attempt);
+  w.Key("change");
+  obs ? w.Val(obs->change) : w.Null();
+  w.Key("connections");
+  obs ? w.Val(obs->connections) : w.Null();
+  if (rec.mission) {
+    w.Key("deadline")
+        .Open()
+        .Key("fired")
+        .Bool(rec.exit && rec.exit->timed_out)
+        .Key("max_minutes")
+        .Int(rec.mission->max_minutes)
+        .Key("ms")
+        .Int(rec.mission->deadline_ms())
+        .Close();
+  }
+  w.Key("declaration");
+  obs ? w.Val(obs->declaration) : w.Null();
+  w.Key("done_checks");
+  if (obs)
+    w.Open().Key("passed").Bool(obs->checks_passed).Key("results").Val(obs->checks).Close();
+  else
+    w.Null();
+  if (rec.mission) w.Key("drone").Str(rec.mission->drone);
+  w.Key("exit");
   if (rec.exit) {
-    json::Object x;
-    x["rc"] = OptInt(rec.exit->rc);
-    x["signal"] = OptInt(rec.exit->signal);
-    x["timed_out"] = rec.exit->timed_out;
-    x["cancelled"] = rec.exit->cancelled;
-    x["error"] = rec.exit->error.empty() ? json::Value(nullptr) : json::Value(rec.exit->error);
-    o["exit"] = x;
+    const ExitInfo& e = *rec.exit;
+    w.Open().Key("cancelled").Bool(e.cancelled).Key("error");
+    e.error.empty() ? w.Null() : w.Str(e.error);
+    w.Key("rc").OptInt(e.rc).Key("signal").OptInt(e.signal).Key("timed_out").Bool(e.timed_out);
+    w.Close();
   } else {
-    o["exit"] = nullptr;
+    w.Null();
   }
-  if (obs) {
-    json::Object checks;
-    checks["passed"] = obs->checks_passed;
-    checks["results"] = obs->checks;
-    o["done_checks"] = checks;
-    o["declaration"] = obs->declaration;
-    o["files"] = obs->files;
-    o["room"] = obs->room;
-    o["ops"] = obs->ops;
-    o["harness_reported"] = obs->harness;
-    o["connections"] = obs->connections;
-    o["change"] = obs->change;
-    o["verdict"] = JudgeEvidence(obs->declaration, obs->ops);
-    o["limits"] = LimitsRecord(limits, rec, obs);
-  } else {
-    for (const char* k : {"done_checks", "declaration", "files", "room", "ops", "harness_reported",
-                          "connections", "change", "verdict", "limits"})
-      o[k] = nullptr;
-  }
-  return o;
+  w.Key("files");
+  obs ? w.Val(obs->files) : w.Null();
+  w.Key("hangar").Int(1);
+  w.Key("harness_reported");
+  obs ? w.Val(obs->harness) : w.Null();
+  w.Key("id").Str(id).Key("ledger_seq").Int(seq);
+  w.Key("limits");
+  obs ? w.Val(LimitsRecord(limits, rec, obs)) : w.Null();
+  w.Key("ops");
+  obs ? w.Val(obs->ops) : w.Null();
+  w.Key("outcome").Str(outcome).Key("reason").Str(reason);
+  if (rec.mission) w.Key("requester").Str(rec.mission->requester);
+  w.Key("room");
+  obs ? w.Val(obs->room) : w.Null();
+  w.Key("times").Open().Key("accepted").Str(FormatTime(rec.accepted)).Key("ended");
+  time_or_null(w, rec.exit && rec.exit->ended, rec.exit ? rec.exit->ended : 0);
+  w.Key("returned").Str(FormatTime(now)).Key("started");
+  time_or_null(w, rec.exit && rec.exit->started, rec.exit ? rec.exit->started : 0);
+  w.Close();
+  w.Key("verdict");
+  obs ? w.Val(JudgeEvidence(obs->declaration, obs->ops)) : w.Null();
+  w.Close();
+  return w.Take();
 }
 
-json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec,
-                             const std::string& outcome, const std::string& reason,
-                             const DroneLimits& limits, TimeMs now) {
-  // The same record as a launch that never happened: nothing observed, every observation null.
-  json::Value r = BuildReturn(id, rec, nullptr, limits, now);
-  r["outcome"] = outcome;
-  r["reason"] = reason;
+}  // namespace
+
+Returned BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs,
+                     const DroneLimits& limits, int64_t seq, TimeMs now) {
+  const bool passed = obs ? obs->checks_passed : false;
+  const bool harness_error = HarnessError(obs);
+  Returned r;
+  r.outcome = DecideOutcome(rec, passed, harness_error);
+  r.text = ReturnText(id, rec, obs, limits, r.outcome, Reason(rec, r.outcome, passed, harness_error),
+                      seq, now);
   return r;
+}
+
+Returned BuildUnrunReturn(const std::string& id, const MissionRec& rec, const std::string& outcome,
+                          const std::string& reason, const DroneLimits& limits, int64_t seq,
+                          TimeMs now) {
+  // The same record as a launch that never happened: nothing observed, every observation null.
+  return Returned{outcome, ReturnText(id, rec, nullptr, limits, outcome, reason, seq, now)};
 }
 
 }  // namespace hangar

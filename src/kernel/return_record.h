@@ -22,13 +22,20 @@ std::string DecideOutcome(const MissionRec& rec, bool checks_passed, bool harnes
 // or allocation is the drone's own error).
 json::Value LimitsRecord(const DroneLimits& limits, const MissionRec& rec, const Observation* obs);
 
-// A return for a mission whose drone ran (or whose launch was attempted).
-json::Value BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs,
-                        const DroneLimits& limits, TimeMs now);
+// return.json as the kernel writes it, and the outcome it gives.
+struct Returned {
+  std::string outcome;
+  std::string text;  // canonical JSON, indented: json::WritePretty's bytes, written straight
+};
+
+// A return for a mission whose drone ran (or whose launch was attempted). seq: the ledger seq of
+// its mission.returned entry, which return.json names (ledger_seq).
+Returned BuildReturn(const std::string& id, const MissionRec& rec, const Observation* obs,
+                     const DroneLimits& limits, int64_t seq, TimeMs now);
 
 // A return for a mission that ended without running (cancelled while held or queued).
-json::Value BuildUnrunReturn(const std::string& id, const MissionRec& rec,
-                             const std::string& outcome, const std::string& reason,
-                             const DroneLimits& limits, TimeMs now);
+Returned BuildUnrunReturn(const std::string& id, const MissionRec& rec, const std::string& outcome,
+                          const std::string& reason, const DroneLimits& limits, int64_t seq,
+                          TimeMs now);
 
 }  // namespace hangar

@@ -8,6 +8,7 @@
 
 #include "base/sha256.h"
 #include "kernel/kernel_testutil.h"
+#include "kernel/record_fields.h"
 
 namespace hangar {
 namespace {
@@ -472,7 +473,7 @@ TEST(SignalRecord, TheMissionTextIsCanonicalJson) {
   r.error = "bad \xff";
   r.gate = "stage 2 allow ";
   r.sha256 = "aa";
-  r.owner = Dropper{1000, "ann"};
+  r.owner = Dropper{1000, "ann\xfe"};
   r.op_starts = {kT, kT + 1};
   r.ops_running = {"k1", "k\"2"};
   r.ops_seen = {"r1"};
@@ -484,7 +485,13 @@ TEST(SignalRecord, TheMissionTextIsCanonicalJson) {
     ASSERT_TRUE(back.ok()) << text;
     EXPECT_EQ(json::Write(*back), text);
     EXPECT_EQ(back->as_object().size(), 21u) << text;
+    // Bytes that are no UTF-8 as record::MaybeHex writes them: {"hex": "..."}.
+    const json::Value& owner = *back->find("owner");
+    EXPECT_EQ(*back->find("error"), record::MaybeHex(m.error)) << text;
+    EXPECT_EQ(*owner.find("user"), record::MaybeHex(m.owner.user)) << text;
+    EXPECT_EQ(owner.find("uid")->as_int(), m.owner.uid) << text;
   }
+  EXPECT_NE(record::MaybeHex(r.error), json::Value(r.error)) << "the hex form is tested";
 }
 
 // The mission's exit is written straight into its text too: the very bytes json::Write makes of
