@@ -23,6 +23,17 @@ TEST(Json, WritesCanonicalSortedCompactText) {
   EXPECT_EQ(json::Write(o), R"({"a":[true,null,"x\n\"\u0001"],"b":1,"c":0.5})");
 }
 
+// KeyBefore, the objects' key order, is std::string_view's < whatever the bytes: empty keys, a
+// first byte above 0x7f, keys equal up to the shorter one.
+TEST(Json, KeyBeforeIsByteOrder) {
+  const std::vector<std::string> keys = {"",   "a",  "ab", "b",  "B",        "\xc3\xa9",
+                                         "\xff", "a\xff", "aa", "\x01", std::string(1, '\0')};
+  for (const std::string& a : keys)
+    for (const std::string& b : keys)
+      EXPECT_EQ(json::KeyBefore(a, b), std::string_view(a) < std::string_view(b))
+          << "'" << a << "' '" << b << "'";
+}
+
 // json::Object keeps std::map's behaviour on a sorted vector: members in byte order of their keys
 // whatever order they came in, each key once, lookups by key, and equality by members.
 TEST(Json, ObjectKeepsMembersSortedByKeyAndEachKeyOnce) {

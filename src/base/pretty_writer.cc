@@ -48,7 +48,7 @@ bool Plain(std::string_view key) {
 PrettyWriter& PrettyWriter::Key(std::string_view key) {
   Frame& f = frames_.back();
   const bool comma = !f.empty;
-  if (comma && key <= std::string_view(f.last_key)) sorted_ = false;
+  if (comma && !KeyBefore(f.last_key, key)) sorted_ = false;
   f.empty = false;
   f.last_key.assign(key.data(), key.size());
   after_key_ = true;

@@ -201,7 +201,8 @@ Status Daemon::TakeName(const std::string& name) {
   // Decided in the open batch already: its file stays in place until the batch commits.
   if (!batch_names_.insert("incoming/" + name).second) return Status::Ok();
   Dropped d = ReadDrop(env_, layout_, name, env_->Now());
-  if (MissionOrError parsed = ParseMission(d.bytes); auto* m = std::get_if<Mission>(&parsed)) {
+  auto parsed = std::make_shared<const MissionOrError>(ParseMission(d.bytes));
+  if (auto* m = std::get_if<Mission>(parsed.get())) {
     d.resolved = ResolveWrites(*m, setup_.home);
     if (m->workspace) {  // git at intake, in the loop: a workspace mission's rare, bounded cost
       int64_t uid = -1, gid = -1;
@@ -209,6 +210,7 @@ Status Daemon::TakeName(const std::string& name) {
       ResolveWorkspace(*m, uid, gid, &d.resolved);
     }
   }
+  d.parsed = std::move(parsed);  // decide reads it, not the bytes again
   d.found_at_start = drops_.TakeFoundAtStart(name);
   return Dispatch(std::move(d));
 }

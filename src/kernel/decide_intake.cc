@@ -70,10 +70,12 @@ std::string RejectedId(Decision& d, const Dropped& drop) {
 void On(Decision& d, const Dropped& drop) {
   // [DroppedInvalid]: unreadable, not a mission, or naming no profile of the config
   if (!drop.read_error.empty()) return Reject(d, drop, RejectedId(d, drop), "", drop.read_error);
-  MissionOrError parsed = ParseMission(drop.bytes);
+  MissionOrError own;
+  if (!drop.parsed) own = ParseMission(drop.bytes);
+  const MissionOrError& parsed = drop.parsed ? *drop.parsed : own;
   if (auto* e = std::get_if<ParseError>(&parsed))
     return Reject(d, drop, RejectedId(d, drop), e->field, e->reason);
-  Mission m = std::get<Mission>(std::move(parsed));
+  Mission m = std::get<Mission>(parsed);
   ApplyProfileDefaults(&m, d.setup.config);
   if (!m.id.empty() && d.Used(m.id)) {  // [DroppedDuplicateId]
     const MissionRec& used = d.st.missions[m.id];

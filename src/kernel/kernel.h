@@ -293,6 +293,10 @@ struct Dropped {
   ResolvedWrites resolved;  // the mission's "writes" as the shell resolved them on disk
   Dropper by = {};
   bool found_at_start = false;  // it waited in incoming/new when hangard started
+  // ParseMission(bytes), when the shell has parsed them already: hangard does, to resolve the
+  // writes; a replay's reading thread does, beside the deciding one. Never recorded: with none,
+  // decide parses the bytes itself, to the same result (ParseMission is pure).
+  std::shared_ptr<const MissionOrError> parsed = nullptr;
 };
 // A mission directory found at start (or after an inotify overflow) in a state directory.
 struct Recovered {

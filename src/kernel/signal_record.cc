@@ -276,14 +276,19 @@ struct Reader {
     auto time = [&](const char* k) { return Time(f[k], f.Path(k)); };
     auto flag = [&](const char* k) { return strict::Bool(f[k], f.Path(k)); };
     auto blob = [&](const char* k) { return Blob(f[k], f.Path(k)); };
-    if (kind == "dropped")
-      return Dropped{text("name"),
-                     blob("bytes"),
-                     text("read_error"),
-                     time("now"),
-                     Resolved(f["resolved"], f.Path("resolved")),
-                     By(f["by"], f.Path("by")),
-                     flag("found_at_start")};
+    if (kind == "dropped") {
+      Dropped d{text("name"),
+                blob("bytes"),
+                text("read_error"),
+                time("now"),
+                Resolved(f["resolved"], f.Path("resolved")),
+                By(f["by"], f.Path("by")),
+                flag("found_at_start")};
+      // Parsed by the reader: a replay reads on one thread and decides on another (Dropped).
+      if (d.read_error.empty())
+        d.parsed = std::make_shared<const MissionOrError>(ParseMission(d.bytes));
+      return d;
+    }
     if (kind == "recovered") {
       Recovered r;
       r.id = str("id");

@@ -229,6 +229,32 @@ TEST(SignalRecord, EveryKindReadsBackAsItself) {
   }
 }
 
+// A dropped mission comes back parsed (Dropped::parsed), so a replay's reading thread parses it
+// and the deciding one does not: what ParseMission makes of its bytes, a parse error too. The Twin
+// below decides the same with it as the live kernel without it.
+TEST(SignalRecord, ADroppedMissionIsReadBackParsed) {
+  Blobs blobs;
+  for (const std::string& bytes : {std::string("{\"hangar\":1,\"id\":\"P1\"}"), std::string("{no")}) {
+    const Dropped drop{"p.json", bytes, "", kT, {}, kRoot};
+    Result<Signal> back = ParseSignal(json::Write(SignalToJson(drop, blobs.Out())), blobs.In());
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    const Dropped& d = std::get<Dropped>(*back);
+    ASSERT_NE(d.parsed, nullptr) << bytes;
+    const MissionOrError want = ParseMission(bytes);
+    ASSERT_EQ(d.parsed->index(), want.index()) << bytes;
+    if (auto* e = std::get_if<ParseError>(&want)) {
+      EXPECT_EQ(std::get<ParseError>(*d.parsed).field, e->field);
+      EXPECT_EQ(std::get<ParseError>(*d.parsed).reason, e->reason);
+    } else {
+      EXPECT_EQ(std::get<hangar::Mission>(*d.parsed).id, "P1");
+    }
+  }
+  const Dropped unread{"f", "", "not a regular file", kT, {}, kRoot};
+  Result<Signal> back = ParseSignal(json::Write(SignalToJson(unread, blobs.Out())), blobs.In());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(std::get<Dropped>(*back).parsed, nullptr) << "nothing read, nothing to parse";
+}
+
 TEST(SignalRecord, NonUtf8TextsAndBytesSurvive) {
   Blobs blobs;
   const Signal s = EveryKind()[0];
