@@ -2,12 +2,6 @@
 
 namespace hangar::replay {
 
-namespace {
-
-constexpr size_t kBatch = 4096;
-
-}  // namespace
-
 ReplayLedger::ReplayLedger(Env* env, const std::string& dir, const std::string& name)
     : store_(env, dir, name), anchor_path_(dir + "/" + name + ".anchor"), name_(name) {}
 
@@ -20,7 +14,7 @@ Status ReplayLedger::Open() {
 }
 
 ReplayLedger::~ReplayLedger() {
-  (void)Wait();
+  (void)Close();
 }
 
 Status ReplayLedger::Add(Record r, const Step& step) {
@@ -29,16 +23,44 @@ Status ReplayLedger::Add(Record r, const Step& step) {
   body["replay_of"] = json::Object{{"line", step.n}, {"seq", r.seq}};
   drafts_.push_back(ledger::Draft{std::move(r.kind), std::move(body), r.time, false});
   if (drafts_.size() < kBatch) return Status::Ok();
-  if (Status s = Wait(); !s.ok()) return s;
-  writing_ = std::move(drafts_);
-  drafts_.clear();
-  thread_ = std::thread([this] { written_ = Write(writing_); });
+  return Hand();
+}
+
+Status ReplayLedger::Hand() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+  cv_.wait(lock, [&] { return waiting_.size() < kInFlight || !written_.ok(); });
+  if (!written_.ok()) return written_;
+  if (!drafts_.empty()) waiting_.push_back(std::move(drafts_));
+  drafts_ = {};
+  drafts_.reserve(kBatch);
+  lock.unlock();
+  cv_.notify_all();
   return Status::Ok();
 }
 
-Status ReplayLedger::Wait() {
+void ReplayLedger::Run() {
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return closing_ || !waiting_.empty(); });
+    if (waiting_.empty()) return;  // closing, and all written
+    std::vector<ledger::Draft> batch = std::move(waiting_.front());
+    lock.unlock();
+    Status s = written_.ok() ? Write(batch) : written_;  // after a failure: nothing more
+    lock.lock();
+    waiting_.pop_front();
+    if (written_.ok()) written_ = s;
+    lock.unlock();
+    cv_.notify_all();
+  }
+}
+
+Status ReplayLedger::Close() {
+  std::unique_lock<std::mutex> lock(mu_);
+  closing_ = true;
+  lock.unlock();
+  cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  writing_.clear();
   return written_;
 }
 
@@ -52,11 +74,8 @@ Status ReplayLedger::Write(const std::vector<ledger::Draft>& drafts) {
 }
 
 Status ReplayLedger::Flush() {
-  if (Status s = Wait(); !s.ok()) return s;
-  if (drafts_.empty()) return Status::Ok();
-  Status s = Write(drafts_);
-  drafts_.clear();
-  return s;
+  if (Status s = Hand(); !s.ok()) return s;
+  return Close();
 }
 
 }  // namespace hangar::replay
