@@ -87,10 +87,14 @@ Result<Line> SignalReader::Parse(std::string_view text) {
   if (at == std::string_view::npos || at + kHashMember.size() + 65 > text.size())
     return Bad("no \"hash\" member");
   const std::string_view hash = text.substr(at + kHashMember.size(), 64);
-  std::string hashed = hash_;
-  hashed.append(text.substr(0, at + 1));
-  hashed.append(text.substr(at + kHashMember.size() + 66));
-  if (!IsHexHash(hash) || Sha256Hex(hashed) != hash)
+  // Hashed in its three parts, not copied into one string first.
+  Sha256 h;
+  h.Update(hash_);
+  h.Update(text.substr(0, at + 1));
+  h.Update(text.substr(at + kHashMember.size() + 66));
+  char recomputed[2 * Sha256::kDigestBytes];
+  h.FinishHex(recomputed);
+  if (!IsHexHash(hash) || std::string_view(recomputed, sizeof recomputed) != hash)
     return Bad("its hash does not recompute (the line was changed)");
   simdjson::dom::element root;
   if (auto err = parser_.parse(text.data(), text.size()).get(root))
