@@ -3,49 +3,58 @@
 #include <algorithm>
 
 #include "base/id.h"
+#include "base/pretty_writer.h"
 #include "base/sha256.h"
+#include "base/timefmt.h"
 #include "kernel/decision.h"
 
 namespace hangar::decide {
 
 namespace {
 
-// m: the mission as taken in, when it parsed; its drone and requester go into the record, so a
-// reader listing thousands of missions (hangar ls) needs no second file of each.
-json::Value IntakeRecord(const std::string& id, const Dropped& drop, const Mission* m = nullptr) {
-  json::Object o;
-  o["hangar"] = 1;
-  o["id"] = id;
-  o["name"] = Shown(drop.name);
-  o["sha256"] = drop.read_error.empty() ? json::Value(Sha256Hex(drop.bytes)) : json::Value(nullptr);
-  o["bytes"] =
-      drop.read_error.empty() ? json::Value(int64_t(drop.bytes.size())) : json::Value(nullptr);
-  o["time"] = FormatTime(drop.now);
-  PutDropper(o, drop.by);
-  if (m) {
-    o["drone"] = m->drone;
-    o["requester"] = m->requester;
-    // The commit is fixed here, once: a recovery or a retry reads it back (shell/workspace.h).
-    if (std::optional<PlanWorkspace> w = WorkspaceOf(*m, drop.resolved))
-      o["workspace"] = w->ToJson();
-  }
-  return o;
+// The drop's sha256, null when it could not be read: what intake.json and the entry say.
+json::Value DropSha256(const Dropped& drop) {
+  return drop.read_error.empty() ? json::Value(Sha256Hex(drop.bytes)) : json::Value(nullptr);
+}
+
+// intake.json (man/hangar-spool.5), written straight (json::PrettyWriter). m: the mission as taken
+// in, when it parsed; its drone and requester go into the record, so a reader listing thousands of
+// missions (hangar ls) needs no second file of each. sha256: DropSha256(drop); seq: the entry's.
+std::string IntakeText(const std::string& id, const Dropped& drop, const json::Value& sha256,
+                       int64_t seq, const Mission* m = nullptr) {
+  json::PrettyWriter w;
+  w.Open().Key("bytes");
+  drop.read_error.empty() ? w.Int(int64_t(drop.bytes.size())) : w.Null();
+  if (m) w.Key("drone").Str(m->drone);
+  w.Key("hangar").Int(1).Key("id").Str(id).Key("ledger_seq").Int(seq);
+  w.Key("name").Str(Shown(drop.name));
+  if (m) w.Key("requester").Str(m->requester);
+  w.Key("sha256").Val(sha256).Key("time").Str(FormatTime(drop.now));
+  w.Key("uid");
+  drop.by.uid >= 0 ? w.Int(drop.by.uid) : w.Null();  // as PutDropper
+  w.Key("user");
+  drop.by.uid >= 0 ? w.Str(drop.by.user) : w.Null();
+  // The commit is fixed here, once: a recovery or a retry reads it back (shell/workspace.h).
+  if (m)
+    if (std::optional<PlanWorkspace> ws = WorkspaceOf(*m, drop.resolved))
+      w.Key("workspace").Val(ws->ToJson());
+  w.Close();
+  return w.Take();
 }
 
 void Reject(Decision& d, const Dropped& drop, const std::string& id, const std::string& field,
             const std::string& reason) {
-  json::Value intake = IntakeRecord(id, drop);
-  json::Object body{{"id", id}, {"sha256", intake["sha256"]}, {"field", field}, {"reason", reason}};
+  const json::Value sha256 = DropSha256(drop);
+  json::Object body{{"id", id}, {"sha256", sha256}, {"field", field}, {"reason", reason}};
   PutDropper(body, drop.by);
   const int64_t seq = d.Ledger("mission.rejected", std::move(body), drop.now);
-  intake["ledger_seq"] = seq;
   json::Value why = Why(id, field, reason, drop.now);
   why["ledger_seq"] = seq;
   Intake in;
   in.name = drop.name;
   in.id = id;
   in.to = Phase::kRejected;
-  in.files["intake.json"] = Text(intake);
+  in.files["intake.json"] = IntakeText(id, drop, sha256, seq);
   in.files["why.json"] = Text(why);
   d.out.push_back(std::move(in));
   d.st.missions[id] = NewRec(Phase::kRejected, drop.now);
@@ -119,9 +128,9 @@ void On(Decision& d, const Dropped& drop) {
   Phase to = g.verdict == Verdict::kAllow  ? Phase::kQueued
              : g.verdict == Verdict::kHold ? Phase::kHold
                                            : Phase::kDenied;
-  json::Value intake = IntakeRecord(m.id, drop, &m);
+  const json::Value sha256 = DropSha256(drop);  // the drop was read: a string
   json::Object body = d.GateBody(m.id, 1, g);
-  body["sha256"] = intake["sha256"];
+  body["sha256"] = sha256;
   body["requester"] = m.requester;
   body["drone"] = m.drone;
   PutDropper(body, drop.by);
@@ -136,18 +145,14 @@ void On(Decision& d, const Dropped& drop) {
                                : to == Phase::kHold ? "mission.held"
                                                     : "mission.denied",
                                std::move(body), drop.now);
-  intake["ledger_seq"] = seq;
   if (binds) d.st.requesters.Bind(m.requester, drop.by.uid, drop.by.user, seq);
-  json::Value g1 = g.ToJson(1, drop.now);
-  g1["ledger_seq"] = seq;
-  std::vector<std::string> writable = WritablePaths(m, site, drop.resolved);
-  if (!m.writes.empty()) g1["writes"] = json::Array(writable.begin(), writable.end());
+  const std::vector<std::string> writable = WritablePaths(m, site, drop.resolved);
   Intake in;
   in.name = drop.name;
   in.id = m.id;
   in.to = to;
-  in.files["intake.json"] = Text(intake);
-  in.files["gate1.json"] = Text(g1);
+  in.files["intake.json"] = IntakeText(m.id, drop, sha256, seq, &m);
+  in.files["gate1.json"] = g.Text(1, drop.now, seq, {}, m.writes.empty() ? nullptr : &writable);
   if (to == Phase::kHold) in.notify_dir = m.notify_dir;
   if (to == Phase::kDenied) {
     json::Value why = Why(m.id, "", "gate stage 1: " + g.reason, drop.now);
@@ -157,7 +162,7 @@ void On(Decision& d, const Dropped& drop) {
   d.out.push_back(std::move(in));
   MissionRec rec = NewRec(to, drop.now);
   if (to != Phase::kDenied) rec.mission = std::make_shared<const Mission>(m);
-  rec.sha256 = Sha256Hex(drop.bytes);
+  rec.sha256 = sha256.as_string();
   rec.resolved = drop.resolved;
   rec.owner = drop.by;
   rec.unproven = d.st.rolled_back && drop.found_at_start && to != Phase::kDenied;

@@ -75,8 +75,6 @@ void Decision::Pump(TimeMs now) {
       g.rules.push_back("approved");
       g.reason = "held, and approved by a person for this mission and plan";
     }
-    json::Value g2 = g.ToJson(2, now);
-    g2["plan_sha256"] = plan_sha;
     json::Object body = GateBody(id, 2, g);
     body["plan_sha256"] = plan_sha;
     if (g.verdict == Verdict::kAllow) {
@@ -85,17 +83,18 @@ void Decision::Pump(TimeMs now) {
       body["profile_sha256"] = p->second.sha256;
     }
     if (plan.workspace) body["commit"] = plan.workspace->commit;
-    g2["ledger_seq"] = Ledger(g.verdict == Verdict::kAllow  ? "mission.launched"
-                              : g.verdict == Verdict::kHold ? "mission.held"
-                                                            : "mission.denied",
-                              std::move(body), now);
+    const int64_t seq = Ledger(g.verdict == Verdict::kAllow  ? "mission.launched"
+                               : g.verdict == Verdict::kHold ? "mission.held"
+                                                             : "mission.denied",
+                               std::move(body), now);
+    std::string g2 = g.Text(2, now, seq, plan_sha);
     if (g.verdict == Verdict::kAllow) {                                     // [QueuedLaunched]
       if (turn == CanaryTurn::kCanary) CanaryLaunched(id, p->second, now);  // [CanaryLaunched]
       rec.attempt = attempt;
       rec.profile_sha256 = p->second.sha256;
       rec.phase = Phase::kRunning;
       st.running++;
-      out.push_back(Launch{id, attempt, std::move(plan), std::move(plan_text), Text(g2),
+      out.push_back(Launch{id, attempt, std::move(plan), std::move(plan_text), std::move(g2),
                            RenderPrompt(m), plan_sha});
       Log(id + " queued -> running");
       continue;
@@ -103,11 +102,11 @@ void Decision::Pump(TimeMs now) {
     // [QueuedHeldOrDenied]
     Phase to = g.verdict == Verdict::kHold ? Phase::kHold : Phase::kDenied;
     Move mv{id, Phase::kQueued, to, {}, std::nullopt};
-    mv.files["gate2.json"] = Text(g2);
+    mv.files["gate2.json"] = std::move(g2);
     if (to == Phase::kHold) mv.notify_dir = m.notify_dir;
     if (to == Phase::kDenied) {
       json::Value why = Why(id, "", "gate stage 2: " + g.reason, now);
-      why["ledger_seq"] = g2["ledger_seq"];
+      why["ledger_seq"] = seq;
       mv.files["why.json"] = Text(why);
     }
     out.push_back(std::move(mv));

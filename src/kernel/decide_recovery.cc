@@ -53,10 +53,9 @@ void On(Decision& d, const Recovered& r) {
     json::Object body = d.GateBody(r.id, 1, g);
     body["sha256"] = rec.sha256;
     body["intake_sha256"] = r.intake_sha256;
-    json::Value g1 = g.ToJson(1, r.now);
-    g1["ledger_seq"] = d.Ledger("mission.held", std::move(body), r.now);
+    const int64_t seq = d.Ledger("mission.held", std::move(body), r.now);
     Move mv{r.id, r.phase, Phase::kHold, {}, rec.mission->notify_dir};
-    mv.files["gate1.json"] = Text(g1);
+    mv.files["gate1.json"] = g.Text(1, r.now, seq);
     d.out.push_back(std::move(mv));
     d.Log(r.id + " " + std::string(PhaseName(r.phase)) + " -> hold (" + reason + ")");
     rec.phase = Phase::kHold;

@@ -3,20 +3,23 @@
 #include <algorithm>
 #include <set>
 
+#include "base/pretty_writer.h"
 #include "kernel/gate_paths.h"
 #include "kernel/path_norm.h"
 
 namespace hangar {
 
-json::Value GateResult::ToJson(int stage, TimeMs now) const {
-  json::Object o;
-  o["hangar"] = 1;
-  o["stage"] = stage;
-  o["verdict"] = VerdictName(verdict);
-  o["rules"] = json::Array(rules.begin(), rules.end());
-  o["reason"] = reason;
-  o["time"] = FormatTime(now);
-  return o;
+std::string GateResult::Text(int stage, TimeMs now, int64_t ledger_seq,
+                             std::string_view plan_sha256,
+                             const std::vector<std::string>* writes) const {
+  json::PrettyWriter w;
+  w.Open().Key("hangar").Int(1).Key("ledger_seq").Int(ledger_seq);
+  if (!plan_sha256.empty()) w.Key("plan_sha256").Str(plan_sha256);
+  w.Key("reason").Str(reason).Key("rules").Strings(rules).Key("stage").Int(stage);
+  w.Key("time").Str(FormatTime(now)).Key("verdict").Str(VerdictName(verdict));
+  if (writes) w.Key("writes").Strings(*writes);
+  w.Close();
+  return w.Take();
 }
 
 namespace {

@@ -74,8 +74,13 @@ struct GateResult {
   };
   std::vector<Fired> fired;
 
-  // {"hangar":1,"stage":N,"verdict":...,"rules":[...],"reason":...,"time":...}
-  json::Value ToJson(int stage, TimeMs now) const;
+  // gateN.json (man/hangar-spool.5): {"hangar": 1, "ledger_seq": SEQ, "reason": ..., "rules":
+  // [...], "stage": N, "time": ..., "verdict": ...}, with "plan_sha256" (stage 2: the plan judged)
+  // unless plan_sha256 is empty and "writes" (stage 1: the writes as bound, for a mission that
+  // asks for any) unless writes is null; canonical and indented, written straight
+  // (json::PrettyWriter).
+  std::string Text(int stage, TimeMs now, int64_t ledger_seq, std::string_view plan_sha256 = {},
+                   const std::vector<std::string>* writes = nullptr) const;
 
   // Adds a rule that fired with verdict v: the verdict rises to v if v is stronger, and the
   // reason is the first one given for the strongest verdict.
