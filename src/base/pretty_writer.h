@@ -13,6 +13,7 @@
 //   std::string text = w.Take();
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -26,8 +27,10 @@ namespace hangar::json {
 
 class PrettyWriter {
  public:
-  PrettyWriter() {  // a plan or a return: one allocation, no regrowth
-    out_.reserve(4096);
+  // expect: the bytes the document is likely to take (a plan or a return some 2 to 4 KiB, a gate
+  // file a few hundred): one allocation, no regrowth, and no more held while the text waits.
+  explicit PrettyWriter(size_t expect = 1024) {
+    out_.reserve(expect);
     frames_.reserve(8);
   }
 

@@ -159,7 +159,7 @@ void WriteSandbox(json::PrettyWriter& w, const Sandbox& s) {
 
 // Members in sorted order of their keys (json::PrettyWriter), optional ones where they sort.
 std::string Plan::Text() const {
-  json::PrettyWriter w;
+  json::PrettyWriter w(4096);
   w.Open().Key("argv").Strings(argv).Key("attempt").Int(attempt);
   w.Key("deadline_ms").Int(deadline_ms);
   if (network == "egress") WriteEgress(w.Key("egress"), egress);

@@ -101,7 +101,7 @@ std::string ReturnText(const std::string& id, const MissionRec& rec, const Obser
     else
       w.Null();
   };
-  json::PrettyWriter w;
+  json::PrettyWriter w(4096);
   w.Open().Key("attempt").Int(rec.attempt);
   w.Key("change");
   obs ? w.Val(obs->change) : w.Null();
