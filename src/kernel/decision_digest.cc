@@ -63,12 +63,8 @@ void AppendMaybeHex(std::string* t, const std::string& s) {
     json::AppendQuoted(t, s);
     return;
   }
-  static const char kHex[] = "0123456789abcdef";
   *t += "{\"hex\":\"";
-  for (unsigned char c : s) {
-    t->push_back(kHex[c >> 4]);
-    t->push_back(kHex[c & 15]);
-  }
+  *t += record::Hex(s);
   *t += "\"}";
 }
 

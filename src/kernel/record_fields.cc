@@ -8,15 +8,20 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using strict::Fail;
 
-json::Value MaybeHex(const std::string& s) {
-  if (json::ValidUtf8(s)) return s;
-  static const char* kHex = "0123456789abcdef";
+std::string Hex(std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
   std::string hex;
+  hex.reserve(2 * s.size());
   for (unsigned char c : s) {
     hex += kHex[c >> 4];
     hex += kHex[c & 15];
   }
-  return json::Object{{"hex", hex}};
+  return hex;
+}
+
+json::Value MaybeHex(const std::string& s) {
+  if (json::ValidUtf8(s)) return s;
+  return json::Object{{"hex", Hex(s)}};
 }
 
 json::Value DropperJson(const Dropper& by) {

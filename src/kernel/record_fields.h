@@ -25,6 +25,9 @@ using BlobIn = std::function<Result<std::string>(const std::string& ref)>;
 
 namespace hangar::record {
 
+// The bytes of s as lower-case hex digits, two a byte: MaybeHex's "hex".
+std::string Hex(std::string_view s);
+
 // A text that may not be UTF-8: itself when it is, else {"hex": HEX}.
 json::Value MaybeHex(const std::string& s);
 // Who dropped a file: {"uid", "user"}.
