@@ -1,7 +1,6 @@
 #include "base/pretty_writer.h"
 
 #include <charconv>
-#include <cstring>
 
 namespace hangar::json {
 
@@ -34,43 +33,15 @@ void PrettyWriter::BeforeValue() {
   f.empty = false;
 }
 
-namespace {
-
-// True when key is written between quotes as it is (json::AppendQuoted escapes nothing in it).
-bool Plain(std::string_view key) {
-  for (char c : key)
-    if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') return false;
-  return true;
-}
-
-}  // namespace
-
 PrettyWriter& PrettyWriter::Key(std::string_view key) {
   Frame& f = frames_.back();
-  const bool comma = !f.empty;
-  if (comma && !KeyBefore(f.last_key, key)) sorted_ = false;
+  if (!f.empty && !KeyBefore(f.last_key, key)) sorted_ = false;
+  Break(!f.empty, frames_.size());
   f.empty = false;
   f.last_key.assign(key.data(), key.size());
-  after_key_ = true;
-  // The common case, a short plain key at a usual depth: what comes before the value in one
-  // append (a key is written for every member of every file the kernel writes this way).
-  const size_t spaces = 2 * frames_.size();
-  char buf[128];
-  if (spaces + 2 <= kBreak.size() && key.size() <= 64 && Plain(key)) {
-    char* p = buf;
-    const size_t lead = spaces + 1 + comma;
-    std::memcpy(p, kBreak.data() + !comma, lead);
-    p += lead;
-    *p++ = '"';
-    std::memcpy(p, key.data(), key.size());
-    p += key.size();
-    std::memcpy(p, "\": ", 3);
-    out_.append(buf, size_t(p + 3 - buf));
-    return *this;
-  }
-  Break(comma, frames_.size());
   AppendQuoted(&out_, key);
   out_.append(": ", 2);
+  after_key_ = true;
   return *this;
 }
 
