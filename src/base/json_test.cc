@@ -26,8 +26,8 @@ TEST(Json, WritesCanonicalSortedCompactText) {
 // KeyBefore, the objects' key order, is std::string_view's < whatever the bytes: empty keys, a
 // first byte above 0x7f, keys equal up to the shorter one.
 TEST(Json, KeyBeforeIsByteOrder) {
-  const std::vector<std::string> keys = {"",   "a",  "ab", "b",  "B",        "\xc3\xa9",
-                                         "\xff", "a\xff", "aa", "\x01", std::string(1, '\0')};
+  const std::vector<std::string> keys = {
+      "", "a", "ab", "b", "B", "\xc3\xa9", "\xff", "a\xff", "aa", "\x01", std::string(1, '\0')};
   for (const std::string& a : keys)
     for (const std::string& b : keys)
       EXPECT_EQ(json::KeyBefore(a, b), std::string_view(a) < std::string_view(b))
@@ -277,6 +277,16 @@ TEST(TimeFmt, FormattedFieldsAgreeWithGmtime) {
   }
   EXPECT_EQ(FormatTime(253402300800000), "10000-01-01T00:00:00.000Z");  // the slow path's text
   EXPECT_EQ(FormatTime(-1), "1969-12-31T23:59:59.999Z");
+}
+
+// AppendTime writes FormatTime's text after what the string holds, on the fast path and the slow.
+TEST(TimeFmt, AppendTimeAppendsFormatTimesText) {
+  for (TimeMs ms : {TimeMs(0), TimeMs(1732907143123), TimeMs(253402300799999),
+                    TimeMs(253402300800000), TimeMs(-1), TimeMs(-62167219200001)}) {
+    std::string out = "at ";
+    AppendTime(&out, ms);
+    EXPECT_EQ(out, "at " + FormatTime(ms)) << ms;
+  }
 }
 
 TEST(TimeFmt, FormatsAndParsesUtcMillis) {

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "base/timefmt.h"
+
 namespace hangar::json {
 
 namespace {
@@ -35,11 +37,23 @@ void PrettyWriter::BeforeValue() {
 
 PrettyWriter& PrettyWriter::Key(std::string_view key) {
   Frame& f = frames_.back();
-  if (!f.empty && !KeyBefore(f.last_key, key)) sorted_ = false;
+  if (!f.empty) {
+    const std::string_view last = f.key_copied
+                                      ? std::string_view(f.last_key)
+                                      : std::string_view(out_).substr(f.key_at, f.key_size);
+    if (!KeyBefore(last, key)) sorted_ = false;
+  }
   Break(!f.empty, frames_.size());
   f.empty = false;
-  f.last_key.assign(key.data(), key.size());
+  const size_t at = out_.size();
   AppendQuoted(&out_, key);
+  f.key_copied = out_.size() != at + key.size() + 2;  // escaped: its bytes are not the key's
+  if (f.key_copied) {
+    f.last_key.assign(key.data(), key.size());
+  } else {
+    f.key_at = at + 1;
+    f.key_size = key.size();
+  }
   out_.append(": ", 2);
   after_key_ = true;
   return *this;
@@ -48,7 +62,7 @@ PrettyWriter& PrettyWriter::Key(std::string_view key) {
 PrettyWriter& PrettyWriter::Begin(bool object) {
   BeforeValue();
   out_.push_back(object ? '{' : '[');
-  frames_.push_back(Frame{object, true, {}});
+  frames_.push_back(Frame{object, true});
   return *this;
 }
 
@@ -99,6 +113,14 @@ PrettyWriter& PrettyWriter::OptInt(const std::optional<int>& i) {
 PrettyWriter& PrettyWriter::Str(std::string_view s) {
   BeforeValue();
   AppendQuoted(&out_, s);
+  return *this;
+}
+
+PrettyWriter& PrettyWriter::Time(int64_t ms) {
+  BeforeValue();
+  out_.push_back('"');  // a time's text needs no escape
+  AppendTime(&out_, ms);
+  out_.push_back('"');
   return *this;
 }
 

@@ -46,8 +46,9 @@ class PrettyWriter {
   PrettyWriter& Int(int64_t i);
   PrettyWriter& OptInt(const std::optional<int>& i);  // null when absent
   PrettyWriter& Str(std::string_view s);
-  PrettyWriter& Val(const Value& v);                        // a tree, as WritePretty writes it
-  PrettyWriter& Strings(const std::vector<std::string>& a);  // an array of strings
+  PrettyWriter& Time(int64_t ms);     // Str(FormatTime(ms)) (base/timefmt.h), without the string
+  PrettyWriter& Val(const Value& v);  // a tree, as WritePretty writes it
+  PrettyWriter& Strings(const std::vector<std::string>& a);              // an array of strings
   PrettyWriter& StringMap(const std::map<std::string, std::string>& m);  // an object of strings
 
   // Every object's keys came in increasing order (the text is canonical).
@@ -59,9 +60,13 @@ class PrettyWriter {
   struct Frame {
     bool object = false;
     bool empty = true;
-    std::string last_key;
+    // The last key written, for the order check: where its bytes stand in out_ between the
+    // quotes (a key, written once, is not copied again), or in last_key when it needed escapes.
+    size_t key_at = 0, key_size = 0;
+    bool key_copied = false;
+    std::string last_key = {};
   };
-  void BeforeValue();  // the comma and indentation an array's element needs
+  void BeforeValue();                    // the comma and indentation an array's element needs
   void Break(bool comma, size_t depth);  // [","] "\n" and depth levels of indentation
   PrettyWriter& Begin(bool object);
   PrettyWriter& End();

@@ -5,13 +5,16 @@
 #include <random>
 #include <string>
 
+#include "base/timefmt.h"
+
 namespace hangar {
 namespace {
 
 // A random document of every kind of value, nested up to depth 4, with keys and strings that
 // need escapes.
 json::Value RandomValue(std::mt19937& rng, int depth) {
-  const char* strings[] = {"", "a", "b\n", "\"q\"", "\x01", "long enough to skip eight", "\xc3\xa9"};
+  const char* strings[] = {"",        "a", "b\n", "\"q\"", "\x01", "long enough to skip eight",
+                           "\xc3\xa9"};
   auto pick = [&](int n) { return int(rng() % unsigned(n)); };
   switch (depth >= 4 ? pick(5) : pick(7)) {
     case 0:
@@ -31,8 +34,8 @@ json::Value RandomValue(std::mt19937& rng, int depth) {
     }
     default: {
       json::Object o;
-      for (int i = pick(5); i > 0; --i) o[strings[pick(7)] + std::to_string(pick(3))] =
-          RandomValue(rng, depth + 1);
+      for (int i = pick(5); i > 0; --i)
+        o[strings[pick(7)] + std::to_string(pick(3))] = RandomValue(rng, depth + 1);
       return o;
     }
   }
@@ -120,6 +123,23 @@ TEST(PrettyWriter, HelpersWriteWhatTheirTreesWould) {
   EXPECT_EQ(w.Take(), json::WritePretty(o));
 }
 
+// Time(ms) writes what Str(FormatTime(ms)) writes, as a member and as an element.
+TEST(PrettyWriter, TimeIsTheFormattedTimeAsAString) {
+  for (int64_t ms : {int64_t(0), int64_t(1732907143123), int64_t(253402300800000), int64_t(-1)}) {
+    json::PrettyWriter a, b;
+    a.Open().Key("t").Time(ms).Key("u").OpenArray().Time(ms).CloseArray().Close();
+    b.Open()
+        .Key("t")
+        .Str(FormatTime(ms))
+        .Key("u")
+        .OpenArray()
+        .Str(FormatTime(ms))
+        .CloseArray()
+        .Close();
+    EXPECT_EQ(a.Take(), b.Take()) << ms;
+  }
+}
+
 // A builder that gives keys out of order would write text that is not canonical: sorted() tells.
 TEST(PrettyWriter, SaysWhenKeysCameOutOfOrder) {
   json::PrettyWriter w;
@@ -132,6 +152,22 @@ TEST(PrettyWriter, SaysWhenKeysCameOutOfOrder) {
   w.Take();
   w.Open().Key("a").Int(1).Key("a").Int(2).Close();
   EXPECT_FALSE(w.sorted());  // a key twice
+  w.Take();
+  // The keys' own bytes are compared, not their escaped text ("a\u0001" > "a0", yet 0x01 < '0').
+  w.Open().Key("a\x01").Int(1).Key("a0").Int(2).Close();
+  EXPECT_TRUE(w.sorted());
+  w.Take();
+  w.Open().Key("a0").Int(1).Key("a\x01").Int(2).Close();
+  EXPECT_FALSE(w.sorted());
+  w.Take();
+  // A key the caller made for the call, gone before the next one, and keys past 15 bytes.
+  w.Open();
+  {
+    const std::string gone(20, 'b');
+    w.Key(gone).Int(1);
+  }
+  w.Key(std::string(20, 'a')).Int(2).Close();
+  EXPECT_FALSE(w.sorted());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ namespace hangar {
 using TimeMs = int64_t;
 
 std::string FormatTime(TimeMs ms);                       // 2026-11-29T19:05:43.123Z
+void AppendTime(std::string* out, TimeMs ms);            // FormatTime(ms) appended to *out
 std::optional<TimeMs> ParseTime(std::string_view text);  // the inverse; nullopt if malformed
 // What people type: RFC 3339 with or without fractional seconds, "Z" or a "+HH:MM" offset
 // ("2026-12-01T00:00:00Z", "2026-12-01T09:00:00+09:00"); nullopt if malformed.

@@ -5,7 +5,6 @@
 #include "base/id.h"
 #include "base/pretty_writer.h"
 #include "base/sha256.h"
-#include "base/timefmt.h"
 #include "kernel/decision.h"
 
 namespace hangar::decide {
@@ -29,7 +28,7 @@ std::string IntakeText(const std::string& id, const Dropped& drop, const json::V
   w.Key("hangar").Int(1).Key("id").Str(id).Key("ledger_seq").Int(seq);
   w.Key("name").Str(Shown(drop.name));
   if (m) w.Key("requester").Str(m->requester);
-  w.Key("sha256").Val(sha256).Key("time").Str(FormatTime(drop.now));
+  w.Key("sha256").Val(sha256).Key("time").Time(drop.now);
   w.Key("uid");
   drop.by.uid >= 0 ? w.Int(drop.by.uid) : w.Null();  // as PutDropper
   w.Key("user");
@@ -48,14 +47,16 @@ void Reject(Decision& d, const Dropped& drop, const std::string& id, const std::
   json::Object body{{"id", id}, {"sha256", sha256}, {"field", field}, {"reason", reason}};
   PutDropper(body, drop.by);
   const int64_t seq = d.Ledger("mission.rejected", std::move(body), drop.now);
-  json::Value why = Why(id, field, reason, drop.now);
-  why["ledger_seq"] = seq;
   Intake in;
   in.name = drop.name;
   in.id = id;
   in.to = Phase::kRejected;
-  in.files["intake.json"] = IntakeText(id, drop, sha256, seq);
-  in.files["why.json"] = Text(why);
+  in.files["intake.json"] = d.FileText([&] { return IntakeText(id, drop, sha256, seq); });
+  in.files["why.json"] = d.FileText([&] {
+    json::Value why = Why(id, field, reason, drop.now);
+    why["ledger_seq"] = seq;
+    return Text(why);
+  });
   d.out.push_back(std::move(in));
   d.st.missions[id] = NewRec(Phase::kRejected, drop.now);
   d.Log(id + " rejected: " + (field.empty() ? reason : field + ": " + reason));
@@ -146,19 +147,22 @@ void On(Decision& d, const Dropped& drop) {
                                                     : "mission.denied",
                                std::move(body), drop.now);
   if (binds) d.st.requesters.Bind(m.requester, drop.by.uid, drop.by.user, seq);
-  const std::vector<std::string> writable = WritablePaths(m, site, drop.resolved);
   Intake in;
   in.name = drop.name;
   in.id = m.id;
   in.to = to;
-  in.files["intake.json"] = IntakeText(m.id, drop, sha256, seq, &m);
-  in.files["gate1.json"] = g.Text(1, drop.now, seq, {}, m.writes.empty() ? nullptr : &writable);
+  in.files["intake.json"] = d.FileText([&] { return IntakeText(m.id, drop, sha256, seq, &m); });
+  in.files["gate1.json"] = d.FileText([&] {
+    const std::vector<std::string> writable = WritablePaths(m, site, drop.resolved);
+    return g.Text(1, drop.now, seq, {}, m.writes.empty() ? nullptr : &writable);
+  });
   if (to == Phase::kHold) in.notify_dir = m.notify_dir;
-  if (to == Phase::kDenied) {
-    json::Value why = Why(m.id, "", "gate stage 1: " + g.reason, drop.now);
-    why["ledger_seq"] = seq;
-    in.files["why.json"] = Text(why);
-  }
+  if (to == Phase::kDenied)
+    in.files["why.json"] = d.FileText([&] {
+      json::Value why = Why(m.id, "", "gate stage 1: " + g.reason, drop.now);
+      why["ledger_seq"] = seq;
+      return Text(why);
+    });
   d.out.push_back(std::move(in));
   MissionRec rec = NewRec(to, drop.now);
   if (to != Phase::kDenied) rec.mission = std::make_shared<const Mission>(m);

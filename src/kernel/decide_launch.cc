@@ -87,7 +87,7 @@ void Decision::Pump(TimeMs now) {
                                : g.verdict == Verdict::kHold ? "mission.held"
                                                              : "mission.denied",
                                std::move(body), now);
-    std::string g2 = g.Text(2, now, seq, plan_sha);
+    std::string g2 = FileText([&] { return g.Text(2, now, seq, plan_sha); });
     if (g.verdict == Verdict::kAllow) {                                     // [QueuedLaunched]
       if (turn == CanaryTurn::kCanary) CanaryLaunched(id, p->second, now);  // [CanaryLaunched]
       rec.attempt = attempt;
@@ -95,7 +95,7 @@ void Decision::Pump(TimeMs now) {
       rec.phase = Phase::kRunning;
       st.running++;
       out.push_back(Launch{id, attempt, std::move(plan), std::move(plan_text), std::move(g2),
-                           RenderPrompt(m), plan_sha});
+                           FileText([&] { return RenderPrompt(m); }), plan_sha});
       Log(id + " queued -> running");
       continue;
     }
@@ -104,11 +104,12 @@ void Decision::Pump(TimeMs now) {
     Move mv{id, Phase::kQueued, to, {}, std::nullopt};
     mv.files["gate2.json"] = std::move(g2);
     if (to == Phase::kHold) mv.notify_dir = m.notify_dir;
-    if (to == Phase::kDenied) {
-      json::Value why = Why(id, "", "gate stage 2: " + g.reason, now);
-      why["ledger_seq"] = seq;
-      mv.files["why.json"] = Text(why);
-    }
+    if (to == Phase::kDenied)
+      mv.files["why.json"] = FileText([&] {
+        json::Value why = Why(id, "", "gate stage 2: " + g.reason, now);
+        why["ledger_seq"] = seq;
+        return Text(why);
+      });
     out.push_back(std::move(mv));
     Log(id + " queued -> " + std::string(PhaseName(to)) + " (gate stage 2: " + g.reason + ")");
     rec.phase = to;

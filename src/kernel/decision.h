@@ -51,6 +51,11 @@ struct Decision {
   std::string IdFromName(const std::string& name) const;
 
   void Log(std::string line) { out.push_back(hangar::Log{std::move(line)}); }
+  // TEXT(): a file's text, or "" when the setup leaves such texts out (KernelSetup::file_texts).
+  template <class Text>
+  std::string FileText(Text&& text) const {
+    return setup.file_texts ? text() : std::string();
+  }
   // Puts the ledger entry for a decision before the actions that carry it out; returns its seq.
   int64_t Ledger(std::string kind, json::Object body, TimeMs now, bool new_epoch = false);
   // A gate entry's body: id, stage, verdict, rules, reason and the policy's digest; the verdict

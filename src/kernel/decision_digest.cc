@@ -80,7 +80,9 @@ void AppendExitText(std::string* t, const ExitInfo& e) {
   };
   *t += e.cancelled ? "{\"cancelled\":true" : "{\"cancelled\":false";
   *t += ",\"ended\":";
-  json::AppendQuoted(t, FormatTime(e.ended));
+  *t += '"';  // a time's text needs no escape
+  AppendTime(t, e.ended);
+  *t += '"';
   *t += ",\"error\":";
   if (e.error.empty())
     *t += "null";
@@ -91,7 +93,9 @@ void AppendExitText(std::string* t, const ExitInfo& e) {
   *t += ",\"signal\":";
   maybe_int(e.signal);
   *t += ",\"started\":";
-  json::AppendQuoted(t, FormatTime(e.started));
+  *t += '"';
+  AppendTime(t, e.started);
+  *t += '"';
   *t += e.timed_out ? ",\"timed_out\":true}" : ",\"timed_out\":false}";
 }
 
@@ -154,7 +158,11 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
   t += ",\"phase\":";
   json::AppendQuoted(&t, PhaseName(r.phase));
   flag(",\"purged\":", r.purged);
-  t += ",\"resolved\":" + json::Write(ResolvedJson(r.resolved));
+  t += ",\"resolved\":";
+  if (r.resolved.empty())  // most missions list no writes
+    t += "[]";
+  else
+    t += json::Write(ResolvedJson(r.resolved));
   sha(",\"sha256\":", r.sha256);
   flag(",\"unproven\":", r.unproven);
   t += '}';
@@ -372,7 +380,11 @@ std::string StepDigest(const State& s, const std::vector<std::string>& ids) {
 }
 
 std::string StepText(const State& s, const std::vector<std::string>& ids) {
-  std::string text = "{\"grants\":" + json::Write(GrantsJson(s)) + ",\"missions\":{";
+  std::string text;
+  text.reserve(64 + 768 * ids.size());  // a mission's text: some 500 to 600 bytes
+  text += "{\"grants\":";
+  text += json::Write(GrantsJson(s));
+  text += ",\"missions\":{";
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i) text += ',';
     json::AppendQuoted(&text, ids[i]);

@@ -16,7 +16,7 @@ std::string GateResult::Text(int stage, TimeMs now, int64_t ledger_seq,
   w.Open().Key("hangar").Int(1).Key("ledger_seq").Int(ledger_seq);
   if (!plan_sha256.empty()) w.Key("plan_sha256").Str(plan_sha256);
   w.Key("reason").Str(reason).Key("rules").Strings(rules).Key("stage").Int(stage);
-  w.Key("time").Str(FormatTime(now)).Key("verdict").Str(VerdictName(verdict));
+  w.Key("time").Time(now).Key("verdict").Str(VerdictName(verdict));
   if (writes) w.Key("writes").Strings(*writes);
   w.Close();
   return w.Take();

@@ -196,6 +196,11 @@ struct KernelSetup {
   // The uids that may approve, deny, grant, revoke and reanchor: the config's approvers, users and
   // groups' members resolved by the shell, with root and hangard's own uid always among them.
   std::set<int64_t> approvers;
+  // False in a replay, which writes no file and compares an action's files by name only
+  // (kernel/decision_digest.h): the texts no decision reads are left empty, those of intake.json,
+  // gate1.json and why.json at intake and of gate2.json, why.json and the prompt at launch. The
+  // texts whose sha256 goes on the ledger (plan.json, return.json) are made all the same.
+  bool file_texts = true;
 
   // What the gate judges paths and plans by: the rooms, home, hangar's own directories, bwrap.
   GateSite Site() const;

@@ -1,7 +1,6 @@
 #include "kernel/return_record.h"
 
 #include "base/pretty_writer.h"
-#include "base/timefmt.h"
 #include "kernel/evidence.h"
 
 namespace hangar {
@@ -97,7 +96,7 @@ std::string ReturnText(const std::string& id, const MissionRec& rec, const Obser
                        const std::string& reason, int64_t seq, TimeMs now) {
   auto time_or_null = [](json::PrettyWriter& w, bool known, TimeMs t) {
     if (known)
-      w.Str(FormatTime(t));
+      w.Time(t);
     else
       w.Null();
   };
@@ -150,9 +149,9 @@ std::string ReturnText(const std::string& id, const MissionRec& rec, const Obser
   if (rec.mission) w.Key("requester").Str(rec.mission->requester);
   w.Key("room");
   obs ? w.Val(obs->room) : w.Null();
-  w.Key("times").Open().Key("accepted").Str(FormatTime(rec.accepted)).Key("ended");
+  w.Key("times").Open().Key("accepted").Time(rec.accepted).Key("ended");
   time_or_null(w, rec.exit && rec.exit->ended, rec.exit ? rec.exit->ended : 0);
-  w.Key("returned").Str(FormatTime(now)).Key("started");
+  w.Key("returned").Time(now).Key("started");
   time_or_null(w, rec.exit && rec.exit->started, rec.exit ? rec.exit->started : 0);
   w.Close();
   w.Key("verdict");
@@ -169,8 +168,8 @@ Returned BuildReturn(const std::string& id, const MissionRec& rec, const Observa
   const bool harness_error = HarnessError(obs);
   Returned r;
   r.outcome = DecideOutcome(rec, passed, harness_error);
-  r.text = ReturnText(id, rec, obs, limits, r.outcome, Reason(rec, r.outcome, passed, harness_error),
-                      seq, now);
+  r.text = ReturnText(id, rec, obs, limits, r.outcome,
+                      Reason(rec, r.outcome, passed, harness_error), seq, now);
   return r;
 }
 

@@ -95,6 +95,7 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
         return refused(Status::Invalid("start line " + std::to_string(s->n) + ": " +
                                        built.status().message()));
       setup = std::move(built).value();
+      setup->file_texts = false;  // nothing here writes them, and no decision reads them
       st = State{};
       st.ledger_seq = s->ledger_seq;
       st.ledger_time = s->ledger_time;
