@@ -238,7 +238,7 @@ Status LedgerKeeper::Stage(const std::vector<Record>& rs) {
                         " to a decision the kernel numbered " + N(r.seq));
     drafts.push_back(ledger::Draft{r.kind, Recordable(r.body), r.time, false});
   }
-  Result<std::vector<ledger::Entry>> es = store_.Stage(drafts);
+  Result<std::vector<ledger::Entry>> es = store_.Stage(std::move(drafts));
   if (!es.ok()) return es.status();
   for (const ledger::Entry& e : *es) staged_marks_.push_back({e.epoch, e.seq, e.hash});
   return Status::Ok();

@@ -66,12 +66,13 @@ class LedgerStore {
   // new_epoch) durably; returns it.
   Result<Entry> Append(std::string kind, json::Value body, TimeMs time, bool new_epoch = false);
   // Group commit: all drafts as consecutive entries in one write and one fsync. All or none are
-  // accepted; a refused draft (a double in its body) appends nothing.
-  Result<std::vector<Entry>> AppendBatch(const std::vector<Draft>& drafts);
+  // accepted; a refused draft (a double in its body) appends nothing. The drafts' kinds and bodies
+  // move into the entries (a caller that keeps its drafts passes a copy).
+  Result<std::vector<Entry>> AppendBatch(std::vector<Draft> drafts);
   // Seals DRAFTS after the last staged entry (or the head) without writing them; a refused draft
   // stages nothing. Commit appends everything staged durably (Ok when nothing is); on a failure
   // the staged entries are dropped and the store is broken as after a failed append.
-  Result<std::vector<Entry>> Stage(const std::vector<Draft>& drafts);
+  Result<std::vector<Entry>> Stage(std::vector<Draft> drafts);  // the drafts move in, as above
   Status Commit();
   bool staged() const { return !staged_bytes_.empty(); }
 
@@ -96,9 +97,9 @@ class LedgerStore {
  private:
   Status FindHead(const std::vector<std::string>& segments);
   Status CutTornTail(const std::string& segment, uint64_t size, uint64_t keep);
-  // The entries that drafts become after the last staged entry, and their lines appended to
-  // *bytes.
-  Result<std::vector<Entry>> Seal(const std::vector<Draft>& drafts, std::string* bytes) const;
+  // The entries that drafts become after the last staged entry (their kinds and bodies moved in),
+  // and their lines appended to *bytes.
+  Result<std::vector<Entry>> Seal(std::vector<Draft> drafts, std::string* bytes) const;
   void Unstage();  // the staged head back to the head, nothing staged
 
   Env* env_;

@@ -46,7 +46,7 @@ void ReplayLedger::Run() {
     if (waiting_.empty()) return;  // closing, and all written
     std::vector<ledger::Draft> batch = std::move(waiting_.front());
     lock.unlock();
-    Status s = written_.ok() ? Write(batch) : written_;  // after a failure: nothing more
+    Status s = written_.ok() ? Write(std::move(batch)) : written_;  // after a failure: nothing more
     lock.lock();
     waiting_.pop_front();
     if (written_.ok()) written_ = s;
@@ -64,8 +64,8 @@ Status ReplayLedger::Close() {
   return written_;
 }
 
-Status ReplayLedger::Write(const std::vector<ledger::Draft>& drafts) {
-  Result<std::vector<ledger::Entry>> es = store_.AppendBatch(drafts);
+Status ReplayLedger::Write(std::vector<ledger::Draft> drafts) {
+  Result<std::vector<ledger::Entry>> es = store_.AppendBatch(std::move(drafts));
   if (!es.ok()) return es.status();
   std::vector<ledger::AnchorMark> marks;
   marks.reserve(es->size());

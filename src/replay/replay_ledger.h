@@ -45,8 +45,8 @@ class ReplayLedger {
   std::string anchor_path_, name_;
   std::optional<ledger::Anchor> anchor_;
   // Appends DRAFTS and their anchor marks (the writing thread's work).
-  Status Write(const std::vector<ledger::Draft>& drafts);
-  void Run();  // the writing thread
+  Status Write(std::vector<ledger::Draft> drafts);  // the drafts move into the store
+  void Run();                                       // the writing thread
   // Hands the drafts added to the writer, waiting while kInFlight batches wait already;
   // its first failure so far.
   Status Hand();
