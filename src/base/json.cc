@@ -240,6 +240,10 @@ std::string Write(const Value& v) {
   return Written(v, -1, "");
 }
 
+void AppendWritten(std::string* out, const Value& v) {
+  WriteTo(out, v, -1, 0);
+}
+
 std::string WritePretty(const Value& v) {
   return Written(v, 2, "\n");
 }

@@ -211,6 +211,8 @@ inline bool Object::operator==(const Object& o) const {
 
 // Canonical text: sorted keys, no whitespace. Doubles use the shortest text that reads back equal.
 std::string Write(const Value& v);
+// Write(v) appended to *out, without the string Write returns (writers of records made of parts).
+void AppendWritten(std::string* out, const Value& v);
 // The same document indented by two spaces, for files people read with cat. Ends with "\n".
 std::string WritePretty(const Value& v);
 // v written as WritePretty writes it, without the final "\n", its lines indented as at nesting

@@ -21,6 +21,11 @@ TEST(Json, WritesCanonicalSortedCompactText) {
   o["a"] = json::Array{true, nullptr, "x\n\"\x01"};
   o["c"] = 0.5;
   EXPECT_EQ(json::Write(o), R"({"a":[true,null,"x\n\"\u0001"],"b":1,"c":0.5})");
+  std::string out = "before:";  // AppendWritten: the same text after what is there
+  json::AppendWritten(&out, o);
+  EXPECT_EQ(out, "before:" + json::Write(o));
+  json::AppendWritten(&out, json::Value("s"));
+  EXPECT_EQ(out, "before:" + json::Write(o) + "\"s\"");
 }
 
 // KeyBefore, the objects' key order, is std::string_view's < whatever the bytes: empty keys, a

@@ -162,7 +162,7 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
   if (r.resolved.empty())  // most missions list no writes
     t += "[]";
   else
-    t += json::Write(ResolvedJson(r.resolved));
+    json::AppendWritten(&t, ResolvedJson(r.resolved));
   sha(",\"sha256\":", r.sha256);
   flag(",\"unproven\":", r.unproven);
   t += '}';
@@ -233,11 +233,11 @@ class DecidedWriter {
         first = false;
         json::AppendQuoted(&out_, k);
         out_ += ':';
-        out_ += json::Write(v);
+        json::AppendWritten(&out_, v);
       }
       out_ += '}';
     } else {
-      out_ += json::Write(a.body);
+      json::AppendWritten(&out_, a.body);
     }
     Str("kind", a.kind);
     Bool("new_epoch", a.new_epoch);
@@ -383,7 +383,7 @@ std::string StepText(const State& s, const std::vector<std::string>& ids) {
   std::string text;
   text.reserve(64 + 768 * ids.size());  // a mission's text: some 500 to 600 bytes
   text += "{\"grants\":";
-  text += json::Write(GrantsJson(s));
+  json::AppendWritten(&text, GrantsJson(s));
   text += ",\"missions\":{";
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i) text += ',';

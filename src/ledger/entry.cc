@@ -13,11 +13,12 @@ namespace {
 // below), with or without the hash member; written directly rather than through a json::Object
 // copy of the body.
 std::string EntryText(const Entry& e, bool with_hash, size_t* kind_at = nullptr) {
-  std::string body = json::Write(e.body);
   std::string out;
-  out.reserve(body.size() + e.kind.size() + 230);
+  out.reserve(512 + e.kind.size());  // an entry's line: a few hundred bytes
   char num[24];
-  out.append("{\"body\":").append(body).append(",\"epoch\":");
+  out.append("{\"body\":");
+  json::AppendWritten(&out, e.body);
+  out.append(",\"epoch\":");
   out.append(num, std::to_chars(num, num + sizeof num, e.epoch).ptr);
   if (with_hash) {
     out.append(",\"hash\":");

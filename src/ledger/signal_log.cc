@@ -92,7 +92,7 @@ std::string SignalLog::Seal(json::Object members) {
     if (&out == &head ? head.size() > 1 : !rest.empty()) out += ',';
     json::AppendQuoted(&out, key);
     out += ':';
-    out += json::Write(value);
+    json::AppendWritten(&out, value);
   }
   rest += '}';
   thread_local Sha256 h;  // one context reused, as Sha256Hex's (base/sha256.h)
