@@ -39,12 +39,16 @@ json::Object Decision::GateBody(const std::string& id, int stage, const GateResu
     noted += (rules.size() > 1 ? "," : "") + r;
   }
   gates[id] = std::move(noted);
-  return {{"id", id},
-          {"stage", stage},
-          {"verdict", VerdictName(g.verdict)},
-          {"rules", std::move(rules)},
-          {"reason", g.reason},
-          {"policy", setup.policy_sha256}};
+  // Member by member in key order, each added at the end: an initializer list is copied member by
+  // member into place, and this body is built for every gate verdict (twice a mission).
+  json::Object body;
+  body["id"] = id;
+  body["policy"] = setup.policy_sha256;
+  body["reason"] = g.reason;
+  body["rules"] = std::move(rules);
+  body["stage"] = stage;
+  body["verdict"] = VerdictName(g.verdict);
+  return body;
 }
 
 json::Object Decision::Asked(json::Object body) const {
