@@ -31,10 +31,12 @@ void Decision::Pump(TimeMs now) {
                                   {"rules", json::Array{}},
                                   {"reason", reason}},
                                  now);
-      json::Value why = Why(id, "drone", reason, now);
-      why["ledger_seq"] = seq;
       Move mv{id, Phase::kQueued, Phase::kDenied, {}, std::nullopt};
-      mv.files["why.json"] = Text(why);
+      mv.files["why.json"] = FileText([&] {
+        json::Value why = Why(id, "drone", reason, now);
+        why["ledger_seq"] = seq;
+        return Text(why);
+      });
       out.push_back(std::move(mv));
       Log(id + " queued -> denied (profile " + m.drone + " gone from the config)");
       rec.phase = Phase::kDenied;
