@@ -200,7 +200,7 @@ Result<std::vector<Entry>> LedgerStore::Seal(std::vector<Draft> drafts, std::str
   std::string prev = staged_hash_;
   for (Draft& d : drafts) {
     if (d.new_epoch) epoch++;
-    // Moved, not copied: the body was the largest part of what writing an entry cost.
+    // Moved, not copied: each body was copied only for the copy to go with its entry.
     Entry e{++seq, epoch, FormatTime(d.time), std::move(d.kind), std::move(d.body), prev, ""};
     Result<std::string> line = SealEntry(&e);
     if (!line.ok()) return line.status();
