@@ -41,7 +41,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hanga
              bin/hangar-resume-hook bin/hangar-codex-resume
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
-.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-ledger bench-gate bench-replay bench-record bench-memory \
+.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-stages bench-ledger bench-gate bench-replay bench-record bench-memory \
 	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-spawn bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
@@ -172,6 +172,7 @@ kill-loop: all
 bench: all
 	@scripts/bench-peers
 	@scripts/bench-latency
+	@scripts/bench-stages
 	@scripts/bench-backlog
 	@scripts/bench-scale
 	@scripts/bench-manifest
@@ -195,6 +196,7 @@ bench-quick: all
 	@BENCH_N=50 BENCH_REPS=1 BENCH_PEERS_JSON=$(QUICK)/results-peers.json scripts/bench-peers
 	@BENCH_LAT_N=100 BENCH_LAT_IDLE_N=20 BENCH_LAT_JSON=$(QUICK)/latency-results.json \
 	  scripts/bench-latency
+	@BENCH_STAGES_N=10 BENCH_STAGES_JSON=$(QUICK)/stages-results.json scripts/bench-stages
 	@BENCH_LEDGER_N=50000 BENCH_LEDGER_RUNS=1 BENCH_LEDGER_JSON=$(QUICK)/ledger-results.json scripts/bench-ledger
 	@BENCH_GATE_N=100000 BENCH_GATE_JSON=$(QUICK)/gate-results.json scripts/bench-gate
 	@BENCH_REPLAY_N=10000 BENCH_REPLAY_JSON=$(QUICK)/replay-results.json scripts/bench-replay
@@ -239,6 +241,9 @@ bench-backlog: all
 
 bench-latency: all
 	@scripts/bench-latency
+
+bench-stages: all
+	@scripts/bench-stages
 
 bench-slurm: all
 	@scripts/bench-slurm
