@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034  # sets variables its caller reads
-# scripts/bench-lib.sh — sourced by scripts/bench-peers, bench-latency, bench-backlog and
-# bench-scale: a scratch spool with hangard on it, and N trivial missions (profile "true") through
+# scripts/bench-lib.sh — sourced by scripts/bench-peers, bench-latency, bench-stages, bench-backlog
+# and bench-scale: a scratch spool with hangard on it, and N trivial missions (profile "true") through
 # it.
 # The caller sets ROOT and calls hangar_stop from its EXIT trap. Sets BIN, S (the spool), HPID.
 BIN=$ROOT/bin
@@ -9,6 +9,25 @@ for b in hangard hangar hangar-shim; do
 done
 command -v python3 >/dev/null || { echo "bench: python3 is missing (scripts/install-deps)" >&2; exit 1; }
 S='' HPID=''
+
+# bench_install LOG PKG...: the Debian packages among PKG not installed yet, through apt-get (sudo
+# when not root), its output in LOG. Non-zero, the reason on stderr, when they cannot be.
+bench_install() {
+  local log=$1 p missing=() sudo=()
+  shift
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  if ((EUID != 0)); then
+    command -v sudo >/dev/null || { echo "cannot install ${missing[*]}: not root and no sudo" >&2; return 1; }
+    sudo=(sudo)
+  fi
+  { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}"; } </dev/null >"$log" 2>&1 ||
+    { echo "apt-get install ${missing[*]} failed: $(tail -1 "$log")" >&2; return 1; }
+}
 
 hangar_stop() {
   [[ -n "$HPID" ]] && { kill -TERM "$HPID" 2>/dev/null || true; wait "$HPID" 2>/dev/null || true; }
