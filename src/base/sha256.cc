@@ -49,6 +49,17 @@ std::string Sha256::FinishHex() {
   return out;
 }
 
+bool IsHexHash(std::string_view s) {
+  if (s.size() != 64) return false;
+  // Without a branch per digit: hashes are random, so digit-or-letter cannot be predicted.
+  unsigned bad = 0;
+  for (size_t i = 0; i < 64; i++) {
+    unsigned char u = static_cast<unsigned char>(s[i]);
+    bad |= unsigned(uint8_t(u - '0') >= 10) & unsigned(uint8_t(u - 'a') >= 6);
+  }
+  return bad == 0;
+}
+
 std::string Sha256Hex(std::string_view data) {
   // One context per thread, reset for each message: a fresh OpenSSL context is an allocation
   // and an init that cost more than hashing a short text (the kernel hashes many).

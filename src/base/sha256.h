@@ -10,6 +10,9 @@ namespace hangar {
 
 std::string Sha256Hex(std::string_view data);
 
+// True when s is 64 lower-case hex digits: the form of every sha256 hangar writes.
+bool IsHexHash(std::string_view s);
+
 // Incremental hashing for streams (room files are hashed in chunks). One object keeps one OpenSSL
 // context, so Reset lets a hot loop (ledger verification) hash many messages without allocating.
 // Not thread-safe: one object per thread.

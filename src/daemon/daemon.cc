@@ -233,6 +233,14 @@ Status Daemon::TakeControl(const std::string& name) {
       env_->Exists(layout_.MissionDir(Phase::kReturned, r->id)))
     c.retry = ReadRetryFacts(env_, layout_, r->id, setup_.home,
                              [](const std::string& run) { return SupervisorAlive(run); });
+  // A cancel of a queued mission brings its mission.json: a cold one's return is written from
+  // it (kernel/kernel.h, the cold queue).
+  if (auto* r = std::get_if<ControlRequest>(&parsed);
+      r && r->kind == ControlKind::kCancel && c.read_error.empty())
+    if (Result<std::string> m = env_->ReadFile(
+            layout_.MissionDir(Phase::kQueued, r->id) + "/mission.json", kMaxMissionBytes);
+        m.ok())
+      c.cancel_mission = std::move(m).value();
   // A signed approve is checked here, with ssh-keygen: the kernel runs nothing itself.
   if (auto* r = std::get_if<ControlRequest>(&parsed);
       r && r->kind == ControlKind::kApprove && !r->signature.empty() && c.read_error.empty())

@@ -66,6 +66,12 @@ Status Daemon::Perform(const Action& a, std::deque<Signal>* follow) {
       return s;
     }
     Status operator()(const ConsumeControl& x) const { return d->PerformConsumeAction(x); }
+    Status operator()(const Warm& x) const {
+      // Reads only: what it finds, or why it could not, is the kernel's to judge (Warmed).
+      for (const std::string& id : x.ids)
+        follow->push_back(ReadWarmed(d->env_, d->layout_, d->setup_.home, id, d->env_->Now()));
+      return Status::Ok();
+    }
     Status operator()(const WriteMemory& x) const {
       Status s = PerformWriteMemory(d->env_, d->layout_, x);
       if (s.code() != Code::kExists) return s;

@@ -141,10 +141,13 @@ Status Daemon::Start() {
   Result<std::set<std::string>> engine_alive = engines_.CollectEnds();
   if (!engine_alive.ok()) return engine_alive.status();
   std::vector<std::string> log;
+  // The cold queue: beyond the first queue_warm, queued missions are found as small records. Not
+  // on a rolled-back ledger, whose reanchor returns every queued mission found (it reads them).
+  RecoveredCold cold{{}, env_->Now()};
   Result<std::vector<Recovered>> rec = RecoverMissions(
       env_, layout_, setup_.home, env_->Now(),
       [&](const std::string& run) { return engine_alive->count(run) || SupervisorAlive(run); },
-      &log);
+      &log, size_t(setup_.config.queue_warm), ledger_.rolled_back() ? nullptr : &cold.missions);
   if (!rec.ok()) return rec.status();
   for (const std::string& line : log) Say(line);
   // The ended missions and tombstones come first: one signal for all of them.
@@ -163,6 +166,11 @@ Status Daemon::Start() {
     if (r.phase != Phase::kRunning || r.exit || !r.supervisor_alive) UnwatchRun(r.id);
     Status s = Dispatch(std::move(r));
     if (!s.ok()) return s;
+  }
+  if (!cold.missions.empty()) {
+    Say(Plural(int64_t(cold.missions.size()), "queued mission") + " held cold (beyond the " +
+        std::to_string(setup_.config.queue_warm) + " at the head of the queue; queue_warm)");
+    if (Status s = Dispatch(std::move(cold)); !s.ok()) return s;
   }
   Result<std::vector<std::string>> controls = Waiting(env_, layout_.ControlNew());
   if (!controls.ok()) return controls.status();

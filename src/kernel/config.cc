@@ -184,7 +184,8 @@ OpHandler ParseOp(const std::string& name, element e) {
 
 constexpr char kFields[] =
     "a config has hangar, spool, anchor, policy, ledger_name, checkpoint, rooms, slots, "
-    "kill_grace_s, notify_retry_s, canary_s, manifest, drone_user, approvers, allowed_signers, "
+    "kill_grace_s, notify_retry_s, canary_s, queue_warm, manifest, drone_user, approvers, "
+    "allowed_signers, "
     "four_eyes, "
     "record_signals, limits, retention, launchers, profiles, ops";
 
@@ -225,6 +226,8 @@ bool ReadField(const std::string& k, element v, const std::string& base, Config*
     c->kill_grace_s = int(strict::IntegerIn(v, k, 0, 3600));
   } else if (k == "canary_s") {
     c->canary_s = int(strict::IntegerIn(v, k, 0, 86400));
+  } else if (k == "queue_warm") {
+    c->queue_warm = int(strict::IntegerIn(v, k, 1, 1 << 20));
   } else if (k == "notify_retry_s") {
     c->notify_retry_s = int(strict::IntegerIn(v, k, 1, 86400));
   } else if (k == "manifest") {

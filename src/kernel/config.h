@@ -125,6 +125,9 @@ struct Config {
   // mission returned done with launches one mission alone, its others wait until that one has run
   // this many seconds or returned done. 0: no canary.
   int canary_s = 60;
+  // The cold queue (man/hangar.conf.5, queue_warm): how many missions at the head of the queue
+  // hangard holds read and parsed; the others are small records, read again near the head.
+  int queue_warm = 64;
   int64_t manifest_max_entries = 100000;
   int64_t manifest_max_hash_bytes = int64_t(4) << 30;
   std::map<std::string, Profile> profiles;

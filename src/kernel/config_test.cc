@@ -35,7 +35,8 @@ TEST(Config, ErrorsNameFileFieldAndReason) {
   EXPECT_EQ(
       err(R"({"hangar":1,"slot":3,"profiles":{"x":{"argv":["a"]}}})"),
       "/c.conf: slot: unknown field (a config has hangar, spool, anchor, policy, ledger_name, "
-      "checkpoint, rooms, slots, kill_grace_s, notify_retry_s, canary_s, manifest, drone_user, "
+      "checkpoint, rooms, slots, kill_grace_s, notify_retry_s, canary_s, queue_warm, manifest, "
+      "drone_user, "
       "approvers, allowed_signers, four_eyes, record_signals, limits, retention, launchers, "
       "profiles, "
       "ops)");
@@ -350,6 +351,20 @@ TEST(Config, AProfilesDefinitionHashAndTheCanarySpan) {
           .status()
           .message(),
       "/c.conf: canary_s: expected an integer from 0 to 86400");
+}
+
+// The cold queue's depth (man/hangar.conf.5, queue_warm): 64 unless set, at least 1.
+TEST(Config, QueueWarm) {
+  auto parse = [](const std::string& more) {
+    return ParseConfig("{\"hangar\":1," + more + "\"profiles\":{\"x\":{\"argv\":[\"a\"]}}}",
+                       "/c.conf");
+  };
+  ASSERT_TRUE(parse("").ok());
+  EXPECT_EQ(parse("")->queue_warm, 64);
+  ASSERT_TRUE(parse("\"queue_warm\":2,").ok());
+  EXPECT_EQ(parse("\"queue_warm\":2,")->queue_warm, 2);
+  EXPECT_EQ(parse("\"queue_warm\":0,").status().message(),
+            "/c.conf: queue_warm: expected an integer from 1 to 1048576");
 }
 
 TEST(Config, TheSignalRecordIsOnUnlessTurnedOff) {

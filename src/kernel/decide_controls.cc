@@ -38,11 +38,17 @@ std::string Answer(const Decision& d, const ControlDropped& c, const ControlRequ
 }
 
 // Each returns why the request is refused, or "" once it is recorded and carried out.
-std::string Cancel(Decision& d, const ControlRequest& r, TimeMs now) {
+// A cold mission's return names its drone, requester and deadline and reaches its notify_dir as
+// any other's: from the mission.json the shell read with the request, when those are the bytes
+// taken in (else the return says what the kernel knows without them).
+std::string Cancel(Decision& d, const ControlRequest& r, const std::optional<std::string>& bytes,
+                   TimeMs now) {
   const std::string& id = r.id;
   auto it = d.st.missions.find(id);
   if (it == d.st.missions.end()) return "cancel: no mission " + id;
   MissionRec& rec = it->second;
+  if (rec.cold && bytes && Sha256Hex(*bytes) == rec.sha256)
+    d.TakeMission(id, rec, rec.phase, *bytes, {}, "with the cancel");
   const bool unrun = rec.phase == Phase::kHold || rec.phase == Phase::kQueued;
   const bool kill = rec.phase == Phase::kRunning && !rec.exited;
   d.effect = unrun ? "returned" : kill ? "kill" : "none";
@@ -287,7 +293,7 @@ void On(Decision& d, const ControlDropped& c) {
   std::string refused;
   switch (r.kind) {
     case ControlKind::kCancel:
-      refused = Cancel(d, r, c.now);
+      refused = Cancel(d, r, c.cancel_mission, c.now);
       break;
     case ControlKind::kApprove:
     case ControlKind::kDeny:

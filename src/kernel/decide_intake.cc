@@ -171,10 +171,14 @@ void On(Decision& d, const Dropped& drop) {
   rec.owner = drop.by;
   rec.unproven = d.st.rolled_back && drop.found_at_start && to != Phase::kDenied;
   const std::string id = m.id;
-  d.st.missions[id] = std::move(rec);
+  MissionRec& kept = d.st.missions[id] = std::move(rec);
   if (to == Phase::kQueued) d.st.queue.push_back(id);
   d.Log(id + " accepted -> " + std::string(PhaseName(to)));
   d.Pump(drop.now);
+  // [IntakeCold] Still at the queue's back, beyond its first queue_warm, once it has moved.
+  if (kept.phase == Phase::kQueued && !d.st.queue.empty() && d.st.queue.back() == id &&
+      d.st.queue.size() > size_t(d.setup.config.queue_warm))
+    d.Cool(kept);
 }
 
 // [IntakeFailed] The intake decided for id was not done (no space): forget the mission, and the

@@ -16,8 +16,9 @@ void Decision::Pump(TimeMs now) {
   while (st.ready && st.fail_closed.empty() && !st.clock_behind &&
          st.running < setup.config.slots && !st.queue.empty()) {
     const std::string id = st.queue.front();
-    st.queue.pop_front();
     MissionRec& rec = st.missions[id];
+    if (rec.phase == Phase::kQueued && rec.cold) break;  // launches wait for its Warmed
+    st.queue.pop_front();
     if (rec.phase != Phase::kQueued || !rec.mission) continue;
     const Mission& m = *rec.mission;
     auto p = setup.config.profiles.find(m.drone);
@@ -118,6 +119,7 @@ void Decision::Pump(TimeMs now) {
     if (to == Phase::kDenied) rec.mission.reset();
     if (to == Phase::kHold) rec.held_plan_sha256 = plan_sha;
   }
+  WarmAhead();
 }
 
 void Decision::Finish(const std::string& id, MissionRec& rec, Phase from, Returned ret,
@@ -133,6 +135,7 @@ void Decision::Finish(const std::string& id, MissionRec& rec, Phase from, Return
   Log(id + " " + std::string(PhaseName(from)) + " -> returned (" + outcome + ")");
   rec.phase = Phase::kReturned;
   rec.mission.reset();
+  rec.cold = rec.warming = false;  // out of the queue for good
 }
 
 void Decision::EndDrone(const std::string& id, MissionRec& rec, TimeMs now) {

@@ -31,38 +31,13 @@ void On(Decision& d, const Recovered& r) {
   rec.unproven = d.st.rolled_back && (r.phase == Phase::kHold || r.phase == Phase::kQueued);
   if (r.phase == Phase::kHold || r.phase == Phase::kQueued || r.phase == Phase::kRunning) {
     rec.sha256 = Sha256Hex(r.mission_bytes);
-    MissionOrError parsed = ParseMission(r.mission_bytes);
-    if (auto* m = std::get_if<Mission>(&parsed)) {
-      ApplyProfileDefaults(m, d.setup.config);
-      m->id = r.id;
-      rec.mission = std::make_shared<const Mission>(std::move(*m));
-      rec.resolved = r.resolved;
-    } else {
-      rec.error = "mission.json unreadable at recovery: " + std::get<ParseError>(parsed).Text();
-      d.Log(r.id + " in " + std::string(PhaseName(r.phase)) + ": " + rec.error);
-    }
+    d.TakeMission(r.id, rec, r.phase, r.mission_bytes, r.resolved, "at recovery");
   }
   // [RecoveredChanged] A mission file changed in the spool after intake is not what was judged or
   // approved: it waits for a person again, and no earlier approval carries over to it.
   if ((r.phase == Phase::kQueued || r.phase == Phase::kHold) && rec.mission &&
-      !r.intake_sha256.empty() && rec.sha256 != r.intake_sha256) {
-    const std::string reason = "mission.json changed after intake (sha256 " + rec.sha256 +
-                               ", taken in as " + r.intake_sha256 + "); a person must look again";
-    GateResult g;
-    g.Fire(Verdict::kHold, "mission.changed", reason);
-    json::Object body = d.GateBody(r.id, 1, g);
-    body["sha256"] = rec.sha256;
-    body["intake_sha256"] = r.intake_sha256;
-    const int64_t seq = d.Ledger("mission.held", std::move(body), r.now);
-    Move mv{r.id, r.phase, Phase::kHold, {}, rec.mission->notify_dir};
-    mv.files["gate1.json"] = g.Text(1, r.now, seq);
-    d.out.push_back(std::move(mv));
-    d.Log(r.id + " " + std::string(PhaseName(r.phase)) + " -> hold (" + reason + ")");
-    rec.phase = Phase::kHold;
-    rec.held_plan_sha256.clear();
-    rec.approved_sha256.clear();
-    rec.approved_plan_sha256.clear();
-  }
+      !r.intake_sha256.empty() && rec.sha256 != r.intake_sha256)
+    d.HoldChanged(r.id, rec, r.phase, rec.sha256, r.intake_sha256, r.now);
   const bool queue = rec.phase == Phase::kQueued && rec.mission;
   d.st.missions[r.id] = std::move(rec);
   if (queue) d.st.queue.push_back(r.id);

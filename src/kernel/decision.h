@@ -11,6 +11,7 @@
 //   decide_window.cc    OpRequested, OpFinished
 //   decide_launch.cc    the launch queue with gate 2, LaunchDone, the drone's end, Observed
 //   decide_canary.cc    a profile's canary: launched alone, passed, failed, released; Tick
+//   decide_cold.cc      the cold queue: RecoveredCold, Warmed, Warm ahead of the launches
 // kernel.cc dispatches a signal to its part. Each row of the state table in kernel.h is named in
 // square brackets; the code that carries a row out is marked "// [Name]", and a test of the same
 // name (TEST(KernelRow, Name)) covers it: kernel_table_test.cc holds the three together.
@@ -81,6 +82,20 @@ struct Decision {
   // Takes a queued mission out of the launch order (the queue, or its profile's canary wait).
   void Unqueue(const std::string& id);
 
+  // The cold queue (decide_cold.cc).
+  // Asks the shell (Warm) for the cold missions among the first config.queue_warm of the queue.
+  void WarmAhead();
+  // A queued mission beyond the first queue_warm of the queue is let go of its mission.
+  void Cool(MissionRec& rec);
+  // REC (in FROM) is given the mission in BYTES, as found in the spool: parsed with its
+  // profile's defaults, or REC.error says why it could not be ("mission.json unreadable WHEN").
+  void TakeMission(const std::string& id, MissionRec& rec, Phase from, const std::string& bytes,
+                   const ResolvedWrites& resolved, const char* when);
+  // [RecoveredChanged] [WarmedChanged] REC's mission.json (sha256 FOUND) is not the one taken in
+  // (TAKEN): the mission moves from FROM to hold for a person, no earlier approval carrying over.
+  void HoldChanged(const std::string& id, MissionRec& rec, Phase from, const std::string& found,
+                   const std::string& taken, TimeMs now);
+
   // Canaries (decide_canary.cc, kernel/canary.h).
   enum class CanaryTurn { kGo, kCanary, kWait };
   // Whether queued mission ID of PROFILE launches as usual, as its profile's canary, or waits.
@@ -119,6 +134,8 @@ void On(Decision& d, const Dropped& s);
 void On(Decision& d, const IntakeFailed& s);
 void On(Decision& d, const Recovered& s);
 void On(Decision& d, const RecoveredEnded& s);
+void On(Decision& d, const RecoveredCold& s);
+void On(Decision& d, const Warmed& s);
 void On(Decision& d, const Ready& s);
 void On(Decision& d, const LedgerFailed& s);
 void On(Decision& d, const ControlDropped& s);

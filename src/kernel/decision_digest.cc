@@ -133,6 +133,7 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
   sha(",\"approved_sha256\":", r.approved_sha256);
   t += ",\"attempt\":";
   AppendInt(&t, r.attempt);
+  if (r.cold) t += ",\"cold\":true";  // only when set: the texts of earlier records stand
   t += ",\"error\":";
   AppendMaybeHex(&t, r.error);
   t += ",\"exit\":";
@@ -165,6 +166,7 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
     json::AppendWritten(&t, ResolvedJson(r.resolved));
   sha(",\"sha256\":", r.sha256);
   flag(",\"unproven\":", r.unproven);
+  if (r.warming) t += ",\"warming\":true";
   t += '}';
 }
 
@@ -276,6 +278,17 @@ class DecidedWriter {
     Str("id", a.id);
     End();
   }
+  void operator()(const Warm& a) {
+    Begin("warm");
+    Key("ids");
+    out_ += '[';
+    for (size_t i = 0; i < a.ids.size(); ++i) {
+      if (i) out_ += ',';
+      json::AppendQuoted(&out_, a.ids[i]);
+    }
+    out_ += ']';
+    End();
+  }
   void operator()(const WriteMemory& a) {
     Begin("write-memory");
     Str("requester", a.requester);
@@ -357,8 +370,8 @@ std::vector<std::string> TouchedIds(const Signal& s, const std::vector<Action>& 
       [&](const auto& x) {
         if constexpr (requires { x.id; })
           if (!x.id.empty()) ids.insert(x.id);
-        if constexpr (requires { x.missions; })  // RecoveredEnded: each mission it names
-          for (const EndedFound& m : x.missions) ids.insert(m.id);
+        if constexpr (requires { x.missions; })  // RecoveredEnded, RecoveredCold: each named
+          for (const auto& m : x.missions) ids.insert(m.id);
       },
       s);
   for (const Action& a : acts)

@@ -117,6 +117,21 @@
 //   (start)   | RecoveredEnded (every ended     | as found  | [RecoveredEnded] each as its
 //             |   mission and tombstone, one    |           |   Recovered, in order: none; their
 //             |   signal)                       |           |   ids stay taken
+//   (start)   | RecoveredCold (each queued one  | queued    | [RecoveredCold] each at the back of
+//             |   beyond queue_warm, one signal)|           |   the queue in order, held cold: no
+//             |                                 |           |   mission read
+//   queued    | any, a cold one among the first | queued    | [WarmAhead] Warm (the ids):
+//             |   queue_warm of the queue       |           |   mission.json read again
+//   queued    | Warmed, the bytes taken in      | queued    | [Warmed] held warm; it launches
+//             |                                 |           |   when its turn comes
+//   queued    | Warmed, other bytes than those  | hold      | [WarmedChanged]
+//             |   taken in                      |           |   Record(mission.held), Move, as
+//             |                                 |           |   RecoveredChanged
+//   queued    | Warmed, unreadable or no        | queued    | [WarmedUnreadable] out of the
+//             |   mission                       |           |   queue with its error, never
+//             |                                 |           |   launched (as at recovery)
+//   (none)    | Dropped, accepted beyond the    | queued    | [IntakeCold] as DroppedAllowed, then
+//             |   first queue_warm of the queue |           |   held cold
 //   queued    | slot free, gate 2 allow, its    | running   | [CanaryLaunched] Launch,
 //             |   profile's definition not the  |           |   Record(canary.launched) after
 //             |   one proven, no canary of it   |           |   mission.launched: the canary, its
@@ -256,6 +271,12 @@ struct MissionRec {
   // The definition of its profile it was launched with (Profile::sha256); "" when unknown (not
   // launched by this start: a mission found running launched with what the config said then).
   std::string profile_sha256;
+  // The cold queue: a queued mission beyond the first config.queue_warm of the queue is held
+  // without its mission (mission null, resolved empty; sha256 the bytes taken in), and read
+  // again from queued/ID/mission.json (Warm, then Warmed) when it nears the head. warming: a
+  // Warm of it is out and its Warmed not yet decided.
+  bool cold = false;
+  bool warming = false;
 };
 
 struct State {
@@ -338,6 +359,31 @@ struct RecoveredEnded {
   std::vector<EndedFound> missions;
   TimeMs now = 0;
 };
+// The queued missions found at start beyond the first config.queue_warm, in launch order, each
+// as what its intake.json, retry.json and approve.json say (its mission.json is not read: it is
+// read again by Warm when it nears the head). One signal for all, as RecoveredEnded: a deep
+// queue's start reads and records a small record of each.
+struct ColdFound {
+  std::string id;
+  TimeMs accepted = 0;
+  int attempt = 0;                                    // retry.json "previous"
+  Dropper by = {};                                    // intake.json "uid" and "user"
+  std::string intake_sha256;                          // intake.json "sha256": the bytes taken in
+  std::string approved_sha256, approved_plan_sha256;  // approve.json, when approved
+};
+struct RecoveredCold {
+  std::vector<ColdFound> missions;
+  TimeMs now = 0;
+};
+// What Warm read of a cold queued mission: queued/ID/mission.json and its writes resolved again
+// now; read_error says why the bytes could not be read (then bytes is empty).
+struct Warmed {
+  std::string id;
+  std::string bytes;
+  std::string read_error;
+  ResolvedWrites resolved;
+  TimeMs now = 0;
+};
 // A signed approve's signature as the shell checked it (shell/signature.h): ssh-keygen -Y verify
 // against the config's allowed_signers, of ApprovalMessage built from the mission as the shell
 // found it in hold/.
@@ -355,6 +401,10 @@ struct ControlDropped {
   // A retry request for a mission in returned/: what the shell read of it (kernel/retry.h).
   std::optional<RetryFacts> retry = std::nullopt;
   std::optional<SignatureCheck> signature = std::nullopt;  // a signed approve, checked
+  // A cancel of a mission in queued/: its mission.json as the shell read it, for a cold one's
+  // return (its drone, requester, deadline and notify_dir); used only when its sha256 is the one
+  // taken in.
+  std::optional<std::string> cancel_mission = std::nullopt;
 };
 struct LaunchDone {
   std::string id;
@@ -460,7 +510,7 @@ struct IntakeFailed {
 
 using Signal = std::variant<Dropped, Recovered, ControlDropped, LaunchDone, DroneExited,
                             SupervisorGone, Observed, Ready, LedgerFailed, OpRequested, OpFinished,
-                            IntakeFailed, Tick, RecoveredEnded>;
+                            IntakeFailed, Tick, RecoveredEnded, RecoveredCold, Warmed>;
 
 // ---- actions: what the shell must do, in order ----
 
@@ -585,8 +635,14 @@ struct Purge {
   std::string tombstone;
 };
 
+// Read queued/ID/mission.json of each cold mission named (and resolve its writes again, as
+// recovery does); answer with a Warmed for each, in order. Reads only.
+struct Warm {
+  std::vector<std::string> ids;
+};
+
 using Action = std::variant<Intake, Launch, Observe, Kill, Move, ConsumeControl, Log, Record, RunOp,
-                            AnswerOp, Retry, WriteMemory, Purge>;
+                            AnswerOp, Retry, WriteMemory, Purge, Warm>;
 
 // The kernel. Decide consumes one signal and returns the actions, in the order they must run.
 std::vector<Action> Decide(const KernelSetup& setup, State* state, const Signal& signal);

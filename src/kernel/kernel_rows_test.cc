@@ -15,10 +15,7 @@ namespace {
 constexpr TimeMs kT = 1'000'000;
 
 std::string Bytes(const std::string& id, const std::string& extra = "") {
-  return "{\"hangar\":1,\"id\":\"" + id +
-         "\",\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
-         "\"max_minutes\":1" +
-         extra + "}";
+  return ScriptMissionBytes(id, extra);
 }
 
 // The actions' kinds in order: a Record by its kind, every other action but Log by its type's
@@ -53,6 +50,8 @@ std::vector<std::string> Kinds(const std::vector<Action>& acts) {
             out.push_back("WriteMemory");
           else if constexpr (std::is_same_v<T, Purge>)
             out.push_back("Purge");
+          else if constexpr (std::is_same_v<T, Warm>)
+            out.push_back("Warm");
           else if constexpr (std::is_same_v<T, Log>)
             return;  // lines for people: not asserted
           else

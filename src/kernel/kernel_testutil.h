@@ -28,6 +28,15 @@ inline KernelSetup ScriptSetup(int slots = 1) {
   return s;
 }
 
+// A valid mission file of profile "script" with id ID (requester "t", one minute), EXTRA members
+// appended (",\"network\":\"host\"").
+inline std::string ScriptMissionBytes(const std::string& id, const std::string& extra = "") {
+  return "{\"hangar\":1,\"id\":\"" + id +
+         "\",\"requester\":\"t\",\"drone\":\"script\",\"future\":\"f\",\"now\":\"n\","
+         "\"max_minutes\":1" +
+         extra + "}";
+}
+
 // Who drops the tests' control requests and missions: root, an approver in ScriptSetup.
 inline const Dropper kRoot{0, "root"};
 

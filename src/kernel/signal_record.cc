@@ -97,14 +97,16 @@ struct Writer {
                                {"error", MaybeHex(s.signature->error)},
                                {"mission_sha256", MaybeHex(s.signature->mission_sha256)},
                                {"plan_sha256", MaybeHex(s.signature->plan_sha256)}};
-    return json::Object{{"signal", "control"},
-                        {"name", MaybeHex(s.name)},
-                        {"bytes", blob(s.bytes)},
-                        {"read_error", MaybeHex(s.read_error)},
-                        {"now", s.now},
-                        {"by", DropperJson(s.by)},
-                        {"retry", std::move(retry)},
-                        {"signature", std::move(signature)}};
+    json::Value o = json::Object{{"signal", "control"},
+                                 {"name", MaybeHex(s.name)},
+                                 {"bytes", blob(s.bytes)},
+                                 {"read_error", MaybeHex(s.read_error)},
+                                 {"now", s.now},
+                                 {"by", DropperJson(s.by)},
+                                 {"retry", std::move(retry)},
+                                 {"signature", std::move(signature)}};
+    if (s.cancel_mission) o["cancel_mission"] = blob(*s.cancel_mission);  // a cancel's only
+    return o;
   }
   json::Value operator()(const LaunchDone& s) const {
     return json::Object{{"signal", "launch-done"},
@@ -147,6 +149,30 @@ struct Writer {
     }
     list += ']';
     return json::Object{{"signal", "recovered-ended"}, {"missions", blob(list)}, {"now", s.now}};
+  }
+  json::Value operator()(const RecoveredCold& s) const {
+    // As RecoveredEnded: one blob of canonical text for a deep queue, written an entry at a time.
+    std::string list = "[";
+    for (const ColdFound& m : s.missions) {
+      if (list.size() > 1) list += ',';
+      list += json::Write(json::Object{{"id", m.id},
+                                       {"accepted", m.accepted},
+                                       {"attempt", m.attempt},
+                                       {"by", DropperJson(m.by)},
+                                       {"intake_sha256", MaybeHex(m.intake_sha256)},
+                                       {"approved_sha256", MaybeHex(m.approved_sha256)},
+                                       {"approved_plan_sha256", MaybeHex(m.approved_plan_sha256)}});
+    }
+    list += ']';
+    return json::Object{{"signal", "recovered-cold"}, {"missions", blob(list)}, {"now", s.now}};
+  }
+  json::Value operator()(const Warmed& s) const {
+    return json::Object{{"signal", "warmed"},
+                        {"id", s.id},
+                        {"bytes", blob(s.bytes)},
+                        {"read_error", MaybeHex(s.read_error)},
+                        {"resolved", ResolvedJson(s.resolved)},
+                        {"now", s.now}};
   }
   json::Value operator()(const Tick& s) const {
     return json::Object{{"signal", "tick"}, {"now", s.now}};
@@ -337,6 +363,7 @@ struct Reader {
                                      ReadText(g["plan_sha256"], g.Path("plan_sha256"))};
         g.Done();
       }
+      if (f.Has("cancel_mission")) c.cancel_mission = blob("cancel_mission");
       return c;
     }
     if (kind == "launch-done")
@@ -391,6 +418,35 @@ struct Reader {
       r.now = time("now");
       return r;
     }
+    if (kind == "recovered-cold") {
+      RecoveredCold r;
+      r.missions = BlobDocument<std::vector<ColdFound>>(
+          f, "missions", [&](element root, const std::string& at) {
+            std::vector<ColdFound> list;
+            strict::Items(root, at, "expected an array of cold queued missions",
+                          [&](element e, const std::string& where) {
+                            Fields g(e, where);
+                            ColdFound m;
+                            m.id = strict::String(g["id"], g.Path("id"));
+                            m.accepted = Time(g["accepted"], g.Path("accepted"));
+                            m.attempt = Int(g["attempt"], g.Path("attempt"));
+                            m.by = By(g["by"], g.Path("by"));
+                            m.intake_sha256 = ReadText(g["intake_sha256"], g.Path("intake_sha256"));
+                            m.approved_sha256 =
+                                ReadText(g["approved_sha256"], g.Path("approved_sha256"));
+                            m.approved_plan_sha256 =
+                                ReadText(g["approved_plan_sha256"], g.Path("approved_plan_sha256"));
+                            g.Done();
+                            list.push_back(std::move(m));
+                          });
+            return list;
+          });
+      r.now = time("now");
+      return r;
+    }
+    if (kind == "warmed")
+      return Warmed{str("id"), blob("bytes"), text("read_error"),
+                    Resolved(f["resolved"], f.Path("resolved")), time("now")};
     if (kind == "ledger-failed") {
       LedgerFailed l{text("reason"), time("now"), flag("rolled_back")};
       strict::Items(f["unvouched_grants"], f.Path("unvouched_grants"), "expected a list of seqs",
@@ -443,9 +499,10 @@ struct Reader {
 
 const char* SignalKind(const Signal& s) {
   static constexpr const char* kKinds[] = {
-      "dropped",         "recovered",     "control", "launch-done",    "drone-exited",
-      "supervisor-gone", "observed",      "ready",   "ledger-failed",  "op-requested",
-      "op-finished",     "intake-failed", "tick",    "recovered-ended"};
+      "dropped",       "recovered",       "control",        "launch-done",
+      "drone-exited",  "supervisor-gone", "observed",       "ready",
+      "ledger-failed", "op-requested",    "op-finished",    "intake-failed",
+      "tick",          "recovered-ended", "recovered-cold", "warmed"};
   static_assert(std::size(kKinds) == std::variant_size_v<Signal>);
   return kKinds[s.index()];
 }

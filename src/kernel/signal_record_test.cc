@@ -102,6 +102,9 @@ struct ActionWriter {
                         {"from", std::string(PhaseName(a.from))},
                         {"tombstone", a.tombstone}};
   }
+  json::Value operator()(const Warm& a) const {
+    return json::Object{{"action", "warm"}, {"ids", json::Array(a.ids.begin(), a.ids.end())}};
+  }
 };
 
 json::Value ActionToJson(const Action& a) {
@@ -218,6 +221,15 @@ std::vector<Signal> EveryKind() {
                                 {"E2", Phase::kDenied, kT - 8, 0, Dropper{-1, "\xff"}, true}},
                                kT});
   all.push_back(RecoveredEnded{{}, kT});
+  all.push_back(RecoveredCold{
+      {{"C1", kT - 9, 1, Dropper{1000, "ann"}, Sha256Hex("c1"), "", ""},
+       {"C2", kT - 8, 0, Dropper{-1, "\xff"}, Sha256Hex("c2"), Sha256Hex("c2"), Sha256Hex("plan")}},
+      kT});
+  all.push_back(Warmed{"C1", Mission("C1"), "", {}, kT});
+  all.push_back(Warmed{"C2", "", "No such file or directory", {}, kT});
+  ControlDropped cancel{"x.json", R"({"hangar":1,"request":"cancel","id":"C1"})", "", kT, kRoot};
+  cancel.cancel_mission = Mission("C1");
+  all.push_back(cancel);
   return all;
 }
 

@@ -69,17 +69,6 @@ bool IsValidKind(std::string_view k) {
   return true;
 }
 
-bool IsHexHash(std::string_view s) {
-  if (s.size() != 64) return false;
-  // Without a branch per digit: hashes are random, so digit-or-letter cannot be predicted.
-  unsigned bad = 0;
-  for (size_t i = 0; i < 64; i++) {
-    unsigned char u = static_cast<unsigned char>(s[i]);
-    bad |= unsigned(uint8_t(u - '0') >= 10) & unsigned(uint8_t(u - 'a') >= 6);
-  }
-  return bad == 0;
-}
-
 Status CheckIntegersOnly(const json::Value& v, std::string_view where) {
   if (IntegersOnly(v)) return Status::Ok();
   if (v.is_double())

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "base/json.h"
+#include "base/sha256.h"
 #include "base/status.h"
 #include "base/timefmt.h"
 
@@ -63,8 +64,6 @@ Result<std::string> SealEntry(Entry* e);
 // Readers of many lines that need no json::Value use ParseEntryView (entry_view.h).
 Result<Entry> ParseEntryLine(std::string_view line);
 
-// True when s is 64 lower-case hex digits.
-bool IsHexHash(std::string_view s);
 // True when s is a valid kind: [a-z][a-z0-9._-]{0,63}.
 bool IsValidKind(std::string_view s);
 

@@ -143,11 +143,35 @@ std::optional<int> LaunchAttempt(Env* env, const std::string& dir) {
   return std::nullopt;
 }
 
+// The mission's bytes (mission.json) of live mission ID in state directory STATE, and its writes
+// resolved again against home, with the workspace its intake.json names (INTAKE, or read here
+// when null).
+void ReadMissionOf(Env::Dir* state, const std::string& home, const std::string& id,
+                   const json::Value* intake, std::string* bytes, std::string* read_error,
+                   ResolvedWrites* resolved) {
+  Result<std::string> b = state->ReadFile(id + "/mission.json", kMaxMissionBytes);
+  if (b.ok())
+    *bytes = std::move(b).value();
+  else if (read_error)
+    *read_error = b.status().message();
+  json::Value read = nullptr;
+  if (!intake) {
+    TimeMs accepted = 0;
+    std::string sha;
+    Dropper by;
+    read = ReadIntake(state, id + "/intake.json", &accepted, &sha, &by);
+    intake = &read;
+  }
+  *resolved =
+      ResolveRecorded(*bytes, home, intake->is_object() ? intake->find("workspace") : nullptr);
+}
+
 // What recovery knows of one mission directory beyond its name: its files, read again through
-// state, the mission's state directory held open.
+// state, the mission's state directory held open. With facts_only (a queued mission that may be
+// held cold), its mission.json is not read: ReadMissionOf reads it if it is kept warm after all.
 void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string& home,
-                   const std::function<bool(const std::string&)>& alive, Recovered* r,
-                   std::vector<std::string>* log) {
+                   const std::function<bool(const std::string&)>& alive, bool facts_only,
+                   Recovered* r, std::vector<std::string>* log) {
   const Phase p = r->phase;
   const std::string dir = l.MissionDir(p, r->id);
   if (Terminal(p)) {
@@ -157,12 +181,10 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
     r->attempt = LaunchAttempt(env, dir).value_or(0);
     return;
   }
-  Result<std::string> bytes = state->ReadFile(r->id + "/mission.json", kMaxMissionBytes);
-  if (bytes.ok()) r->mission_bytes = std::move(bytes).value();
   const json::Value intake =
       ReadIntake(state, r->id + "/intake.json", &r->accepted, &r->intake_sha256, &r->by);
-  r->resolved = ResolveRecorded(r->mission_bytes, home,
-                                intake.is_object() ? intake.find("workspace") : nullptr);
+  if (!facts_only)
+    ReadMissionOf(state, home, r->id, &intake, &r->mission_bytes, nullptr, &r->resolved);
   std::vector<std::string> approve =
       StringMembersOf(state, r->id + "/approve.json", {"mission_sha256", "plan_sha256"});
   r->approved_sha256 = std::move(approve[0]);
@@ -196,8 +218,8 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
 // result and the log come out in the order one thread would give them. Running missions stay on
 // this thread: alive() is the caller's.
 Status ReadAll(Env* env, const Layout& l, const std::string& home,
-               const std::function<bool(const std::string&)>& alive, std::vector<Recovered>* batch,
-               std::vector<std::string>* log) {
+               const std::function<bool(const std::string&)>& alive, bool facts_only,
+               std::vector<Recovered>* batch, std::vector<std::string>* log) {
   constexpr size_t kEachAtLeast = 512;
   const bool running = !batch->empty() && batch->front().phase == Phase::kRunning;
   const size_t each = running ? batch->size() + 1 : kEachAtLeast;
@@ -214,7 +236,7 @@ Status ReadAll(Env* env, const Layout& l, const std::string& home,
       return;
     }
     for (size_t i = begin; i < end; ++i)
-      ReadRecovered(env, state->get(), l, home, alive, &(*batch)[i], &logs[part]);
+      ReadRecovered(env, state->get(), l, home, alive, facts_only, &(*batch)[i], &logs[part]);
   });
   if (!failed.ok()) return failed;
   for (std::vector<std::string>& lines : logs)
@@ -225,10 +247,25 @@ Status ReadAll(Env* env, const Layout& l, const std::string& home,
 
 }  // namespace
 
+Warmed ReadWarmed(Env* env, const Layout& l, const std::string& home, const std::string& id,
+                  TimeMs now) {
+  Warmed w;
+  w.id = id;
+  w.now = now;
+  Result<std::unique_ptr<Env::Dir>> state = env->OpenDir(l.StateDir(Phase::kQueued));
+  if (!state.ok()) {
+    w.read_error = state.status().message();
+    return w;
+  }
+  ReadMissionOf(state->get(), home, id, nullptr, &w.bytes, &w.read_error, &w.resolved);
+  return w;
+}
+
 Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const std::string& home,
                                                TimeMs now,
                                                const std::function<bool(const std::string&)>& alive,
-                                               std::vector<std::string>* log) {
+                                               std::vector<std::string>* log, size_t warm,
+                                               std::vector<ColdFound>* cold) {
   // Tombstones first: a purged id is taken before any directory of it (one a stop left) is read.
   Result<std::vector<Recovered>> purged = RecoverPurged(env, l, now, log);
   if (!purged.ok()) return purged.status();
@@ -254,11 +291,31 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const 
       r.phase = p;
       r.now = now;
     }
-    if (Status s = ReadAll(env, l, home, alive, &batch, log); !s.ok()) return s;
-    if (p == Phase::kQueued)
+    const bool queued = p == Phase::kQueued;
+    if (Status s = ReadAll(env, l, home, alive, queued && cold, &batch, log); !s.ok()) return s;
+    if (queued)
       std::stable_sort(batch.begin(), batch.end(), [](const Recovered& a, const Recovered& b) {
         return a.accepted < b.accepted;
       });
+    if (queued && cold) {
+      // The first `warm` (and any whose intake.json names no sha256 to check its bytes against
+      // later) are read whole; the others are held cold, in launch order behind them.
+      Result<std::unique_ptr<Env::Dir>> state = env->OpenDir(l.StateDir(p));
+      if (!state.ok()) return state.status();
+      std::vector<Recovered> kept;
+      for (size_t i = 0; i < batch.size(); ++i) {
+        Recovered& r = batch[i];
+        if (i >= warm && IsHexHash(r.intake_sha256)) {
+          cold->push_back({std::move(r.id), r.accepted, r.attempt, std::move(r.by),
+                           std::move(r.intake_sha256), std::move(r.approved_sha256),
+                           std::move(r.approved_plan_sha256)});
+          continue;
+        }
+        ReadMissionOf(state->get(), home, r.id, nullptr, &r.mission_bytes, nullptr, &r.resolved);
+        kept.push_back(std::move(r));
+      }
+      batch = std::move(kept);
+    }
     out.reserve(out.size() + batch.size());
     for (Recovered& r : batch) out.push_back(std::move(r));
   }

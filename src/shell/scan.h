@@ -40,9 +40,20 @@ Result<ExitInfo> ReadExit(Env* env, const std::string& run_dir);
 // before it launches.
 // alive(run_dir) tells whether a supervisor holds that run directory's lock. A live mission's
 // "writes" are resolved again against home (ResolveWrites).
+// With cold, only the first `warm` queued missions (in intake order) are read whole; the others
+// are read as far as intake.json, retry.json and approve.json say and go into *cold, in launch
+// order, for one RecoveredCold (kernel/kernel.h, the cold queue). A queued mission whose
+// intake.json gives no sha256 is read whole wherever it stands: nothing could check its bytes when
+// they are read again.
 Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const std::string& home,
                                                TimeMs now,
                                                const std::function<bool(const std::string&)>& alive,
-                                               std::vector<std::string>* log);
+                                               std::vector<std::string>* log, size_t warm = 0,
+                                               std::vector<ColdFound>* cold = nullptr);
+
+// What Warm reads of cold queued mission ID: queued/ID/mission.json (or why it could not be
+// read) and its writes resolved again against home, as recovery reads a queued mission.
+Warmed ReadWarmed(Env* env, const Layout& l, const std::string& home, const std::string& id,
+                  TimeMs now);
 
 }  // namespace hangar
