@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The cold queue (issue 26; hangar.conf(5) queue_warm, hangard(8) rows RecoveredCold, WarmAhead,
-# Warmed, WarmedChanged, IntakeCold), with queue_warm 2 and one slot. Judged by what the drones
+# Warmed, WarmedChanged, IntakeCold), with queue_warm 2 and one slot, hangard as root and as an
+# unprivileged user. A submitter who edits a queued mission's file after intake would have it
+# launched unjudged if a cold mission were taken back without its sha256 checked: Q5 below. Judged by what the drones
 # themselves append to a file outside their rooms (the launch order), by launch keys and by the
 # spool, not by hangard's word:
 #   a blocker runs; Q1..Q6 are dropped behind it (Q3..Q6 taken in cold); hangard is stopped (the
@@ -11,9 +13,11 @@
 #   held as changed after intake, with no launch key; `hangar replay` finds every decision the
 #   same (exit 0), the reads again included.
 . "$(dirname "$0")/lib.sh"
+each_identity
 setup 1
 edit_conf 'c["queue_warm"] = 2'
 mkdir -p "$T/inbox/tmp" "$T/inbox/new"
+as_hangard_user
 start_hangard
 mission blocker script 1 '' "count $T/starts" 'sleep 6' | drop blocker.json
 wait_until 10 test -d "$S/running/blocker" || fail "blocker did not start"
