@@ -68,9 +68,7 @@ void Decision::HoldChanged(const std::string& id, MissionRec& rec, Phase from,
   out.push_back(std::move(mv));
   Log(id + " " + std::string(PhaseName(from)) + " -> hold (" + reason + ")");
   rec.phase = Phase::kHold;
-  rec.held_plan_sha256.clear();
-  rec.approved_sha256.clear();
-  rec.approved_plan_sha256.clear();
+  rec.approval.reset();
 }
 
 // [RecoveredCold] Each known id stands as found first ([RecoveredTwice]); the others join the
@@ -86,8 +84,8 @@ void On(Decision& d, const RecoveredCold& c) {
     rec.attempt = f.attempt;
     rec.owner = f.by;
     rec.sha256 = f.intake_sha256;
-    rec.approved_sha256 = f.approved_sha256;
-    rec.approved_plan_sha256 = f.approved_plan_sha256;
+    if (!f.approved_sha256.empty() || !f.approved_plan_sha256.empty())
+      rec.approval = Approval{"", f.approved_sha256, f.approved_plan_sha256};
     rec.unproven = d.st.rolled_back;
     rec.cold = true;
     d.st.missions[f.id] = std::move(rec);

@@ -87,15 +87,16 @@ std::string ApproveOrDeny(Decision& d, const ControlRequest& r, TimeMs now) {
                                   {"by", r.principal.empty() ? d.asker.user : r.principal},
                                   {"why", r.why},
                                   {"mission_sha256", rec.sha256},
-                                  {"plan_sha256", rec.held_plan_sha256}});
+                                  {"plan_sha256", rec.approval.get().held_plan_sha256}});
     if (!r.principal.empty()) binds["signed_by"] = r.principal;
     const int64_t seq = d.Ledger("person.approved", binds, now);
     json::Object a = binds;
     a["hangar"] = 1;
     a["time"] = FormatTime(now);
     a["ledger_seq"] = seq;
-    rec.approved_sha256 = rec.sha256;
-    rec.approved_plan_sha256 = rec.held_plan_sha256;
+    Approval& approval = rec.approval.mut();
+    approval.approved_sha256 = rec.sha256;
+    approval.approved_plan_sha256 = approval.held_plan_sha256;
     Move mv{r.id, Phase::kHold, Phase::kQueued, {}, std::nullopt};
     mv.files["approve.json"] = Text(json::Value(std::move(a)));
     d.out.push_back(std::move(mv));

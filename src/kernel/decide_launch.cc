@@ -72,8 +72,9 @@ void Decision::Pump(TimeMs now) {
     GateResult g = GateStage2(m, plan, setup.policy, site, rec.resolved, &p->second);
     const std::string plan_sha = Sha256Hex(plan_text);
     // [QueuedApprovedPlan] A hold a person approved for exactly this mission and plan is passed.
-    if (g.verdict == Verdict::kHold && !rec.approved_plan_sha256.empty() &&
-        rec.approved_plan_sha256 == plan_sha && rec.approved_sha256 == rec.sha256) {
+    if (const Approval& a = rec.approval.get();
+        g.verdict == Verdict::kHold && !a.approved_plan_sha256.empty() &&
+        a.approved_plan_sha256 == plan_sha && a.approved_sha256 == rec.sha256) {
       g.verdict = Verdict::kAllow;
       g.rules.push_back("approved");
       g.reason = "held, and approved by a person for this mission and plan";
@@ -117,7 +118,7 @@ void Decision::Pump(TimeMs now) {
     Log(id + " queued -> " + std::string(PhaseName(to)) + " (gate stage 2: " + g.reason + ")");
     rec.phase = to;
     if (to == Phase::kDenied) rec.mission.reset();
-    if (to == Phase::kHold) rec.held_plan_sha256 = plan_sha;
+    if (to == Phase::kHold) rec.approval.mut().held_plan_sha256 = plan_sha;
   }
   WarmAhead();
 }
@@ -141,12 +142,12 @@ void Decision::Finish(const std::string& id, MissionRec& rec, Phase from, Return
 void Decision::EndDrone(const std::string& id, MissionRec& rec, TimeMs now) {
   rec.exited = true;
   st.running--;
-  if (rec.ops_running.empty()) {
+  if (rec.ops.get().running.empty()) {
     EmitObserve(id, rec);
   } else {
     rec.observe_waits = true;  // its room is looked at once the acts it asked for are over
-    Log(id + " observed once its " + std::to_string(rec.ops_running.size()) + " running op" +
-        (rec.ops_running.size() == 1 ? "" : "s") + " end");
+    Log(id + " observed once its " + std::to_string(rec.ops.get().running.size()) + " running op" +
+        (rec.ops.get().running.size() == 1 ? "" : "s") + " end");
   }
   Pump(now);
 }

@@ -24,9 +24,8 @@ void On(Decision& d, const Recovered& r) {
   // [RecoveredAsFound]
   MissionRec rec = NewRec(r.phase, r.accepted);
   rec.attempt = r.attempt;
-  rec.held_plan_sha256 = r.held_plan_sha256;
-  rec.approved_sha256 = r.approved_sha256;
-  rec.approved_plan_sha256 = r.approved_plan_sha256;
+  if (!r.held_plan_sha256.empty() || !r.approved_sha256.empty() || !r.approved_plan_sha256.empty())
+    rec.approval = Approval{r.held_plan_sha256, r.approved_sha256, r.approved_plan_sha256};
   rec.owner = r.by;
   rec.unproven = d.st.rolled_back && (r.phase == Phase::kHold || r.phase == Phase::kQueued);
   if (r.phase == Phase::kHold || r.phase == Phase::kQueued || r.phase == Phase::kRunning) {

@@ -35,7 +35,8 @@ std::optional<std::pair<std::string, std::string>> SignedRefusal(const Decision&
     return no("the signature of principal " + r.principal + " does not verify against " +
               d.setup.config.allowed_signers +
               (c.signature && !c.signature->error.empty() ? ": " + c.signature->error : ""));
-  if (c.signature->mission_sha256 != rec.sha256 || c.signature->plan_sha256 != rec.held_plan_sha256)
+  if (c.signature->mission_sha256 != rec.sha256 ||
+      c.signature->plan_sha256 != rec.approval.get().held_plan_sha256)
     return no("the signature is of mission " + r.id + " as it was (sha256 " +
               c.signature->mission_sha256 + "), not as it is held now (sha256 " + rec.sha256 + ")");
   if (d.setup.config.four_eyes && !rec.owner.user.empty() && rec.owner.user == r.principal)
@@ -78,8 +79,7 @@ std::optional<std::pair<std::string, std::string>> Refusal(const Decision& d,
         who + " may not store the work state of requester " + name + ": " +
             (owner && owner->owner >= 0
                  ? "its missions are dropped by uid " + std::to_string(owner->owner) + " (" +
-                       owner->owner_user + "), since ledger seq " +
-                       std::to_string(owner->bound_seq)
+                       owner->owner_user + "), since ledger seq " + std::to_string(owner->bound_seq)
                  : "no mission of it has been dropped yet, and a work state is written by the "
                    "uid that drops the requester's missions") +
             " (or an approver, hangar.conf approvers)");

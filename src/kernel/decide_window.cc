@@ -38,7 +38,7 @@ void Answer(Decision& d, const std::string& id, const std::string& name, const s
 void On(Decision& d, const OpRequested& q) {
   MissionRec* rec = d.Running(q.id, false);
   // A request after the drone's end, or one already answered, stays in the room as evidence.
-  if (!rec || !rec->mission || !rec->ops_seen.insert(q.name).second) return;
+  if (!rec || !rec->mission || !rec->ops.mut().seen.insert(q.name).second) return;
   std::map<std::string, std::string> files;
   if (q.read_error.empty()) files[q.name + ".request.json"] = q.bytes;
   json::Object body = OpBody(q.id, q.name, "", "");
@@ -63,7 +63,7 @@ void On(Decision& d, const OpRequested& q) {
   if (auto* e = std::get_if<ParseError>(&parsed))
     return refuse("", "", "op.request", "ops/" + q.name + ".json: " + e->Text());
   const OpRequest& r = std::get<OpRequest>(parsed);
-  if (rec->ops_running.count(r.key))
+  if (rec->ops.get().running.count(r.key))
     return refuse(r.op, r.key, "op.key_running",
                   "an act under key " + r.key + " runs now; ask again once its result is in");
   auto handler = d.setup.config.ops.find(r.op);
@@ -83,13 +83,12 @@ void On(Decision& d, const OpRequested& q) {
                       "hangard stopped): an act runs at most once, so it is not run again");
   body["op"] = r.op;
   body["key"] = r.key;
-  rec->op_starts.erase(rec->op_starts.begin(),
-                       std::find_if(rec->op_starts.begin(), rec->op_starts.end(),
-                                    [&](TimeMs t) { return t > q.now - 60000; }));
-  if (q.key != OpKeyState::kDone &&
-      int(rec->op_starts.size()) >= d.setup.config.limits.ops_per_minute)
+  std::vector<TimeMs>& starts = rec->ops.mut().starts;
+  starts.erase(starts.begin(), std::find_if(starts.begin(), starts.end(),
+                                            [&](TimeMs t) { return t > q.now - 60000; }));
+  if (q.key != OpKeyState::kDone && int(starts.size()) >= d.setup.config.limits.ops_per_minute)
     return refuse(r.op, r.key, "op.rate",
-                  "the window started " + std::to_string(rec->op_starts.size()) +
+                  "the window started " + std::to_string(starts.size()) +
                       " handlers for this mission in the last 60 s, the config's "
                       "limits.ops_per_minute; ask again later");
   if (q.key == OpKeyState::kDone) {  // [OpRepeated]
@@ -107,8 +106,8 @@ void On(Decision& d, const OpRequested& q) {
   body["args_sha256"] = Sha256Hex(json::Write(r.args));
   body["handler"] = json::Array(handler->second.argv.begin(), handler->second.argv.end());
   d.Ledger("op.allowed", std::move(body), q.now);
-  rec->ops_running.insert(r.key);
-  rec->op_starts.push_back(q.now);
+  rec->ops.mut().running.insert(r.key);
+  rec->ops.mut().starts.push_back(q.now);
   files[q.name + ".args.json"] = json::Write(r.args) + "\n";
   std::map<std::string, std::string> env = handler->second.env;
   env["HANGAR_MISSION"] = q.id;
@@ -127,7 +126,7 @@ void On(Decision& d, const OpFinished& f) {
   auto it = d.st.missions.find(f.id);
   if (it == d.st.missions.end() || it->second.phase != Phase::kRunning) return;
   MissionRec& rec = it->second;
-  rec.ops_running.erase(f.key);
+  rec.ops.mut().running.erase(f.key);
   json::Object res = OpBody(f.id, f.name, f.op, f.key);
   json::Object body = OpBody(f.id, f.name, f.op, f.key);
   if (!f.started) {
@@ -159,7 +158,7 @@ void On(Decision& d, const OpFinished& f) {
     Answer(d, f.id, f.name, f.key, std::move(res), "op.result", std::move(body), {}, true, false,
            f.now);
   }
-  if (rec.exited && rec.observe_waits && rec.ops_running.empty()) {
+  if (rec.exited && rec.observe_waits && rec.ops.get().running.empty()) {
     rec.observe_waits = false;
     d.EmitObserve(f.id, rec);
   }

@@ -129,8 +129,9 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
   };
   t += "{\"accepted\":";
   AppendInt(&t, r.accepted);
-  sha(",\"approved_plan_sha256\":", r.approved_plan_sha256);
-  sha(",\"approved_sha256\":", r.approved_sha256);
+  const Approval& approval = r.approval.get();
+  sha(",\"approved_plan_sha256\":", approval.approved_plan_sha256);
+  sha(",\"approved_sha256\":", approval.approved_sha256);
   t += ",\"attempt\":";
   AppendInt(&t, r.attempt);
   if (r.cold) t += ",\"cold\":true";  // only when set: the texts of earlier records stand
@@ -144,13 +145,14 @@ void AppendMissionText(std::string* out, const MissionRec& r) {
   flag(",\"exited\":", r.exited);
   t += ",\"gate\":";
   AppendMaybeHex(&t, r.gate);
-  sha(",\"held_plan_sha256\":", r.held_plan_sha256);
+  sha(",\"held_plan_sha256\":", approval.held_plan_sha256);
   flag(",\"live\":", r.mission != nullptr);
   flag(",\"lost\":", r.lost);
   flag(",\"observe_waits\":", r.observe_waits);
-  set(",\"op_starts\":", r.op_starts);
-  set(",\"ops_running\":", r.ops_running);
-  set(",\"ops_seen\":", r.ops_seen);
+  const OpsBook& ops = r.ops.get();
+  set(",\"op_starts\":", ops.starts);
+  set(",\"ops_running\":", ops.running);
+  set(",\"ops_seen\":", ops.seen);
   t += ",\"owner\":{\"uid\":";
   AppendInt(&t, r.owner.uid);
   t += ",\"user\":";

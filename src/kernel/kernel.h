@@ -175,6 +175,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/boxed.h"
 #include "base/json.h"
 #include "base/timefmt.h"
 #include "kernel/canary.h"
@@ -233,33 +234,30 @@ struct Dropper {
   std::string user;
 };
 
-struct MissionRec {
-  Phase phase = Phase::kQueued;
-  // Kept while the mission is live (hold, queued, running); shared and immutable, so an ended
-  // mission's record does not carry a Mission's size inline.
-  std::shared_ptr<const Mission> mission;
-  TimeMs accepted = 0;  // intake time
-  int attempt = 0;      // launched attempts
-  bool exited = false;  // the drone's end is known (or its supervisor is gone)
-  bool lost = false;    // the supervisor vanished without an exit record
-  std::optional<ExitInfo> exit;
-  std::string error;  // why the kernel could not launch or judge it (makes the outcome failed)
-  // The last gate verdict on it, "stage N VERDICT rule,rule": a replay under another policy that
-  // fires other rules for the same verdict differs here, in the state, not in the decision.
-  std::string gate;
-  // Approvals bind to what was approved: the mission's bytes and, for a hold at stage 2, the plan.
-  std::string sha256;                // of the mission's bytes as taken in (live phases)
+// A person's approval binds to what was approved: the mission's bytes and, for a hold at stage 2,
+// the plan. Few missions have one: held out of line (base/boxed.h).
+struct Approval {
   std::string held_plan_sha256;      // held at stage 2: the plan the person is asked about
   std::string approved_sha256;       // a recorded approval: of the mission it approved
   std::string approved_plan_sha256;  // ... and of the plan, when it was held at stage 2
-  ResolvedWrites resolved;           // the mission's writes as the shell resolved them
-  Dropper owner;                     // who dropped the mission: may cancel and retry it
-  // When the window started its handlers, the last minute's (a vector: an empty deque allocates
-  // some 600 bytes, and every mission ever seen keeps its record).
-  std::vector<TimeMs> op_starts;
-  // The window: keys of ops whose handler runs now, and the request names answered or running.
-  // The drone's end is observed only once no handler runs for it (observe_waits says one ended).
-  std::set<std::string> ops_running, ops_seen;
+};
+// The window's book of one mission: when it started its handlers, the last minute's (a vector: an
+// empty deque allocates some 600 bytes); the keys of ops whose handler runs now; the request names
+// answered or running. Only missions that asked for an op have one: held out of line.
+struct OpsBook {
+  std::vector<TimeMs> starts;
+  std::set<std::string> running, seen;
+};
+
+// The kernel's record of one mission. Every mission ever seen keeps one (and a deep queue holds one
+// for each queued mission), so what few missions need is held out of line (Boxed).
+struct MissionRec {
+  Phase phase = Phase::kQueued;
+  int attempt = 0;      // launched attempts
+  bool exited = false;  // the drone's end is known (or its supervisor is gone)
+  bool lost = false;    // the supervisor vanished without an exit record
+  // The drone's end is observed only once no handler of the window runs for it (observe_waits
+  // says the drone ended meanwhile).
   bool observe_waits = false;
   // Restore (man/hangar-spool.5, BACKUP AND RESTORE): found in hold or queued (or in incoming/new)
   // when hangard started on a rolled-back ledger. Its launch after the backup cannot be ruled
@@ -268,15 +266,29 @@ struct MissionRec {
   // Purged (hangar purge, retention): its directory and room are gone, a tombstone keeps the id
   // taken; phase is the terminal state it was purged from.
   bool purged = false;
-  // The definition of its profile it was launched with (Profile::sha256); "" when unknown (not
-  // launched by this start: a mission found running launched with what the config said then).
-  std::string profile_sha256;
   // The cold queue: a queued mission beyond the first config.queue_warm of the queue is held
   // without its mission (mission null, resolved empty; sha256 the bytes taken in), and read
   // again from queued/ID/mission.json (Warm, then Warmed) when it nears the head. warming: a
   // Warm of it is out and its Warmed not yet decided.
   bool cold = false;
   bool warming = false;
+  // Kept while the mission is live (hold, queued, running); shared and immutable, so an ended
+  // mission's record does not carry a Mission's size inline.
+  std::shared_ptr<const Mission> mission;
+  TimeMs accepted = 0;  // intake time
+  Boxed<ExitInfo> exit;
+  std::string error;  // why the kernel could not launch or judge it (makes the outcome failed)
+  // The last gate verdict on it, "stage N VERDICT rule,rule": a replay under another policy that
+  // fires other rules for the same verdict differs here, in the state, not in the decision.
+  std::string gate;
+  std::string sha256;  // of the mission's bytes as taken in (live phases)
+  Boxed<Approval> approval;
+  ResolvedWrites resolved;  // the mission's writes as the shell resolved them
+  Dropper owner;            // who dropped the mission: may cancel and retry it
+  Boxed<OpsBook> ops;       // the window's book
+  // The definition of its profile it was launched with (Profile::sha256); "" when unknown (not
+  // launched by this start: a mission found running launched with what the config said then).
+  std::string profile_sha256;
 };
 
 struct State {

@@ -223,7 +223,7 @@ TEST_F(KernelRow, QueuedHeldOrDenied) {
   EXPECT_EQ(Kinds(held), (K{"mission.accepted", "Intake", "mission.held", "Move"}));
   EXPECT_TRUE(Only<Move>(held)[0].files.count("gate2.json"));
   EXPECT_EQ(PhaseOf("H2"), Phase::kHold);
-  EXPECT_FALSE(st_.missions.at("H2").held_plan_sha256.empty());
+  EXPECT_FALSE(st_.missions.at("H2").approval.get().held_plan_sha256.empty());
   s_.config.profiles["script"].env = {{"SECRET", "x"}};
   s_.policy.env_deny = {"SECRET"};
   s_.policy.env_hold.clear();
@@ -381,7 +381,8 @@ TEST_F(KernelRow, RecoveredChanged) {
   auto acts = Decide(r);
   EXPECT_EQ(Kinds(acts), (K{"mission.held", "Move"}));
   EXPECT_EQ(PhaseOf("X1"), Phase::kHold);
-  EXPECT_TRUE(st_.missions.at("X1").approved_sha256.empty());  // no approval carries over
+  EXPECT_TRUE(
+      st_.missions.at("X1").approval.get().approved_sha256.empty());  // no approval carries over
 }
 
 TEST_F(KernelRow, Denied) {

@@ -158,7 +158,7 @@ TEST_F(KernelWindowTest, AnAllowedRequestIsRecordedThenRun) {
                                           "\n");
   EXPECT_EQ(run.files.at("p1.request.json"), bytes);
   EXPECT_EQ(Str(rec.body, "args_sha256"), Sha256Hex(R"({"channel":"ops","n":1,"text":"hi"})"));
-  EXPECT_TRUE(st_.missions["M1"].ops_running.count("k1"));
+  EXPECT_TRUE(st_.missions["M1"].ops.get().running.count("k1"));
 }
 
 TEST_F(KernelWindowTest, ARefusedRequestIsRecordedThenAnsweredNamingTheRecord) {
@@ -246,7 +246,7 @@ TEST_F(KernelWindowTest, AFinishedOpIsRecordedAndAnsweredKeepingItsKey) {
   EXPECT_EQ(Str(res, "output_text"), "ok\n");
   EXPECT_EQ(res.find("ledger_seq")->as_int(), rec.seq);
   EXPECT_EQ(Str(rec.body, "output_sha256"), Sha256Hex("ok\n"));
-  EXPECT_TRUE(st_.missions["M1"].ops_running.empty());
+  EXPECT_TRUE(st_.missions["M1"].ops.get().running.empty());
 }
 
 TEST_F(KernelWindowTest, AnOpThatCouldNotStartIsAnsweredReleasingItsKey) {

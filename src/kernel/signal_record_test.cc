@@ -576,9 +576,8 @@ TEST(SignalRecord, TheMissionTextIsCanonicalJson) {
   r.gate = "stage 2 allow ";
   r.sha256 = "aa";
   r.owner = Dropper{1000, "ann\xfe"};
-  r.op_starts = {kT, kT + 1};
-  r.ops_running = {"k1", "k\"2"};
-  r.ops_seen = {"r1"};
+  r.ops = OpsBook{{kT, kT + 1}, {"k1", "k\"2"}, {"r1"}};
+  r.approval = Approval{"bb", "", "cc"};
   r.resolved["~/x"] = ResolvedPath{"/h/x", ""};
   for (const MissionRec& m : {r, MissionRec{}}) {
     std::string text;
