@@ -64,7 +64,7 @@ def mission(id_, lines, max_minutes=1, done_when=None, **extra):
 
 
 class Run:
-    """One scratch spool (a copy of spool/, 2 slots, OPS_POLICY with handlers that count their
+    """One scratch spool (a copy of spool/, 2 slots, queue_warm 2, OPS_POLICY with handlers that count their
     runs), the hangard on it, and what the test drops into it. drops: a list of (drop name,
     mission dict or raw bytes, id or None, the ends allowed, ran), an end being "STATE" or
     "returned:OUTCOME", ran saying that its drone must have started once if it returned other
@@ -88,6 +88,10 @@ class Run:
         conf = json.load(open(conf_path))
         conf["slots"] = 2
         conf["kill_grace_s"] = 1
+        # The cold queue (hangar.conf(5) queue_warm) at its smallest useful depth: beyond the
+        # first two of the queue, missions are held cold and read again near the head, so every
+        # point also crosses a cold intake, a cold recovery and the reads again.
+        conf["queue_warm"] = 2
         pol = json.load(open(os.path.join(self.s, "policy.json")))
         pol["ops"] = OPS_POLICY
         write_json(os.path.join(self.t, "policy.json"), pol)
