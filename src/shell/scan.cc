@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "base/parallel.h"
 #include "base/sha256.h"
+#include "base/strict_json.h"
 #include "kernel/control.h"
 #include "shell/purge.h"
 #include "shell/retry.h"
@@ -48,21 +49,33 @@ std::vector<std::string> StringMembersOf(Env::Dir* dir, const std::string& rel,
 }
 
 // intake.json's "time", "sha256", "uid" and "user" (what is absent or of another type stays as
-// it was: 0, "", -1). Returns the document (null when it cannot be read as an object).
+// it was: 0, "", -1; a member given twice: its last value). Returns its "workspace" (null when it
+// has none or cannot be read as an object). One pass over the document, no tree of it built: a
+// deep queue's start reads one of each.
 json::Value ReadIntake(Env::Dir* dir, const std::string& rel, TimeMs* accepted, std::string* sha256,
                        Dropper* by) {
   Result<std::string> text = dir->ReadFile(rel, kMaxMissionBytes);
-  Result<json::Value> v = text.ok() ? json::Parse(*text) : Result<json::Value>(text.status());
-  if (!v.ok() || !v->is_object()) return nullptr;
-  const json::Value* time = v->find("time");
-  const json::Value* sha = v->find("sha256");
-  const json::Value* uid = v->find("uid");
-  const json::Value* user = v->find("user");
-  if (time && time->is_string()) *accepted = ParseTime(time->as_string()).value_or(0);
-  if (sha && sha->is_string()) *sha256 = sha->as_string();
-  if (uid && uid->is_int() && uid->as_int() >= 0) by->uid = uid->as_int();
-  if (user && user->is_string()) by->user = user->as_string();
-  return std::move(v).value();
+  if (!text.ok()) return nullptr;
+  json::Value workspace = nullptr;
+  (void)strict::ReadDocument<bool>(*text, [&](simdjson::dom::element root) {
+    for (auto field : AsObject(root)) {
+      std::string_view s;
+      int64_t i = 0;
+      const bool str = field.value.get(s) == simdjson::SUCCESS;
+      if (field.key == "time" && str)
+        *accepted = ParseTime(s).value_or(0);
+      else if (field.key == "sha256" && str)
+        *sha256 = std::string(s);
+      else if (field.key == "uid" && field.value.get(i) == simdjson::SUCCESS && i >= 0)
+        by->uid = i;
+      else if (field.key == "user" && str)
+        by->user = std::string(s);
+      else if (field.key == "workspace")
+        workspace = json::FromElement(field.value);
+    }
+    return true;
+  });
+  return workspace;
 }
 
 }  // namespace
@@ -144,10 +157,10 @@ std::optional<int> LaunchAttempt(Env* env, const std::string& dir) {
 }
 
 // The mission's bytes (mission.json) of live mission ID in state directory STATE, and its writes
-// resolved again against home, with the workspace its intake.json names (INTAKE, or read here
+// resolved again against home, with the workspace its intake.json names (WORKSPACE, or read here
 // when null).
 void ReadMissionOf(Env::Dir* state, const std::string& home, const std::string& id,
-                   const json::Value* intake, std::string* bytes, std::string* read_error,
+                   const json::Value* workspace, std::string* bytes, std::string* read_error,
                    ResolvedWrites* resolved) {
   Result<std::string> b = state->ReadFile(id + "/mission.json", kMaxMissionBytes);
   if (b.ok())
@@ -155,15 +168,14 @@ void ReadMissionOf(Env::Dir* state, const std::string& home, const std::string& 
   else if (read_error)
     *read_error = b.status().message();
   json::Value read = nullptr;
-  if (!intake) {
+  if (!workspace) {
     TimeMs accepted = 0;
     std::string sha;
     Dropper by;
     read = ReadIntake(state, id + "/intake.json", &accepted, &sha, &by);
-    intake = &read;
+    workspace = &read;
   }
-  *resolved =
-      ResolveRecorded(*bytes, home, intake->is_object() ? intake->find("workspace") : nullptr);
+  *resolved = ResolveRecorded(*bytes, home, workspace);
 }
 
 // What recovery knows of one mission directory beyond its name: its files, read again through
@@ -181,10 +193,10 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
     r->attempt = LaunchAttempt(env, dir).value_or(0);
     return;
   }
-  const json::Value intake =
+  const json::Value workspace =
       ReadIntake(state, r->id + "/intake.json", &r->accepted, &r->intake_sha256, &r->by);
   if (!facts_only)
-    ReadMissionOf(state, home, r->id, &intake, &r->mission_bytes, nullptr, &r->resolved);
+    ReadMissionOf(state, home, r->id, &workspace, &r->mission_bytes, nullptr, &r->resolved);
   std::vector<std::string> approve =
       StringMembersOf(state, r->id + "/approve.json", {"mission_sha256", "plan_sha256"});
   r->approved_sha256 = std::move(approve[0]);
@@ -293,10 +305,16 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const 
     }
     const bool queued = p == Phase::kQueued;
     if (Status s = ReadAll(env, l, home, alive, queued && cold, &batch, log); !s.ok()) return s;
-    if (queued)
-      std::stable_sort(batch.begin(), batch.end(), [](const Recovered& a, const Recovered& b) {
-        return a.accepted < b.accepted;
-      });
+    if (queued) {  // in intake order: the order of indices sorted, then each moved once
+      std::vector<size_t> order(batch.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return batch[a].accepted < batch[b].accepted; });
+      std::vector<Recovered> sorted;
+      sorted.reserve(batch.size());
+      for (size_t i : order) sorted.push_back(std::move(batch[i]));
+      batch = std::move(sorted);
+    }
     if (queued && cold) {
       // The first `warm` (and any whose intake.json names no sha256 to check its bytes against
       // later) are read whole; the others are held cold, in launch order behind them.

@@ -120,3 +120,76 @@ TEST_F(RecoverMissionsTest, StrayFilesAndLinksAreLeftAloneAndSaid) {
 
 }  // namespace
 }  // namespace hangar
+
+namespace hangar {
+namespace {
+
+// The cold queue: beyond the first `warm` in intake order, a queued mission is read as far as its
+// small files say (no mission.json) and handed over as a ColdFound, in launch order; one whose
+// intake.json gives no sha256 to check its bytes against later is read whole wherever it stands.
+TEST_F(RecoverMissionsTest, QueuedBeyondWarmAreFoundColdInLaunchOrder) {
+  const std::string sha(64, 'a');
+  for (const auto& [id, second] :
+       std::map<std::string, int>{{"q1", 1}, {"q2", 2}, {"q3", 3}, {"q4", 4}, {"q5", 5}}) {
+    Mission(Phase::kQueued, id, "2026-11-30T00:00:0" + std::to_string(second) + ".000Z");
+    Write(l_.MissionDir(Phase::kQueued, id) + "/intake.json",
+          R"({"time":"2026-11-30T00:00:0)" + std::to_string(second) + R"(.000Z","sha256":")" +
+              (id == "q4" ? std::string("ab") : sha) + R"(","uid":1000,"user":"ann"})");
+  }
+  Write(l_.MissionDir(Phase::kQueued, "q5") + "/retry.json", R"({"previous":2})");
+  Write(l_.MissionDir(Phase::kQueued, "q5") + "/approve.json",
+        R"({"mission_sha256":"m","plan_sha256":"p"})");
+  std::vector<std::string> log;
+  std::vector<ColdFound> cold;
+  Result<std::vector<Recovered>> r = RecoverMissions(
+      RealEnv(), l_, "/nonexistent-home", 1000, [](const std::string&) { return false; }, &log, 2,
+      &cold);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::vector<std::string> warm;
+  for (const Recovered& x : *r) {
+    warm.push_back(x.id);
+    EXPECT_FALSE(x.mission_bytes.empty()) << x.id;  // read whole
+  }
+  EXPECT_EQ(warm, (std::vector<std::string>{"q1", "q2", "q4"}));
+  ASSERT_EQ(cold.size(), 2u);
+  EXPECT_EQ(cold[0].id, "q3");
+  EXPECT_EQ(cold[1].id, "q5");
+  EXPECT_EQ(cold[1].intake_sha256, sha);
+  EXPECT_EQ(cold[1].accepted, *ParseTime("2026-11-30T00:00:05.000Z"));
+  EXPECT_EQ(cold[1].by.uid, 1000);
+  EXPECT_EQ(cold[1].by.user, "ann");
+  EXPECT_EQ(cold[1].attempt, 2);
+  EXPECT_EQ(cold[1].approved_sha256, "m");
+  EXPECT_EQ(cold[1].approved_plan_sha256, "p");
+}
+
+// intake.json read in one pass: a member of another type is left as it was, a member given twice
+// counts by its last value, a negative uid is no uid.
+TEST_F(RecoverMissionsTest, IntakeFactsAreReadAsTheDocumentGivesThem) {
+  Mission(Phase::kQueued, "i1", "2026-11-30T00:00:01.000Z");
+  Write(l_.MissionDir(Phase::kQueued, "i1") + "/intake.json",
+        R"({"time":7,"sha256":"x","sha256":"y","uid":-3,"user":"bob"})");
+  std::vector<std::string> log;
+  std::vector<Recovered> r = Recover(&log);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].accepted, 0);
+  EXPECT_EQ(r[0].intake_sha256, "y");
+  EXPECT_EQ(r[0].by.uid, -1);
+  EXPECT_EQ(r[0].by.user, "bob");
+}
+
+// What Warm reads: the bytes of queued/ID/mission.json, or why they could not be read.
+TEST_F(RecoverMissionsTest, ReadWarmedGivesTheBytesOrWhy) {
+  Mission(Phase::kQueued, "w1", "2026-11-30T00:00:01.000Z");
+  Warmed w = ReadWarmed(RealEnv(), l_, "/nonexistent-home", "w1", 5);
+  EXPECT_EQ(w.id, "w1");
+  EXPECT_EQ(w.bytes, "{\"hangar\":1,\"id\":\"w1\"}\n");
+  EXPECT_TRUE(w.read_error.empty());
+  EXPECT_EQ(w.now, 5);
+  Warmed gone = ReadWarmed(RealEnv(), l_, "/nonexistent-home", "w2", 5);
+  EXPECT_TRUE(gone.bytes.empty());
+  EXPECT_NE(gone.read_error.find("w2/mission.json"), std::string::npos) << gone.read_error;
+}
+
+}  // namespace
+}  // namespace hangar
