@@ -48,6 +48,19 @@ const char* KeyStateName(OpKeyState k) {
 struct Writer {
   const BlobOut& blob;
 
+  // Many items, and the same at every start of a spool that keeps them: one blob of canonical
+  // text, a JSON array written an item (OBJECT(item)) at a time.
+  template <typename T, typename ObjectFn>
+  json::Value ListBlob(const std::vector<T>& items, ObjectFn object) const {
+    std::string list = "[";
+    for (const T& m : items) {
+      if (list.size() > 1) list += ',';
+      list += json::Write(object(m));
+    }
+    list += ']';
+    return blob(list);
+  }
+
   json::Value operator()(const Dropped& s) const {
     return json::Object{{"signal", "dropped"},
                         {"name", MaybeHex(s.name)},
@@ -135,36 +148,34 @@ struct Writer {
     return json::Object{{"signal", "ready"}, {"now", s.now}};
   }
   json::Value operator()(const RecoveredEnded& s) const {
-    // Many, and the same at every start of a spool that keeps them: one blob of canonical text,
-    // written an entry at a time.
-    std::string list = "[";
-    for (const EndedFound& m : s.missions) {
-      if (list.size() > 1) list += ',';
-      list += json::Write(json::Object{{"id", m.id},
-                                       {"phase", std::string(PhaseName(m.phase))},
-                                       {"accepted", m.accepted},
-                                       {"attempt", m.attempt},
-                                       {"by", DropperJson(m.by)},
-                                       {"purged", m.purged}});
-    }
-    list += ']';
-    return json::Object{{"signal", "recovered-ended"}, {"missions", blob(list)}, {"now", s.now}};
+    return json::Object{{"signal", "recovered-ended"},
+                        {"missions", ListBlob(s.missions,
+                                              [](const EndedFound& m) {
+                                                return json::Object{
+                                                    {"id", m.id},
+                                                    {"phase", std::string(PhaseName(m.phase))},
+                                                    {"accepted", m.accepted},
+                                                    {"attempt", m.attempt},
+                                                    {"by", DropperJson(m.by)},
+                                                    {"purged", m.purged}};
+                                              })},
+                        {"now", s.now}};
   }
   json::Value operator()(const RecoveredCold& s) const {
-    // As RecoveredEnded: one blob of canonical text for a deep queue, written an entry at a time.
-    std::string list = "[";
-    for (const ColdFound& m : s.missions) {
-      if (list.size() > 1) list += ',';
-      list += json::Write(json::Object{{"id", m.id},
-                                       {"accepted", m.accepted},
-                                       {"attempt", m.attempt},
-                                       {"by", DropperJson(m.by)},
-                                       {"intake_sha256", MaybeHex(m.intake_sha256)},
-                                       {"approved_sha256", MaybeHex(m.approved_sha256)},
-                                       {"approved_plan_sha256", MaybeHex(m.approved_plan_sha256)}});
-    }
-    list += ']';
-    return json::Object{{"signal", "recovered-cold"}, {"missions", blob(list)}, {"now", s.now}};
+    return json::Object{
+        {"signal", "recovered-cold"},
+        {"missions", ListBlob(s.missions,
+                              [](const ColdFound& m) {
+                                return json::Object{
+                                    {"id", m.id},
+                                    {"accepted", m.accepted},
+                                    {"attempt", m.attempt},
+                                    {"by", DropperJson(m.by)},
+                                    {"intake_sha256", MaybeHex(m.intake_sha256)},
+                                    {"approved_sha256", MaybeHex(m.approved_sha256)},
+                                    {"approved_plan_sha256", MaybeHex(m.approved_plan_sha256)}};
+                              })},
+        {"now", s.now}};
   }
   json::Value operator()(const Warmed& s) const {
     return json::Object{{"signal", "warmed"},
@@ -238,6 +249,20 @@ struct Reader {
       throw strict::Failure{*e};
     }
     return std::get<T>(std::move(got));
+  }
+  // The blob at member K of F holding a JSON array (WHAT: the error when it is none) of objects,
+  // each read by ITEM(fields) as one T (its fields' Done checked here), in order.
+  template <typename T, typename ItemFn>
+  std::vector<T> BlobList(Fields& f, const char* k, const char* what, ItemFn item) const {
+    return BlobDocument<std::vector<T>>(f, k, [&](element root, const std::string& at) {
+      std::vector<T> list;
+      strict::Items(root, at, what, [&](element e, const std::string& where) {
+        Fields g(e, where);
+        list.push_back(item(g));
+        g.Done();
+      });
+      return list;
+    });
   }
   std::string Blob(element e, const std::string& field) const {
     return record::ReadBlob(e, field, in);
@@ -397,49 +422,34 @@ struct Reader {
     if (kind == "tick") return Tick{time("now")};
     if (kind == "recovered-ended") {
       RecoveredEnded r;
-      r.missions = BlobDocument<std::vector<EndedFound>>(
-          f, "missions", [&](element root, const std::string& at) {
-            std::vector<EndedFound> list;
-            strict::Items(root, at, "expected an array of ended missions",
-                          [&](element e, const std::string& where) {
-                            Fields g(e, where);
-                            EndedFound m;
-                            m.id = strict::String(g["id"], g.Path("id"));
-                            m.phase = PhaseOf(g["phase"], g.Path("phase"));
-                            m.accepted = Time(g["accepted"], g.Path("accepted"));
-                            m.attempt = Int(g["attempt"], g.Path("attempt"));
-                            m.by = By(g["by"], g.Path("by"));
-                            m.purged = strict::Bool(g["purged"], g.Path("purged"));
-                            g.Done();
-                            list.push_back(std::move(m));
-                          });
-            return list;
-          });
+      r.missions = BlobList<EndedFound>(f, "missions", "expected an array of ended missions",
+                                        [&](Fields& g) {
+                                          EndedFound m;
+                                          m.id = strict::String(g["id"], g.Path("id"));
+                                          m.phase = PhaseOf(g["phase"], g.Path("phase"));
+                                          m.accepted = Time(g["accepted"], g.Path("accepted"));
+                                          m.attempt = Int(g["attempt"], g.Path("attempt"));
+                                          m.by = By(g["by"], g.Path("by"));
+                                          m.purged = strict::Bool(g["purged"], g.Path("purged"));
+                                          return m;
+                                        });
       r.now = time("now");
       return r;
     }
     if (kind == "recovered-cold") {
       RecoveredCold r;
-      r.missions = BlobDocument<std::vector<ColdFound>>(
-          f, "missions", [&](element root, const std::string& at) {
-            std::vector<ColdFound> list;
-            strict::Items(root, at, "expected an array of cold queued missions",
-                          [&](element e, const std::string& where) {
-                            Fields g(e, where);
-                            ColdFound m;
-                            m.id = strict::String(g["id"], g.Path("id"));
-                            m.accepted = Time(g["accepted"], g.Path("accepted"));
-                            m.attempt = Int(g["attempt"], g.Path("attempt"));
-                            m.by = By(g["by"], g.Path("by"));
-                            m.intake_sha256 = ReadText(g["intake_sha256"], g.Path("intake_sha256"));
-                            m.approved_sha256 =
-                                ReadText(g["approved_sha256"], g.Path("approved_sha256"));
-                            m.approved_plan_sha256 =
-                                ReadText(g["approved_plan_sha256"], g.Path("approved_plan_sha256"));
-                            g.Done();
-                            list.push_back(std::move(m));
-                          });
-            return list;
+      r.missions = BlobList<ColdFound>(
+          f, "missions", "expected an array of cold queued missions", [&](Fields& g) {
+            ColdFound m;
+            m.id = strict::String(g["id"], g.Path("id"));
+            m.accepted = Time(g["accepted"], g.Path("accepted"));
+            m.attempt = Int(g["attempt"], g.Path("attempt"));
+            m.by = By(g["by"], g.Path("by"));
+            m.intake_sha256 = ReadText(g["intake_sha256"], g.Path("intake_sha256"));
+            m.approved_sha256 = ReadText(g["approved_sha256"], g.Path("approved_sha256"));
+            m.approved_plan_sha256 =
+                ReadText(g["approved_plan_sha256"], g.Path("approved_plan_sha256"));
+            return m;
           });
       r.now = time("now");
       return r;

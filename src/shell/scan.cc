@@ -305,31 +305,32 @@ Result<std::vector<Recovered>> RecoverMissions(Env* env, const Layout& l, const 
     }
     const bool queued = p == Phase::kQueued;
     if (Status s = ReadAll(env, l, home, alive, queued && cold, &batch, log); !s.ok()) return s;
-    if (queued) {  // in intake order: the order of indices sorted, then each moved once
+    if (queued) {
+      // In intake order (the indices sorted, each record moved once). With cold, the first `warm`
+      // (and any whose intake.json names no sha256 to check its bytes against later) are read
+      // whole; the others are held cold, in launch order behind them.
       std::vector<size_t> order(batch.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(),
                        [&](size_t a, size_t b) { return batch[a].accepted < batch[b].accepted; });
-      std::vector<Recovered> sorted;
-      sorted.reserve(batch.size());
-      for (size_t i : order) sorted.push_back(std::move(batch[i]));
-      batch = std::move(sorted);
-    }
-    if (queued && cold) {
-      // The first `warm` (and any whose intake.json names no sha256 to check its bytes against
-      // later) are read whole; the others are held cold, in launch order behind them.
-      Result<std::unique_ptr<Env::Dir>> state = env->OpenDir(l.StateDir(p));
-      if (!state.ok()) return state.status();
+      std::unique_ptr<Env::Dir> state;
+      if (cold) {
+        Result<std::unique_ptr<Env::Dir>> opened = env->OpenDir(l.StateDir(p));
+        if (!opened.ok()) return opened.status();
+        state = std::move(opened).value();
+      }
       std::vector<Recovered> kept;
-      for (size_t i = 0; i < batch.size(); ++i) {
-        Recovered& r = batch[i];
-        if (i >= warm && IsHexHash(r.intake_sha256)) {
+      kept.reserve(batch.size());
+      for (size_t k = 0; k < order.size(); ++k) {
+        Recovered& r = batch[order[k]];
+        if (cold && k >= warm && IsHexHash(r.intake_sha256)) {
           cold->push_back({std::move(r.id), r.accepted, r.attempt, std::move(r.by),
                            std::move(r.intake_sha256), std::move(r.approved_sha256),
                            std::move(r.approved_plan_sha256)});
           continue;
         }
-        ReadMissionOf(state->get(), home, r.id, nullptr, &r.mission_bytes, nullptr, &r.resolved);
+        if (cold)
+          ReadMissionOf(state.get(), home, r.id, nullptr, &r.mission_bytes, nullptr, &r.resolved);
         kept.push_back(std::move(r));
       }
       batch = std::move(kept);
