@@ -98,6 +98,40 @@ TEST(Json, ParsedObjectsOfAnyOrderAreSortedOnceAndTheLastOfAKeyCounts) {
                              [](const auto& a, const auto& b) { return a.first < b.first; }));
 }
 
+// ValidUtf8 skips ASCII a word at a time and hands the rest to simdjson: every verdict must be the
+// same wherever in the string, and at whatever offset from a word, the first non-ASCII byte falls.
+TEST(Json, ValidUtf8JudgesTheSameWhereverTheFirstNonAsciiByteFalls) {
+  EXPECT_TRUE(json::ValidUtf8(""));
+  struct Case {
+    std::string bytes;
+    bool valid;
+  };
+  const std::vector<Case> cases = {
+      {"\xc3\xa9", true},           // é
+      {"\xe2\x82\xac", true},       // €
+      {"\xf0\x9f\x98\x80", true},   // an emoji, four bytes
+      {"\x80", false},              // a continuation byte alone
+      {"\xc3", false},              // a two-byte sequence cut short
+      {"\xe2\x82", false},          // a three-byte sequence cut short
+      {"\xc0\x80", false},          // an overlong NUL
+      {"\xed\xa0\x80", false},      // a UTF-16 surrogate
+      {"\xf4\x90\x80\x80", false},  // above U+10FFFF
+      {"\xff", false},
+  };
+  for (size_t before : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65}) {
+    for (size_t after : {0, 1, 8, 70}) {
+      const std::string pre(before, 'a'), post(after, 'z');
+      EXPECT_TRUE(json::ValidUtf8(pre + post)) << before << "+" << after;
+      for (const Case& c : cases)
+        EXPECT_EQ(json::ValidUtf8(pre + c.bytes + post), c.valid)
+            << before << " ASCII bytes, then " << c.bytes.size() << " bytes, then " << after;
+    }
+  }
+  // A valid sequence after an invalid one, and the reverse: the verdict is the whole string's.
+  EXPECT_FALSE(json::ValidUtf8("abcdefgh\xc3\xa9\xff"));
+  EXPECT_FALSE(json::ValidUtf8("abcdefgh\xff\xc3\xa9"));
+}
+
 // AppendQuoted skips 8 bytes at a time while none needs an escape: each byte value, at each place
 // of strings that span several such words, is escaped exactly as one byte at a time would.
 TEST(Json, QuotedEscapesEveryByteThatNeedsItWhereverItIs) {
