@@ -42,7 +42,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hanga
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-stages bench-ledger bench-gate bench-replay bench-record bench-memory \
-	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-spawn bench-egress gate-report clean format crash-sweep \
+	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-spawn bench-hide bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
 	@$(MAKE) --no-print-directory binaries
@@ -108,6 +108,10 @@ bin/hangar-bench-replay: $(BUILD)/bench/replay_bench.o $(BUILD)/libhangar.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS) $(MALLOC)
 
 bin/hangar-bench-spawn: $(BUILD)/bench/spawn_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar-bench-hide: $(BUILD)/bench/hide_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -185,6 +189,7 @@ bench: all
 	@scripts/bench-slurm
 	@scripts/bench-sandbox
 	@scripts/bench-spawn
+	@scripts/bench-hide
 	@scripts/bench-egress
 	@scripts/bench-summary
 
@@ -211,6 +216,7 @@ bench-quick: all
 	  BENCH_WORKSPACE_JSON=$(QUICK)/workspace-results.json scripts/bench-workspace
 	@BENCH_SANDBOX_N=50 BENCH_SANDBOX_JSON=$(QUICK)/sandbox-results.json scripts/bench-sandbox
 	@BENCH_SPAWN_N=50 BENCH_SPAWN_ROUNDS=3 BENCH_SPAWN_JSON=$(QUICK)/spawn-results.json scripts/bench-spawn
+	@BENCH_HIDE_N=50 BENCH_HIDE_JSON=$(QUICK)/hide-results.json scripts/bench-hide
 	@BENCH_EGRESS_N=50 BENCH_EGRESS_MB=64 BENCH_EGRESS_JSON=$(QUICK)/egress-results.json \
 	  scripts/bench-egress
 	@BENCH_DIR=$(QUICK) scripts/bench-summary
@@ -253,6 +259,9 @@ bench-sandbox: all
 
 bench-spawn:
 	@scripts/bench-spawn
+
+bench-hide:
+	@scripts/bench-hide
 
 bench-egress: all
 	@scripts/bench-egress

@@ -49,8 +49,9 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   // The hidden paths' mounts are written once the ruleset says which files it keeps hidden.
   std::vector<std::string> hidden_dirs, hidden_files;
   std::vector<std::string> ruled_hide;  // for Landlock (shell/landlock.h)
+  DiskLook look;  // the homes' credentials share their directories: each walked once
   for (const std::string& h : spec.hide) {
-    Result<std::string> real = ResolveExistingPath(h);
+    Result<std::string> real = ResolveExistingPath(h, "", &look);
     // Beneath a directory hangard may not enter (another user's home, when hangard is not root):
     // the drone, which runs with no more rights than hangard, cannot read it either.
     if (!real.ok() && real.status().sys_errno() == EACCES) continue;
@@ -61,9 +62,9 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     for (const std::string& d : hidden_dirs) covered = covered || PathInside(*real, d);
     if (covered) continue;
     struct stat st {};
-    if (lstat(real->c_str(), &st) != 0) {
-      if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) continue;  // nothing to read
-      return Status::Errno("hide " + *real, errno);
+    if (const int err = look.Lstat(*real, &st); err != 0) {
+      if (err == ENOENT || err == ENOTDIR || err == EACCES) continue;  // nothing to read
+      return Status::Errno("hide " + *real, err);
     }
     (S_ISDIR(st.st_mode) ? hidden_dirs : hidden_files).push_back(*real);
   }
@@ -104,7 +105,10 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   std::vector<std::string> kept;
   int ruleset = -1;
   if (!ruled_hide.empty())
-    if (std::string why = ReadRuleset(ruled_hide, see, &ruleset, &kept); !why.empty())
+    if (std::string why = ReadRuleset(
+            ruled_hide, see, &ruleset, &kept,
+            [&look](const std::string& path, struct stat* st) { return look.Lstat(path, st); });
+        !why.empty())
       return Status::Io("cannot make the Landlock ruleset that hides paths: " + why);
   if (ruleset >= 0) {
     cmd.fds.push_back(AboveStdio(ruleset));

@@ -29,6 +29,9 @@
 // /bin/.ssh) it is not, as without Landlock (see Guarded in landlock.cc: the cost).
 #pragma once
 
+#include <sys/stat.h>
+
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,8 +54,12 @@ int LandlockAbi();
 // linking files between directories stays allowed (LANDLOCK_ACCESS_FS_REFER: Landlock ABI 2, Linux
 // 5.19, needed). An entry that is a hidden path or an ancestor under another name (a hard link,
 // a bind mount) grants nothing. Returns "" on success, or why not (naming the path and the call).
+// LSTAT answers lstat(2) for the paths it looks at (0, or the errno; *st filled on 0): a caller
+// that has walked these paths already passes what it saw (shell/path_resolve.h, DiskLook); null
+// asks the disk.
+using LstatFn = std::function<int(const std::string& path, struct stat* st)>;
 std::string ReadRuleset(const std::vector<std::string>& hide, const std::vector<int>& see, int* fd,
-                        std::vector<std::string>* kept);
+                        std::vector<std::string>* kept, const LstatFn& lstat = nullptr);
 
 // Adds to the ruleset FD the sandbox's own /proc and /dev, as this process sees them (bwrap mounts
 // them new, so no rule made outside names them), sets no_new_privs (Landlock requires it) and

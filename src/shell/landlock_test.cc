@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,9 +15,11 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/scratch_dir_testutil.h"
 #include "gtest/gtest.h"
+#include "shell/path_resolve.h"
 
 namespace hangar {
 namespace {
@@ -234,6 +237,52 @@ TEST_F(LandlockTest, AHardLinkOfAHiddenFileBesideItGrantsNothing) {
     return bad;
   });
   EXPECT_EQ(out, "");
+}
+
+// The sandbox hands ReadRuleset what its walk saw (shell/path_resolve.h, DiskLook): the ruleset
+// is made from those answers, and hides as one made by asking the disk again, a hard link beside a
+// hidden file included (its inode comes from the answers).
+TEST_F(LandlockTest, MadeFromTheCallersLookupsItHidesTheSame) {
+  ASSERT_EQ(link((d_ + "/etc/shadow").c_str(), (d_ + "/etc/shadow.hl").c_str()), 0);
+  const std::vector<std::string> hide = {d_ + "/etc/shadow", d_ + "/home/u/.netrc",
+                                         d_ + "/home/u/.aws"};
+  DiskLook look;
+  for (const std::string& h : hide) ASSERT_TRUE(ResolveExistingPath(h, "", &look).ok());
+  const int64_t walked = look.calls();
+  const LstatFn seen = [&look](const std::string& p, struct stat* st) { return look.Lstat(p, st); };
+  int plain_fd = -1, seen_fd = -1;
+  std::vector<std::string> plain_kept, seen_kept;
+  ASSERT_EQ(ReadRuleset(hide, {}, &plain_fd, &plain_kept), "");
+  ASSERT_EQ(ReadRuleset(hide, {}, &seen_fd, &seen_kept, seen), "");
+  close(plain_fd);
+  EXPECT_EQ(seen_kept, plain_kept);
+  EXPECT_EQ(look.calls(), walked);  // every path it looked at, the walk had seen
+  const std::string out = InChild([&] {
+    std::string bad;
+    auto expect = [&](const std::string& rel, const std::string& want) { Expect(rel, want, &bad); };
+    if (std::string why = EnterRuleset(seen_fd); !why.empty()) return "EnterRuleset: " + why;
+    expect("/etc/shadow", "EACCES");
+    expect("/etc/shadow.hl", "EACCES");
+    expect("/home/u/.netrc", "EACCES");
+    expect("/etc/passwd", "ok");
+    expect("/home/u/notes", "ok");
+    return bad;
+  });
+  close(seen_fd);
+  EXPECT_EQ(out, "");
+  // And what it is told is what it judges by: a hidden path said to be gone from a root-owned
+  // directory is left out (as AMissingHiddenPathInARootOwnedDirectoryIsLeftOut), where the disk
+  // still has it.
+  if (geteuid() == 0) {
+    const LstatFn lying = [&](const std::string& p, struct stat* st) {
+      return p == d_ + "/etc/shadow" ? ENOENT : look.Lstat(p, st);
+    };
+    int fd = -1;
+    std::vector<std::string> kept;
+    ASSERT_EQ(ReadRuleset({d_ + "/etc/shadow"}, {}, &fd, &kept, lying), "");
+    if (fd >= 0) close(fd);
+    EXPECT_TRUE(kept.empty());
+  }
 }
 
 TEST_F(LandlockTest, BeneathADirectoryTheSupervisorCannotListTheHiddenPathIsLeftToTheMounts) {

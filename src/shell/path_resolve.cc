@@ -37,7 +37,7 @@ std::string Join(const std::vector<std::string>& parts) {
 
 // Sets *target to the link at `disk`; returns 0 or the errno of readlink(2). The buffer grows
 // past `size_hint` (st_size, which is 0 for some /proc links) until the target fits.
-int ReadLink(const std::string& disk, size_t size_hint, std::string* target) {
+int ReadLinkNow(const std::string& disk, size_t size_hint, std::string* target) {
   std::string buf(size_hint < 64 ? 64 : size_hint + 1, '\0');
   for (;;) {
     const ssize_t n = readlink(disk.c_str(), buf.data(), buf.size());
@@ -51,13 +51,42 @@ int ReadLink(const std::string& disk, size_t size_hint, std::string* target) {
   }
 }
 
+int LstatNow(const std::string& disk, struct stat* st) {
+  return lstat(disk.c_str(), st) == 0 ? 0 : errno;
+}
+
 bool StopsWalk(int err) {
   return err == ENOENT || err == ENOTDIR;
 }
 
 }  // namespace
 
+int DiskLook::Lstat(const std::string& path, struct stat* st) {
+  auto [it, fresh] = stats_.try_emplace(path);
+  if (fresh) {
+    ++calls_;
+    it->second.err = LstatNow(path, &it->second.st);
+  }
+  if (it->second.err == 0) *st = it->second.st;
+  return it->second.err;
+}
+
+int DiskLook::ReadLink(const std::string& path, size_t size_hint, std::string* target) {
+  auto [it, fresh] = links_.try_emplace(path);
+  if (fresh) {
+    ++calls_;
+    it->second.first = ReadLinkNow(path, size_hint, &it->second.second);
+  }
+  if (it->second.first == 0) *target = it->second.second;
+  return it->second.first;
+}
+
 Result<std::string> ResolveExistingPath(std::string_view path, const std::string& root) {
+  return ResolveExistingPath(path, root, nullptr);
+}
+
+Result<std::string> ResolveExistingPath(std::string_view path, const std::string& root,
+                                        DiskLook* look) {
   if (path.find('\0') != std::string_view::npos) {
     return Status::Invalid("a path may not hold a NUL byte");
   }
@@ -82,8 +111,8 @@ Result<std::string> ResolveExistingPath(std::string_view path, const std::string
     }
     const std::string disk = root + Join(done) + "/" + name;
     struct stat st {};
-    if (lstat(disk.c_str(), &st) != 0) {
-      if (!StopsWalk(errno)) return Status::Errno(what + ": lstat " + disk, errno);
+    if (const int err = look ? look->Lstat(disk, &st) : LstatNow(disk, &st); err != 0) {
+      if (!StopsWalk(err)) return Status::Errno(what + ": lstat " + disk, err);
       todo.push_back(std::move(name));
       break;
     }
@@ -94,7 +123,9 @@ Result<std::string> ResolveExistingPath(std::string_view path, const std::string
     }
     if (++links > kMaxLinks) return Status::Errno(what, ELOOP);
     std::string target;
-    if (const int err = ReadLink(disk, st.st_size, &target); err != 0) {
+    if (const int err = look ? look->ReadLink(disk, st.st_size, &target)
+                             : ReadLinkNow(disk, st.st_size, &target);
+        err != 0) {
       if (!StopsWalk(err)) return Status::Errno(what + ": readlink " + disk, err);
       todo.push_back(std::move(name));  // the link went away meanwhile: walk no further
       break;
@@ -110,7 +141,7 @@ Result<std::string> ResolveExistingPath(std::string_view path, const std::string
   }
   // "/srv/missing/../work/link/x": a ".." after the missing part climbs back into what exists,
   // where a link may wait. The lexical result has no ".." left: walk it once more.
-  if (climbs) return ResolveExistingPath(NormalizeAbsolute(Join(done) + rest), root);
+  if (climbs) return ResolveExistingPath(NormalizeAbsolute(Join(done) + rest), root, look);
   return NormalizeAbsolute(Join(done) + rest);
 }
 

@@ -4,8 +4,13 @@
 // "/a/link/../x" is not "/a/x" when link -> /b/c. This file asks the disk; the kernel stays pure.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include "base/status.h"
 #include "kernel/gate.h"
@@ -31,6 +36,37 @@ namespace hangar {
 // error naming the path, the call, the disk path and the errno text for any other lstat(2) or
 // readlink(2) failure (EACCES, ...). Reads the disk only; safe from any thread.
 Result<std::string> ResolveExistingPath(std::string_view path, const std::string& root = "");
+
+// The disk as one caller looks at it many times over: each lstat(2) and readlink(2) answer (the
+// errno included) kept by disk path for the object's life, so that paths sharing directories walk
+// each once. The sandbox resolves every hidden path at each launch (shell/bwrap_command.h): some
+// hundred, the same few credential names in every home of the user database, each walked from the
+// root (five or six calls a path, seven hundred a launch, where one a path and one a directory
+// do). An answer is as old as the object: keep one for one launch's preparation, not longer. Not
+// thread-safe.
+class DiskLook {
+ public:
+  // 0 and *st, or the errno of lstat(2) of PATH.
+  int Lstat(const std::string& path, struct stat* st);
+  // 0 and *target, or the errno of readlink(2) of PATH; its buffer grows past SIZE_HINT (st_size,
+  // 0 for some /proc links) until the target fits.
+  int ReadLink(const std::string& path, size_t size_hint, std::string* target);
+  int64_t calls() const { return calls_; }  // the system calls made, for tests and benchmarks
+
+ private:
+  struct Stat {
+    int err = 0;
+    struct stat st {};
+  };
+  std::unordered_map<std::string, Stat> stats_;
+  std::unordered_map<std::string, std::pair<int, std::string>> links_;
+  int64_t calls_ = 0;
+};
+
+// ResolveExistingPath looking through LOOK (the same walk, the same result and errors; each disk
+// path asked once in LOOK's life).
+Result<std::string> ResolveExistingPath(std::string_view path, const std::string& root,
+                                        DiskLook* look);
 
 // Each entry of the "writes" of a mission, "~" taken from home, and its notify.dir, resolved on
 // the disk (or why it could not be): what the gate judges at intake and the sandbox binds. root

@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "base/scratch_dir_testutil.h"
 #include "gtest/gtest.h"
@@ -54,6 +56,50 @@ TEST_F(PathResolveTest, DotDotAfterAMissingPartWalksWhatExistsAgain) {
   Link("/etc", "/srv/work/l");
   EXPECT_EQ(Resolve("/srv/nothere/../work/l/cron.d"), "/etc/cron.d");
   EXPECT_EQ(Resolve("/srv/nothere/x/../../work/l/y"), "/etc/y");
+}
+
+// DiskLook: the walk through it answers as the walk without it, links, climbs, missing tails and
+// errors alike, and asks the disk once per disk path: the sandbox resolves the same credential
+// names in every home, and a home reached through a link (/bin -> usr/bin) cost five calls a name.
+TEST_F(PathResolveTest, DiskLookResolvesTheSameAndAsksEachDiskPathOnce) {
+  fs::create_directories(root_ + "/usr/bin");
+  Link("usr/bin", "/bin");
+  Link("/etc", "/srv/work/l");
+  Link("loop2", "/loop1");
+  Link("loop1", "/loop2");
+  std::ofstream(root_ + "/usr/bin/.netrc") << "secret";
+  const std::vector<std::string> paths = {
+      "/bin/.aws",         "/bin/.netrc", "/bin/.config/gh",      "/srv/nothere/../work/l/cron.d",
+      "/a/file/x",         "/a/b/c",      "/a/missing/../../etc", "/loop1/x",
+      "/bin/../etc/cron.d"};
+  DiskLook look;
+  for (int pass = 0; pass < 2; ++pass)  // the second pass from what the first kept
+    for (const std::string& p : paths) {
+      Result<std::string> plain = ResolveExistingPath(p, root_);
+      Result<std::string> looked = ResolveExistingPath(p, root_, &look);
+      ASSERT_EQ(plain.ok(), looked.ok()) << p;
+      if (plain.ok())
+        EXPECT_EQ(*plain, *looked) << p;
+      else
+        EXPECT_EQ(plain.status().message(), looked.status().message()) << p;
+    }
+  // Ten names in the home /bin: the link and the directories once, then one lstat a name.
+  DiskLook homes;
+  const std::vector<std::string> names = {".aws",   ".azure", ".claude", ".codex", ".docker",
+                                          ".gnupg", ".kube",  ".netrc",  ".ssh",   ".npmrc"};
+  for (const std::string& n : names) EXPECT_EQ(Resolve("/bin/" + n), "/usr/bin/" + n);
+  for (const std::string& n : names) {
+    Result<std::string> r = ResolveExistingPath("/bin/" + n, root_, &homes);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(*r, "/usr/bin/" + n);
+  }
+  // lstat /bin, readlink /bin, lstat /usr, lstat /usr/bin, then lstat /usr/bin/NAME for each.
+  EXPECT_EQ(homes.calls(), 4 + int64_t(names.size()));
+  struct stat st {};
+  EXPECT_EQ(homes.Lstat(root_ + "/usr/bin/.netrc", &st), 0);  // kept: no call more
+  EXPECT_EQ(st.st_size, 6);
+  EXPECT_EQ(homes.Lstat(root_ + "/usr/bin/.aws", &st), ENOENT);  // kept, errno and all
+  EXPECT_EQ(homes.calls(), 4 + int64_t(names.size()));
 }
 
 TEST_F(PathResolveTest, LexicalCases) {
