@@ -42,7 +42,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hanga
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-stages bench-ledger bench-gate bench-replay bench-record bench-memory \
-	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-spawn bench-hide bench-egress gate-report clean format crash-sweep \
+	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-spawn bench-hide bench-children bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
 	@$(MAKE) --no-print-directory binaries
@@ -112,6 +112,10 @@ bin/hangar-bench-spawn: $(BUILD)/bench/spawn_bench.o $(BUILD)/libhangar.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 bin/hangar-bench-hide: $(BUILD)/bench/hide_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar-bench-children: $(BUILD)/bench/children_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -190,6 +194,7 @@ bench: all
 	@scripts/bench-sandbox
 	@scripts/bench-spawn
 	@scripts/bench-hide
+	@scripts/bench-children
 	@scripts/bench-egress
 	@scripts/bench-summary
 
@@ -217,6 +222,8 @@ bench-quick: all
 	@BENCH_SANDBOX_N=50 BENCH_SANDBOX_JSON=$(QUICK)/sandbox-results.json scripts/bench-sandbox
 	@BENCH_SPAWN_N=50 BENCH_SPAWN_ROUNDS=3 BENCH_SPAWN_JSON=$(QUICK)/spawn-results.json scripts/bench-spawn
 	@BENCH_HIDE_N=50 BENCH_HIDE_JSON=$(QUICK)/hide-results.json scripts/bench-hide
+	@BENCH_CHILDREN_N=20 BENCH_CHILDREN_EXTRA=200 BENCH_CHILDREN_JSON=$(QUICK)/children-results.json \
+	  scripts/bench-children
 	@BENCH_EGRESS_N=50 BENCH_EGRESS_MB=64 BENCH_EGRESS_JSON=$(QUICK)/egress-results.json \
 	  scripts/bench-egress
 	@BENCH_DIR=$(QUICK) scripts/bench-summary
@@ -262,6 +269,9 @@ bench-spawn:
 
 bench-hide:
 	@scripts/bench-hide
+
+bench-children:
+	@scripts/bench-children
 
 bench-egress: all
 	@scripts/bench-egress

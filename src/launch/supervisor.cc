@@ -1,6 +1,5 @@
 #include "launch/supervisor.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,7 +14,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -68,31 +66,6 @@ void SanitizeDescriptors() {
       }
     }
   }
-}
-
-// Pids whose parent is PARENT (field 4 of /proc/PID/stat). Read from /proc rather than
-// /proc/PID/task/TID/children, which needs CONFIG_PROC_CHILDREN.
-std::vector<pid_t> ChildrenOf(pid_t parent) {
-  std::vector<pid_t> out;
-  DIR* d = opendir("/proc");
-  if (!d) return out;
-  while (struct dirent* e = readdir(d)) {
-    char* end = nullptr;
-    long pid = strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    Result<std::string> stat =
-        RealEnv()->ReadFile("/proc/" + std::string(e->d_name) + "/stat", 4096);
-    if (!stat.ok()) continue;
-    size_t close_paren = stat->rfind(')');
-    if (close_paren == std::string::npos) continue;
-    int ppid = 0;
-    char state = 0;
-    if (sscanf(stat->c_str() + close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
-      out.push_back(pid_t(pid));
-    }
-  }
-  closedir(d);
-  return out;
 }
 
 // The first process: waits for the supervisor's one line and turns it into an exit status.
@@ -466,7 +439,7 @@ void Supervisor::Reap(pid_t drone) {
 void Supervisor::KillStragglers() {
   const int64_t until = MonotonicMs() + 10000;
   for (;;) {
-    for (pid_t pid : ChildrenOf(getpid())) kill(pid, SIGKILL);
+    for (pid_t pid : ChildProcesses()) kill(pid, SIGKILL);  // a zombie ignores it
     int status;
     pid_t got;
     while ((got = waitpid(-1, &status, WNOHANG)) > 0) {

@@ -1,7 +1,9 @@
 #include "shell/proc.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -33,6 +35,22 @@ bool Zombie(pid_t pid) {
   return state && *state == "Z";
 }
 
+// Every pid in /proc for which KEEP holds, in ascending order.
+template <typename Keep>
+std::vector<pid_t> ProcessesWhere(Keep keep) {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (pid > 0 && *end == '\0' && keep(pid_t(pid))) out.push_back(pid_t(pid));
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 std::optional<uint64_t> ProcStartTime(pid_t pid) {
@@ -42,18 +60,39 @@ std::optional<uint64_t> ProcStartTime(pid_t pid) {
 }
 
 std::vector<pid_t> ProcessGroupMembers(pid_t pgid) {
+  const std::string group = std::to_string(pgid);
+  return ProcessesWhere([&](pid_t pid) {
+    std::optional<std::string> g = StatField(pid, 5);
+    return g && *g == group && !Zombie(pid);
+  });
+}
+
+std::vector<pid_t> ChildProcesses() {
+  DIR* tasks = opendir("/proc/self/task");
+  if (!tasks) return ChildProcessesScanned();
   std::vector<pid_t> out;
-  DIR* d = opendir("/proc");
-  if (!d) return out;
-  while (dirent* e = readdir(d)) {
-    char* end = nullptr;
-    long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    std::optional<std::string> group = StatField(pid_t(pid), 5);
-    if (group && *group == std::to_string(pgid) && !Zombie(pid_t(pid))) out.push_back(pid_t(pid));
+  bool listed = false;  // a children file was there to read
+  while (dirent* t = readdir(tasks)) {
+    if (t->d_name[0] == '.') continue;
+    std::ifstream f(std::string("/proc/self/task/") + t->d_name + "/children");
+    if (!f) continue;
+    listed = true;
+    for (long pid; f >> pid;)
+      if (pid > 0) out.push_back(pid_t(pid));
   }
-  closedir(d);
+  closedir(tasks);
+  if (!listed) return ChildProcessesScanned();
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+std::vector<pid_t> ChildProcessesScanned() {
+  const std::string self = std::to_string(getpid());
+  return ProcessesWhere([&](pid_t pid) {
+    std::optional<std::string> parent = StatField(pid, 4);
+    return parent && *parent == self;
+  });
 }
 
 bool SameProcess(pid_t pid, uint64_t start_ticks) {
