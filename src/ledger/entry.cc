@@ -117,7 +117,8 @@ std::string HashedText(const Entry& e) {
 Result<std::string> EntryHash(const Entry& e) {
   Status s = CheckEntryFields(e);
   if (!s.ok()) return s;
-  Sha256 h;
+  thread_local Sha256 h;  // as SealEntry's
+  h.Reset();
   h.Update(e.prev);
   h.Update(HashedText(e));
   return h.FinishHex();
@@ -129,7 +130,8 @@ Result<std::string> SealEntry(Entry* e) {
   if (!s.ok()) return s;
   size_t kind_at = 0;
   std::string line = EntryText(*e, false, &kind_at);  // the hashed text, to be made the line
-  Sha256 h;
+  thread_local Sha256 h;  // one context reused, as Sha256Hex's: a ledger seals entries by the batch
+  h.Reset();
   h.Update(e->prev);
   h.Update(line);
   e->hash = h.FinishHex();

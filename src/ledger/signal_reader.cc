@@ -87,8 +87,9 @@ Result<Line> SignalReader::Parse(std::string_view text) {
   if (at == std::string_view::npos || at + kHashMember.size() + 65 > text.size())
     return Bad("no \"hash\" member");
   const std::string_view hash = text.substr(at + kHashMember.size(), 64);
-  // Hashed in its three parts, not copied into one string first.
-  Sha256 h;
+  // Hashed in its three parts, not copied into one string first, by one context for every line.
+  Sha256& h = line_hash_;
+  h.Reset();
   h.Update(hash_);
   h.Update(text.substr(0, at + 1));
   h.Update(text.substr(at + kHashMember.size() + 66));

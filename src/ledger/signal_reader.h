@@ -15,6 +15,7 @@
 #include <string>
 #include <variant>
 
+#include "base/sha256.h"
 #include "env/env.h"
 #include "kernel/kernel.h"
 #include "kernel/setup_record.h"
@@ -73,6 +74,7 @@ class SignalReader {
   std::string hash_;                           // the last line's hash
   std::map<std::string, std::string> inline_;  // this line's inline blobs: hex -> text
   simdjson::dom::parser parser_;
+  Sha256 line_hash_;  // each line's, reset for the next: an OpenSSL context made once
 };
 
 }  // namespace hangar::ledger
