@@ -60,12 +60,8 @@ double Prepare(const std::vector<std::string>& hide, bool through_look, int64_t*
   }
   int fd = -1;
   std::vector<std::string> kept;
-  const std::string why = through_look
-                              ? ReadRuleset(ruled, {}, &fd, &kept,
-                                            [&look](const std::string& p, struct stat* st) {
-                                              return look.Lstat(p, st);
-                                            })
-                              : ReadRuleset(ruled, {}, &fd, &kept);
+  const std::string why = through_look ? ReadRuleset(ruled, {}, &fd, &kept, look.LstatFunction())
+                                       : ReadRuleset(ruled, {}, &fd, &kept);
   const double ms = bench::Since(t0) * 1000;
   if (!why.empty()) bench::Die("the ruleset: " + why);
   if (fd >= 0) close(fd);

@@ -105,9 +105,7 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   std::vector<std::string> kept;
   int ruleset = -1;
   if (!ruled_hide.empty())
-    if (std::string why = ReadRuleset(
-            ruled_hide, see, &ruleset, &kept,
-            [&look](const std::string& path, struct stat* st) { return look.Lstat(path, st); });
+    if (std::string why = ReadRuleset(ruled_hide, see, &ruleset, &kept, look.LstatFunction());
         !why.empty())
       return Status::Io("cannot make the Landlock ruleset that hides paths: " + why);
   if (ruleset >= 0) {

@@ -249,7 +249,7 @@ TEST_F(LandlockTest, MadeFromTheCallersLookupsItHidesTheSame) {
   DiskLook look;
   for (const std::string& h : hide) ASSERT_TRUE(ResolveExistingPath(h, "", &look).ok());
   const int64_t walked = look.calls();
-  const LstatFn seen = [&look](const std::string& p, struct stat* st) { return look.Lstat(p, st); };
+  const LstatFn seen = look.LstatFunction();
   int plain_fd = -1, seen_fd = -1;
   std::vector<std::string> plain_kept, seen_kept;
   ASSERT_EQ(ReadRuleset(hide, {}, &plain_fd, &plain_kept), "");

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,6 +52,10 @@ class DiskLook {
   // 0 and *target, or the errno of readlink(2) of PATH; its buffer grows past SIZE_HINT (st_size,
   // 0 for some /proc links) until the target fits.
   int ReadLink(const std::string& path, size_t size_hint, std::string* target);
+  // Lstat as a function object (shell/landlock.h, ReadRuleset's LSTAT), for this object's life.
+  std::function<int(const std::string&, struct stat*)> LstatFunction() {
+    return [this](const std::string& path, struct stat* st) { return Lstat(path, st); };
+  }
   int64_t calls() const { return calls_; }  // the system calls made, for tests and benchmarks
 
  private:
