@@ -204,18 +204,33 @@ class Run:
             time.sleep(0.05)
 
     def take_back_unsynced(self):
-        """What a power loss may take back: files written without a sync. The shims' shim.json,
-        and whatever hangard wrote with WriteFileVisible (from the fault log)."""
+        """What a power loss may take back: what was written without a sync. The shims'
+        shim.json, and what hangard made visible without an fsync, from the fault log
+        (unsynced_by_calls): a directory whose parent no later call fsynced goes with everything
+        beneath it, and so does the name of a file written with its data synced but not its
+        directory; a file written unsynced goes, or is left empty where a later call fsynced its
+        directory."""
         for id_ in self.ids_in("running"):
             p = os.path.join(self.s, "running", id_, "run", "shim.json")
             if os.path.exists(p):
                 os.unlink(p)
-        for line in self.calls().values():
-            parts = line.split(" ")
-            if parts[0] == "write-visible" and len(parts) >= 3:
-                p = os.path.join(parts[1], parts[2])
-                if os.path.exists(p):
-                    os.unlink(p)
+        upto = None
+        try:
+            for line in open(self.flog, errors="replace"):
+                f = line.split()
+                if f[:1] == ["fault"] and len(f) >= 3 and f[1].isdigit():
+                    upto = int(f[1]) + (1 if f[2] == "crash-after" else 0)
+        except FileNotFoundError:
+            pass
+        for kind, path, entry_synced in unsynced_by_calls(self.calls(), upto):
+            if kind == "dir" and os.path.isdir(path) and not os.path.islink(path):
+                subprocess.run(["chmod", "-R", "u+rwX", path], capture_output=True)
+                shutil.rmtree(path, ignore_errors=True)
+            elif kind in ("file", "name") and os.path.lexists(path):
+                if entry_synced:
+                    os.truncate(path, 0)
+                else:
+                    os.unlink(path)
 
     def stop(self):
         """SIGTERM to hangard (SIGKILL after 10 s), then every process of the run killed."""
@@ -232,6 +247,54 @@ class Run:
         subprocess.run(["chmod", "-R", "u+rwX", self.t], capture_output=True)
         shutil.rmtree(self.t, ignore_errors=True)
 
+
+
+def synced_dirs(kind, args):
+    """The directories a mutating call of hangard fsyncs once performed, by RealEnv's rules
+    (src/env/real_env.cc, hangar-spool(5) THE RULES): a file write its directory, a rename both
+    parents, a mkdir or a removal the parent, a maildir delivery DIR/new. An append fsyncs its
+    directory only when it created the file, which the log does not say: not counted; the
+    ...-visible calls fsync nothing, write-files-dir-later its files but not their directory."""
+    if kind in ("write", "write-files", "create", "create-atomic", "maildir", "mkdir", "remove",
+                "remove-tree") and args:
+        return {os.path.dirname(args[0])}
+    if kind in ("rename", "rename-noreplace") and len(args) >= 2:
+        return {os.path.dirname(args[0]), os.path.dirname(args[1])}
+    return set()
+
+
+def unsynced_by_calls(calls, upto=None):
+    """What of hangard's calls (the fault log, {N: "CALL ARG..."}) a power loss may take back
+    after the calls numbered below UPTO (all when None): [(kind, path, entry_synced)], kind "dir"
+    for a mkdir-visible whose parent no later call fsynced, "name" for a file of a
+    write-files-dir-later whose directory no later call fsynced (its data is durable, its name
+    not), "file" for every write-visible (its data was never fsynced; entry_synced when a later
+    call fsynced its directory). Paths follow the renames made after them (a directory moved from
+    queued/ to running/ with what it holds)."""
+    pending = []  # [kind, path, entry_synced]
+    for n in sorted(calls):
+        if upto is not None and n >= upto:
+            break
+        parts = calls[n].split(" ")
+        kind, args = parts[0], parts[1:]
+        if kind == "mkdir-visible" and args:
+            pending.append(["dir", args[0], False])
+        elif kind == "write-visible" and args:
+            pending.append(["file", args[0], False])
+        elif kind == "write-files-dir-later" and len(args) >= 2:
+            d = os.path.dirname(args[0])
+            pending += [["name", os.path.join(d, f), False] for f in args[1].split(",")]
+        elif kind in ("rename", "rename-noreplace") and len(args) >= 2:
+            src, dst = args[0], args[1]
+            for p in pending:
+                if p[1] == src or p[1].startswith(src + "/"):
+                    p[1] = dst + p[1][len(src):]
+        synced = synced_dirs(kind, args)
+        for p in pending:
+            if os.path.dirname(p[1]) in synced:
+                p[2] = True
+        pending = [p for p in pending if not (p[0] in ("dir", "name") and p[2])]
+    return [tuple(p) for p in pending]
 
 
 def stderr_tail(path, n=400):

@@ -2,8 +2,9 @@
 //
 // Every mutating spool operation goes through an Env, so tests can inject faults or crashes at the
 // Nth call (a fault-injecting wrapper wraps RealEnv). Each mutating call is durable when it returns
-// Ok: data is fsynced and so is every directory whose entries changed. Methods may be called from
-// any thread; RealEnv keeps no state. Paths are absolute or relative to the process cwd.
+// Ok: data is fsynced and so is every directory whose entries changed; WriteFilesDirLater and
+// the two ...Visible calls alone are not (see each). Methods may be called from any thread; RealEnv keeps no state. Paths
+// are absolute or relative to the process cwd.
 #pragma once
 
 #include <sys/types.h>
@@ -30,8 +31,9 @@ class Env {
   virtual Status WriteFileAtomic(const std::string& dir, const std::string& name,
                                  std::string_view data) = 0;
   // The same without the fsyncs: dir/name appears complete or not at all, but a power loss may
-  // take it back. Only for records of live processes (a supervisor's shim.json), which a power
-  // loss ends anyway; the default is the durable write.
+  // take it back. Only for what a power loss makes worthless: records of live processes (a
+  // supervisor's shim.json), a launch's prompt for the drone it starts; the default is the
+  // durable write.
   virtual Status WriteFileVisible(const std::string& dir, const std::string& name,
                                   std::string_view data) {
     return WriteFileAtomic(dir, name, data);
@@ -46,6 +48,13 @@ class Env {
     for (const auto& [name, data] : files)
       if (Status s = WriteFileAtomic(dir, std::string(name), data); !s.ok()) return s;
     return Status::Ok();
+  }
+  // The same without the directory's fsync: each file's data is durable, its name in DIR only once
+  // a later call fsyncs DIR (a rename into it), and a power loss before that may take the names
+  // back. For files whose directory a rename into it follows at once (an intake's gate1.json and
+  // intake.json, then the drop moved in); the default is WriteFilesAtomic.
+  virtual Status WriteFilesDirLater(const std::string& dir, const Files& files) {
+    return WriteFilesAtomic(dir, files);
   }
   // dir/name created complete or not at all, with MODE (0600 for a private key), never replacing
   // what is there: written to dir/.name.tmp.PID with that mode (O_EXCL, O_NOFOLLOW), fsynced,
@@ -62,6 +71,12 @@ class Env {
   virtual Status RenameNoReplace(const std::string& from, const std::string& to) = 0;
   // mkdir(2) with mode 0755, then fsync of the parent. Exists if it was there.
   virtual Status MakeDir(const std::string& path) = 0;
+  // The same without the fsync: the directory is there for every reader, but a power loss may
+  // take it back, and whatever is beneath it with it, until a later call fsyncs its parent (a
+  // file written there, a rename into or out of it). Only for what a power loss makes worthless
+  // anyway (a launch's room, its run/ before the launch record), never for a directory something
+  // durable is moved into; the default is the durable mkdir.
+  virtual Status MakeDirVisible(const std::string& path) { return MakeDir(path); }
   // unlink(2) (or rmdir(2) for an empty directory), then fsync of the parent.
   virtual Status Remove(const std::string& path) = 0;
   // Removes PATH and everything beneath it without following a symbolic link anywhere (a room a

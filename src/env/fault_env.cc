@@ -223,13 +223,24 @@ Status FaultEnv::WriteFileVisible(const std::string& dir, const std::string& nam
 }
 
 Status FaultEnv::WriteFilesAtomic(const std::string& dir, const Files& files) {
+  return WriteFiles("write-files", dir, files,
+                    [&] { return base_->WriteFilesAtomic(dir, files); });
+}
+
+Status FaultEnv::WriteFilesDirLater(const std::string& dir, const Files& files) {
+  return WriteFiles("write-files-dir-later", dir, files,
+                    [&] { return base_->WriteFilesDirLater(dir, files); });
+}
+
+Status FaultEnv::WriteFiles(const char* call, const std::string& dir, const Files& files,
+                            const std::function<Status()>& perform) {
   if (files.empty()) return Status::Ok();
   std::string names;  // the log's ARG: DIR/NAME for the first, then ",NAME" for each other
   for (const auto& [name, data] : files) names += (names.empty() ? "" : ",") + std::string(name);
   // An injected failure names the first file as RealEnv's would (nothing is written before it).
   const std::string first(files.front().first);
-  return Intercept({"write-files", "write " + AtomicTmpPath(dir, first), dir + "/" + first, names},
-                   [&] { return base_->WriteFilesAtomic(dir, files); });
+  return Intercept({call, "write " + AtomicTmpPath(dir, first), dir + "/" + first, names},
+                   perform);
 }
 
 Status FaultEnv::CreateFileAtomic(const std::string& dir, const std::string& name,
@@ -257,6 +268,11 @@ Status FaultEnv::RenameNoReplace(const std::string& from, const std::string& to)
 Status FaultEnv::MakeDir(const std::string& path) {
   return Intercept({"mkdir", "create directory " + path, path},
                    [&] { return base_->MakeDir(path); });
+}
+
+Status FaultEnv::MakeDirVisible(const std::string& path) {
+  return Intercept({"mkdir-visible", "create directory " + path, path},
+                   [&] { return base_->MakeDirVisible(path); });
 }
 
 Status FaultEnv::Remove(const std::string& path) {

@@ -4,23 +4,26 @@
 // restart on the real Env and check what the spool says.
 //
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
-// WriteFilesAtomic (one call for all its files; none for an empty list), CreateFileAtomic,
-// CreateExclusive, Rename, RenameNoReplace, MakeDir, Remove, RemoveTree, AppendDurable, Truncate,
-// WriteMaildir), each once, whatever it returns; never a read (FileSize, ReadAt, ReadFile, ListDir,
-// ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its Dir) nor Now, nor a LockExclusive (a
-// lock is on no disk). Numbers start at 1 and are taken under one lock, across threads. What is not
+// WriteFilesAtomic and WriteFilesDirLater (one call for all its files; none for an empty list),
+// CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, MakeDirVisible, Remove,
+// RemoveTree, AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read
+// (FileSize, ReadAt, ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its
+// Dir) nor Now, nor a LockExclusive (a lock is on no disk). Numbers start at 1 and are taken under one lock, across threads. What is not
 // counted: whatever the process changes without its Env (a direct system call), and other
 // processes (hangar-shim writes through its own RealEnv).
 //
-// Power loss. Every mutating call of RealEnv fsyncs its data and directories before it returns, so
-// a finished call is on disk, and the unit of loss is the call: a power loss "during" call N leaves
-// the disk as a crash just before N (nothing of N) or just after N (all of N), and
-// kCrashBefore/kCrashAfter are those two states. The simulation does not cover a state inside one
-// call: the dot-named temporary file of a WriteFileAtomic cut between its steps, a torn tail of an
-// AppendDurable, a key created by CreateExclusive but not yet filled. Nor does it cover an fsync
-// whose error the kernel swallowed, reordering between calls, or the page cache dropping data that
-// was never fsynced: WriteFileVisible is counted and performed as the base Env does it but never
-// taken back, and what the process writes by direct system calls is neither counted nor dropped.
+// Power loss. Every mutating call of RealEnv but three fsyncs its data and directories before it
+// returns, so a finished call is on disk, and the unit of loss is the call: a power loss "during"
+// call N leaves the disk as a crash just before N (nothing of N) or just after N (all of N), and
+// kCrashBefore/kCrashAfter are those two states, less what the three left unsynced that no later
+// call fsynced. The three (WriteFilesDirLater, WriteFileVisible, MakeDirVisible) are counted,
+// logged and performed as the base Env does them and never taken back here: the crash sweep takes
+// that back from the log (scripts/spool_invariants.py, unsynced_by_calls). The simulation does
+// not cover a state inside one call: the dot-named temporary file of a WriteFileAtomic cut between
+// its steps, a torn tail of an AppendDurable, a key created by CreateExclusive but not yet filled.
+// Nor does it cover an fsync whose error the kernel swallowed, reordering between calls, or the
+// page cache dropping other data than the three's; what the process writes by direct system calls
+// is neither counted nor dropped.
 // An external SIGKILL, which can land between the steps of one call, covers the first part.
 //
 // Thread safety: every method may be called from any thread. A crash is exact whatever the
@@ -76,10 +79,11 @@ class FaultEnv : public Env {
 
   // Appends one line per mutating call to path from now on (created 0644 if absent, not
   // truncated), written before the call is performed: "N CALL ARG...", CALL one of write,
-  // write-visible, write-files, create, rename, rename-noreplace, mkdir, remove, remove-tree,
-  // append, truncate, maildir, the ARGs its paths (two for a rename; DIR/new/NAME for a maildir
-  // delivery; DIR/FIRST and then every name, comma-separated, for write-files; a newline or
-  // backslash in a path is written \n or \\). An injected fault adds a line "fault N
+  // write-visible, write-files, write-files-dir-later, create, rename, rename-noreplace, mkdir,
+  // mkdir-visible, remove, remove-tree, append, truncate, maildir, the ARGs its paths (two for a
+  // rename; DIR/new/NAME for a maildir delivery; DIR/FIRST and then every name, comma-separated,
+  // for write-files and write-files-dir-later; a newline or backslash in a path is written \n or
+  // \\). An injected fault adds a line "fault N
   // crash-before", "fault N crash-after" or "fault N fail ERRNO" after the call's own. Lines are
   // not fsynced: the log survives a crash of the process, not of the machine. Io when the file
   // cannot be opened.
@@ -97,6 +101,7 @@ class FaultEnv : public Env {
   Status WriteFileVisible(const std::string& dir, const std::string& name,
                           std::string_view data) override;
   Status WriteFilesAtomic(const std::string& dir, const Files& files) override;
+  Status WriteFilesDirLater(const std::string& dir, const Files& files) override;
   Status CreateFileAtomic(const std::string& dir, const std::string& name, std::string_view data,
                           mode_t mode) override;
   Status CreateExclusive(const std::string& dir, const std::string& name,
@@ -104,6 +109,7 @@ class FaultEnv : public Env {
   Status Rename(const std::string& from, const std::string& to) override;
   Status RenameNoReplace(const std::string& from, const std::string& to) override;
   Status MakeDir(const std::string& path) override;
+  Status MakeDirVisible(const std::string& path) override;
   Status Remove(const std::string& path) override;
   Status RemoveTree(const std::string& path) override;
   Status AppendDurable(const std::string& path, std::string_view data) override;
@@ -156,6 +162,10 @@ class FaultEnv : public Env {
   // the injected failure instead, or ends the process before (kCrashBefore) or after
   // (kCrashAfter) it.
   Status Intercept(const Call& call, const std::function<Status()>& perform);
+  // WriteFilesAtomic and WriteFilesDirLater: one call named CALL for all the files, none for no
+  // file.
+  Status WriteFiles(const char* call, const std::string& dir, const Files& files,
+                    const std::function<Status()>& perform);
   // Intercept's first half: the call's number, or the injected failure; never returns for
   // kCrashBefore at the call, nor for any call after a kCrashAfter point.
   Result<uint64_t> Begin(const Call& call);

@@ -83,6 +83,8 @@ void EveryCall(Env* env, const std::string& d) {
   ASSERT_TRUE(env->Truncate(d + "/a/log", 0).ok());
   ASSERT_TRUE(env->FileSize(d + "/a/log").ok());
   ASSERT_TRUE(env->Remove(d + "/a/k").ok());
+  ASSERT_TRUE(env->MakeDirVisible(d + "/a/m").ok());
+  ASSERT_TRUE(env->WriteFilesDirLater(d + "/a", {{"f", "4"}, {"g", "5"}}).ok());
   (void)env->Exists(d + "/a");
   (void)env->ListEntries(d + "/a");
   (void)env->ReadAt(d + "/a/w2", 0, 1);
@@ -93,12 +95,15 @@ void EveryCall(Env* env, const std::string& d) {
 TEST_F(FaultEnvTest, CountsEachMutatingCallOnceAndNoRead) {
   FaultEnv env(RealEnv(), FaultPlan{});
   EveryCall(&env, dir_.path());
-  EXPECT_EQ(env.calls(), 9u);
+  EXPECT_EQ(env.calls(), 11u);
   EXPECT_EQ(Read("a/w2"), "1");
   EXPECT_EQ(Read("a/v2"), "2");
+  EXPECT_TRUE(fs::is_directory(P("a/m")));
+  EXPECT_EQ(Read("a/f") + Read("a/g"), "45");
   // A call that fails on its own still counts.
   EXPECT_EQ(env.CreateExclusive(P("a"), "w2", "again").code(), Code::kExists);
-  EXPECT_EQ(env.calls(), 10u);
+  EXPECT_EQ(env.MakeDirVisible(P("a/m")).code(), Code::kExists);
+  EXPECT_EQ(env.calls(), 13u);
 }
 
 TEST_F(FaultEnvTest, CountsAcrossThreads) {
@@ -129,7 +134,9 @@ TEST_F(FaultEnvTest, LogsOneLinePerMutatingCall) {
                                    "7 append " + d + "/a/log\n" +    //
                                    "8 truncate " + d + "/a/log\n" +  //
                                    "9 remove " + d + "/a/k\n" +      //
-                                   "10 mkdir " + d + "/new\\nline\n");
+                                   "10 mkdir-visible " + d + "/a/m\n" +
+                                   "11 write-files-dir-later " + d + "/a/f f,g\n" +
+                                   "12 mkdir " + d + "/new\\nline\n");
 }
 
 TEST_F(FaultEnvTest, AMaildirDeliveryIsOneCall) {

@@ -160,11 +160,16 @@ class Real : public Env {
 
   Status WriteFilesAtomic(const std::string& dir, const Files& files) override {
     if (files.empty()) return Status::Ok();
+    if (Status s = WriteFilesDirLater(dir, files); !s.ok()) return s;
+    return FsyncPath(dir);
+  }
+
+  Status WriteFilesDirLater(const std::string& dir, const Files& files) override {
     for (const auto& [name, data] : files)
       if (Status s = WriteViaTmp(dir, std::string(name), data, true, std::nullopt, true, false);
           !s.ok())
         return s;
-    return FsyncPath(dir);
+    return Status::Ok();
   }
 
   // Behind WriteFileAtomic, WriteFileVisible and CreateFileAtomic: data written to the temporary
@@ -233,8 +238,13 @@ class Real : public Env {
   }
 
   Status MakeDir(const std::string& path) override {
-    if (mkdir(path.c_str(), 0755) != 0) return Status::Errno("create directory " + path, errno);
+    if (Status s = MakeDirVisible(path); !s.ok()) return s;
     return FsyncPath(Parent(path));
+  }
+
+  Status MakeDirVisible(const std::string& path) override {
+    if (mkdir(path.c_str(), 0755) != 0) return Status::Errno("create directory " + path, errno);
+    return Status::Ok();
   }
 
   Status Remove(const std::string& path) override {

@@ -27,9 +27,11 @@ Status WriteFiles(Env* env, const std::string& dir,
 Status PerformIntake(Env* env, const Layout& l, const Intake& in) {
   const std::string dir = l.StateDir(in.to);
   const std::string tmp = dir + "/" + TmpName(in.id);
+  // The directory durable first: the drop moves into it, and must not vanish with it. The kernel's
+  // files' names become durable with that move, which fsyncs the directory.
   Status s = env->MakeDir(tmp);
   if (!s.ok()) return s;
-  s = WriteFiles(env, tmp, in.files);
+  s = env->WriteFilesDirLater(tmp, Env::Files(in.files.begin(), in.files.end()));
   if (!s.ok()) return s;
   const char* raw = in.to == Phase::kRejected ? "mission.raw" : "mission.json";
   s = env->Rename(l.IncomingNew() + "/" + in.name, tmp + "/" + raw);
@@ -160,21 +162,27 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
     return fail(s);
   };
   const std::string plan_sha = Sha256Hex(launch.plan_text);
-  Status s = env->WriteFilesAtomic(
+  // Their names become durable with launch.json, in the same directory; a power loss before it
+  // ends the launch as lost (or before the key, launches anew) and writes them again.
+  Status s = env->WriteFilesDirLater(
       queued, {{"plan.json", launch.plan_text}, {"gate2.json", launch.gate2_text}});
   if (!s.ok()) return spool_fail(s);
+  // The room is durable: it keeps the drone's work after the return. What the drone is given in
+  // it (the window's inbox, man/hangar-ops.5; the profile's room_dirs; MISSION.md) and run/ with
+  // the prompt are made without fsyncs: a power loss ends the drone, and what it may take back of
+  // them belongs to an attempt that comes back lost, made anew by a retry (hangar-spool(5), THE
+  // RULES). run/ becomes durable with launch.json, in the same directory, before the supervisor.
   s = env->MakeDir(launch.plan.room);
-  // The window's inbox is there before the drone starts (man/hangar-ops.5).
-  if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(launch.plan.room + "/ops");
+  if (s.ok() || s.code() == Code::kExists) s = env->MakeDirVisible(launch.plan.room + "/ops");
   for (const std::string& d : launch.plan.room_dirs)
-    if (s.ok() || s.code() == Code::kExists) s = env->MakeDir(launch.plan.room + "/" + d);
+    if (s.ok() || s.code() == Code::kExists) s = env->MakeDirVisible(launch.plan.room + "/" + d);
   if (!s.ok() && s.code() != Code::kExists) return fail(s);  // the room: the mission's failure
-  s = env->MakeDir(queued + "/run");
+  s = env->MakeDirVisible(queued + "/run");
   if (s.ok() || s.code() == Code::kExists)
-    s = env->WriteFileAtomic(queued + "/run", "prompt.md", launch.prompt);
+    s = env->WriteFileVisible(queued + "/run", "prompt.md", launch.prompt);
   if (!s.ok()) return spool_fail(s);
   if (launch.plan.prompt_in_room)
-    s = env->WriteFileAtomic(launch.plan.room, "MISSION.md", launch.prompt);
+    s = env->WriteFileVisible(launch.plan.room, "MISSION.md", launch.prompt);
   if (!s.ok()) return fail(s);
 
   const std::string key = LaunchKeyName(launch.id, launch.attempt);

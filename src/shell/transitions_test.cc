@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "base/scratch_dir_testutil.h"
+#include "env/fault_env.h"
 
 namespace hangar {
 namespace {
@@ -152,6 +153,63 @@ TEST_F(TransitionsTest, LaunchCreatesKeyRoomRunAndMovesToRunning) {
   std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "L"));
   r = PrepareLaunch(RealEnv(), l_, launch, 0);
   EXPECT_TRUE(r.key_existed);
+}
+
+// An intake's calls, as the fault log names them: its directory durable before the drop moves
+// into it (else a power loss could take the drop with it), the kernel's files' names made
+// durable by that move, which fsyncs the directory.
+TEST_F(TransitionsTest, AnIntakeMakesItsDirectoryDurableBeforeTheDropMovesIn) {
+  Drop("x.json", "{}");
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  Intake in;
+  in.id = "I";
+  in.name = "x.json";
+  in.to = Phase::kQueued;
+  in.files = {{"gate1.json", "{}"}, {"intake.json", "{}"}};
+  ASSERT_TRUE(PerformIntake(&env, l_, in).ok());
+  const std::string q = l_.StateDir(Phase::kQueued), tmp = q + "/.I.tmp";
+  EXPECT_EQ(Read(root_ + "/fault.log"),
+            "1 mkdir " + tmp + "\n" +                                             //
+                "2 write-files-dir-later " + tmp + "/gate1.json gate1.json,intake.json\n" +
+                "3 rename " + l_.IncomingNew() + "/x.json " + tmp + "/mission.json\n" +  //
+                "4 rename " + tmp + " " + q + "/I\n");
+  EXPECT_EQ(Read(q + "/I/mission.json"), "{}");
+}
+
+// A launch's calls, as the fault log names them: the only ones left unsynced (which a power loss
+// may take back, scripts/spool_invariants.py) are the names of plan.json and gate2.json and what
+// the drone is given, room/ops, room_dirs, run/, the prompt and MISSION.md; the room itself, the
+// key, the move and launch.json are durable, and launch.json's write, in the same directory,
+// makes the names there and run/ durable before any supervisor starts.
+TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "V"));
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  Launch launch;
+  launch.id = "V";
+  launch.attempt = 1;
+  launch.plan.room = l_.Room("V");
+  launch.plan.room_dirs = {"out"};
+  launch.plan.prompt_in_room = true;
+  launch.plan_text = "{}";
+  launch.prompt = "go\n";
+  LaunchPrep r = PrepareLaunch(&env, l_, launch, 0);
+  ASSERT_TRUE(r.ok) << r.error;
+  const std::string q = l_.MissionDir(Phase::kQueued, "V"), room = l_.Room("V");
+  EXPECT_EQ(Read(root_ + "/fault.log"),
+            "1 write-files-dir-later " + q + "/plan.json plan.json,gate2.json\n" +
+                "2 mkdir " + room + "\n" +                                //
+                "3 mkdir-visible " + room + "/ops\n" +                    //
+                "4 mkdir-visible " + room + "/out\n" +                    //
+                "5 mkdir-visible " + q + "/run\n" +                       //
+                "6 write-visible " + q + "/run/prompt.md\n" +             //
+                "7 write-visible " + room + "/MISSION.md\n" +             //
+                "8 create " + l_.LaunchKey("V", 1) + "\n" +               //
+                "9 rename " + q + " " + r.dir + "\n" +                    //
+                "10 write " + r.dir + "/launch.json\n");
+  EXPECT_EQ(Read(r.dir + "/run/prompt.md"), "go\n");
+  EXPECT_TRUE(std::filesystem::is_directory(room + "/out"));
 }
 
 }  // namespace
