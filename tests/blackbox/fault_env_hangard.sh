@@ -47,7 +47,8 @@ mission_calls=$((returned_at - started))
 # Every line is "N CALL PATH..." (or "fault ..."), numbered 1, 2, 3, ... without a gap.
 python3 - "$FLOG" <<'EOF' || fail "fault.log is malformed (above)"
 import re, sys
-calls = "write|write-visible|write-files|create-atomic|create|rename|rename-noreplace|mkdir|remove|remove-tree|append|truncate|maildir"
+calls = ("write|write-visible|write-files|write-files-dir-later|create-atomic|create|rename|"
+         "rename-noreplace|mkdir|mkdir-visible|remove|remove-tree|append|truncate|maildir")
 n = 0
 for line in open(sys.argv[1]):
     m = re.fullmatch(r"(\d+) (%s) (/\S.*)\n" % calls, line)

@@ -20,7 +20,7 @@ start_faulty
 started=$(fault_calls)
 drop_x
 wait_returned x 20
-N=$(fault_call "write(-files)? $S/queued/\.x\.tmp/.*")
+N=$(fault_call "write(-files(-dir-later)?)? $S/queued/\.x\.tmp/.*")
 [[ -n "$N" ]] || fail "the counting run made no write into queued/.x.tmp"
 # The ledger entry that records x's intake (mission.accepted), written before the intake.
 L=$(fault_call "append $S/ledger/.*" "$started")

@@ -14,7 +14,7 @@ drop_l() { mission l script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write 
 start_faulty
 drop_l
 wait_returned l 20
-N=$(fault_call "write(-files)? $S/queued/l/plan\.json( \S+)?")
+N=$(fault_call "write(-files(-dir-later)?)? $S/queued/l/plan\.json( \S+)?")
 [[ -n "$N" ]] || fail "the counting run did not write queued/l/plan.json"
 note "l's plan.json is mutating call $N"
 fresh_spool 1
