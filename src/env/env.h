@@ -3,8 +3,8 @@
 // Every mutating spool operation goes through an Env, so tests can inject faults or crashes at the
 // Nth call (a fault-injecting wrapper wraps RealEnv). Each mutating call is durable when it returns
 // Ok: data is fsynced and so is every directory whose entries changed; WriteFilesDirLater and
-// the two ...Visible calls alone are not (see each). Methods may be called from any thread; RealEnv keeps no state. Paths
-// are absolute or relative to the process cwd.
+// the two ...Visible calls alone are not (see each). Methods may be called from any thread;
+// RealEnv keeps no state. Paths are absolute or relative to the process cwd.
 #pragma once
 
 #include <sys/types.h>

@@ -8,9 +8,9 @@
 // CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, MakeDirVisible, Remove,
 // RemoveTree, AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read
 // (FileSize, ReadAt, ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its
-// Dir) nor Now, nor a LockExclusive (a lock is on no disk). Numbers start at 1 and are taken under one lock, across threads. What is not
-// counted: whatever the process changes without its Env (a direct system call), and other
-// processes (hangar-shim writes through its own RealEnv).
+// Dir) nor Now, nor a LockExclusive (a lock is on no disk). Numbers start at 1 and are taken under
+// one lock, across threads. What is not counted: whatever the process changes without its Env (a
+// direct system call), and other processes (hangar-shim writes through its own RealEnv).
 //
 // Power loss. Every mutating call of RealEnv but three fsyncs its data and directories before it
 // returns, so a finished call is on disk, and the unit of loss is the call: a power loss "during"
@@ -83,10 +83,9 @@ class FaultEnv : public Env {
   // mkdir-visible, remove, remove-tree, append, truncate, maildir, the ARGs its paths (two for a
   // rename; DIR/new/NAME for a maildir delivery; DIR/FIRST and then every name, comma-separated,
   // for write-files and write-files-dir-later; a newline or backslash in a path is written \n or
-  // \\). An injected fault adds a line "fault N
-  // crash-before", "fault N crash-after" or "fault N fail ERRNO" after the call's own. Lines are
-  // not fsynced: the log survives a crash of the process, not of the machine. Io when the file
-  // cannot be opened.
+  // \\). An injected fault adds a line "fault N crash-before", "fault N crash-after" or "fault N
+  // fail ERRNO" after the call's own. Lines are not fsynced: the log survives a crash of the
+  // process, not of the machine. Io when the file cannot be opened.
   Status OpenLog(const std::string& path);
 
   // How many mutating calls were made so far.
