@@ -50,9 +50,10 @@ class Env {
     return Status::Ok();
   }
   // The same without the directory's fsync: each file's data is durable, its name in DIR only once
-  // a later call fsyncs DIR (a rename into it), and a power loss before that may take the names
-  // back. For files whose directory a rename into it follows at once (an intake's gate1.json and
-  // intake.json, then the drop moved in); the default is WriteFilesAtomic.
+  // a later call fsyncs DIR, and a power loss before that may take the names back. For files whose
+  // directory the next call there fsyncs (an intake's gate1.json and intake.json, then the drop
+  // renamed in; a launch's plan.json and gate2.json, then launch.json); the default is
+  // WriteFilesAtomic.
   virtual Status WriteFilesDirLater(const std::string& dir, const Files& files) {
     return WriteFilesAtomic(dir, files);
   }
@@ -74,8 +75,8 @@ class Env {
   // The same without the fsync: the directory is there for every reader, but a power loss may
   // take it back, and whatever is beneath it with it, until a later call fsyncs its parent (a
   // file written there, a rename into or out of it). Only for what a power loss makes worthless
-  // anyway (a launch's room, its run/ before the launch record), never for a directory something
-  // durable is moved into; the default is the durable mkdir.
+  // anyway (the room's ops/ and room_dirs, a launch's run/ before the launch record), never for a
+  // directory something durable is moved into; the default is the durable mkdir.
   virtual Status MakeDirVisible(const std::string& path) { return MakeDir(path); }
   // unlink(2) (or rmdir(2) for an empty directory), then fsync of the parent.
   virtual Status Remove(const std::string& path) = 0;
