@@ -18,6 +18,7 @@
 #include "launch/direct_launcher.h"
 #include "launch/drone_exec.h"
 #include "launch/stop_policy.h"
+#include "launch/warm_shim.h"
 #include "shell/proc.h"
 #include "shell/scan.h"
 
@@ -103,7 +104,9 @@ bool SleepAlive(pid_t pid) {
   return Slurp("/proc/" + std::to_string(pid) + "/comm") == "sleep\n";
 }
 
-class ShimTest : public ::testing::Test {
+// Each test twice: hangar-shim started cold for its launch (StartShim), and a shim started ahead
+// that is handed the plan (launch/warm_shim.h), which must behave the same in every way.
+class ShimTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     ASSERT_TRUE(fs::exists(ShimPath())) << ShimPath() << ": build bin/hangar-shim first";
@@ -142,7 +145,10 @@ class ShimTest : public ::testing::Test {
     const std::string path = dir_ + "/plan.json";
     const std::string text = json::WritePretty(p.ToJson());
     std::ofstream(path) << text;
-    return StartShim(ShimPath(), path, Sha256Hex(text));
+    if (!GetParam()) return StartShim(ShimPath(), path, Sha256Hex(text));
+    warm_.Warm();  // as hangard does when it commits the launch's decision
+    EXPECT_EQ(warm_.waiting().size(), 1u) << "no shim waits: the launch would start cold";
+    return warm_.Start(path, Sha256Hex(text));
   }
 
   // Machines are noisy: wait long, assert on what happened, not on how fast.
@@ -167,9 +173,10 @@ class ShimTest : public ::testing::Test {
   }
 
   std::string dir_, room_, run_;
+  WarmShims warm_{ShimPath()};
 };
 
-TEST_F(ShimTest, ExitStatusAndStdoutAreKept) {
+TEST_P(ShimTest, ExitStatusAndStdoutAreKept) {
   ASSERT_TRUE(Start(MakePlan({"sh", "-c", "echo hi; echo oops >&2; exit 3"})).ok());
   ExitInfo e = AwaitExit();
   EXPECT_EQ(e.rc, 3);
@@ -186,14 +193,14 @@ TEST_F(ShimTest, ExitStatusAndStdoutAreKept) {
 // hangard starts the shim with glibc's posix_spawn, which leaves glibc's own signals 32 and 33
 // ignored in the child (an ignored signal stays ignored across exec), and hangard's launch threads
 // block SIGHUP, SIGINT and SIGTERM. Found by review: SigIgn was 0000000180000000.
-TEST_F(ShimTest, TheDroneStartsWithNoSignalIgnoredOrBlocked) {
+TEST_P(ShimTest, TheDroneStartsWithNoSignalIgnoredOrBlocked) {
   ASSERT_TRUE(Start(MakePlan({"grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"})).ok());
   ExitInfo e = AwaitExit();
   EXPECT_EQ(e.rc, 0);
   EXPECT_EQ(Slurp(run_ + "/stdout"), "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
 }
 
-TEST_F(ShimTest, DeadlineTerminatesTheDrone) {
+TEST_P(ShimTest, DeadlineTerminatesTheDrone) {
   const auto t0 = steady_clock::now();
   ASSERT_TRUE(Start(MakePlan({"sleep", "30"}, 300, 1000)).ok());
   ExitInfo e = AwaitExit();
@@ -206,7 +213,7 @@ TEST_F(ShimTest, DeadlineTerminatesTheDrone) {
   EXPECT_LT(took, 300 + 1000 + 15000);  // deadline + grace + a generous slack
 }
 
-TEST_F(ShimTest, DroneIgnoringTermIsKilledAfterGrace) {
+TEST_P(ShimTest, DroneIgnoringTermIsKilledAfterGrace) {
   ASSERT_TRUE(Start(MakePlan({"sh", "-c", "trap '' TERM; sleep 30"}, 300, 200)).ok());
   ExitInfo e = AwaitExit();
   EXPECT_TRUE(e.timed_out);
@@ -214,7 +221,7 @@ TEST_F(ShimTest, DroneIgnoringTermIsKilledAfterGrace) {
   EXPECT_GE(e.ended - e.started, 300 + 200 - kClockSlackMs);
 }
 
-TEST_F(ShimTest, SignalSupervisorCancels) {
+TEST_P(ShimTest, SignalSupervisorCancels) {
   ASSERT_TRUE(Start(MakePlan({"sleep", "30"})).ok());
   ASSERT_TRUE(SignalSupervisor(run_, SIGTERM).ok());
   ExitInfo e = AwaitExit();
@@ -223,7 +230,7 @@ TEST_F(ShimTest, SignalSupervisorCancels) {
   EXPECT_EQ(e.signal, SIGTERM);
 }
 
-TEST_F(ShimTest, EnvironmentIsExactlyThePlans) {
+TEST_P(ShimTest, EnvironmentIsExactlyThePlans) {
   setenv("HANGAR_SHIM_TEST_LEAK", "1", 1);  // in hangard's environment, so in the shim's
   ASSERT_TRUE(Start(MakePlan({"env"})).ok());
   unsetenv("HANGAR_SHIM_TEST_LEAK");
@@ -231,13 +238,13 @@ TEST_F(ShimTest, EnvironmentIsExactlyThePlans) {
   EXPECT_EQ(Slurp(run_ + "/stdout"), "HANGAR_MISSION=M\nHOME=" + room_ + "\nPATH=/usr/bin:/bin\n");
 }
 
-TEST_F(ShimTest, CwdIsTheRoomAndStdinThePrompt) {
+TEST_P(ShimTest, CwdIsTheRoomAndStdinThePrompt) {
   ASSERT_TRUE(Start(MakePlan({"sh", "-c", "/bin/pwd; cat"})).ok());
   EXPECT_EQ(AwaitExit().rc, 0);
   EXPECT_EQ(Slurp(run_ + "/stdout"), room_ + "\nreach the future\n");
 }
 
-TEST_F(ShimTest, NoStdinReadsEmpty) {
+TEST_P(ShimTest, NoStdinReadsEmpty) {
   Plan p = MakePlan({"wc", "-c"});
   p.stdin_path = "";
   ASSERT_TRUE(Start(p).ok());
@@ -245,7 +252,7 @@ TEST_F(ShimTest, NoStdinReadsEmpty) {
   EXPECT_EQ(Slurp(run_ + "/stdout"), "0\n");
 }
 
-TEST_F(ShimTest, LockAndIdentityWhileRunningThenFreed) {
+TEST_P(ShimTest, LockAndIdentityWhileRunningThenFreed) {
   std::ofstream(run_ + "/exit.json") << "{}";  // an earlier supervisor's, stale
   ASSERT_TRUE(Start(MakePlan({"sleep", "30"})).ok());
   EXPECT_TRUE(SupervisorAlive(run_));
@@ -275,7 +282,7 @@ TEST_F(ShimTest, LockAndIdentityWhileRunningThenFreed) {
   EXPECT_EQ(SignalSupervisor(run_, SIGTERM).code(), Code::kUnavailable);
 }
 
-TEST_F(ShimTest, NothingOfTheDroneOutlivesIt) {
+TEST_P(ShimTest, NothingOfTheDroneOutlivesIt) {
   // One child stays in the drone's group, one leaves it with setsid: both must die.
   ASSERT_TRUE(Start(MakePlan({"sh", "-c",
                               "sleep 60 & echo $! > grouped.pid; "
@@ -290,7 +297,7 @@ TEST_F(ShimTest, NothingOfTheDroneOutlivesIt) {
   }
 }
 
-TEST_F(ShimTest, ExecFailureIsTheDronesOutcomeNotAStartFailure) {
+TEST_P(ShimTest, ExecFailureIsTheDronesOutcomeNotAStartFailure) {
   ASSERT_TRUE(Start(MakePlan({"/nonexistent/drone", "x"})).ok());
   ExitInfo e = AwaitExit();
   EXPECT_EQ(e.rc, std::nullopt);
@@ -299,7 +306,7 @@ TEST_F(ShimTest, ExecFailureIsTheDronesOutcomeNotAStartFailure) {
   EXPECT_FALSE(fs::exists(run_ + "/shim.json"));
 }
 
-TEST_F(ShimTest, NameNotOnPathIsNotRunFromTheRoom) {
+TEST_P(ShimTest, NameNotOnPathIsNotRunFromTheRoom) {
   const std::string planted = room_ + "/drone-in-room";
   std::ofstream(planted) << "#!/bin/sh\nexit 0\n";
   fs::permissions(planted, fs::perms::owner_all);
@@ -307,7 +314,7 @@ TEST_F(ShimTest, NameNotOnPathIsNotRunFromTheRoom) {
   EXPECT_EQ(AwaitExit().error, "cannot execute drone-in-room: No such file or directory");
 }
 
-TEST_F(ShimTest, SecondShimOnTheSameRunIsRefused) {
+TEST_P(ShimTest, SecondShimOnTheSameRunIsRefused) {
   Plan p = MakePlan({"sleep", "30"});
   ASSERT_TRUE(Start(p).ok());
   const std::string first = Slurp(run_ + "/shim.json");
@@ -323,7 +330,7 @@ TEST_F(ShimTest, SecondShimOnTheSameRunIsRefused) {
   EXPECT_TRUE(AwaitExit().cancelled);
 }
 
-TEST_F(ShimTest, MissingRoomIsAStartFailure) {
+TEST_P(ShimTest, MissingRoomIsAStartFailure) {
   Plan p = MakePlan({"true"});
   p.room = p.sandbox.write[0] = dir_ + "/no-room";
   Status s = Start(p);
@@ -342,7 +349,7 @@ TEST_F(ShimTest, MissingRoomIsAStartFailure) {
 
 // ---- FindProgram and LoadShimPlan read real files ----
 
-TEST_F(ShimTest, FindProgramFollowsPathLikeExecvp) {
+TEST_P(ShimTest, FindProgramFollowsPathLikeExecvp) {
   fs::create_directories(dir_ + "/a");
   fs::create_directories(dir_ + "/b");
   std::ofstream(dir_ + "/a/tool") << "not executable";
@@ -356,7 +363,7 @@ TEST_F(ShimTest, FindProgramFollowsPathLikeExecvp) {
   EXPECT_EQ(FindProgram("b", dir_, "/"), std::nullopt);  // a directory is not a program
 }
 
-TEST_F(ShimTest, LoadShimPlanRefusesAnotherLauncher) {
+TEST_P(ShimTest, LoadShimPlanRefusesAnotherLauncher) {
   Plan p = MakePlan({"true"});
   p.launcher = "systemd";
   const std::string path = dir_ + "/plan.json";
@@ -411,7 +418,7 @@ class ShimTestBwrap : public ShimTest {
   static constexpr char kNetDevices[] = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
 };
 
-TEST_F(ShimTestBwrap, DroneWritesInItsRoomAndNowhereElse) {
+TEST_P(ShimTestBwrap, DroneWritesInItsRoomAndNowhereElse) {
   ASSERT_TRUE(
       Start(MakeSandboxedPlan({"sh", "-c", "echo x > ok; echo y > " + dir_ + "/outside"})).ok());
   ExitInfo e = AwaitExit();
@@ -423,7 +430,7 @@ TEST_F(ShimTestBwrap, DroneWritesInItsRoomAndNowhereElse) {
       << Slurp(run_ + "/stderr");
 }
 
-TEST_F(ShimTestBwrap, LastMessageIsTheOnlyWritableFileOfTheRunDirectory) {
+TEST_P(ShimTestBwrap, LastMessageIsTheOnlyWritableFileOfTheRunDirectory) {
   Plan p = MakeSandboxedPlan(
       {"sh", "-c", "echo done > " + run_ + "/last-message.txt; echo y > " + run_ + "/other"});
   p.last_message = run_ + "/last-message.txt";
@@ -434,7 +441,7 @@ TEST_F(ShimTestBwrap, LastMessageIsTheOnlyWritableFileOfTheRunDirectory) {
   EXPECT_FALSE(fs::exists(run_ + "/other"));
 }
 
-TEST_F(ShimTestBwrap, HiddenDirectoryIsEmptyAndHiddenFileReadsNothing) {
+TEST_P(ShimTestBwrap, HiddenDirectoryIsEmptyAndHiddenFileReadsNothing) {
   fs::create_directory(dir_ + "/secrets");
   std::ofstream(dir_ + "/secrets/secret") << "the key\n";
   std::ofstream(dir_ + "/notes.txt") << "the notes\n";
@@ -454,7 +461,7 @@ TEST_F(ShimTestBwrap, HiddenDirectoryIsEmptyAndHiddenFileReadsNothing) {
   EXPECT_EQ(Slurp(dir_ + "/notes.txt"), "the notes\n");
 }
 
-TEST_F(ShimTestBwrap, RoomInsideAHiddenDirectoryStaysVisible) {
+TEST_P(ShimTestBwrap, RoomInsideAHiddenDirectoryStaysVisible) {
   // As the spool: the whole test directory (room, run, plan.json) is hidden, the room bound back.
   std::ofstream(room_ + "/input") << "in the room\n";
   Plan p = MakeSandboxedPlan({"sh", "-c", "cat input; ls -A " + dir_ + "; echo x > ok"});
@@ -466,7 +473,7 @@ TEST_F(ShimTestBwrap, RoomInsideAHiddenDirectoryStaysVisible) {
   EXPECT_EQ(Slurp(room_ + "/ok"), "x\n");
 }
 
-TEST_F(ShimTestBwrap, NetworkNoneLeavesOnlyLoopback) {
+TEST_P(ShimTestBwrap, NetworkNoneLeavesOnlyLoopback) {
   // /proc/net/dev follows the drone's network namespace (bwrap mounts a new /proc);
   // /sys/class/net would show the machine's, as / is bound from outside.
   Plan p = MakeSandboxedPlan({"sh", "-c", kNetDevices});
@@ -476,7 +483,7 @@ TEST_F(ShimTestBwrap, NetworkNoneLeavesOnlyLoopback) {
   EXPECT_EQ(Slurp(run_ + "/stdout"), "lo\n");
 }
 
-TEST_F(ShimTestBwrap, NetworkHostKeepsTheMachinesInterfaces) {
+TEST_P(ShimTestBwrap, NetworkHostKeepsTheMachinesInterfaces) {
   Plan p = MakeSandboxedPlan({"sh", "-c", kNetDevices});
   p.network = "host";
   ASSERT_TRUE(Start(p).ok());
@@ -484,7 +491,7 @@ TEST_F(ShimTestBwrap, NetworkHostKeepsTheMachinesInterfaces) {
   EXPECT_EQ(Slurp(run_ + "/stdout"), NetDevices(Slurp("/proc/self/net/dev")));
 }
 
-TEST_F(ShimTestBwrap, DeadlineTermReachesTheDroneInsideTheSandbox) {
+TEST_P(ShimTestBwrap, DeadlineTermReachesTheDroneInsideTheSandbox) {
   // bwrap leads the group; a TERM to it would end the sandbox at once (--die-with-parent) and the
   // drone would never see its grace. The drone must get the TERM and finish on its own: its trap
   // takes a moment, well inside the grace, so it only writes the file when the grace is given.
@@ -502,7 +509,7 @@ TEST_F(ShimTestBwrap, DeadlineTermReachesTheDroneInsideTheSandbox) {
   EXPECT_GE(e.ended - e.started, 300 - kClockSlackMs);
 }
 
-TEST_F(ShimTestBwrap, DroneIgnoringTermIsKilledAfterGrace) {
+TEST_P(ShimTestBwrap, DroneIgnoringTermIsKilledAfterGrace) {
   ASSERT_TRUE(
       Start(MakeSandboxedPlan({"sh", "-c", "trap '' TERM; touch ready; sleep 30; true"}, 300, 200))
           .ok());
@@ -532,6 +539,12 @@ TEST_F(ShimTestBwrap, DroneIgnoringTermIsKilledAfterGrace) {
     std::this_thread::sleep_for(milliseconds(10));
   EXPECT_FALSE(SupervisorAlive(run_));
 }
+
+std::string ColdOrWarm(const ::testing::TestParamInfo<bool>& info) {
+  return info.param ? "Warm" : "Cold";
+}
+INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Bool(), ColdOrWarm);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTestBwrap, ::testing::Bool(), ColdOrWarm);
 
 }  // namespace
 }  // namespace hangar

@@ -1,0 +1,34 @@
+// Starting hangar-shim's first process and waiting for its report: the part of the direct
+// launcher that both a cold start (StartShim, launch/direct_launcher.h) and a shim started ahead of
+// its launch (launch/warm_shim.h) go through.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace hangar {
+
+// A first process of hangar-shim, started and not reaped yet: its pid and the anonymous file
+// (memfd) its stdout and stderr go to, which the caller owns.
+struct ShimChild {
+  pid_t pid = -1;
+  int report = -1;
+};
+
+// posix_spawn of SHIM_PATH with ARGS after argv[0], stdin from STDIN_FD (/dev/null when -1),
+// stdout and stderr to a fresh memfd. Not Boost.Process: Boost 1.74 only forks, and a fork copies
+// hangard's page tables at each launch (docs/ARCHITECTURE.md, hangar-shim). Io naming SHIM_PATH
+// when it cannot be run.
+Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std::string>& args,
+                            int stdin_fd);
+
+// Waits (at most ~10 s) for CHILD, which runs PLAN_FILE, to end, reaps it, closes its report, and
+// says what it said, as StartShim documents: Ok, Invalid (the plan refused), Io (nothing launched)
+// or Unavailable (no report in time; the first process killed).
+Status AwaitShim(ShimChild child, const std::string& plan_file);
+
+}  // namespace hangar
