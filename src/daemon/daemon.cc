@@ -401,7 +401,8 @@ Status Daemon::Commit() {
   // The shims of the batch's direct launches start now: they load while the records and the
   // launches' files reach the disk, and are handed their plans after (launch/warm_shim.h).
   for (const Action& a : batch_.acts)
-    if (auto* l = std::get_if<Launch>(&a); l && l->plan.launcher == "direct") warm_shims_.Warm();
+    if (auto* l = std::get_if<Launch>(&a); l && l->plan.launcher == "direct")
+      warm_shims_.WarmSoon();
   if (Status s = CommitRecords(nullptr); !s.ok()) return s;
   Batch b = std::move(batch_);
   batch_ = Batch{};

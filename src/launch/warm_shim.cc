@@ -101,8 +101,34 @@ void WarmShims::Warm() {
   waiting_.push_back(Waiting{child->pid, p[1], child->report});
 }
 
+void WarmShims::WarmSoon() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (released_) return;
+  ++asked_;
+  if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+  asked_cv_.notify_one();
+}
+
+void WarmShims::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    asked_cv_.wait(lock, [this] { return released_ || asked_ > 0; });
+    if (released_) return;
+    --asked_;
+    lock.unlock();
+    Warm();
+    lock.lock();
+  }
+}
+
 void WarmShims::Release() {
   std::vector<Waiting> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+  }
+  asked_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
   {
     std::lock_guard<std::mutex> lock(mu_);
     all.swap(waiting_);

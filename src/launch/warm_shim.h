@@ -9,8 +9,10 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/status.h"
@@ -35,16 +37,19 @@ class WarmShims {
   // launch.
   Status Start(const std::string& plan_file, const std::string& plan_sha256);
 
-  // Lets every waiting shim go (its stdin closed: it exits without running anything) and reaps
-  // it. hangard calls it before it re-executes itself, so that no shim of the old image is left a
-  // zombie of the new one.
+  // Ends the thread of WarmSoon (nothing is warmed after), then lets every waiting shim go (its
+  // stdin closed: it exits without running anything) and reaps it. hangard calls it before it
+  // re-executes itself, so that no shim of the old image is left a zombie of the new one.
   void Release();
 
   // Starts one more shim to wait for a launch (none when kMaxWaiting wait already, or when it
-  // cannot be started: the launch then starts cold). hangard calls it for each direct launch of a
-  // batch when it commits the batch, so the shim loads while the launch's records and files reach
-  // the disk.
+  // cannot be started: the launch then starts cold).
   void Warm();
+  // Warm, on this object's own thread (started at the first call), returning at once: a spawn
+  // holds the calling thread until the child has executed, and hangard's loop calls this, for
+  // each direct launch of a batch when it commits the batch, so that the shim loads while the
+  // launch's records and files reach the disk.
+  void WarmSoon();
 
   // The waiting shims' pids, oldest first (for tests).
   std::vector<pid_t> waiting();
@@ -56,9 +61,15 @@ class WarmShims {
     int report = -1;  // the memfd its stdout and stderr go to
   };
 
+  void Loop();  // WarmSoon's thread
+
   const std::string shim_path_;
   std::mutex mu_;
   std::vector<Waiting> waiting_;  // guarded by mu_
+  std::condition_variable asked_cv_;
+  size_t asked_ = 0;      // WarmSoon calls not done yet; guarded by mu_
+  bool released_ = false;  // guarded by mu_
+  std::thread thread_;    // WarmSoon's, started by its first call
 };
 
 // The shim's side, `hangar-shim --warm`: makes ready, then waits on stdin for the plan's file and

@@ -135,6 +135,22 @@ TEST_F(WarmShimTest, ShimsLetGoRunNothingAndAreReaped) {
   EXPECT_TRUE(fs::is_empty(dir_ + "/run"));
 }
 
+TEST_F(WarmShimTest, WarmSoonStartsAShimOnItsOwnThreadUntilReleased) {
+  WarmShims warm(ShimPath());
+  warm.WarmSoon();
+  warm.WarmSoon();
+  const auto until = steady_clock::now() + std::chrono::seconds(30);
+  while (warm.waiting().size() < 2 && steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::vector<pid_t> pids = warm.waiting();
+  ASSERT_EQ(pids.size(), 2u);
+  warm.Release();
+  for (pid_t pid : pids) EXPECT_TRUE(Gone(pid)) << pid;
+  warm.WarmSoon();  // released: nothing more is started
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(warm.waiting().empty());
+}
+
 TEST_F(WarmShimTest, AShimGoneBeforeItsPlanCameGivesWayToAColdStart) {
   WarmShims warm(ShimPath());
   warm.Warm();
