@@ -88,10 +88,9 @@ Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std:
   std::vector<char*> argv;
   for (std::string& a : text) argv.push_back(a.data());
   argv.push_back(nullptr);
-  for (int rc : {stdin_fd >= 0
-                     ? posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO)
-                     : posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
-                                                        O_RDONLY, 0),
+  for (int rc : {stdin_fd >= 0 ? posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO)
+                               : posix_spawn_file_actions_addopen(&actions, STDIN_FILENO,
+                                                                  "/dev/null", O_RDONLY, 0),
                  posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO),
                  posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO)})
     spawned = spawned ? spawned : rc;

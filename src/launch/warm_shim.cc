@@ -30,7 +30,7 @@ bool SendAll(int fd, std::string_view s) {
 }
 
 // Hands a waiting shim its plan: MESSAGE, then the end of the stream; true once the shim says it
-// took it (one byte back), false when it ended or said nothing within kTakeWithin.
+// took it (one byte back), false when it ended or said nothing within kTakeWithinMs.
 constexpr int kTakeWithinMs = 10000;
 bool Took(int go, const std::string& message) {
   if (!SendAll(go, message) || shutdown(go, SHUT_WR) != 0) return false;
@@ -68,8 +68,8 @@ Status WarmShims::Start(const std::string& plan_file, const std::string& plan_sh
       waiting_.pop_back();
     }
   }
-  const bool one_line = plan_file.find('\n') == std::string::npos &&
-                        plan_sha256.find('\n') == std::string::npos;
+  const bool one_line =
+      plan_file.find('\n') == std::string::npos && plan_sha256.find('\n') == std::string::npos;
   Status s;
   if (w.pid > 0 && one_line && Took(w.go, plan_file + "\n" + plan_sha256 + "\n")) {
     close(w.go);
@@ -162,8 +162,9 @@ int RunWarmShim() {
   const size_t a = in.find('\n');
   const size_t b = a == std::string::npos ? a : in.find('\n', a + 1);
   if (b == std::string::npos || b + 1 != in.size() || a == 0 || b == a + 1) {
-    static const char kBad[] = "hangar-shim: --warm: expected PLAN_FILE and SHA256 on stdin, "
-                               "one line each\n";
+    static const char kBad[] =
+        "hangar-shim: --warm: expected PLAN_FILE and SHA256 on stdin, "
+        "one line each\n";
     (void)!write(STDERR_FILENO, kBad, sizeof kBad - 1);
     return kShimUsage;
   }

@@ -3,8 +3,9 @@
 // and libstdc++, OpenSSL's start (docs/BENCHMARKS.md, shim). A warm shim (`hangar-shim --warm`)
 // has done all that already and waits on its stdin, a unix socket whose other end only hangard
 // holds, for "PLAN_FILE\nSHA256\n" and the end of the stream; it answers "y" (taken), and from
-// then on it is the shim `hangar-shim PLAN_FILE SHA256` would be. Nothing of a mission reaches it before the launch's records are
-// durable: it learns the plan only at the moment a cold shim would have been started.
+// then on it is the shim `hangar-shim PLAN_FILE SHA256` would be. Nothing of a mission reaches it
+// before the launch's records are durable: it learns the plan only at the moment a cold shim
+// would have been started.
 #pragma once
 
 #include <sys/types.h>
@@ -67,9 +68,9 @@ class WarmShims {
   std::mutex mu_;
   std::vector<Waiting> waiting_;  // guarded by mu_
   std::condition_variable asked_cv_;
-  size_t asked_ = 0;      // WarmSoon calls not done yet; guarded by mu_
+  size_t asked_ = 0;       // WarmSoon calls not done yet; guarded by mu_
   bool released_ = false;  // guarded by mu_
-  std::thread thread_;    // WarmSoon's, started by its first call
+  std::thread thread_;     // WarmSoon's, started by its first call
 };
 
 // The shim's side, `hangar-shim --warm`: makes ready, then waits on stdin for the plan's file and
