@@ -12,6 +12,7 @@
 
 #include "base/sha256.h"
 #include "env/env.h"
+#include "launch/shim_path_testutil.h"
 #include "shell/proc.h"
 #include "shell/scan.h"
 
@@ -51,9 +52,7 @@ class DirectLauncherTest : public ::testing::Test {
         << ",\"drone_pid\":1,\"drone_start\":1,\"started\":\"x\"}";
   }
 
-  std::string Shim() const {
-    return fs::read_symlink("/proc/self/exe").parent_path() / "hangar-shim";
-  }
+  std::string Shim() const { return BuiltShimPath(); }
 
   std::string run_;
   pid_t child_ = -1;

@@ -12,16 +12,13 @@
 #include "base/sha256.h"
 #include "kernel/plan.h"
 #include "launch/command.h"
+#include "launch/shim_path_testutil.h"
 #include "launch/systemd_unit.h"
 
 namespace hangar {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ShimPath() {
-  return fs::read_symlink("/proc/self/exe").parent_path() / "hangar-shim";
-}
 
 std::string Slurp(const std::string& path) {
   std::ifstream f(path);
@@ -33,7 +30,7 @@ std::string Slurp(const std::string& path) {
 class ExecPlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(fs::exists(ShimPath())) << ShimPath() << ": build bin/hangar-shim first";
+    ASSERT_TRUE(fs::exists(BuiltShimPath())) << BuiltShimPath() << ": build bin/hangar-shim first";
     char tmpl[] = "/tmp/hangar-exec-test.XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = fs::canonical(tmpl);
@@ -68,7 +65,7 @@ class ExecPlanTest : public ::testing::Test {
   }
 
   CommandResult Exec(const std::string& sha) {
-    return RunCommand({ShimPath(), "--exec", dir_ + "/plan.json", sha});
+    return RunCommand({BuiltShimPath(), "--exec", dir_ + "/plan.json", sha});
   }
 
   std::string dir_, room_, run_;
@@ -117,7 +114,7 @@ TEST_F(ExecPlanTest, AProgramThatCannotBeFoundSaysSoOnTheEnginesStderr) {
 }
 
 TEST_F(ExecPlanTest, UnitEndedKeepsWhatSystemdSaidOfTheEnd) {
-  CommandResult r = RunCommand({ShimPath(), "--unit-ended", run_}, std::chrono::seconds(10),
+  CommandResult r = RunCommand({BuiltShimPath(), "--unit-ended", run_}, std::chrono::seconds(10),
                                {"SERVICE_RESULT=exit-code", "EXIT_CODE=exited", "EXIT_STATUS=3",
                                 "HANGAR_UNIT=hangar-M-1.service"});
   ASSERT_TRUE(r.ok()) << r.Describe("hangar-shim");
@@ -133,7 +130,7 @@ TEST_F(ExecPlanTest, UnitEndedKeepsWhatSystemdSaidOfTheEnd) {
 }
 
 TEST_F(ExecPlanTest, UsageIsRefused) {
-  CommandResult r = RunCommand({ShimPath(), "--exec", "only-one-arg"});
+  CommandResult r = RunCommand({BuiltShimPath(), "--exec", "only-one-arg"});
   ASSERT_TRUE(r.rc);
   EXPECT_EQ(*r.rc, 64);
   EXPECT_NE(r.err.find("usage: hangar-shim PLAN_FILE SHA256"), std::string::npos);

@@ -17,6 +17,7 @@
 #include "env/env.h"
 #include "launch/direct_launcher.h"
 #include "launch/drone_exec.h"
+#include "launch/shim_path_testutil.h"
 #include "launch/stop_policy.h"
 #include "launch/warm_shim.h"
 #include "shell/proc.h"
@@ -88,10 +89,6 @@ TEST(SetEnding, ExitStatusOrSignal) {
 
 // ---- bin/hangar-shim, driven as hangard drives it ----
 
-std::string ShimPath() {
-  return fs::read_symlink("/proc/self/exe").parent_path() / "hangar-shim";
-}
-
 std::string Slurp(const std::string& path) {
   std::ifstream f(path);
   std::stringstream s;
@@ -109,7 +106,7 @@ bool SleepAlive(pid_t pid) {
 class ShimTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(fs::exists(ShimPath())) << ShimPath() << ": build bin/hangar-shim first";
+    ASSERT_TRUE(fs::exists(BuiltShimPath())) << BuiltShimPath() << ": build bin/hangar-shim first";
     char tmpl[] = "/tmp/hangar-shim-test.XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = fs::canonical(tmpl);
@@ -145,7 +142,7 @@ class ShimTest : public ::testing::TestWithParam<bool> {
     const std::string path = dir_ + "/plan.json";
     const std::string text = json::WritePretty(p.ToJson());
     std::ofstream(path) << text;
-    if (!GetParam()) return StartShim(ShimPath(), path, Sha256Hex(text));
+    if (!GetParam()) return StartShim(BuiltShimPath(), path, Sha256Hex(text));
     warm_.Warm();  // as hangard does when it commits the launch's decision
     EXPECT_EQ(warm_.waiting().size(), 1u) << "no shim waits: the launch would start cold";
     return warm_.Start(path, Sha256Hex(text));
@@ -173,7 +170,7 @@ class ShimTest : public ::testing::TestWithParam<bool> {
   }
 
   std::string dir_, room_, run_;
-  WarmShims warm_{ShimPath()};
+  WarmShims warm_{BuiltShimPath()};
 };
 
 TEST_P(ShimTest, ExitStatusAndStdoutAreKept) {

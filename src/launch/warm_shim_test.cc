@@ -20,6 +20,7 @@
 #include "env/env.h"
 #include "kernel/plan.h"
 #include "launch/direct_launcher.h"
+#include "launch/shim_path_testutil.h"
 #include "launch/shim_start.h"
 #include "shell/scan.h"
 
@@ -28,10 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::steady_clock;
-
-std::string ShimPath() {
-  return fs::read_symlink("/proc/self/exe").parent_path() / "hangar-shim";
-}
 
 bool Gone(pid_t pid) {
   return kill(pid, 0) != 0 && errno == ESRCH;
@@ -42,7 +39,7 @@ bool Gone(pid_t pid) {
 class WarmShimTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(fs::exists(ShimPath())) << ShimPath() << ": build bin/hangar-shim first";
+    ASSERT_TRUE(fs::exists(BuiltShimPath())) << BuiltShimPath() << ": build bin/hangar-shim first";
     char tmpl[] = "/tmp/hangar-warm-test.XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = fs::canonical(tmpl);
@@ -88,7 +85,7 @@ class WarmShimTest : public ::testing::Test {
 };
 
 TEST_F(WarmShimTest, ALaunchGoesThroughAShimStartedAheadAndStartsColdWithoutOne) {
-  WarmShims warm(ShimPath());
+  WarmShims warm(BuiltShimPath());
   const std::string plan = dir_ + "/plan.json";
   ASSERT_TRUE(warm.Start(plan, Sha256Hex(WritePlan(plan, "cold"))).ok());  // none waited
   EXPECT_EQ(ProofAfterExit(), "cold");
@@ -105,7 +102,7 @@ TEST_F(WarmShimTest, ALaunchGoesThroughAShimStartedAheadAndStartsColdWithoutOne)
 
 // The plan the gate passed is the plan run, through a waiting shim as through a cold one.
 TEST_F(WarmShimTest, APlanChangedAfterTheGateIsNeverRunByAWaitingShim) {
-  WarmShims warm(ShimPath());
+  WarmShims warm(BuiltShimPath());
   warm.Warm();
   const std::string plan = dir_ + "/plan.json";
   const std::string passed = WritePlan(plan, "passed");
@@ -120,7 +117,7 @@ TEST_F(WarmShimTest, APlanChangedAfterTheGateIsNeverRunByAWaitingShim) {
 TEST_F(WarmShimTest, ShimsLetGoRunNothingAndAreReaped) {
   std::vector<pid_t> pids;
   {
-    WarmShims warm(ShimPath());
+    WarmShims warm(BuiltShimPath());
     warm.Warm();
     warm.Warm();
     pids = warm.waiting();
@@ -136,7 +133,7 @@ TEST_F(WarmShimTest, ShimsLetGoRunNothingAndAreReaped) {
 }
 
 TEST_F(WarmShimTest, WarmSoonStartsAShimOnItsOwnThreadUntilReleased) {
-  WarmShims warm(ShimPath());
+  WarmShims warm(BuiltShimPath());
   warm.WarmSoon();
   warm.WarmSoon();
   const auto until = steady_clock::now() + std::chrono::seconds(30);
@@ -152,7 +149,7 @@ TEST_F(WarmShimTest, WarmSoonStartsAShimOnItsOwnThreadUntilReleased) {
 }
 
 TEST_F(WarmShimTest, AShimGoneBeforeItsPlanCameGivesWayToAColdStart) {
-  WarmShims warm(ShimPath());
+  WarmShims warm(BuiltShimPath());
   warm.Warm();
   const pid_t waiting = warm.waiting().at(0);
   ASSERT_EQ(kill(waiting, SIGKILL), 0);
@@ -165,7 +162,7 @@ TEST_F(WarmShimTest, AShimGoneBeforeItsPlanCameGivesWayToAColdStart) {
 TEST_F(WarmShimTest, AnythingButAPlanAndItsSha256OnStdinIsRefused) {
   int p[2];
   ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
-  Result<ShimChild> child = SpawnShim(ShimPath(), {"--warm"}, p[0]);
+  Result<ShimChild> child = SpawnShim(BuiltShimPath(), {"--warm"}, p[0]);
   close(p[0]);
   ASSERT_TRUE(child.ok()) << child.status().message();
   ASSERT_EQ(write(p[1], "one line only\n", 14), 14);
@@ -192,17 +189,13 @@ TEST_F(WarmShimTest, ASameUserProcessCannotHandAWaitingShimAPlan) {
       _exit(10);
     int code = 0;
     {
-      WarmShims warm(ShimPath());  // hangard's part, run as the same user
+      WarmShims warm(BuiltShimPath());  // hangard's part, run as the same user
       warm.Warm();
       std::vector<pid_t> w = warm.waiting();
       if (w.size() != 1) _exit(11);
+      // Its stdin is what it waits on from its exec on (the spawn sets it): one try tells.
       const std::string in = "/proc/" + std::to_string(w[0]) + "/fd/0";
-      int fd = -1;
-      for (int i = 0; i < 200 && fd < 0; i++) {  // from its exec on, till it is surely waiting
-        fd = open(in.c_str(), O_WRONLY | O_CLOEXEC);
-        if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-      if (fd >= 0) {
+      if (int fd = open(in.c_str(), O_WRONLY | O_CLOEXEC); fd >= 0) {
         code |= 1;
         (void)!write(fd, line.data(), line.size());
         close(fd);
