@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "base/json.h"
+#include "base/scratch_dir_testutil.h"
 #include "base/sha256.h"
 #include "env/env.h"
 #include "kernel/plan.h"
@@ -40,9 +41,8 @@ class WarmShimTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(fs::exists(BuiltShimPath())) << BuiltShimPath() << ": build bin/hangar-shim first";
-    char tmpl[] = "/tmp/hangar-warm-test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = fs::canonical(tmpl);
+    ASSERT_FALSE(scratch_.path().empty());
+    dir_ = scratch_.path();
     for (const std::string& d : {dir_, dir_ + "/room", dir_ + "/run"}) {
       fs::create_directories(d);
       ASSERT_EQ(chmod(d.c_str(), 0777), 0);
@@ -50,8 +50,7 @@ class WarmShimTest : public ::testing::Test {
   }
   void TearDown() override {
     if (SupervisorAlive(dir_ + "/run")) (void)SignalSupervisor(dir_ + "/run", SIGKILL);
-    fs::remove_all(dir_);
-  }
+  }  // scratch_ goes with everything in it
 
   // A plan whose drone writes WORD into proof; its file written, its text returned.
   std::string WritePlan(const std::string& file, const std::string& word) {
@@ -81,6 +80,7 @@ class WarmShimTest : public ::testing::Test {
     return s;
   }
 
+  ScratchDir scratch_{"warm-test"};
   std::string dir_;
 };
 
