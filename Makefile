@@ -42,7 +42,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hanga
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-stages bench-ledger bench-gate bench-replay bench-record bench-memory \
-	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-spawn bench-hide bench-children bench-egress gate-report clean format crash-sweep \
+	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-sandbox-parts bench-spawn bench-hide bench-children bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
 	@$(MAKE) --no-print-directory binaries
@@ -112,6 +112,10 @@ bin/hangar-bench-spawn: $(BUILD)/bench/spawn_bench.o $(BUILD)/libhangar.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 bin/hangar-bench-hide: $(BUILD)/bench/hide_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar-bench-sandbox-parts: $(BUILD)/bench/sandbox_parts_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -192,6 +196,7 @@ bench: all
 	@scripts/bench-memory
 	@scripts/bench-slurm
 	@scripts/bench-sandbox
+	@scripts/bench-sandbox-parts
 	@scripts/bench-spawn
 	@scripts/bench-hide
 	@scripts/bench-children
@@ -220,6 +225,8 @@ bench-quick: all
 	@BENCH_WORKSPACE_FILES=1000 BENCH_WORKSPACE_RUNS=1 \
 	  BENCH_WORKSPACE_JSON=$(QUICK)/workspace-results.json scripts/bench-workspace
 	@BENCH_SANDBOX_N=50 BENCH_SANDBOX_JSON=$(QUICK)/sandbox-results.json scripts/bench-sandbox
+	@BENCH_SANDBOX_PARTS_N=50 BENCH_SANDBOX_PARTS_ROUNDS=2 \
+	  BENCH_SANDBOX_PARTS_JSON=$(QUICK)/sandbox-parts-results.json scripts/bench-sandbox-parts
 	@BENCH_SPAWN_N=50 BENCH_SPAWN_ROUNDS=3 BENCH_SPAWN_JSON=$(QUICK)/spawn-results.json scripts/bench-spawn
 	@BENCH_HIDE_N=50 BENCH_HIDE_JSON=$(QUICK)/hide-results.json scripts/bench-hide
 	@BENCH_CHILDREN_N=20 BENCH_CHILDREN_EXTRA=200 BENCH_CHILDREN_JSON=$(QUICK)/children-results.json \
@@ -263,6 +270,9 @@ bench-slurm: all
 
 bench-sandbox: all
 	@scripts/bench-sandbox
+
+bench-sandbox-parts:
+	@scripts/bench-sandbox-parts
 
 bench-spawn:
 	@scripts/bench-spawn

@@ -1,6 +1,9 @@
-// What the hangar-bench-* programs share: a steady clock read in seconds, a fatal error that names
-// the program, and their options parsed by CLI11 (--help and a bad option exit as CLI11 says).
+// What the hangar-bench-* programs share: a steady clock read in seconds, the CPU time getrusage
+// counts, a fatal error that names the program, and their options parsed by CLI11 (--help and a
+// bad option exit as CLI11 says).
 #pragma once
+
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -15,6 +18,14 @@ using Clock = std::chrono::steady_clock;
 
 inline double Since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The CPU seconds, user and system, getrusage(2) gives WHO (RUSAGE_SELF, RUSAGE_CHILDREN) so far.
+inline double CpuSeconds(int who) {
+  rusage r{};
+  getrusage(who, &r);
+  return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+         double(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
 }
 
 // The name Die prints: argv[0]'s last component, once Parse has run.

@@ -27,18 +27,12 @@
 #include <vector>
 
 #include "base/json.h"
+#include "bench_cli.h"
 
 namespace {
 
 namespace bp = boost::process;
 using namespace hangar;
-
-double CpuSeconds() {
-  rusage r{};
-  getrusage(RUSAGE_SELF, &r);
-  return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
-         double(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
-}
 
 bool ForkExec() {
   std::error_code ec;
@@ -88,7 +82,7 @@ int main(int argc, char** argv) {
     std::vector<double> cpu[2], wall[2];
     for (int r = 0; r < rounds; ++r)
       for (int way : {0, 1}) {
-        const double c0 = CpuSeconds();
+        const double c0 = bench::CpuSeconds(RUSAGE_SELF);
         const auto w0 = std::chrono::steady_clock::now();
         for (int i = 0; i < n; ++i) {
           if (!(way == 0 ? ForkExec() : Spawn())) {
@@ -97,7 +91,7 @@ int main(int argc, char** argv) {
           }
           resident[(size_t(i) * 4096 * 7) % resident.size()]++;  // the daemon goes on writing
         }
-        cpu[way].push_back((CpuSeconds() - c0) / n * 1e3);
+        cpu[way].push_back((bench::CpuSeconds(RUSAGE_SELF) - c0) / n * 1e3);
         wall[way].push_back(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count() / n * 1e3);
       }

@@ -69,6 +69,24 @@ hangar_mission() {
 
 now_ns() { date +%s%N; }
 
+# fs_kind DIR: the type of the filesystem DIR is on, and for ext4 whether it has a journal ("ext4,
+# no journal"). Without one, ext4 skips every inode freed in the last 5 minutes (recently_deleted,
+# fs/ext4/ialloc.c) on each inode it allocates, so a spool made after a removed one pays a scan per
+# file (docs/BENCHMARKS.md, Reading the figures).
+fs_kind() {
+  local src type
+  read -r src type < <(findmnt -n -o SOURCE,FSTYPE -T "$1")
+  if [[ $type == ext4 ]]; then
+    if compgen -G "/proc/fs/jbd2/$(basename "$(readlink -f "$src")")-*" >/dev/null; then
+      echo "ext4, journal"
+    else
+      echo "ext4, no journal"
+    fi
+  else
+    echo "$type"
+  fi
+}
+
 # Timing without forks, so that a poll takes nothing from hangard while it is measured: the clock
 # in microseconds is ${EPOCHREALTIME/./}; secs US prints US microseconds as seconds (call it once
 # measured); nap SECONDS sleeps (a read that times out on a fifo nobody writes, already unlinked).
