@@ -97,8 +97,15 @@ exec {NAP_FD}<>"$NAP_FIFO"
 rm -f "$NAP_FIFO"
 nap() { read -r -t "$1" -u "$NAP_FD" _ || true; }
 
-# hangar_returned: how many missions of the spool have their return.json.
-hangar_returned() { find "$S/returned" -mindepth 2 -maxdepth 2 -name return.json | wc -l; }
+# hangar_returned: how many missions of the spool have returned: the entries of returned/, where a
+# mission is moved once its return.json is written. One readdir by the shell's glob: a find that
+# looked into each returned mission for its return.json took 27 ms at 1,000 missions, every 50 ms
+# poll, from the two cores a throughput run measures.
+hangar_returned() {
+  local m=("$S"/returned/*)
+  [[ -e ${m[0]} ]] || m=()
+  echo "${#m[@]}"
+}
 
 # hangar_throughput SLOTS N [LIMIT_S]: N missions written in incoming/tmp/, then renamed into
 # incoming/new/ at once; sets ELAPSED_NS from the first rename to the last return.json seen (polled
