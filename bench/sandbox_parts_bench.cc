@@ -9,8 +9,8 @@
 //   namespaces      hangar's shape without bwrap: user, mount, IPC, network and PID namespaces,
 //                   the tree read-only, a /dev of its own as bwrap's --dev makes it, two hidden
 //                   directories under empty read-only tmpfs, the room bound writable, a /proc of
-//                   the new PID namespace; left out beside bwrap: the pivot into a new root, the
-//                   capabilities dropped and the nested user namespaces refused
+//                   the new PID namespace, nested user namespaces refused, every capability
+//                   dropped; left out beside bwrap: the pivot into a new root
 //   namespaces+net0 the same, but the network namespace entered (setns) from one made once at
 //                   the start instead of a new one per launch (root only: the namespace belongs
 //                   to the initial user namespace)
@@ -26,6 +26,7 @@
 // with its reason and left out. Writes JSON with --json FILE. These are costs, not a sandbox:
 // which guarantees a way keeps is the sandbox tests' to prove (tests/blackbox/redteam_*).
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
 #include <linux/mount.h>
@@ -63,7 +64,8 @@ using namespace hangar;
 // What the child of a launch was given: the scratch paths and the pre-made network namespace.
 struct Scratch {
   std::string room, hide1, hide2;
-  int net_fd = -1;  // an empty network namespace made once; -1 when it could not be
+  int room_fd = -1;  // the room, opened before any namespace (as BwrapCommand opens it)
+  int net_fd = -1;   // an empty network namespace made once; -1 when it could not be
 };
 
 // The child's failure: a step's number as its exit status, so that the parent can say which.
@@ -143,6 +145,16 @@ void MinimalDev() {
     if (symlink(l[0], l[1]) != 0) Fail(19);
 }
 
+// Every capability gone, from the bounding set too, and none to be regained by an execve.
+void DropCapabilities() {
+  for (int cap = 0; cap <= CAP_LAST_CAP; ++cap)
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) Fail(28);
+  __user_cap_header_struct head{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[2] = {};
+  if (syscall(SYS_capset, &head, none) != 0) Fail(28);
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(28);
+}
+
 // hangar's shape by hand: the namespaces, the tree read-only, the hidden directories emptied, the
 // room writable, then a child as the PID namespace's first process with its own /proc.
 [[noreturn]] void Namespaces(const Scratch& s, bool premade_net) {
@@ -152,11 +164,21 @@ void MinimalDev() {
   const int net = premade_net ? 0 : CLONE_NEWNET;
   if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID | net) != 0) Fail(7);
   MapIds(uid, gid);
+  // No user namespace inside this one (bwrap's --disable-userns), while /proc/sys is writable.
+  if (!WriteProc("/proc/sys/user/max_user_namespaces", "0")) Fail(26);
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) Fail(4);
+  // The room bound by path (a descriptor from outside the user namespace cannot be cloned), then
+  // compared with the descriptor opened before, as bwrap's --bind-fd does.
   if (mount(s.room.c_str(), s.room.c_str(), nullptr, MS_BIND, nullptr) != 0) Fail(8);
+  struct stat bound {
+  }, opened{};
+  if (stat(s.room.c_str(), &bound) != 0 || fstat(s.room_fd, &opened) != 0 ||
+      bound.st_dev != opened.st_dev || bound.st_ino != opened.st_ino)
+    Fail(27);
   if (SetAttr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0) != 0) Fail(5);
   if (SetAttr(s.room.c_str(), 0, 0, MOUNT_ATTR_RDONLY) != 0) Fail(9);
   MinimalDev();
+  if (SetAttr("/dev", 0, MOUNT_ATTR_RDONLY, 0) != 0) Fail(5);  // its shm and pts stay as made
   for (const std::string& h : {s.hide1, s.hide2})
     if (mount("tmpfs", h.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=0") != 0)
       Fail(10);
@@ -165,6 +187,7 @@ void MinimalDev() {
   if (pid == 0) {
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) Fail(12);
     if (chdir(s.room.c_str()) != 0) Fail(13);
+    DropCapabilities();
     ExecTrue();
   }
   int status = 0;
@@ -334,6 +357,8 @@ int main(int argc, char** argv) {
   Scratch s{std::string(dir) + "/room", std::string(dir) + "/hide1", std::string(dir) + "/hide2"};
   for (const std::string& d : {s.room, s.hide1, s.hide2})
     if (mkdir(d.c_str(), 0755) != 0) bench::Die("mkdir " + d + ": " + std::strerror(errno));
+  s.room_fd = open(s.room.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (s.room_fd < 0) bench::Die("open " + s.room + ": " + std::strerror(errno));
   pid_t keeper = -1;
   s.net_fd = geteuid() == 0 ? MakeEmptyNet(&keeper) : -1;
 
@@ -389,6 +414,7 @@ int main(int argc, char** argv) {
     }
   }
   if (s.net_fd >= 0) close(s.net_fd);
+  close(s.room_fd);
   for (const std::string& d : {s.room, s.hide1, s.hide2}) rmdir(d.c_str());
   rmdir(dir);
 
