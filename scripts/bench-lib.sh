@@ -69,6 +69,14 @@ hangar_mission() {
 
 now_ns() { date +%s%N; }
 
+# busy_ticks: the machine's busy CPU time so far, in clock ticks (/proc/stat's cpu line: user, nice,
+# system, irq, softirq, steal), read without a fork.
+busy_ticks() {
+  local _cpu user nice system _idle _iowait irq softirq steal _rest
+  read -r _cpu user nice system _idle _iowait irq softirq steal _rest </proc/stat
+  echo $((user + nice + system + irq + softirq + steal))
+}
+
 # fs_kind DIR: the type of the filesystem DIR is on, and for ext4 whether it has a journal ("ext4,
 # no journal"). Without one, ext4 skips every inode freed in the last 5 minutes (recently_deleted,
 # fs/ext4/ialloc.c) on each inode it allocates, so a spool made after a removed one pays a scan per
@@ -109,11 +117,13 @@ hangar_returned() {
 
 # hangar_throughput SLOTS N [LIMIT_S]: N missions written in incoming/tmp/, then renamed into
 # incoming/new/ at once; sets ELAPSED_NS from the first rename to the last return.json seen (polled
-# every 50 ms). Fails after LIMIT_S seconds (600). Stops hangard and removes the spool.
+# every 50 ms), and BUSY_TICKS to the machine's busy CPU over that time (busy_ticks). Fails after
+# LIMIT_S seconds (600). Stops hangard and removes the spool.
 hangar_throughput() {
-  local slots=$1 n=$2 limit=${3:-600} i t0 got
+  local slots=$1 n=$2 limit=${3:-600} i t0 c0 got
   hangar_start "$slots"
   for ((i = 1; i <= n; i++)); do hangar_mission "$(printf 'b%05d' "$i")" >"$S/incoming/tmp/b$i"; done
+  c0=$(busy_ticks)
   t0=$(now_ns)
   for ((i = 1; i <= n; i++)); do mv -T "$S/incoming/tmp/b$i" "$S/incoming/new/b$i"; done
   local deadline=$((SECONDS + limit))
@@ -124,5 +134,6 @@ hangar_throughput() {
     sleep 0.05
   done
   ELAPSED_NS=$(($(now_ns) - t0))
+  BUSY_TICKS=$(($(busy_ticks) - c0))
   hangar_stop
 }
