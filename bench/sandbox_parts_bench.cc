@@ -8,9 +8,10 @@
 //                   mount_setattr(AT_RECURSIVE) (kernel 5.12), instead of a remount per mount
 //   namespaces      hangar's shape without bwrap: user, mount, IPC, network and PID namespaces,
 //                   the tree read-only, a /dev of its own as bwrap's --dev makes it, two hidden
-//                   directories under empty read-only tmpfs, the room bound writable, a /proc of
-//                   the new PID namespace, nested user namespaces refused, every capability
-//                   dropped; left out beside bwrap: the pivot into a new root
+//                   directories under empty read-only tmpfs, the room bound writable by path and
+//                   checked against its descriptor, a /proc of the new PID namespace, nested user
+//                   namespaces refused, every capability dropped; left out beside bwrap: the
+//                   pivot into a new root
 //   namespaces+net0 the same, but the network namespace entered (setns) from one made once at
 //                   the start instead of a new one per launch (root only: the namespace belongs
 //                   to the initial user namespace)
@@ -32,7 +33,6 @@
 #include <linux/mount.h>
 #include <linux/seccomp.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -50,7 +50,6 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -178,7 +177,7 @@ void DropCapabilities() {
   if (SetAttr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0) != 0) Fail(5);
   if (SetAttr(s.room.c_str(), 0, 0, MOUNT_ATTR_RDONLY) != 0) Fail(9);
   MinimalDev();
-  if (SetAttr("/dev", 0, MOUNT_ATTR_RDONLY, 0) != 0) Fail(5);  // its shm and pts stay as made
+  if (SetAttr("/dev", 0, MOUNT_ATTR_RDONLY, 0) != 0) Fail(29);  // its shm and pts stay as made
   for (const std::string& h : {s.hide1, s.hide2})
     if (mount("tmpfs", h.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=0") != 0)
       Fail(10);
