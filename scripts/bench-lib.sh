@@ -70,7 +70,7 @@ hangar_mission() {
 now_ns() { date +%s%N; }
 
 # busy_ticks: the machine's busy CPU time so far, in clock ticks (/proc/stat's cpu line: user, nice,
-# system, irq, softirq, steal), read without a fork.
+# system, irq, softirq, steal), read by the shell itself: no program started.
 busy_ticks() {
   local _cpu user nice system _idle _iowait irq softirq steal _rest
   read -r _cpu user nice system _idle _iowait irq softirq steal _rest </proc/stat
@@ -106,7 +106,7 @@ rm -f "$NAP_FIFO"
 nap() { read -r -t "$1" -u "$NAP_FD" _ || true; }
 
 # hangar_returned: how many missions of the spool have returned: the entries of returned/, where a
-# mission is moved once its return.json is written. One readdir by the shell's glob: a find that
+# mission is moved once its return.json is written. One readdir by the shell's own glob: a find that
 # looked into each returned mission for its return.json took 27 ms at 1,000 missions, every 50 ms
 # poll, from the two cores a throughput run measures.
 hangar_returned() {
@@ -116,8 +116,8 @@ hangar_returned() {
 }
 
 # hangar_throughput SLOTS N [LIMIT_S]: N missions written in incoming/tmp/, then renamed into
-# incoming/new/ at once; sets ELAPSED_NS from the first rename to the last return.json seen (polled
-# every 50 ms), and BUSY_TICKS to the machine's busy CPU over that time (busy_ticks). Fails after
+# incoming/new/ at once; sets ELAPSED_NS from the first rename to the last mission seen in returned/
+# (hangar_returned, every 50 ms), and BUSY_TICKS to the machine's busy CPU over that time (busy_ticks). Fails after
 # LIMIT_S seconds (600). Stops hangard and removes the spool.
 hangar_throughput() {
   local slots=$1 n=$2 limit=${3:-600} i t0 c0 got
