@@ -117,8 +117,8 @@ hangar_returned() {
 
 # hangar_throughput SLOTS N [LIMIT_S]: N missions written in incoming/tmp/, then renamed into
 # incoming/new/ at once; sets ELAPSED_NS from the first rename to the last mission seen in returned/
-# (hangar_returned, every 50 ms), and BUSY_TICKS to the machine's busy CPU over that time (busy_ticks). Fails after
-# LIMIT_S seconds (600). Stops hangard and removes the spool.
+# (hangar_returned, every 50 ms), and BUSY_TICKS to the machine's busy CPU over that time
+# (busy_ticks). Fails after LIMIT_S seconds (600). Stops hangard and removes the spool.
 hangar_throughput() {
   local slots=$1 n=$2 limit=${3:-600} i t0 c0 got
   hangar_start "$slots"
