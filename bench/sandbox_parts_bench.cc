@@ -33,6 +33,7 @@
 #include <linux/mount.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -81,8 +82,11 @@ bool WriteProc(const char* path, const std::string& text) {
   return ok;
 }
 
-// Maps the caller's ids to themselves inside the user namespace just made.
-void MapIds(uid_t uid, gid_t gid) {
+// unshare(2) of FLAGS (CLONE_NEWUSER among them), the caller's ids mapped to themselves inside.
+void Unshare(int flags) {
+  const uid_t uid = geteuid();
+  const gid_t gid = getegid();
+  if (unshare(flags) != 0) Fail(7);
   if (!WriteProc("/proc/self/setgroups", "deny")) Fail(1);
   if (!WriteProc("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1"))
     Fail(2);
@@ -158,12 +162,9 @@ void DropCapabilities() {
 // hangar's shape by hand: the namespaces, the tree read-only, the hidden directories emptied, the
 // room writable, then a child as the PID namespace's first process with its own /proc.
 [[noreturn]] void Namespaces(const Scratch& s, bool premade_net) {
-  const uid_t uid = geteuid();
-  const gid_t gid = getegid();
   if (premade_net && setns(s.net_fd, CLONE_NEWNET) != 0) Fail(6);
-  const int net = premade_net ? 0 : CLONE_NEWNET;
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID | net) != 0) Fail(7);
-  MapIds(uid, gid);
+  Unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID |
+          (premade_net ? 0 : CLONE_NEWNET));
   // No user namespace inside this one (bwrap's --disable-userns), while /proc/sys is writable.
   if (!WriteProc("/proc/sys/user/max_user_namespaces", "0")) Fail(26);
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) Fail(4);
@@ -310,34 +311,31 @@ double Round3(double x) {
   return std::round(x * 1000) / 1000;
 }
 
-// A namespace with no interface but its loopback (down), kept by a child that waits for us.
-int MakeEmptyNet(pid_t* keeper) {
+// A network namespace with no interface but its loopback (down), made once by a child that says
+// when it has unshared; its descriptor, which holds the namespace once the child is gone. -1 when
+// it cannot be made.
+int MakeEmptyNet() {
   int p[2];
   if (pipe(p) != 0) return -1;
-  *keeper = fork();
-  if (*keeper == 0) {
-    close(p[1]);
-    char c;
-    _exit(unshare(CLONE_NEWNET) == 0 && read(p[0], &c, 1) >= 0 ? 0 : 1);
-  }
-  close(p[0]);
-  const std::string mine = "/proc/self/ns/net",
-                    its = "/proc/" + std::to_string(*keeper) + "/ns/net";
-  // The keeper has unshared once its namespace differs from ours.
-  for (int i = 0; i < 1000; ++i) {
-    char a[64] = {}, b[64] = {};
-    if (readlink(mine.c_str(), a, sizeof a - 1) > 0 && readlink(its.c_str(), b, sizeof b - 1) > 0 &&
-        std::strcmp(a, b) != 0) {
-      const int fd = open(its.c_str(), O_RDONLY | O_CLOEXEC);
-      close(p[1]);  // the keeper may go: the descriptor holds the namespace
-      waitpid(*keeper, nullptr, 0);
-      return fd;
-    }
-    usleep(1000);
+  const pid_t keeper = fork();
+  if (keeper < 0) return -1;
+  if (keeper == 0) {
+    close(p[0]);
+    if (unshare(CLONE_NEWNET) != 0) _exit(1);
+    (void)!write(p[1], "u", 1);
+    pause();  // until the parent has opened the namespace and killed us
+    _exit(0);
   }
   close(p[1]);
-  waitpid(*keeper, nullptr, 0);
-  return -1;
+  char c;
+  const bool unshared = read(p[0], &c, 1) == 1;
+  close(p[0]);
+  const int fd =
+      unshared ? open(("/proc/" + std::to_string(keeper) + "/ns/net").c_str(), O_RDONLY | O_CLOEXEC)
+               : -1;
+  kill(keeper, SIGKILL);
+  waitpid(keeper, nullptr, 0);
+  return fd;
 }
 
 }  // namespace
@@ -359,8 +357,7 @@ int main(int argc, char** argv) {
     if (mkdir(d.c_str(), 0755) != 0) bench::Die("mkdir " + d + ": " + std::strerror(errno));
   s.room_fd = open(s.room.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (s.room_fd < 0) bench::Die("open " + s.room + ": " + std::strerror(errno));
-  pid_t keeper = -1;
-  s.net_fd = geteuid() == 0 ? MakeEmptyNet(&keeper) : -1;
+  s.net_fd = geteuid() == 0 ? MakeEmptyNet() : -1;
 
   std::vector<Way> ways;
   auto add = [&ways](std::string name, std::function<void()> child) {
@@ -371,17 +368,11 @@ int main(int argc, char** argv) {
   };
   add("exec", [] { ExecTrue(); });
   add("userns", [] {
-    const uid_t u = geteuid();
-    const gid_t g = getegid();
-    if (unshare(CLONE_NEWUSER) != 0) Fail(7);
-    MapIds(u, g);
+    Unshare(CLONE_NEWUSER);
     ExecTrue();
   });
   add("userns+ro", [] {
-    const uid_t u = geteuid();
-    const gid_t g = getegid();
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) Fail(7);
-    MapIds(u, g);
+    Unshare(CLONE_NEWUSER | CLONE_NEWNS);
     ReadOnlyTree();
     ExecTrue();
   });
@@ -389,9 +380,13 @@ int main(int argc, char** argv) {
   add("namespaces+net0", [&s] { Namespaces(s, true); });
   add("landlock+seccomp", [&s] { LandlockSeccomp(s); });
   add("bwrap", [&s] { Bwrap(s); });
+  auto way = [&ways](const std::string& name) -> Way& {
+    return *std::find_if(ways.begin(), ways.end(), [&](const Way& w) { return w.name == name; });
+  };
   if (s.net_fd < 0)
-    ways[4].unavailable = geteuid() == 0 ? "no network namespace could be made" : "not root";
-  if (access("/usr/bin/bwrap", X_OK) != 0) ways[6].unavailable = "/usr/bin/bwrap is missing";
+    way("namespaces+net0").unavailable =
+        geteuid() == 0 ? "no network namespace could be made" : "not root";
+  if (access("/usr/bin/bwrap", X_OK) != 0) way("bwrap").unavailable = "/usr/bin/bwrap is missing";
 
   // One launch each first: a way that fails says why and is left out.
   for (Way& w : ways) {
