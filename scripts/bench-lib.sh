@@ -44,8 +44,11 @@ hangar_spool() {
   sed -i -E "s/\"slots\": *[0-9]+/\"slots\": $1/" "$S/hangar.conf"
 }
 
-# hangar_run: hangard on S; returns once its hangard.json says running (fails after 10 s).
+# hangar_run: hangard on S; returns once its hangard.json says running (fails after 10 s). With
+# BENCH_SANDBOX_ENGINE (bwrap, namespaces), every sandboxed profile gets that engine.
 hangar_run() {
+  [[ -z "${BENCH_SANDBOX_ENGINE:-}" ]] ||
+    "$ROOT/scripts/sandbox-engine" "$S/hangar.conf" "$BENCH_SANDBOX_ENGINE" || exit 1
   "$BIN/hangard" --spool "$S" --anchor "$S.anchor" </dev/null 2>"$S.log" &
   HPID=$!
   for _ in $(seq 200); do

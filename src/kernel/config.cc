@@ -79,8 +79,8 @@ Profile ParseProfile(const std::string& name, element e) {
           p.last_message = strict::NonEmptyString(v, k);
         } else if (key == "sandbox") {
           p.sandbox = strict::NonEmptyString(v, k);
-          if (p.sandbox != "bwrap" && p.sandbox != "none")
-            Fail(k, "expected \"bwrap\" or \"none\"");
+          if (!SandboxedEngine(p.sandbox) && p.sandbox != "none")
+            Fail(k, "expected \"bwrap\", \"namespaces\" or \"none\"");
         } else if (key == "env") {
           p.env = strict::StringMap(v, k);
         } else if (key == "egress") {
@@ -131,8 +131,8 @@ Profile ParseProfile(const std::string& name, element e) {
   if (!has_egress && p.harness == Harness::kCodex) p.egress = {{"api.openai.com", 443}};
   if (!has_egress && p.harness == Harness::kClaude) p.egress = {{"api.anthropic.com", 443}};
   if (!has_argv)
-    p.argv =
-        BuildHarnessArgv(p.harness, program, args, p.sandbox == "bwrap", tools, p.last_message);
+    p.argv = BuildHarnessArgv(p.harness, program, args, SandboxedEngine(p.sandbox), tools,
+                              p.last_message);
   // A harness keeps its state under the room (the sandbox lets it write nowhere else), unless
   // the profile's env says where; variables the profile sets are never replaced.
   auto state_dir = [&](const char* var, const char* dir) {

@@ -28,6 +28,12 @@ enum class PromptVia { kStdin, kFile, kBoth };
 enum class Harness { kCommand, kCodex, kClaude };
 const char* HarnessName(Harness h);
 
+// Whether sandbox engine ENGINE confines the drone: "bwrap" and "namespaces" make the same
+// sandbox, "none" none.
+inline bool SandboxedEngine(const std::string& engine) {
+  return engine == "bwrap" || engine == "namespaces";
+}
+
 struct Profile {
   std::string name;
   // argv template; placeholders {room} {run} {id} {bindir} {prompt} are expanded in the plan.
@@ -46,7 +52,8 @@ struct Profile {
   std::vector<std::string> egress_methods;
   // The drone's sandbox: "bwrap" (bubblewrap: read-only root, writes only in its room and the
   // mission's writes, deny-read paths and hangar's own directories hidden, network cut unless the
-  // mission's network is "host") or "none" (no sandbox: the gate then denies any launch whose
+  // mission's network is "host"), "namespaces" (the same sandbox, made by hangar-confine itself:
+  // shell/namespace_sandbox.h) or "none" (no sandbox: the gate then denies any launch whose
   // policy has deny-read paths or whose network is "none", as nothing would enforce them).
   std::string sandbox = "bwrap";
   // Where the drone's stdout is kept in the run directory ("stdout", "events.jsonl", ...).

@@ -185,6 +185,22 @@ TEST(Config, ACodexProfileFromProgramAndArgsRunsUnattendedInsideOurSandbox) {
   EXPECT_EQ(p.prompt, PromptVia::kStdin);
 }
 
+TEST(Config, SandboxIsOneOfTheEngines) {
+  // "namespaces" is hangar's sandbox as much as "bwrap": codex's own is bypassed under it too.
+  Profile own = OnlyProfile(R"({"harness":"codex","program":"codex","sandbox":"namespaces"})");
+  EXPECT_EQ(own.sandbox, "namespaces");
+  EXPECT_NE(
+      std::find(own.argv.begin(), own.argv.end(), "--dangerously-bypass-approvals-and-sandbox"),
+      own.argv.end());
+  Result<Config> bad = ParseConfig(
+      R"({"hangar":1,"profiles":{"x":{"argv":["a"],"sandbox":"firejail"}}})", "/c.conf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                "profiles.x.sandbox: expected \"bwrap\", \"namespaces\" or \"none\""),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST(Config, ACodexProfileWithoutOurSandboxKeepsItsOwn) {
   Profile p = OnlyProfile(R"({"harness":"codex","program":"codex","sandbox":"none"})");
   const std::vector<std::string>& a = p.argv;

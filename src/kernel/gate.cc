@@ -137,10 +137,10 @@ void JudgeEgress(const Mission& m, const Plan& plan, const Policy& policy, const
     g->Fire(Verdict::kDeny, rule, std::move(why));
   };
   const EgressPlan& e = plan.egress;
-  if (plan.sandbox.engine != "bwrap")
+  if (!SandboxedEngine(plan.sandbox.engine))
     deny("plan.egress.sandbox",
-         "network \"egress\" needs the bubblewrap sandbox: its own network namespace is what "
-         "leaves the proxy the only way out");
+         "network \"egress\" needs a sandbox (engine \"bwrap\" or \"namespaces\"): its own "
+         "network namespace is what leaves the proxy the only way out");
   // In egress, hangar-confine starts the forwarder before its seccomp filter: only the Landlock
   // ruleset keeps the drone from tracing it into making what the filter forbids (launch/confine.h).
   if (plan.sandbox.landlock_abi < kLandlockHidesFrom)

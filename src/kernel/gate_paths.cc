@@ -204,10 +204,16 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
     g->Fire(Verdict::kDeny, rule, std::move(why));
   };
   const Sandbox& sb = plan.sandbox;
-  const bool bwrap = sb.engine == "bwrap";
-  if (!bwrap && sb.engine != "none")
+  // Whether the plan has a sandbox (bubblewrap's or hangar-confine's own: the same one).
+  const bool sandboxed = SandboxedEngine(sb.engine);
+  if (!sandboxed && sb.engine != "none")
     deny("plan.sandbox.engine", "the plan's sandbox engine \"" + sb.engine + "\" is unknown");
-  if (bwrap && (site.bwrap.empty() || sb.bwrap != site.bwrap))
+  if (sb.engine == "namespaces" && !sb.bwrap.empty())
+    deny("plan.sandbox.unavailable",
+         "the plan's sandbox is hangar-confine's own (engine \"namespaces\"), and it names a "
+         "program: " +
+             sb.bwrap);
+  if (sb.engine == "bwrap" && (site.bwrap.empty() || sb.bwrap != site.bwrap))
     deny("plan.sandbox.unavailable",
          site.bwrap.empty() ? "the drone's profile needs bubblewrap (bwrap), which is not "
                               "installed; it is never launched unsandboxed"
@@ -215,21 +221,22 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
                                   site.bwrap + ")");
   // What hides the paths: the host's Landlock ruleset as well as the mounts where the host has one
   // (the plan the supervisor follows would otherwise make less, or more than it can, of it).
-  const int want_landlock = bwrap ? HidingLandlockAbi(site.landlock_abi) : 0;
+  const int want_landlock = sandboxed ? HidingLandlockAbi(site.landlock_abi) : 0;
   if (sb.landlock_abi != want_landlock)
     deny("plan.sandbox.landlock",
          sb.landlock_abi < kLandlockHidesFrom
              ? "the plan hides paths by mounts alone, but this host has Landlock ABI " +
                    std::to_string(site.landlock_abi) +
                    ": a file renamed over a hidden one would be read (hangard(8), SANDBOX)"
-         : !bwrap ? "the plan names a Landlock ruleset (ABI " + std::to_string(sb.landlock_abi) +
-                        "), which a plan without the bubblewrap sandbox does not make"
-                  : "the plan names Landlock ABI " + std::to_string(sb.landlock_abi) +
-                        ", not this host's (" +
-                        (site.landlock_abi >= kLandlockHidesFrom
-                             ? "ABI " + std::to_string(site.landlock_abi)
-                             : "none that hides: ABI " + std::to_string(site.landlock_abi)) +
-                        ")");
+         : !sandboxed
+             ? "the plan names a Landlock ruleset (ABI " + std::to_string(sb.landlock_abi) +
+                   "), which a plan without a sandbox does not make"
+             : "the plan names Landlock ABI " + std::to_string(sb.landlock_abi) +
+                   ", not this host's (" +
+                   (site.landlock_abi >= kLandlockHidesFrom
+                        ? "ABI " + std::to_string(site.landlock_abi)
+                        : "none that hides: ABI " + std::to_string(site.landlock_abi)) +
+                   ")");
   if (plan.processes != site.limits.processes || plan.file_mb != site.limits.file_mb ||
       plan.memory_mb != site.limits.memory_mb || plan.shm_mb != site.limits.shm_mb)
     deny("plan.limits", "the plan's limits are not the config's (processes " +
@@ -243,10 +250,10 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
                                          : "the plan does not run the drone as the config's "
                                            "drone_user (uid " +
                                                std::to_string(site.drone_uid) + ")");
-  if (!bwrap && site.root && site.drone_uid < 0)
+  if (!sandboxed && site.root && site.drone_uid < 0)
     deny("plan.sandbox.privileged",
          "hangard runs as root, and a drone without a sandbox would hold every capability");
-  if (!bwrap && plan.network == "none")
+  if (!sandboxed && plan.network == "none")
     deny("plan.network.uncut",
          "the mission's network is \"none\", and a drone without a sandbox keeps the network");
   if (!plan.last_message.empty() && !PathInside(plan.last_message, plan.run) &&
@@ -284,10 +291,10 @@ void JudgeSandbox(const Mission& m, const Plan& plan, const Policy& policy, cons
     }
   };
   auto judge_hidden = [&](const std::string& d) {
-    const bool hidden = bwrap && hidden_by_plan(d);
+    const bool hidden = sandboxed && hidden_by_plan(d);
     if (!hidden) {
-      deny("paths.deny_read",
-           d + " is not hidden by the plan's sandbox" + std::string(bwrap ? "" : " (it has none)"));
+      deny("paths.deny_read", d + " is not hidden by the plan's sandbox" +
+                                  std::string(sandboxed ? "" : " (it has none)"));
       return;
     }
     for (size_t i = 0; i < open.size(); i++)

@@ -409,6 +409,15 @@ TEST(Gate, Stage2JudgesTheSandboxOfThePlan) {
   GateSite no_bwrap = Site();
   no_bwrap.bwrap.clear();
   EXPECT_EQ(rules(plan, no_bwrap), V{"plan.sandbox.unavailable"});
+  // Engine "namespaces": hangar-confine's own sandbox hides and cuts as bwrap's does, and needs no
+  // bubblewrap; a plan of that engine that names a program is not what the kernel built.
+  Plan own = plan;
+  own.sandbox.engine = "namespaces";
+  own.sandbox.bwrap.clear();
+  EXPECT_EQ(rules(own), V{});
+  EXPECT_EQ(rules(own, no_bwrap), V{});
+  own.sandbox.bwrap = "/usr/bin/bwrap";
+  EXPECT_EQ(rules(own), V{"plan.sandbox.unavailable"});
   x = plan;
   x.sandbox.engine = "firejail";  // unknown: hides nothing and cuts nothing either
   EXPECT_EQ(rules(x)[0], "plan.sandbox.engine");

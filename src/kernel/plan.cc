@@ -87,8 +87,8 @@ Plan BuildPlan(const Mission& m, const Profile& p, const PlanPlaces& where, int 
     for (const std::string& v : kEgressProxyVars) plan.env[v] = kEgressProxyUrl;
   }
   plan.sandbox.engine = p.sandbox;
-  if (p.sandbox == "bwrap") {
-    plan.sandbox.bwrap = where.bwrap;
+  if (SandboxedEngine(p.sandbox)) {
+    if (p.sandbox == "bwrap") plan.sandbox.bwrap = where.bwrap;
     std::set<std::string> hide;
     for (const std::string& h : where.hide) hide.insert(NormalizeAbsolute(h));
     plan.sandbox.hide.assign(hide.begin(), hide.end());
@@ -358,8 +358,8 @@ Result<Plan> Plan::FromJson(const json::Value& v) {
       return bad(f, "unknown field");
     }
   }
-  if (p.sandbox.engine != "bwrap" && p.sandbox.engine != "none")
-    return bad("sandbox.engine", "expected \"bwrap\" or \"none\"");
+  if (!SandboxedEngine(p.sandbox.engine) && p.sandbox.engine != "none")
+    return bad("sandbox.engine", "expected \"bwrap\", \"namespaces\" or \"none\"");
   if (p.sandbox.engine == "bwrap" && p.sandbox.bwrap.empty())
     return bad("sandbox.bwrap", "the bubblewrap program is not named");
   if (p.sandbox.write.empty() || p.sandbox.write[0] != p.room)

@@ -42,7 +42,7 @@ std::vector<std::string> EgressAllowlist(const Mission& m, const Profile& p);
 // bubblewrap command line). Stage 2 judges it: every deny-read path hidden, no write inside a
 // protected path, the network cut when the mission's network is "none".
 struct Sandbox {
-  std::string engine = "bwrap";    // "bwrap" or "none"
+  std::string engine = "bwrap";    // "bwrap", "namespaces" (hangar-confine's own) or "none"
   std::string bwrap;               // engine bwrap: the program (absolute); empty: not installed
   std::vector<std::string> hide;   // hidden from the drone (absolute, normalised, sorted)
   std::vector<std::string> write;  // bound read-write: the room first, then the mission's writes

@@ -154,6 +154,16 @@ TEST(Plan, TheLandlockAbiRoundTripsAndAnOlderPlanDoesNotSay) {
   Profile none = bw;
   none.sandbox = "none";
   EXPECT_EQ(BuildPlan(m, none, where, 1).sandbox.landlock_abi, 0);
+  // hangar-confine's own sandbox hides as bwrap's does, and runs no other program.
+  Profile own = bw;
+  own.sandbox = "namespaces";
+  Plan built = BuildPlan(m, own, where, 1);
+  EXPECT_EQ(built.sandbox.engine, "namespaces");
+  EXPECT_EQ(built.sandbox.landlock_abi, 7);
+  EXPECT_EQ(built.sandbox.bwrap, "");
+  Result<Plan> read = Plan::FromJson(built.ToJson());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->sandbox.engine, "namespaces");
 }
 
 TEST(Plan, RoomDirsMustBePlainNames) {

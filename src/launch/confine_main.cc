@@ -1,5 +1,7 @@
-// hangar-confine [--forward PORT FORWARDER SOCKET] [--landlock FD] SOCKETS PROGRAM [ARG...]: the
-// last step inside the sandbox before the drone or a done-check runs (launch/confine.h). SOCKETS
+// hangar-confine [--sandbox SANDBOX... --] [--forward PORT FORWARDER SOCKET] [--landlock FD]
+// SOCKETS PROGRAM [ARG...]: the last step inside the sandbox before the drone or a done-check runs
+// (launch/confine.h). With --sandbox (engine "namespaces"), it makes that sandbox first, itself
+// (shell/namespace_sandbox.h: SANDBOX is what NamespaceSandboxArgs writes). SOCKETS
 // is "unix-deny" (network "none") or "unix-allow". Refuses to run PROGRAM while any capability
 // remains; with --landlock, enters the Landlock ruleset FD (shell/landlock.h: hidden paths stay
 // unreadable) and closes it; sets no_new_privs, loads the system-call filter, then executes
@@ -19,6 +21,7 @@
 #include "kernel/version.h"
 #include "launch/confine.h"
 #include "shell/landlock.h"
+#include "shell/namespace_sandbox.h"
 
 namespace {
 
@@ -33,6 +36,17 @@ int Say(const std::string& line, int rc) {
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--version")
     return std::puts(hangar::VersionLine("hangar-confine").c_str()) < 0;
+  // [--sandbox ... --]: the namespaces and mounts, made below once the rest is read.
+  std::optional<hangar::NamespaceSandbox> sandbox;
+  if (argc > 1 && std::string(argv[1]) == "--sandbox") {
+    int at = 2;
+    sandbox.emplace();
+    if (std::string bad = hangar::ParseNamespaceSandboxArgs(argc, argv, &at, &*sandbox);
+        !bad.empty())
+      return Say(bad, 64);
+    argv += at - 1;
+    argc -= at - 1;
+  }
   // [--forward PORT FORWARDER SOCKET]: network "egress" (launch/confine.h, StartForwarder).
   int forward_port = 0;
   std::string forwarder, socket;
@@ -57,10 +71,15 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (argc < 3 || (mode != "unix-deny" && mode != "unix-allow"))
     return Say(
-        "usage: hangar-confine [--forward PORT FORWARDER SOCKET] [--landlock FD] "
+        "usage: hangar-confine [--sandbox SANDBOX... --] [--forward PORT FORWARDER SOCKET] "
+        "[--landlock FD] "
         "unix-deny|unix-allow PROGRAM [ARG...]",
         64);
   const std::string program = argv[2];
+  // Returns in the drone's process, inside the sandbox, every capability dropped.
+  if (sandbox)
+    if (std::string why = hangar::EnterNamespaceSandbox(*sandbox); !why.empty())
+      return Say("refusing to run " + program + ": cannot make its sandbox: " + why, 126);
   // The forwarder runs outside the filter, a child of what becomes the drone: only Landlock, which
   // forbids ptrace of a less restricted process, keeps the drone from driving it.
   if (forward_port && landlock < 0)

@@ -89,7 +89,7 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
     cmd.argv = plan.argv;
     return cmd;
   }
-  if (plan.sandbox.engine != "bwrap")
+  if (!SandboxedEngine(plan.sandbox.engine))
     return Status::Invalid("sandbox engine \"" + plan.sandbox.engine + "\" is unknown");
   if (plan.sandbox.write.empty() || plan.sandbox.write[0] != plan.room)
     return Status::Invalid("the plan's sandbox does not bind its room first");
@@ -116,6 +116,7 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
   }
   spec.shm_mb = plan.shm_mb;
   spec.landlock = kernel_abi >= kLandlockHidesFrom;
+  spec.namespaces = plan.sandbox.engine == "namespaces";
   return BwrapCommand(spec, program, {plan.argv.begin() + 1, plan.argv.end()});
 }
 

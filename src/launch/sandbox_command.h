@@ -4,7 +4,8 @@
 // writable by descriptor, the plan's last-message file when it is in the run directory (the
 // supervisor created it), the network cut unless the plan's network is "host", and
 // hangar-confine (found beside the running binary) between bwrap and the drone, which hides by
-// Landlock too where the kernel offers it (shell/landlock.h).
+// Landlock too where the kernel offers it (shell/landlock.h). Engine "namespaces": the same, with
+// hangar-confine making the sandbox itself (shell/namespace_sandbox.h) where bwrap would.
 //
 // No --new-session: the supervisor starts bwrap in a session of its own (setsid), which leaves the
 // drone no controlling terminal just the same, and keeps every sandboxed process in the group the

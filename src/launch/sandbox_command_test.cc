@@ -142,6 +142,43 @@ TEST_F(SandboxCommandTest, BwrapHidesBindsAndCutsTheNetwork) {
   for (int fd : inherit) EXPECT_GT(fd, 2);
 }
 
+TEST_F(SandboxCommandTest, NamespacesHaveConfineMakeTheSameSandboxWithoutBwrap) {
+  // Engine "namespaces": the hidden paths, binds and descriptors bwrap would get, said to
+  // hangar-confine --sandbox (shell/namespace_sandbox.h), which makes them itself.
+  Plan p = MakePlan();
+  p.sandbox.engine = "namespaces";
+  p.sandbox.bwrap = "";
+  p.sandbox.hide = {dir_ + "/gone/away", dir_ + "/hidden-link", dir_ + "/notes.txt",
+                    dir_ + "/secrets"};
+  p.sandbox.write = {p.room, dir_ + "/work"};
+  p.last_message = dir_ + "/run/last-message.txt";
+  std::ofstream(p.last_message) << "";
+  p.shm_mb = 64;
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->exe, kConfine);
+  EXPECT_EQ(cmd->argv,
+            Argv({kConfine,         "--sandbox",       "--shm",        std::to_string(64 << 20),
+                  "--hide-dir",
+                  dir_ + "/target",  // the link's target, not the link
+                  "--hide-dir",     dir_ + "/secrets", "--hide-file",  dir_ + "/notes.txt",
+                  "--bind",         Fd(*cmd, 0),       dir_ + "/room", "--bind",
+                  Fd(*cmd, 1),      dir_ + "/work",    "--bind",       Fd(*cmd, 2),
+                  p.last_message,   "--chdir",         dir_ + "/room", "--",
+                  "unix-deny",      "/usr/bin/drone",  "--flag",       "two words"}));
+  ASSERT_EQ(cmd->fds.size(), 3u);
+  EXPECT_TRUE(SameFile(cmd->fds[0], p.room));
+  EXPECT_TRUE(SameFile(cmd->fds[1], dir_ + "/work"));
+  EXPECT_TRUE(SameFile(cmd->fds[2], p.last_message));
+  // Network "host": the one thing said the other way (a missing word leaves it cut).
+  p.network = "host";
+  Result<DroneCommand> host = SandboxCommand(p, "/usr/bin/drone", kConfine, 0);
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(host->argv[2], "--share-net");
+  EXPECT_EQ(std::find(host->argv.begin(), host->argv.end(), "unix-allow") - host->argv.begin(),
+            ptrdiff_t(host->argv.size()) - 4);
+}
+
 TEST_F(SandboxCommandTest, WithLandlockConfineHidesEveryPathAndFilesGetNoMount) {
   // A mount over a file is detached when the host replaces the file by rename (shell/landlock.h):
   // with Landlock, confine enters a ruleset that hides every hidden path, existing or not, and no

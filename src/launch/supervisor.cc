@@ -409,7 +409,8 @@ void Supervisor::Watch(pid_t drone) {
 void Supervisor::Act(StopPolicy::Act act, pid_t group) {
   // In a sandbox the group's leader is bwrap, which a SIGTERM ends at once, and the sandbox with
   // it (--die-with-parent): the grace is given to the drone's own processes, bwrap is left alone.
-  if (act == StopPolicy::Act::kTerm && plan_.sandbox.engine == "bwrap") {
+  // (hangar-confine's own sandbox ignores it there, shell/namespace_sandbox.h: the same suits it.)
+  if (act == StopPolicy::Act::kTerm && SandboxedEngine(plan_.sandbox.engine)) {
     std::vector<pid_t> members = ProcessGroupMembers(group);
     bool others = false;
     for (pid_t pid : members)

@@ -102,8 +102,9 @@ bool SleepAlive(pid_t pid) {
 }
 
 // Each test twice: hangar-shim started cold for its launch (StartShim), and a shim started ahead
-// that is handed the plan (launch/warm_shim.h), which must behave the same in every way.
-class ShimTest : public ::testing::TestWithParam<bool> {
+// that is handed the plan (launch/warm_shim.h), which must behave the same in every way. The
+// parameter's bit 0: warm; bit 1 (ShimTestSandbox): engine "namespaces" instead of "bwrap".
+class ShimTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
     ASSERT_TRUE(fs::exists(BuiltShimPath())) << BuiltShimPath() << ": build bin/hangar-shim first";
@@ -142,7 +143,7 @@ class ShimTest : public ::testing::TestWithParam<bool> {
     const std::string path = dir_ + "/plan.json";
     const std::string text = json::WritePretty(p.ToJson());
     std::ofstream(path) << text;
-    if (!GetParam()) return StartShim(BuiltShimPath(), path, Sha256Hex(text));
+    if (!(GetParam() & 1)) return StartShim(BuiltShimPath(), path, Sha256Hex(text));
     warm_.Warm();  // as hangard does when it commits the launch's decision
     EXPECT_EQ(warm_.waiting().size(), 1u) << "no shim waits: the launch would start cold";
     return warm_.Start(path, Sha256Hex(text));
@@ -385,18 +386,22 @@ TEST_P(ShimTest, LoadShimPlanRefusesAnotherLauncher) {
 
 constexpr char kBwrap[] = "/usr/bin/bwrap";  // installed by scripts/install-deps
 
-class ShimTestBwrap : public ShimTest {
+// Each sandbox test with both engines, which must make the same sandbox: bubblewrap, and
+// hangar-confine's own (engine "namespaces", shell/namespace_sandbox.h).
+class ShimTestSandbox : public ShimTest {
  protected:
   void SetUp() override {
     ShimTest::SetUp();
-    if (!fs::exists(kBwrap)) GTEST_SKIP() << kBwrap << " is not installed";
+    if (!Namespaces() && !fs::exists(kBwrap)) GTEST_SKIP() << kBwrap << " is not installed";
   }
+
+  bool Namespaces() const { return GetParam() & 2; }
 
   Plan MakeSandboxedPlan(std::vector<std::string> argv, int64_t deadline_ms = 60000,
                          int64_t grace_ms = 1000) {
     Plan p = MakePlan(std::move(argv), deadline_ms, grace_ms);
-    p.sandbox.engine = "bwrap";
-    p.sandbox.bwrap = kBwrap;
+    p.sandbox.engine = Namespaces() ? "namespaces" : "bwrap";
+    p.sandbox.bwrap = Namespaces() ? "" : kBwrap;
     return p;
   }
 
@@ -415,7 +420,7 @@ class ShimTestBwrap : public ShimTest {
   static constexpr char kNetDevices[] = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
 };
 
-TEST_P(ShimTestBwrap, DroneWritesInItsRoomAndNowhereElse) {
+TEST_P(ShimTestSandbox, DroneWritesInItsRoomAndNowhereElse) {
   ASSERT_TRUE(
       Start(MakeSandboxedPlan({"sh", "-c", "echo x > ok; echo y > " + dir_ + "/outside"})).ok());
   ExitInfo e = AwaitExit();
@@ -427,7 +432,7 @@ TEST_P(ShimTestBwrap, DroneWritesInItsRoomAndNowhereElse) {
       << Slurp(run_ + "/stderr");
 }
 
-TEST_P(ShimTestBwrap, LastMessageIsTheOnlyWritableFileOfTheRunDirectory) {
+TEST_P(ShimTestSandbox, LastMessageIsTheOnlyWritableFileOfTheRunDirectory) {
   Plan p = MakeSandboxedPlan(
       {"sh", "-c", "echo done > " + run_ + "/last-message.txt; echo y > " + run_ + "/other"});
   p.last_message = run_ + "/last-message.txt";
@@ -438,7 +443,7 @@ TEST_P(ShimTestBwrap, LastMessageIsTheOnlyWritableFileOfTheRunDirectory) {
   EXPECT_FALSE(fs::exists(run_ + "/other"));
 }
 
-TEST_P(ShimTestBwrap, HiddenDirectoryIsEmptyAndHiddenFileReadsNothing) {
+TEST_P(ShimTestSandbox, HiddenDirectoryIsEmptyAndHiddenFileReadsNothing) {
   fs::create_directory(dir_ + "/secrets");
   std::ofstream(dir_ + "/secrets/secret") << "the key\n";
   std::ofstream(dir_ + "/notes.txt") << "the notes\n";
@@ -458,7 +463,7 @@ TEST_P(ShimTestBwrap, HiddenDirectoryIsEmptyAndHiddenFileReadsNothing) {
   EXPECT_EQ(Slurp(dir_ + "/notes.txt"), "the notes\n");
 }
 
-TEST_P(ShimTestBwrap, RoomInsideAHiddenDirectoryStaysVisible) {
+TEST_P(ShimTestSandbox, RoomInsideAHiddenDirectoryStaysVisible) {
   // As the spool: the whole test directory (room, run, plan.json) is hidden, the room bound back.
   std::ofstream(room_ + "/input") << "in the room\n";
   Plan p = MakeSandboxedPlan({"sh", "-c", "cat input; ls -A " + dir_ + "; echo x > ok"});
@@ -470,8 +475,8 @@ TEST_P(ShimTestBwrap, RoomInsideAHiddenDirectoryStaysVisible) {
   EXPECT_EQ(Slurp(room_ + "/ok"), "x\n");
 }
 
-TEST_P(ShimTestBwrap, NetworkNoneLeavesOnlyLoopback) {
-  // /proc/net/dev follows the drone's network namespace (bwrap mounts a new /proc);
+TEST_P(ShimTestSandbox, NetworkNoneLeavesOnlyLoopback) {
+  // /proc/net/dev follows the drone's network namespace (the sandbox mounts a new /proc);
   // /sys/class/net would show the machine's, as / is bound from outside.
   Plan p = MakeSandboxedPlan({"sh", "-c", kNetDevices});
   p.network = "none";
@@ -480,7 +485,7 @@ TEST_P(ShimTestBwrap, NetworkNoneLeavesOnlyLoopback) {
   EXPECT_EQ(Slurp(run_ + "/stdout"), "lo\n");
 }
 
-TEST_P(ShimTestBwrap, NetworkHostKeepsTheMachinesInterfaces) {
+TEST_P(ShimTestSandbox, NetworkHostKeepsTheMachinesInterfaces) {
   Plan p = MakeSandboxedPlan({"sh", "-c", kNetDevices});
   p.network = "host";
   ASSERT_TRUE(Start(p).ok());
@@ -488,10 +493,11 @@ TEST_P(ShimTestBwrap, NetworkHostKeepsTheMachinesInterfaces) {
   EXPECT_EQ(Slurp(run_ + "/stdout"), NetDevices(Slurp("/proc/self/net/dev")));
 }
 
-TEST_P(ShimTestBwrap, DeadlineTermReachesTheDroneInsideTheSandbox) {
+TEST_P(ShimTestSandbox, DeadlineTermReachesTheDroneInsideTheSandbox) {
   // bwrap leads the group; a TERM to it would end the sandbox at once (--die-with-parent) and the
-  // drone would never see its grace. The drone must get the TERM and finish on its own: its trap
-  // takes a moment, well inside the grace, so it only writes the file when the grace is given.
+  // drone would never see its grace (hangar-confine, leading with engine "namespaces", ignores it).
+  // The drone must get the TERM and finish on its own: its trap takes a moment, well inside the
+  // grace, so it only writes the file when the grace is given.
   ASSERT_TRUE(Start(MakeSandboxedPlan({"sh", "-c",
                                        "trap 'sleep 0.2; echo got TERM > term.txt; exit 7' TERM; "
                                        "sleep 30 & wait"},
@@ -501,12 +507,12 @@ TEST_P(ShimTestBwrap, DeadlineTermReachesTheDroneInsideTheSandbox) {
   EXPECT_TRUE(e.timed_out);
   EXPECT_FALSE(e.cancelled);
   EXPECT_EQ(Slurp(room_ + "/term.txt"), "got TERM\n");
-  EXPECT_EQ(e.rc, 7);  // bwrap passes the drone's own exit status on
+  EXPECT_EQ(e.rc, 7);  // the sandbox passes the drone's own exit status on
   EXPECT_EQ(e.signal, std::nullopt);
   EXPECT_GE(e.ended - e.started, 300 - kClockSlackMs);
 }
 
-TEST_P(ShimTestBwrap, DroneIgnoringTermIsKilledAfterGrace) {
+TEST_P(ShimTestSandbox, DroneIgnoringTermIsKilledAfterGrace) {
   ASSERT_TRUE(
       Start(MakeSandboxedPlan({"sh", "-c", "trap '' TERM; touch ready; sleep 30; true"}, 300, 200))
           .ok());
@@ -537,11 +543,11 @@ TEST_P(ShimTestBwrap, DroneIgnoringTermIsKilledAfterGrace) {
   EXPECT_FALSE(SupervisorAlive(run_));
 }
 
-std::string ColdOrWarm(const ::testing::TestParamInfo<bool>& info) {
-  return info.param ? "Warm" : "Cold";
+std::string ColdOrWarm(const ::testing::TestParamInfo<int>& info) {
+  return std::string(info.param & 1 ? "Warm" : "Cold") + (info.param & 2 ? "Namespaces" : "");
 }
-INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Bool(), ColdOrWarm);
-INSTANTIATE_TEST_SUITE_P(Start, ShimTestBwrap, ::testing::Bool(), ColdOrWarm);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Values(0, 1), ColdOrWarm);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTestSandbox, ::testing::Values(0, 1, 2, 3), ColdOrWarm);
 
 }  // namespace
 }  // namespace hangar

@@ -11,6 +11,7 @@
 #include "kernel/path_norm.h"
 #include "shell/child_run.h"
 #include "shell/landlock.h"
+#include "shell/namespace_sandbox.h"
 #include "shell/path_resolve.h"
 
 namespace hangar {
@@ -40,8 +41,12 @@ Result<UniqueFd> OpenWithoutLinks(const std::string& path) {
 Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& program,
                                       const std::vector<std::string>& args) {
   SandboxedCommand cmd;
-  cmd.exe = spec.bwrap;
+  cmd.exe = spec.namespaces ? spec.confine : spec.bwrap;
   std::vector<std::string>& a = cmd.argv;
+  NamespaceSandbox own;  // spec.namespaces: what CONFINE --sandbox makes
+  own.cut_network = spec.cut_network;
+  own.shm_bytes = spec.shm_mb << 20;
+  own.chdir = spec.room;
   a = {spec.bwrap, "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--ro-bind", "/", "/",
        "--dev",    "/dev",           "--proc",           "/proc"};
   if (spec.shm_mb > 0)
@@ -80,11 +85,13 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   }
   binds.insert(binds.end(), {spec.room_writable ? "--bind-fd" : "--ro-bind-fd",
                              std::to_string(cmd.room_fd), spec.room});
+  own.binds.push_back({cmd.room_fd, spec.room, spec.room_writable});
   see.push_back(cmd.room_fd);
   for (const std::string& w : spec.writes) {
     Result<UniqueFd> fd = OpenWithoutLinks(w);
     if (!fd.ok()) return fd.status();
     binds.insert(binds.end(), {"--bind-fd", std::to_string(fd->get()), w});
+    own.binds.push_back({fd->get(), w, true});
     see.push_back(fd->get());
     cmd.fds.push_back(std::move(fd).value());
   }
@@ -97,6 +104,7 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
       return Status::Invalid("bind " + spec.last_message +
                              " writable into the sandbox: not a regular file");
     binds.insert(binds.end(), {"--bind-fd", std::to_string(fd.get()), spec.last_message});
+    own.binds.push_back({fd.get(), spec.last_message, true});
     see.push_back(fd.get());
     cmd.fds.push_back(std::move(fd));
   }
@@ -113,6 +121,7 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     if (cmd.fds.back().get() < 0) return Status::Errno("keep the Landlock ruleset", errno);
   }
   for (const std::string& d : hidden_dirs) a.insert(a.end(), {"--tmpfs", d});
+  own.hide_dirs = hidden_dirs;
   for (const std::string& f : hidden_files) {
     // A file the ruleset keeps gets no mount: a mount on a file the host replaces by rename
     // (useradd does so to /etc/gshadow) is detached, and fails the launch when the rename meets
@@ -122,12 +131,14 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
     for (const std::string& k : kept) ruled = ruled || PathInside(f, k);
     for (const std::string& d : hidden_dirs) ruled = ruled || PathInside(f, d);
     if (!ruled) a.insert(a.end(), {"--ro-bind", "/dev/null", f});
+    if (!ruled) own.hide_files.push_back(f);
   }
   a.insert(a.end(), binds.begin(), binds.end());
   // The egress proxy's socket: hangar's own file in the hidden run directory (a drone never writes
   // there), bound at its path so the forwarder inside finds it where the plan says.
   if (!spec.egress_socket.empty())
     a.insert(a.end(), {"--bind", spec.egress_socket, spec.egress_socket});
+  own.socket = spec.egress_socket;
   // Once every bind is made beneath them: the hiding tmpfs and /dev read-only, so that the drone
   // can write nowhere but its binds (and /dev/shm, whose size is capped).
   for (const std::string& d : hidden_dirs) a.insert(a.end(), {"--remount-ro", d});
@@ -135,6 +146,10 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   a.insert(a.end(), {"--unshare-pid", "--unshare-ipc", "--die-with-parent"});
   if (spec.cut_network) a.push_back("--unshare-net");
   a.insert(a.end(), {"--chdir", spec.room, "--", spec.confine});
+  if (spec.namespaces) {  // the same sandbox, made by CONFINE instead of bwrap
+    a = {spec.confine, "--sandbox"};
+    for (std::string& arg : NamespaceSandboxArgs(own)) a.push_back(std::move(arg));
+  }
   if (!spec.egress_socket.empty())
     a.insert(a.end(),
              {"--forward", std::to_string(spec.forward_port), spec.forwarder, spec.egress_socket});

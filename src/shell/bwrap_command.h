@@ -32,6 +32,15 @@
 //
 // Hidden paths are mounted before the binds, so a room inside a hidden directory (the spool, the
 // rooms directory) is visible, and only that room.
+//
+// With spec.namespaces (sandbox engine "namespaces"), the same sandbox without bubblewrap:
+//
+//   CONFINE --sandbox [--share-net] [--shm BYTES] [--hide-dir DIR]... [--hide-file FILE]...
+//           [--bind FD PATH | --ro-bind FD PATH]... [--socket EGRESS] --chdir ROOM --
+//           [--forward ...] [--landlock FD] unix-deny|unix-allow PROGRAM ARGS...
+//
+// where hangar-confine makes the namespaces and mounts itself (shell/namespace_sandbox.h) from the
+// same hidden paths, descriptors and ruleset.
 #pragma once
 
 #include <string>
@@ -55,6 +64,7 @@ struct BwrapSpec {
   bool cut_network = true;
   int64_t shm_mb = 0;     // the size of /dev/shm, a tmpfs of its own; 0: bwrap's /dev's
   bool landlock = false;  // CONFINE hides by Landlock too (the plan's sandbox.landlock_abi)
+  bool namespaces = false;  // CONFINE makes the sandbox itself (engine "namespaces"); bwrap unused
   // Network "egress": the proxy's unix socket, bound at its own path, and the forwarder confine
   // starts on 127.0.0.1:forward_port to it before the drone runs (launch/confine.h). "" none.
   std::string egress_socket, forwarder;

@@ -7,7 +7,7 @@
 # A mission whose writes land in one, directly, through "..", or through a symbolic link, is
 # denied at stage 1 with the pattern named; a write elsewhere in U's home is not.
 . "$(dirname "$0")/lib.sh"
-each_identity
+each_identity engines
 setup 2
 U=hangar-cred-$$
 H=/home/$U

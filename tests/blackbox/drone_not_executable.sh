@@ -7,7 +7,7 @@
 # failing inside). A drone without a sandbox is never allowed here (hangar's own directories would
 # not be hidden: gate stage 2), so the sandbox is bwrap. As root and as an unprivileged user.
 . "$(dirname "$0")/lib.sh"
-each_identity
+each_identity engines
 setup 2
 printf '#!/bin/sh\nexit 0\n' >"$T/not-exec.sh" && chmod 644 "$T/not-exec.sh"
 edit_conf "
@@ -18,7 +18,7 @@ as_hangard_user
 start_hangard
 for p in gone noexec; do mission "$p" "$p" 1 '' 'nothing' | drop "$p.json"; done
 for p in gone noexec; do wait_returned "$p" 20; done
-check sandboxed jq_ok "$S/returned/gone/plan.json" "d['sandbox']['engine'] == 'bwrap'"
+check sandboxed jq_ok "$S/returned/gone/plan.json" "d['sandbox']['engine'] == '${ENGINE:-bwrap}'"
 check gone jq_ok "$S/returned/gone/return.json" \
   "d['outcome'] == 'failed' and d['exit']['rc'] is None and d['exit']['error'] == 'cannot execute /usr/bin/hangar-no-such-drone: No such file or directory'"
 check noexec jq_ok "$S/returned/noexec/return.json" \

@@ -10,7 +10,7 @@
 # out. As root and as a user.
 . "$(dirname "$0")/lib.sh"
 need_landlock  # network "egress" and hidden paths that stay hidden need it
-each_identity
+each_identity engines
 command -v socat >/dev/null && command -v curl >/dev/null || skip "skipped: socat or curl missing (scripts/install-deps installs them)"
 setup 2
 http_servers

@@ -8,7 +8,16 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN=$ROOT/bin
 TEST=$(basename "$0" .sh)
-[[ -n "${RT_AS:-}" ]] && TEST="$TEST[$RT_AS]"  # a pass of each_identity
+# The sandbox engine the spool's profiles get (hangar.conf(5) "sandbox"): a pass of each_identity
+# (RT_ENGINE), else HANGAR_TEST_SANDBOX, else the config's default (bwrap).
+ENGINE=${RT_ENGINE:-${HANGAR_TEST_SANDBOX:-}}
+# A pass of each_identity: TEST[root], TEST[user]; with engine "namespaces", TEST[root,namespaces]
+# (of each_engine: TEST[namespaces]).
+if [[ -n "${RT_AS:-}" || ( -n "$ENGINE" && "$ENGINE" != bwrap ) ]]; then
+  TEST="$TEST[${RT_AS:-}${RT_AS:+${ENGINE:+,}}${ENGINE}]"
+  TEST=${TEST/,bwrap]/]}
+  TEST=${TEST/\[bwrap]/}
+fi
 HBIN=$BIN  # where hangard runs from (as_hangard_user copies the binaries where its user reaches)
 HANGARD_AS=()  # the command hangard runs under (as_hangard_user: setpriv to the test's user)
 RT_USER=''     # the unprivileged user as_hangard_user created (removed at cleanup)
@@ -23,7 +32,15 @@ note() { printf '  %s\n' "$*" >&2; }
 
 # --- results --------------------------------------------------------------------------------------
 
-pass() { say "ok ${1:-$TEST}"; }
+# pass [NAME]: with an engine other than bwrap, only once a plan in the spool names it (a pass in
+# which no drone ran in that engine's sandbox would prove nothing of it).
+pass() {
+  if [[ -n "$ENGINE" && "$ENGINE" != bwrap && -n "$S" ]] &&
+    ! grep -rqs --include=plan.json "\"engine\": *\"$ENGINE\"" "$S"; then
+    fail "no plan in the spool names sandbox engine $ENGINE"
+  fi
+  say "ok ${1:-$TEST}"
+}
 skip() { say "skip $TEST: $*"; exit 0; }
 # fail REASON: reports, shows hangard's log, exits (cleanup runs from the EXIT trap).
 fail() {
@@ -56,7 +73,8 @@ python3() { "$PY" "$@"; }
 
 # setup [SLOTS]: a fresh copy of spool/ in a scratch directory, with the given slot count.
 setup() {
-  T=$(mktemp -d "${TMPDIR:-/tmp}/hangar-bb-${TEST//[][]/-}.XXXXXX")
+  # (No bracket nor comma in the path: socat, the egress forwarder, reads a comma as a separator.)
+  T=$(mktemp -d "${TMPDIR:-/tmp}/hangar-bb-${TEST//[],[]/-}.XXXXXX")
   S=$T/spool
   A=$T/anchor  # the ledger's anchor directory (another mount in production)
   LOG=$T/hangard.log
@@ -81,23 +99,42 @@ PY
 
 # --- identities (the red-team tests) ---------------------------------------------------------------
 
-# each_identity: runs the calling test twice, hangard as root (as the shipped unit runs it) and as
-# an unprivileged user the test creates, each pass with RT_AS=root|user and results named
+# each_identity [engines]: runs the calling test with hangard as root (as the shipped unit runs it)
+# and as an unprivileged user the test creates, passes with RT_AS=root|user and results named
 # TEST[root] and TEST[user]; returns at once inside a pass. Not root: one pass as the caller
-# (RT_AS=self). Call it first, before setup.
+# (RT_AS=self). With "engines" (a test of the sandbox), each with both sandbox engines too:
+# RT_ENGINE=bwrap, and RT_ENGINE=namespaces (hangar-confine's own, which must keep every guarantee
+# bwrap keeps: TEST[root,namespaces], TEST[user,namespaces]). HANGAR_TEST_SANDBOX=ENGINE: that
+# engine's passes only. Call it first, before setup.
 each_identity() {
   [[ -n "${RT_AS:-}" ]] && return 0
-  local rc=0
-  if [[ "$(id -u)" == 0 ]]; then
-    RT_AS=root bash "$0" || rc=1
-    if command -v useradd >/dev/null && command -v setpriv >/dev/null; then
-      RT_AS=user bash "$0" || rc=1
+  local rc=0 engine engines=(bwrap)
+  [[ "${1:-}" == engines ]] && engines=(bwrap namespaces)
+  [[ -n "${HANGAR_TEST_SANDBOX:-}" ]] && engines=("$HANGAR_TEST_SANDBOX")
+  for engine in "${engines[@]}"; do
+    if [[ "$(id -u)" == 0 ]]; then
+      RT_AS=root RT_ENGINE=$engine bash "$0" || rc=1
+      if command -v useradd >/dev/null && command -v setpriv >/dev/null; then
+        RT_AS=user RT_ENGINE=$engine bash "$0" || rc=1
+      else
+        say "skip $TEST[user]: skipped: useradd or setpriv missing"
+      fi
     else
-      say "skip $TEST[user]: skipped: useradd or setpriv missing"
+      RT_AS=self RT_ENGINE=$engine bash "$0" || rc=1
     fi
-  else
-    RT_AS=self bash "$0" || rc=1
-  fi
+  done
+  exit "$rc"
+}
+
+# each_engine: runs the calling test once with each sandbox engine (RT_ENGINE=bwrap, then
+# RT_ENGINE=namespaces: TEST and TEST[namespaces]), for a sandbox test that runs as one identity
+# only; returns at once inside a pass. HANGAR_TEST_SANDBOX=ENGINE: that engine's pass only. Call it
+# first, before setup.
+each_engine() {
+  [[ -n "${RT_ENGINE:-}" ]] && return 0
+  local rc=0 engine engines=(bwrap namespaces)
+  [[ -n "${HANGAR_TEST_SANDBOX:-}" ]] && engines=("$HANGAR_TEST_SANDBOX")
+  for engine in "${engines[@]}"; do RT_ENGINE=$engine bash "$0" || rc=1; done
   exit "$rc"
 }
 
@@ -288,9 +325,23 @@ PY
 
 set_slots() { sed -i -E "s/\"slots\": *[0-9]+/\"slots\": $1/" "$S/hangar.conf"; }
 
+# apply_engine [HANGARD_ARGS...]: every sandboxed profile (those the test added too) runs its
+# drones in ENGINE's sandbox, in the config hangard reads (--config FILE, else the spool's).
+# start_hangard does it; a test that starts hangard itself calls it.
+apply_engine() {
+  [[ -n "$ENGINE" ]] || return 0
+  local conf=$S/hangar.conf
+  while (($# > 0)); do
+    [[ "$1" == --config && $# -gt 1 ]] && conf=$2
+    shift
+  done
+  "$ROOT/scripts/sandbox-engine" "$conf" "$ENGINE" || fail "cannot set sandbox engine $ENGINE"
+}
+
 # start_hangard [ARGS...]: starts bin/hangard (as $RT_USER under as_hangard_user) in the
 # background, with ARGS after --spool and --anchor, and waits until hangard.json says it runs.
 start_hangard() {
+  apply_engine "$@"
   "${HANGARD_AS[@]}" "$HBIN/hangard" --spool "$S" --anchor "$A" "$@" </dev/null >>"$LOG" 2>&1 &
   HPID=$!
   wait_until 10 hangard_up || fail "hangard did not come up within 10 s (hangard.json: $(cat "$S/hangard.json" 2>/dev/null))"

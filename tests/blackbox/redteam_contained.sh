@@ -9,7 +9,7 @@
 #   symlink loops    links to each other and to themselves in the room: the return is written,
 #                    each link recorded as a link, never followed
 . "$(dirname "$0")/lib.sh"
-each_identity
+each_identity engines
 setup 2
 edit_conf '
 c["profiles"]["attack"] = {"argv": ["/bin/sh", t + "/attack.sh"], "prompt": "stdin"}

@@ -7,7 +7,7 @@
 # secret reaches the check's output or the room, nothing lands in control/new, no grant is made;
 # and a policy's check_programs denies a check whose program it does not list, at intake.
 . "$(dirname "$0")/lib.sh"
-each_identity
+each_identity engines
 setup 2
 mkdir -p "$T/secrets" "$T/etc"
 echo TOPSECRET-CHECK >"$T/secrets/key"

@@ -9,6 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 [[ "$(id -u)" == 0 ]] || skip "skipped: drone_user needs hangard run as root"
 command -v useradd >/dev/null || skip "skipped: useradd missing"
+each_engine
 setup 2
 DRONE_USER="hangar-dr-$$"
 passwd_db useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$DRONE_USER" ||

@@ -15,7 +15,7 @@
 # blackbox-timeout: 240
 . "$(dirname "$0")/lib.sh"
 need_landlock
-each_identity
+each_identity engines
 setup 2
 mkdir -p "$T/etc" "$T/secrets" "$T/rooms" "$T/home"
 echo OLDSECRET >"$T/secrets/key"

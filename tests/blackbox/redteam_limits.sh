@@ -12,7 +12,7 @@
 #                says so
 # blackbox-timeout: 240
 . "$(dirname "$0")/lib.sh"
-each_identity
+each_identity engines
 setup 2
 edit_conf '
 c["policy"] = t + "/policy.json"

@@ -17,9 +17,12 @@
 #   TCP, abstract     connect to a TCP port and an abstract unix socket the host listens on
 #                     (a network namespace of its own)
 #   hardlink          link a host file into the room (another mount: EXDEV)
+#   device node       open a device node outside /dev (a build chroot's): the machine is nodev
+#   descriptors       write beside the room through "..", from each descriptor it inherited (one
+#                     opened on the host's mounts leads out of every cover: none is left open)
 # blackbox-timeout: 240
 . "$(dirname "$0")/lib.sh"
-each_identity
+each_identity engines
 setup 2
 mkdir -p "$T/secrets" "$T/etc" "$T/rooms"
 echo TOPSECRET-DENY-READ >"$T/secrets/key"
@@ -40,6 +43,8 @@ json.dump({"hangar_policy": 1, "deny_read": [t + "/secrets", "/etc/shadow"],
            "protected_paths": ["/TOPSECRET-POLICY"]}, open(t + "/etc/policy.json", "w"))
 PY
 grep -q TOPSECRET-CONFIG "$T/etc/hangar.conf" || fail "the test config has no secret"
+# A device node where no mount says nodev (/dev/null's numbers: harmless when it opens).
+[[ "$(id -u)" == 0 ]] && mknod -m 0666 "$T/null-node" c 1 3
 cat >"$T/attack.sh" <<EOF
 grep -E '^Cap(Eff|Prm|Bnd|Amb)' /proc/self/status >caps.txt
 umount -l "$T/secrets" 2>>err.txt
@@ -47,6 +52,7 @@ cat "$T/secrets/key" >>got.txt 2>>err.txt
 mount -o remount,bind,rw / 2>>err.txt
 echo pwned >"$T/proof-remount" 2>>err.txt
 unshare -Urm sh -c 'umount -l "$T/secrets"; cat "$T/secrets/key"; echo x >"$T/proof-nested"' >>got.txt 2>>err.txt
+unshare -U true 2>>err.txt && echo "made a nested user namespace" >>got.txt
 python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("$SOCK"); s.sendall(b"x")' 2>>err.txt
 python3 -c 'import ctypes; p = ctypes.create_string_buffer(120); print("io_uring", ctypes.CDLL(None).syscall(425, 8, p))' >>uring.txt 2>>err.txt
 cat "$T/etc/hangar.conf" "$T/etc/policy.json" >>got.txt 2>>err.txt
@@ -56,6 +62,10 @@ echo pwned >"/tmp/hangar-rt-proof-$ABSTRACT" 2>>err.txt
 python3 -c 'import socket; s = socket.create_connection(("127.0.0.1", $PORT), 2); s.sendall(b"x")' 2>>err.txt
 python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("\0$ABSTRACT"); s.sendall(b"x")' 2>>err.txt
 ln "$T/attack.sh" hardlink 2>>err.txt && echo linked >>got.txt
+[ -c "$T/null-node" ] && echo x 2>>err.txt >"$T/null-node" && echo "opened a device node" >>got.txt
+for fd in /proc/self/fd/*; do
+  for up in .. ../..; do echo pwned >"\$fd/\$up/proof-fd-\${fd##*/}" 2>/dev/null; done
+done
 kill -9 -1 2>>err.txt
 echo finished >finished.txt
 EOF
@@ -119,6 +129,7 @@ check no-remount test ! -e "$T/proof-remount"
 check no-nested-namespace test ! -e "$T/proof-nested"
 check no-socket-reached test ! -s "$T/proof-unix"
 check no-write-in-host-tmp test ! -e "/tmp/hangar-rt-proof-$ABSTRACT"
+check no-write-through-a-descriptor test -z "$(find "$T" -name 'proof-fd-*')"
 check no-io-uring grep -qx 'io_uring -1' "$R/uring.txt"
 check hangard-alive kill -0 "$HPID"
 if ((FAILED)); then

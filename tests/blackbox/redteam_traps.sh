@@ -13,7 +13,7 @@
 #                   an answer file planted as a symbolic link to a file only hangard can write (it
 #                   must stay unwritten): the window still answers the honest request after them
 . "$(dirname "$0")/lib.sh"
-each_identity
+each_identity engines
 setup 3
 edit_conf '
 c["profiles"]["forger"] = {"argv": ["/bin/sh", t + "/forger.sh"], "prompt": "stdin",
@@ -104,6 +104,7 @@ while True:
 open(out, "wb").write(got)
 HOLD
 as_hangard_user
+apply_engine
 "${HANGARD_AS[@]}" "$PY" "$T/ttyhold.py" "$T/tty.out" "$HBIN/hangard" --spool "$S" --anchor "$A" \
   </dev/null >>"$LOG" 2>&1 &
 WPID=$!

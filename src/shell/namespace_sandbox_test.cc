@@ -1,0 +1,226 @@
+#include "shell/namespace_sandbox.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "base/scratch_dir_testutil.h"
+#include "gtest/gtest.h"
+
+namespace hangar {
+namespace {
+
+namespace fs = std::filesystem;
+
+// PARSE(ARGS): what ParseNamespaceSandboxArgs reads from "--sandbox ARGS... rest", its error in
+// *ERROR and where it stopped in *AT.
+NamespaceSandbox Parse(std::vector<std::string> args, std::string* error, int* at) {
+  args.insert(args.begin(), {"hangar-confine", "--sandbox"});
+  args.push_back("rest");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  NamespaceSandbox s;
+  *at = 2;
+  *error = ParseNamespaceSandboxArgs(int(argv.size()), argv.data(), at, &s);
+  return s;
+}
+
+TEST(NamespaceSandboxArgs, ReadBackAsWritten) {
+  NamespaceSandbox s;
+  s.cut_network = false;
+  s.shm_bytes = 64 << 20;
+  s.hide_dirs = {"/s/spool", "/home/u/.ssh"};
+  s.hide_files = {"/etc/shadow"};
+  s.binds = {{7, "/s/spool/rooms/M", true}, {8, "/w", true}, {9, "/r", false}};
+  s.socket = "/s/run/M/egress.sock";
+  s.chdir = "/s/spool/rooms/M";
+  std::string error;
+  int at = 0;
+  NamespaceSandbox got = Parse(NamespaceSandboxArgs(s), &error, &at);
+  ASSERT_EQ(error, "");
+  EXPECT_EQ(got.cut_network, false);
+  EXPECT_EQ(got.shm_bytes, s.shm_bytes);
+  EXPECT_EQ(got.hide_dirs, s.hide_dirs);
+  EXPECT_EQ(got.hide_files, s.hide_files);
+  EXPECT_EQ(got.binds, s.binds);
+  EXPECT_EQ(got.socket, s.socket);
+  EXPECT_EQ(got.chdir, s.chdir);
+  EXPECT_EQ(at, 2 + int(NamespaceSandboxArgs(s).size()));  // at "rest"
+}
+
+TEST(NamespaceSandboxArgs, TheNetworkIsCutUnlessSaidOtherwise) {
+  NamespaceSandbox s;
+  s.chdir = "/r";
+  EXPECT_EQ(NamespaceSandboxArgs(s), (std::vector<std::string>{"--chdir", "/r", "--"}));
+  std::string error;
+  int at = 0;
+  EXPECT_TRUE(Parse({"--chdir", "/r", "--"}, &error, &at).cut_network);
+  EXPECT_EQ(error, "");
+}
+
+TEST(NamespaceSandboxArgs, BadArgumentsSayWhich) {
+  std::string error;
+  int at = 0;
+  Parse({"--chdir", "/r"}, &error, &at);  // no "--": "rest" is not an argument of its
+  EXPECT_NE(error.find("unexpected rest"), std::string::npos) << error;
+  Parse({"--bind", "2", "/r", "--chdir", "/r", "--"}, &error, &at);
+  EXPECT_NE(error.find("a descriptor above 2"), std::string::npos) << error;
+  Parse({"--bind", "7", "r", "--chdir", "/r", "--"}, &error, &at);
+  EXPECT_NE(error.find("an absolute path"), std::string::npos) << error;
+  Parse({"--hide-dir", "relative", "--chdir", "/r", "--"}, &error, &at);
+  EXPECT_NE(error.find("--hide-dir: expected an absolute path"), std::string::npos) << error;
+  Parse({"--shm", "64M", "--chdir", "/r", "--"}, &error, &at);
+  EXPECT_NE(error.find("--shm: expected a size in bytes"), std::string::npos) << error;
+  Parse({"--"}, &error, &at);
+  EXPECT_NE(error.find("expected --chdir"), std::string::npos) << error;
+  Parse({"--unshare-everything", "--chdir", "/r", "--"}, &error, &at);
+  EXPECT_NE(error.find("unexpected --unshare-everything"), std::string::npos) << error;
+}
+
+// hangar-confine, built beside the test binary.
+std::string Confine() {
+  return fs::read_symlink("/proc/self/exe").parent_path() / "hangar-confine";
+}
+
+struct Ran {
+  int status = -1;
+  std::string err;
+};
+
+// Runs hangar-confine --sandbox ARGS -- unix-deny PROGRAM..., inheriting FD (and, with
+// IGNORE_SIGCHLD, SIGCHLD ignored, as a careless caller could leave it).
+Ran RunConfine(const std::vector<std::string>& args, int fd, const std::string& err_file,
+               bool ignore_sigchld = false) {
+  std::vector<std::string> all = {Confine(), "--sandbox"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err, 2);
+    fcntl(fd, F_SETFD, 0);
+    if (ignore_sigchld) signal(SIGCHLD, SIG_IGN);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  Ran r;
+  waitpid(pid, &r.status, 0);
+  std::ifstream in(err_file);
+  std::stringstream text;
+  text << in.rdbuf();
+  r.err = text.str();
+  return r;
+}
+
+// A scratch room and its descriptor, for the attacks below.
+class NamespaceSandboxRoom : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::canonical(scratch_.path());
+    room_ = dir_ + "/room";
+    fs::create_directory(room_);
+    fd_ = open(room_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(fd_, 3);
+  }
+  void TearDown() override { close(fd_); }
+
+  // Runs SCRIPT in the sandbox with the room bound, and ARGS before the room's bind.
+  Ran Run(const std::string& script, std::vector<std::string> args = {},
+          bool ignore_sigchld = false) {
+    args.insert(args.end(), {"--bind", std::to_string(fd_), room_, "--chdir", room_, "--",
+                             "unix-deny", "/bin/sh", "-c", script});
+    Ran r = RunConfine(args, fd_, dir_ + "/err", ignore_sigchld);
+    if (r.err.find("cannot unshare") != std::string::npos) skip_ = true;
+    return r;
+  }
+  std::string Read(const std::string& name) {
+    std::ifstream in(room_ + "/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  ScratchDir scratch_{"nssandbox"};
+  std::string dir_, room_;
+  int fd_ = -1;
+  bool skip_ = false;
+};
+
+TEST_F(NamespaceSandboxRoom, ARoomSwappedAfterHangarOpenedItIsNotBound) {
+  // The attack: hangar opens the room, the drone's requester (or a drone before) swaps the path
+  // for another directory before the sandbox binds it by path. The proof: the program, which
+  // would write into the room it was given, never runs.
+  fs::rename(room_, dir_ + "/room.judged");
+  fs::create_directory(room_);  // another directory at the judged path
+  Ran r = Run("echo ran > " + room_ + "/proof");
+  if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 126) << r.status << " " << r.err;
+  EXPECT_NE(r.err.find("is no longer the file hangar opened"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(room_ + "/proof"));
+  EXPECT_FALSE(fs::exists(dir_ + "/room.judged/proof"));
+}
+
+TEST_F(NamespaceSandboxRoom, TheRoomIsWritableAndNothingElseIsAndTheDroneHoldsNoCapability) {
+  Ran r = Run("echo in > in; echo out > " + dir_ +
+              "/out; grep CapEff /proc/self/status > caps; ls /proc | grep -c '^[0-9]' > pids; "
+              "exit 3");
+  if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3) << r.status << " " << r.err;
+  EXPECT_EQ(Read("in"), "in\n");
+  EXPECT_FALSE(fs::exists(dir_ + "/out"));
+  EXPECT_NE(r.err.find("Read-only file system"), std::string::npos) << r.err;
+  EXPECT_EQ(Read("caps"), "CapEff:\t0000000000000000\n");
+  // Its own PID namespace: the sandbox's first process, the shell and the ls (and the grep).
+  EXPECT_LE(std::stoi(Read("pids")), 4) << Read("pids");
+}
+
+TEST_F(NamespaceSandboxRoom, ADeviceNodeOutsideDevDoesNotOpen) {
+  // The attack: a device node on a filesystem the host did not mount nodev (a build chroot's
+  // /dev, an unpacked root filesystem). Without nodev on the machine's mounts, a root-run drone
+  // could open a disk's node and write it raw; the proof here is that the open succeeds.
+  if (geteuid() != 0) GTEST_SKIP() << "mknod needs root";
+  ASSERT_EQ(mknod((dir_ + "/null-node").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  Ran r = Run("echo x > " + dir_ + "/null-node && echo opened > proof");
+  if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
+  EXPECT_FALSE(fs::exists(room_ + "/proof")) << r.err;
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+}
+
+TEST_F(NamespaceSandboxRoom, AHiddenPathUnderProcIsHidden) {
+  // bwrap mounts its /proc before the hidden paths; hidden under the host's /proc and then covered
+  // by the new one, /proc/version would be read.
+  Ran r = Run("cat /proc/version > version; ls /proc/driver > driver",
+              {"--hide-file", "/proc/version", "--hide-dir", "/proc/driver"});
+  if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
+  EXPECT_EQ(Read("version"), "") << r.err;
+  EXPECT_EQ(Read("driver"), "") << r.err;
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+}
+
+TEST_F(NamespaceSandboxRoom, TheNamespacesFirstProcessHoldsNoCapability) {
+  // PID 1 of the drone's namespace holds the mounts' rights until it drops them: a drone that
+  // reached it could lay the hidden paths open.
+  Ran r = Run("grep -E '^Cap(Eff|Prm|Bnd)' /proc/1/status > caps");
+  if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
+  EXPECT_EQ(Read("caps"),
+            "CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n")
+      << r.err;
+}
+
+TEST_F(NamespaceSandboxRoom, TheDronesExitStatusComesBackWithSigchldIgnored) {
+  Ran r = Run("exit 3", {}, true);
+  if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3) << r.status << " " << r.err;
+}
+
+}  // namespace
+}  // namespace hangar
