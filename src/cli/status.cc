@@ -90,17 +90,25 @@ std::string PolicyLine(const json::Value& p) {
 
 std::string SandboxLine(const json::Value& s) {
   if (!s.is_object()) return "unknown (hangard has not said)";
-  const json::Value* profiles = s.find("profiles");
-  std::string names;
-  if (profiles && profiles->is_array())
-    for (const json::Value& p : profiles->as_array())
-      if (p.is_string()) names += (names.empty() ? "" : ", ") + Printable(p.as_string());
+  auto names_at = [&](const char* key) {
+    const json::Value* profiles = s.find(key);
+    std::string names;
+    if (profiles && profiles->is_array())
+      for (const json::Value& p : profiles->as_array())
+        if (p.is_string()) names += (names.empty() ? "" : ", ") + Printable(p.as_string());
+    return names;
+  };
+  const std::string names = names_at("profiles"), own = names_at("namespaces");
+  // Engine "namespaces" needs no program: hangar-confine makes the sandbox itself.
+  const std::string own_part = own.empty() ? "" : "namespaces (hangar-confine) for " + own;
   const std::string bwrap = Shown(s, "bwrap");
   if (bwrap.empty())
-    return names.empty() ? "none (no profile asks for bubblewrap)"
+    return names.empty() ? (own.empty() ? "none (no profile asks for bubblewrap)" : own_part)
                          : "MISSING: bubblewrap is not installed; missions of " + names +
-                               " are denied at launch (apt-get install bubblewrap)";
-  return bwrap + (names.empty() ? "" : " for " + names);
+                               " are denied at launch (apt-get install bubblewrap)" +
+                               (own.empty() ? "" : "; " + own_part);
+  if (names.empty() && !own.empty()) return own_part;
+  return bwrap + (names.empty() ? "" : " for " + names) + (own.empty() ? "" : "; " + own_part);
 }
 
 // "processes 1024 (RLIMIT_NPROC), files 4096 MiB (RLIMIT_FSIZE), memory 8192 MiB a process

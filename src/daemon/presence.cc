@@ -17,12 +17,15 @@ json::Value PresenceJson(const PresenceFacts& f) {
       json::Object{{"file", setup.config.policy.empty() ? json::Value(nullptr)
                                                         : json::Value(setup.config.policy)},
                    {"sha256", setup.policy_sha256}};
-  json::Array bwrap_profiles;
-  for (const auto& [name, profile] : setup.config.profiles)
+  json::Array bwrap_profiles, own_profiles;
+  for (const auto& [name, profile] : setup.config.profiles) {
     if (profile.sandbox == "bwrap") bwrap_profiles.emplace_back(name);
+    if (profile.sandbox == "namespaces") own_profiles.emplace_back(name);
+  }
   json::Object sandbox;
   sandbox["bwrap"] = setup.bwrap.empty() ? json::Value(nullptr) : json::Value(setup.bwrap);
   sandbox["profiles"] = std::move(bwrap_profiles);
+  sandbox["namespaces"] = std::move(own_profiles);  // engine "namespaces": hangar-confine's own
   // The limits in force (man hangard.8, SANDBOX): RLIMIT_NPROC binds no process of uid 0.
   const DroneLimits& lim = setup.config.limits;
   sandbox["limits"] = json::Object{

@@ -185,6 +185,9 @@ void Decision::EmitObserve(const std::string& id, const MissionRec& rec) {
   ob.check_sandbox = {setup.bwrap,     setup.bindir + "/hangar-confine",
                       setup.Hidden(),  setup.config.limits,
                       setup.drone_uid, setup.drone_gid};
+  if (rec.mission)
+    if (auto p = setup.config.profiles.find(rec.mission->drone); p != setup.config.profiles.end())
+      ob.check_sandbox.namespaces = p->second.sandbox == "namespaces";
   out.push_back(std::move(ob));
 }
 

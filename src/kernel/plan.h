@@ -128,6 +128,9 @@ struct CheckSandbox {
   std::vector<std::string> hide;  // absolute
   DroneLimits limits = {};        // all but ops_per_minute apply to checks too
   int64_t uid = -1, gid = -1;     // the drone_user checks run as; -1: hangard's own
+  // The drone's profile has sandbox engine "namespaces": its checks run in hangar-confine's own
+  // sandbox too (bwrap unused); any other engine, "none" too: in bubblewrap (never unsandboxed).
+  bool namespaces = false;
 };
 
 struct PlanPlaces {

@@ -63,7 +63,7 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
     error = room.status().message();
   } else if (program.empty()) {
     error = "cannot run " + (c.argv.empty() ? "\"\"" : c.argv[0]) + ": program not found in PATH";
-  } else if (sandbox.bwrap.empty()) {
+  } else if (!sandbox.namespaces && sandbox.bwrap.empty()) {
     error = "cannot run " + c.argv[0] +
             ": bubblewrap (bwrap) is not installed, and a check never runs unsandboxed";
   }
@@ -78,6 +78,7 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
     spec.room_writable = false;
     spec.shm_mb = sandbox.limits.shm_mb;
     spec.landlock = LandlockAbi() >= kLandlockHidesFrom;
+    spec.namespaces = sandbox.namespaces;
     cmd = BwrapCommand(spec, program, {c.argv.begin() + 1, c.argv.end()});
     if (!cmd.ok()) error = "cannot sandbox " + c.argv[0] + ": " + cmd.status().message();
   }

@@ -60,7 +60,8 @@ struct CheckRun {
 // check's paths", ...).
 //
 // SANDBOX (kernel/plan.h, CheckSandbox): bwrap, hangar-confine, the paths to hide, the limits and
-// the user. With no bwrap, no run check runs: each fails with "error" saying there is no sandbox
+// the user, and whether hangar-confine makes the sandbox itself (the drone's engine "namespaces").
+// Otherwise, with no bwrap, no run check runs: each fails with "error" saying there is no sandbox
 // to run it in.
 CheckRun RunDoneChecks(const std::string& room, const std::vector<DoneCheck>& checks,
                        const std::map<std::string, std::string>& env, const std::string& out_dir,

@@ -232,14 +232,21 @@ TEST_F(RunDoneChecksTest, ACheckRunsInTheDronesSandbox) {
         " grep -E '^Cap(Eff|Bnd)' /proc/self/status;"
         " python3 -c 'import socket; socket.socket(socket.AF_UNIX)' 2>/dev/null || echo no-unix\n");
   ASSERT_EQ(chmod((room_ + "/check.sh").c_str(), 0755), 0);
-  CheckRun run = RunDoneChecks(room_, {RunCheck({"./check.sh"})}, kEnv, out_, Sandbox({secret}));
-  const std::string out = Read(out_ + "/check-1.out");
-  EXPECT_EQ(out.find("TOPSECRET"), std::string::npos) << out;
-  EXPECT_FALSE(std::filesystem::exists(room_ + "/planted"));
-  EXPECT_FALSE(std::filesystem::exists(base_ + "/proof"));
-  EXPECT_NE(out.find("CapEff:\t0000000000000000\nCapBnd:\t0000000000000000"), std::string::npos)
-      << out;
-  EXPECT_NE(out.find("no-unix"), std::string::npos) << out;
+  // In bubblewrap, and in hangar-confine's own sandbox (a drone of engine "namespaces").
+  for (const bool own : {false, true}) {
+    CheckSandbox sandbox = Sandbox({secret});
+    if (own) sandbox.bwrap.clear();
+    sandbox.namespaces = own;
+    CheckRun run = RunDoneChecks(room_, {RunCheck({"./check.sh"})}, kEnv, out_, sandbox);
+    const std::string out = Read(out_ + "/check-1.out");
+    EXPECT_EQ(out.find("TOPSECRET"), std::string::npos) << own << out;
+    EXPECT_FALSE(std::filesystem::exists(room_ + "/planted")) << own;
+    EXPECT_FALSE(std::filesystem::exists(base_ + "/proof")) << own;
+    EXPECT_NE(out.find("CapEff:\t0000000000000000\nCapBnd:\t0000000000000000"),
+              std::string::npos)
+        << own << out;
+    EXPECT_NE(out.find("no-unix"), std::string::npos) << own << out;
+  }
 }
 
 TEST_F(RunDoneChecksTest, NoBubblewrapRunsNoCheck) {

@@ -32,7 +32,9 @@ json.dump({"hangar_policy": 1, "protected_paths": [t + "/prod"],
           open(t + "/policy.json", "w"))
 PY
 start_hangard
-hangar status | grep -Eq "^sandbox +/usr/bin/bwrap for probe, proxied, script, true" ||
+# probe names no sandbox (bwrap, the built-in default); the shipped spool's profiles name
+# hangar-confine's own.
+hangar status | grep -Eq "^sandbox +/usr/bin/bwrap for probe; namespaces \(hangar-confine\) for proxied, script, true$" ||
   fail "hangar status does not name the sandbox: $(hangar status)"
 # script-profile missions whose lines are fake-drone directives, with extra fields from Python
 scripted() {

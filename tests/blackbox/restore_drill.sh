@@ -42,7 +42,15 @@ stop_hangard
 start_hangard
 check still-rolled-back-after-restart jq_ok "$S/hangard.json" "d['ledger']['state'] == 'fail-closed'"
 hangar ledger reanchor --why "restored from the drill's backup" >/dev/null || fail "reanchor failed"
-quiet() { [[ -z "$(ls "$S/queued" "$S/running" "$S/hold" "$S/incoming/new" 2>/dev/null | grep '^R')" ]]; }
+# Waiting: an R mission in queued/, running/, hold/ or incoming/new that has not returned. The
+# backup may hold a mission twice (rsync saw it in queued/ and, after its rename, in running/); the
+# copy furthest on stands and the other is left alone (hangard(8), "a copied spool"): not waiting.
+quiet() {
+  local id
+  for id in $(ls "$S/queued" "$S/running" "$S/hold" "$S/incoming/new" 2>/dev/null | grep '^R'); do
+    [[ -e "$S/returned/$id" ]] || return 1
+  done
+}
 wait_until 60 quiet || fail "not quiet after the reanchor: $(ls "$S/queued" "$S/running" "$S/hold")"
 mission N1 script 1 '' "count $starts" | drop N1.json
 wait_returned N1 30
