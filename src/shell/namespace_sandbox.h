@@ -5,28 +5,36 @@
 //   user, mount, IPC and PID namespaces of its own, and a network namespace when the network is
 //   cut (its loopback up); the caller's uid and gid mapped to themselves; no nested user
 //   namespace (max_user_namespaces 0 in its own)
-//   the machine read-only and nosuid: one recursive mount_setattr(2) on a tree made private
-//   each hidden directory under an empty tmpfs, each hidden file under /dev/null, both read-only
+//   the machine read-only, nosuid and nodev: one recursive mount_setattr(2) on a tree made
+//   private (no device node opens outside the sandbox's own /dev)
 //   a /dev of its own as bwrap's --dev makes it (null, zero, full, random, urandom and tty bound
 //   from the host, a devpts instance, the standard links), read-only but for /dev/pts and the
 //   capped /dev/shm tmpfs; a /proc of the new PID namespace, /proc/sys, sysrq-trigger, irq and
-//   bus read-only
+//   bus read-only; both made before the hidden paths, as bwrap's argv orders them, so that a
+//   hidden path beneath them is hidden (those under /proc by PID 1, which mounts it)
+//   each hidden directory under an empty tmpfs, each hidden file under /dev/null (nodev: it does
+//   not open), both read-only
 //   the room (read-only for a done-check), each write and the last-message file bound at their
 //   own paths, cloned by path (open_tree(2)) before anything covers them, and refused when the
 //   clone is not the very file the caller opened before it ran this program (device and inode
-//   against the descriptor it inherited): a path swapped for another in between is not bound
+//   against the descriptor it inherited): a path swapped for another in between is not bound;
+//   the inherited descriptors are closed then (opened on the host's mounts, their ".." leads out
+//   of every cover)
 //
 // Processes: this one (the caller, left in the host's PID namespace) waits for the namespace's
 // first process and exits with its status; that one (PID 1) mounts /proc, starts the drone's
 // process, reaps every orphan, and exits with the drone's status (128 + N when signal N ended
 // it) once the drone's process is gone, which ends every process left in the namespace. It dies
-// with this one (PR_SET_PDEATHSIG). SIGTERM and SIGINT are ignored by both, so that a TERM to the
-// drone's whole process group reaches the drone only; the drone's process starts with them at
-// their default.
+// with this one (PR_SET_PDEATHSIG). Once each has forked its child, both drop every
+// capability, leave the room for / and become undumpable: a drone that reached PID 1 finds no
+// right over the mounts. SIGTERM and SIGINT are ignored by both, so that a TERM to the drone's
+// whole process group reaches the drone only; the drone's process starts with them at their
+// default.
 //
-// Why not bubblewrap: the same namespaces made here take a third of its time and CPU a launch
-// (make bench-sandbox-parts): no second program, no pivot into a new root, one mount_setattr
-// instead of a remount per mount, no re-reading of /proc/self/mountinfo after each mount.
+// Why not bubblewrap: the same sandbox made here takes half the time of bwrap and hangar-confine
+// together a launch (make bench-stages, bench-sandbox): no second program, no pivot into a new
+// root, one mount_setattr instead of a remount per mount, no re-reading of /proc/self/mountinfo
+// after each mount.
 #pragma once
 
 #include <cstdint>
