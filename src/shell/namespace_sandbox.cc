@@ -1,6 +1,7 @@
 #include "shell/namespace_sandbox.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/capability.h>
 #include <linux/mount.h>
 #include <net/if.h>
@@ -303,6 +304,39 @@ std::string DropAllCapabilities() {
   __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
   if (syscall(SYS_capset, &head, none) != 0) return Cannot("drop every capability", errno);
   return "";
+}
+
+std::string NamespaceSandboxUnavailable(int64_t uid, int64_t gid) {
+  // The child's step that failed, and its errno, through a pipe.
+  int said[2];
+  if (pipe2(said, O_CLOEXEC) != 0) return Cannot("make a pipe", errno);
+  const pid_t child = fork();
+  if (child < 0) return Cannot("fork", errno);
+  if (child == 0) {
+    close(said[0]);
+    int step = 0;
+    if (uid >= 0 && (setgroups(0, nullptr) != 0 || setresgid(gid_t(gid), gid_t(gid), gid_t(gid)) ||
+                     setresuid(uid_t(uid), uid_t(uid), uid_t(uid))))
+      step = 1;
+    else if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+      step = 2;
+    else if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+             SetAttr(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY) != 0)
+      step = 3;
+    const int report[2] = {step, step ? errno : 0};
+    (void)!write(said[1], report, sizeof report);
+    _exit(0);
+  }
+  close(said[1]);
+  int report[2] = {0, 0};
+  const ssize_t n = read(said[0], report, sizeof report);
+  close(said[0]);
+  while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  if (n != ssize_t(sizeof report)) return "the probe ended without saying";
+  const char* what[] = {"", "become the drone's user", "unshare a user and a mount namespace",
+                        "make a mount tree read-only (mount_setattr, Linux 5.12)"};
+  return report[0] == 0 ? "" : Cannot(what[report[0]], report[1]);
 }
 
 std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {

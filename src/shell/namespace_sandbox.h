@@ -73,6 +73,13 @@ std::string ParseNamespaceSandboxArgs(int argc, char** argv, int* at, NamespaceS
 // reason it could not be made ("" on success). The other processes exit as said above.
 std::string EnterNamespaceSandbox(const NamespaceSandbox& spec);
 
+// Why this host would refuse the sandbox to a drone of UID and GID (-1: this process's own), or ""
+// when it makes one: a child, of that user, unshares a user and a mount namespace and makes its
+// tree read-only by mount_setattr(2), as EnterNamespaceSandbox does first. hangard asks at start
+// for each profile of engine "namespaces" and warns (a user namespace disallowed to users, a
+// kernel before 5.12), rather than let each launch fail alone.
+std::string NamespaceSandboxUnavailable(int64_t uid, int64_t gid);
+
 // Every capability gone from this process: the bounding, ambient, inheritable, permitted and
 // effective sets. An error message, or "".
 std::string DropAllCapabilities();

@@ -84,6 +84,27 @@ TEST(NamespaceSandboxArgs, BadArgumentsSayWhich) {
   EXPECT_NE(error.find("unexpected --unshare-everything"), std::string::npos) << error;
 }
 
+TEST(NamespaceSandboxProbe, SaysWhatTheHostRefuses) {
+  // As the test's user, and (root) as nobody: the same probe the sandbox's first steps are. It
+  // passes where hangar-confine --sandbox runs (the tests below), and names the step otherwise.
+  for (const int64_t uid : {int64_t(-1), geteuid() == 0 ? int64_t(65534) : int64_t(-1)}) {
+    const std::string why = NamespaceSandboxUnavailable(uid, uid);
+    if (!why.empty()) {
+      EXPECT_EQ(why.rfind("cannot ", 0), 0u) << why;
+      GTEST_SKIP() << "this host refuses the sandbox: " << why;
+    }
+  }
+  // A drone user this process cannot become (it is nobody, or drops to nobody): the step is named.
+  const pid_t child = fork();
+  if (child == 0) {
+    if (geteuid() == 0 && setresuid(65534, 65534, 65534) != 0) _exit(2);
+    _exit(NamespaceSandboxUnavailable(0, 0).find("cannot become the drone's user") == 0 ? 0 : 1);
+  }
+  int status = -1;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
 // hangar-confine, built beside the test binary.
 std::string Confine() {
   return fs::read_symlink("/proc/self/exe").parent_path() / "hangar-confine";
