@@ -311,7 +311,12 @@ std::string NamespaceSandboxUnavailable(int64_t uid, int64_t gid) {
   int said[2];
   if (pipe2(said, O_CLOEXEC) != 0) return Cannot("make a pipe", errno);
   const pid_t child = fork();
-  if (child < 0) return Cannot("fork", errno);
+  if (child < 0) {
+    const int err = errno;
+    close(said[0]);
+    close(said[1]);
+    return Cannot("fork", err);
+  }
   if (child == 0) {
     close(said[0]);
     int step = 0;
@@ -328,11 +333,19 @@ std::string NamespaceSandboxUnavailable(int64_t uid, int64_t gid) {
     _exit(0);
   }
   close(said[1]);
+  // Once it runs as the drones' user, any process of that user may stop it: hangard's start waits
+  // for it 5 s at most, then kills it.
   int report[2] = {0, 0};
-  const ssize_t n = read(said[0], report, sizeof report);
+  pollfd p{said[0], POLLIN, 0};
+  int ready;
+  while ((ready = poll(&p, 1, 5000)) < 0 && errno == EINTR) {
+  }
+  const ssize_t n = ready > 0 ? read(said[0], report, sizeof report) : -1;
   close(said[0]);
+  kill(child, SIGKILL);  // done already, or stopped
   while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
   }
+  if (ready == 0) return "the probe did not answer within 5 s (stopped?)";
   if (n != ssize_t(sizeof report)) return "the probe ended without saying";
   const char* what[] = {"", "become the drone's user", "unshare a user and a mount namespace",
                         "make a mount tree read-only (mount_setattr, Linux 5.12)"};
@@ -389,8 +402,9 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {
   int socket_tree = -1;
   if (!s.socket.empty()) {
     socket_tree = OpenTree(s.socket, OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW);
-    if (socket_tree < 0 ||
-        SetAttr(socket_tree, "", AT_EMPTY_PATH, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0)
+    // Read-only: connect(2) works through it; chmod and touch of the proxy's socket do not.
+    if (socket_tree < 0 || SetAttr(socket_tree, "", AT_EMPTY_PATH,
+                                   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_RDONLY) != 0)
       return Cannot("bind " + s.socket + " into the sandbox", errno);
   }
   std::vector<int> nulls;  // for the hidden files outside /proc (BecomeInit clones its own)
@@ -400,7 +414,10 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {
     nodes[i] = OpenTree(std::string("/dev/") + kDevNodes[i], OPEN_TREE_CLONE);
     if (nodes[i] < 0 && errno != ENOENT)
       return Cannot(std::string("bind /dev/") + kDevNodes[i], errno);
-    if (nodes[i] >= 0 && SetAttr(nodes[i], "", AT_EMPTY_PATH, MOUNT_ATTR_NOSUID) != 0)
+    // Read-only: the node still reads and writes, but a root-run drone cannot chmod or touch the
+    // host's own (chmod 000 /dev/null would break every program of the machine).
+    if (nodes[i] >= 0 &&
+        SetAttr(nodes[i], "", AT_EMPTY_PATH, MOUNT_ATTR_NOSUID | MOUNT_ATTR_RDONLY) != 0)
       return Cannot(std::string("bind /dev/") + kDevNodes[i], errno);
   }
 

@@ -8,7 +8,8 @@
 //   the machine read-only, nosuid and nodev: one recursive mount_setattr(2) on a tree made
 //   private (no device node opens outside the sandbox's own /dev)
 //   a /dev of its own as bwrap's --dev makes it (null, zero, full, random, urandom and tty bound
-//   from the host, a devpts instance, the standard links), read-only but for /dev/pts and the
+//   from the host, read-only: a root-run drone owns them, and chmod 000 /dev/null would break the
+//   machine; a devpts instance, the standard links), read-only but for /dev/pts and the
 //   capped /dev/shm tmpfs; a /proc of the new PID namespace, /proc/sys, sysrq-trigger, irq and
 //   bus read-only; both made before the hidden paths, as bwrap's argv orders them, so that a
 //   hidden path beneath them is hidden (those under /proc by PID 1, which mounts it)
@@ -19,7 +20,7 @@
 //   clone is not the very file the caller opened before it ran this program (device and inode
 //   against the descriptor it inherited): a path swapped for another in between is not bound;
 //   the inherited descriptors are closed then (opened on the host's mounts, their ".." leads out
-//   of every cover)
+//   of every cover); the egress socket bound read-only (connect(2) needs no write to the mount)
 //
 // Processes: this one (the caller, left in the host's PID namespace) waits for the namespace's
 // first process and exits with its status; that one (PID 1) mounts /proc, starts the drone's
@@ -77,7 +78,8 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& spec);
 // when it makes one: a child, of that user, unshares a user and a mount namespace and makes its
 // tree read-only by mount_setattr(2), as EnterNamespaceSandbox does first. hangard asks at start
 // for each profile of engine "namespaces" and warns (a user namespace disallowed to users, a
-// kernel before 5.12), rather than let each launch fail alone.
+// kernel before 5.12), rather than let each launch fail alone. It waits 5 s at most: once the
+// child runs as that user, any process of that user could stop it.
 std::string NamespaceSandboxUnavailable(int64_t uid, int64_t gid);
 
 // Every capability gone from this process: the bounding, ambient, inheritable, permitted and

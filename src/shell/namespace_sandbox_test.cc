@@ -216,6 +216,22 @@ TEST_F(NamespaceSandboxRoom, ADeviceNodeOutsideDevDoesNotOpen) {
   EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
 }
 
+TEST_F(NamespaceSandboxRoom, TheHostsDeviceNodesWorkButDoNotChange) {
+  // The attack: a root-run drone owns the host's /dev/null, bound into its /dev; chmod 000 would
+  // break every program of the machine. The proof, harmless if it succeeds: its time set to 2001.
+  if (geteuid() != 0) GTEST_SKIP() << "only a root-run drone owns /dev/null";
+  struct stat before {};
+  ASSERT_EQ(stat("/dev/null", &before), 0);
+  Ran r = Run("echo x > /dev/null && echo wrote > wrote; TZ=UTC touch -d 2001-01-01 /dev/null");
+  if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
+  struct stat after {};
+  ASSERT_EQ(stat("/dev/null", &after), 0);
+  EXPECT_EQ(Read("wrote"), "wrote\n") << r.err;
+  EXPECT_NE(after.st_mtime, 978307200) << r.err;  // 2001-01-01 UTC
+  EXPECT_EQ(after.st_mode, before.st_mode);
+  EXPECT_NE(r.err.find("Read-only file system"), std::string::npos) << r.err;
+}
+
 TEST_F(NamespaceSandboxRoom, AHiddenPathUnderProcIsHidden) {
   // bwrap mounts its /proc before the hidden paths; hidden under the host's /proc and then covered
   // by the new one, /proc/version would be read.
