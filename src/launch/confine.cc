@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,6 +59,34 @@ std::optional<std::string> CapabilityHeld(const CapabilitySets& sets) {
   return std::nullopt;
 }
 
+namespace {
+
+// No setuid or setgid bit on any file the drone makes or changes: its room, its writes and its
+// stdout are files on the host, and a drone of a hangard run as root (no drone_user) owns what it
+// writes as uid 0, which needs no capability to mark it setuid. EPERM for chmod, fchmod,
+// fchmodat and fchmodat2 (kernel 6.6; by number where libseccomp does not know it) whose mode has
+// either bit, and for open, openat, creat, mknod and mknodat that would create a file with one;
+// openat2, whose mode is behind a pointer no filter reads, fails with ENOSYS (callers fall back
+// to openat). A libseccomp error (negative), or 0.
+int RefuseSetIdModes(scmp_filter_ctx ctx) {
+  int fchmodat2 = seccomp_syscall_resolve_name("fchmodat2");
+  if (fchmodat2 == __NR_SCMP_ERROR) fchmodat2 = 452;  // the same number on every architecture
+  const std::pair<int, unsigned> mode_at[] = {
+      {SCMP_SYS(chmod), 1}, {SCMP_SYS(fchmod), 1}, {SCMP_SYS(fchmodat), 2}, {fchmodat2, 2},
+      {SCMP_SYS(open), 2},  {SCMP_SYS(openat), 3}, {SCMP_SYS(creat), 1},    {SCMP_SYS(mknod), 1},
+      {SCMP_SYS(mknodat), 2}};
+  int rc = 0;
+  for (const auto& [nr, arg] : mode_at)
+    for (const scmp_datum_t bit : {scmp_datum_t(S_ISUID), scmp_datum_t(S_ISGID)})
+      if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                              scmp_arg_cmp{arg, SCMP_CMP_MASKED_EQ, bit, bit});
+  if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+  return rc;
+}
+
+}  // namespace
+
 std::string LockDown(UnixSockets sockets) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
     return std::string("cannot set no_new_privs: ") + std::strerror(errno);
@@ -69,6 +98,7 @@ std::string LockDown(UnixSockets sockets) {
   if (rc == 0 && sockets == UnixSockets::kDeny)
     rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
                           SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX));
+  if (rc == 0) rc = RefuseSetIdModes(ctx);
   if (rc == 0) rc = seccomp_load(ctx);
   seccomp_release(ctx);
   if (rc != 0) return std::string("cannot load the system-call filter: ") + std::strerror(-rc);

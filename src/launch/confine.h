@@ -14,6 +14,9 @@
 // network "none", socket(AF_UNIX, ...) fails with EACCES, so no filesystem unix socket of the host
 // (docker.sock, a D-Bus bus, an ssh-agent) can be reached, though a read-only bind would still
 // allow connect(2). socketpair(2) stays allowed: pipes between a drone's own processes use it.
+// In every mode, no setuid or setgid bit is set on a file (chmod and its kin, and the mode of a
+// file created: EPERM): a drone of a hangard run as root, without drone_user, owns its files as
+// uid 0 on the host.
 // A foreign architecture's system call (32-bit int 0x80, x32) kills the process.
 #pragma once
 

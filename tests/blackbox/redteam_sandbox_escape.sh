@@ -18,6 +18,8 @@
 #                     (a network namespace of its own)
 #   hardlink          link a host file into the room (another mount: EXDEV)
 #   device node       open a device node outside /dev (a build chroot's): the machine is nodev
+#   setuid            leave a setuid or setgid file on the host: in the room (chmod, a file
+#                     created with the bit), on its stdout through /proc/self/fd (seccomp: EPERM)
 #   descriptors       write beside the room through "..", from each descriptor it inherited (one
 #                     opened on the host's mounts leads out of every cover: none is left open)
 # blackbox-timeout: 240
@@ -63,6 +65,10 @@ python3 -c 'import socket; s = socket.create_connection(("127.0.0.1", $PORT), 2)
 python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("\0$ABSTRACT"); s.sendall(b"x")' 2>>err.txt
 ln "$T/attack.sh" hardlink 2>>err.txt && echo linked >>got.txt
 [ -c "$T/null-node" ] && echo x 2>>err.txt >"$T/null-node" && echo "opened a device node" >>got.txt
+cp /bin/true suid 2>>err.txt && chmod 4755 suid 2>>err.txt
+cp /bin/true sgid 2>>err.txt && chmod g+s sgid 2>>err.txt
+python3 -c 'import os; os.close(os.open("made-suid", os.O_CREAT | os.O_WRONLY, 0o6755))' 2>>err.txt
+chmod 4755 /proc/self/fd/1 2>>err.txt
 for fd in /proc/self/fd/*; do
   for up in .. ../..; do echo pwned >"\$fd/\$up/proof-fd-\${fd##*/}" 2>/dev/null; done
 done
@@ -130,6 +136,7 @@ check no-nested-namespace test ! -e "$T/proof-nested"
 check no-socket-reached test ! -s "$T/proof-unix"
 check no-write-in-host-tmp test ! -e "/tmp/hangar-rt-proof-$ABSTRACT"
 check no-write-through-a-descriptor test -z "$(find "$T" -name 'proof-fd-*')"
+check no-setuid-file test -z "$(find "$R" "$S/returned/attacker" -perm /6000 2>/dev/null)"
 check no-io-uring grep -qx 'io_uring -1' "$R/uring.txt"
 check hangard-alive kill -0 "$HPID"
 if ((FAILED)); then
