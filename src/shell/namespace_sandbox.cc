@@ -20,7 +20,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <utility>
+
+#include "kernel/path_norm.h"
 
 namespace hangar {
 
@@ -110,44 +111,43 @@ int ExitCode(int status) {
   _exit(ended == child ? ExitCode(status) : 126);
 }
 
-// Whether PATH is /proc or beneath it: hidden inside the namespace's own /proc, once it is mounted.
-bool InProc(const std::string& path) {
-  return path == "/proc" || path.rfind("/proc/", 0) == 0;
+// Hidden paths come in two groups: those under /proc (IN_PROC), hidden inside the namespace's own
+// /proc by its first process once it has mounted it, and the rest, hidden before.
+
+// One read-only, nodev clone of /dev/null for each hidden file of the group, in NULLS at the
+// file's index (-1 for the other group's). Cloned before anything covers /dev/null.
+std::string CloneNulls(const NamespaceSandbox& s, bool in_proc, std::vector<int>* nulls) {
+  for (const std::string& f : s.hide_files) {
+    int tree = -1;
+    if (PathInside(f, "/proc") == in_proc) {
+      tree = OpenTree("/dev/null", OPEN_TREE_CLONE);
+      if (tree < 0 || SetAttr(tree, "", AT_EMPTY_PATH,
+                              MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0)
+        return Cannot("bind /dev/null to hide " + f, errno);
+    }
+    nulls->push_back(tree);
+  }
+  return "";
 }
 
-// The mounts that hide PATHS (IN_PROC: those under /proc, or those elsewhere): an empty tmpfs over
-// each directory, /dev/null (cloned in NULLS, one each, already read-only and nodev; -1 once used)
-// over each file. Each tmpfs is made read-only later (ReadOnlyCovers), once the binds beneath it
-// are made.
-std::string Hide(const NamespaceSandbox& s, bool in_proc, std::vector<int>& nulls) {
+// The group's hiding mounts: an empty tmpfs over each directory, a clone of NULLS over each file.
+// Each tmpfs is made read-only later (ReadOnlyCovers), once the binds beneath it are made.
+std::string Hide(const NamespaceSandbox& s, bool in_proc, const std::vector<int>& nulls) {
   for (const std::string& d : s.hide_dirs)
-    if (InProc(d) == in_proc &&
+    if (PathInside(d, "/proc") == in_proc &&
         mount("tmpfs", d.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
       return Cannot("hide " + d, errno);
   for (size_t i = 0; i < s.hide_files.size(); i++)
-    if (InProc(s.hide_files[i]) == in_proc) {
-      const int tree = std::exchange(nulls[i], -1);  // Attach closes it
-      if (std::string why = Attach(tree, s.hide_files[i]); !why.empty()) return why;
-    }
+    if (nulls[i] >= 0)
+      if (std::string why = Attach(nulls[i], s.hide_files[i]); !why.empty()) return why;
   return "";
 }
 
 std::string ReadOnlyCovers(const NamespaceSandbox& s, bool in_proc) {
   for (const std::string& d : s.hide_dirs)
-    if (InProc(d) == in_proc && SetAttr(AT_FDCWD, d.c_str(), 0, MOUNT_ATTR_RDONLY) != 0)
+    if (PathInside(d, "/proc") == in_proc &&
+        SetAttr(AT_FDCWD, d.c_str(), 0, MOUNT_ATTR_RDONLY) != 0)
       return Cannot("make " + d + " read-only", errno);
-  return "";
-}
-
-// One read-only, nodev clone of FROM (/dev/null) for each of the spec's hidden files.
-std::string CloneNulls(const NamespaceSandbox& s, const char* from, std::vector<int>* nulls) {
-  for (const std::string& f : s.hide_files) {
-    const int tree = OpenTree(from, OPEN_TREE_CLONE);
-    if (tree < 0 || SetAttr(tree, "", AT_EMPTY_PATH,
-                            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0)
-      return Cannot("bind /dev/null to hide " + f, errno);
-    nulls->push_back(tree);
-  }
   return "";
 }
 
@@ -209,11 +209,9 @@ std::string BecomeInit(const NamespaceSandbox& s) {
       return Cannot("make " + p + " read-only", errno);
   }
   std::vector<int> nulls;
-  if (std::string why = CloneNulls(s, "/dev/null", &nulls); !why.empty()) return why;
+  if (std::string why = CloneNulls(s, true, &nulls); !why.empty()) return why;
   if (std::string why = Hide(s, true, nulls); !why.empty()) return why;
   if (std::string why = ReadOnlyCovers(s, true); !why.empty()) return why;
-  for (const int fd : nulls)
-    if (fd >= 0) close(fd);  // those for files elsewhere, hidden before
   const pid_t drone = fork();
   if (drone < 0) return Cannot("fork the drone's process", errno);
   if (drone == 0) {
@@ -408,7 +406,7 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {
       return Cannot("bind " + s.socket + " into the sandbox", errno);
   }
   std::vector<int> nulls;  // for the hidden files outside /proc (BecomeInit clones its own)
-  if (std::string why = CloneNulls(s, "/dev/null", &nulls); !why.empty()) return why;
+  if (std::string why = CloneNulls(s, false, &nulls); !why.empty()) return why;
   int nodes[std::size(kDevNodes)];  // the only mounts here where a device node opens
   for (size_t i = 0; i < std::size(kDevNodes); i++) {
     nodes[i] = OpenTree(std::string("/dev/") + kDevNodes[i], OPEN_TREE_CLONE);
@@ -442,8 +440,6 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {
   if (std::string why = ReadOnlyCovers(s, false); !why.empty()) return why;
   if (SetAttr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY) != 0)
     return Cannot("make /dev read-only", errno);
-  for (const int fd : nulls)
-    if (fd >= 0) close(fd);  // those for files in /proc: BecomeInit clones its own
 
   // The first process of the new PID namespace, which dies with this one; this one waits.
   int alive[2];

@@ -232,14 +232,18 @@ TEST_F(NamespaceSandboxRoom, TheHostsDeviceNodesWorkButDoNotChange) {
   EXPECT_NE(r.err.find("Read-only file system"), std::string::npos) << r.err;
 }
 
-TEST_F(NamespaceSandboxRoom, AHiddenPathUnderProcIsHidden) {
+TEST_F(NamespaceSandboxRoom, HiddenPathsAreHiddenUnderProcToo) {
   // bwrap mounts its /proc before the hidden paths; hidden under the host's /proc and then covered
-  // by the new one, /proc/version would be read.
-  Ran r = Run("cat /proc/version > version; ls /proc/driver > driver",
-              {"--hide-file", "/proc/version", "--hide-dir", "/proc/driver"});
+  // by the new one, /proc/version would be read. A file elsewhere is hidden before the binds.
+  std::ofstream(dir_ + "/secret.txt") << "TOPSECRET\n";
+  Ran r = Run(
+      "cat /proc/version > version; ls /proc/driver > driver; cat " + dir_ + "/secret.txt > secret",
+      {"--hide-file", "/proc/version", "--hide-dir", "/proc/driver", "--hide-file",
+       dir_ + "/secret.txt"});
   if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
   EXPECT_EQ(Read("version"), "") << r.err;
   EXPECT_EQ(Read("driver"), "") << r.err;
+  EXPECT_EQ(Read("secret"), "") << r.err;
   EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
 }
 
