@@ -189,20 +189,18 @@ int main(int argc, char** argv) {
       Warn("profile " + name +
            " runs drones in bubblewrap, which is not installed (Debian package bubblewrap): its "
            "missions are denied at launch, never run unsandboxed");
-  // Engine "namespaces": asked once, as the drones' user, whichever profiles name it.
-  std::string own_refused;
-  bool own_asked = false;
-  for (const auto& [name, profile] : setup.config.profiles) {
-    if (profile.sandbox != "namespaces") continue;
-    if (!own_asked)
-      own_refused = hangar::NamespaceSandboxUnavailable(facts.drone_uid, facts.drone_gid);
-    own_asked = true;
-    if (!own_refused.empty())
-      Warn("profile " + name +
-           " runs drones in hangar-confine's own sandbox (sandbox \"namespaces\"), which this host "
-           "refuses: " +
-           own_refused + "; its launches will fail (sandbox \"bwrap\" needs the same)");
-  }
+  // Engine "namespaces": the host asked once, as the drones' user, whichever profiles name it.
+  std::vector<std::string> own;
+  for (const auto& [name, profile] : setup.config.profiles)
+    if (profile.sandbox == "namespaces") own.push_back(name);
+  if (!own.empty())
+    if (std::string why = hangar::NamespaceSandboxUnavailable(facts.drone_uid, facts.drone_gid);
+        !why.empty())
+      for (const std::string& name : own)
+        Warn("profile " + name +
+             " runs drones in hangar-confine's own sandbox (sandbox \"namespaces\"), which this "
+             "host refuses: " +
+             why + "; its launches will fail (sandbox \"bwrap\" needs the same)");
   // An engine launcher needs its tools on hangard's PATH; without them each launch fails (the
   // mission returns failed with the reason), so say it once at start.
   for (const auto& [name, profile] : setup.config.profiles) {
