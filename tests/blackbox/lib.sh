@@ -9,7 +9,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN=$ROOT/bin
 TEST=$(basename "$0" .sh)
 # The sandbox engine the spool's profiles get (hangar.conf(5) "sandbox"): a pass of each_identity
-# (RT_ENGINE), else HANGAR_TEST_SANDBOX, else the config's default (bwrap).
+# engines or each_engine (RT_ENGINE), else HANGAR_TEST_SANDBOX, else the shipped spool's own
+# (namespaces; bwrap for a profile a test adds without one).
 ENGINE=${RT_ENGINE:-${HANGAR_TEST_SANDBOX:-}}
 # A pass of each_identity: TEST[root], TEST[user]; with engine "namespaces", TEST[root,namespaces]
 # (of each_engine: TEST[namespaces]).
@@ -32,12 +33,12 @@ note() { printf '  %s\n' "$*" >&2; }
 
 # --- results --------------------------------------------------------------------------------------
 
-# pass [NAME]: with an engine other than bwrap, only once a plan in the spool names it (a pass in
-# which no drone ran in that engine's sandbox would prove nothing of it).
+# pass [NAME]: in a pass of one engine (RT_ENGINE), only once a plan in the spool names it (a pass
+# in which no drone ran in that engine's sandbox would prove nothing of it).
 pass() {
-  if [[ -n "$ENGINE" && "$ENGINE" != bwrap && -n "$S" ]] &&
-    ! grep -rqs --include=plan.json "\"engine\": *\"$ENGINE\"" "$S"; then
-    fail "no plan in the spool names sandbox engine $ENGINE"
+  if [[ -n "${RT_ENGINE:-}" && -n "$S" ]] &&
+    ! grep -rqs --include=plan.json "\"engine\": *\"$RT_ENGINE\"" "$S"; then
+    fail "no plan in the spool names sandbox engine $RT_ENGINE"
   fi
   say "ok ${1:-$TEST}"
 }
@@ -108,9 +109,11 @@ PY
 # engine's passes only. Call it first, before setup.
 each_identity() {
   [[ -n "${RT_AS:-}" ]] && return 0
-  local rc=0 engine engines=(bwrap)
-  [[ "${1:-}" == engines ]] && engines=(bwrap namespaces)
-  [[ -n "${HANGAR_TEST_SANDBOX:-}" ]] && engines=("$HANGAR_TEST_SANDBOX")
+  local rc=0 engine engines=('')  # '': the spool's own, or HANGAR_TEST_SANDBOX's
+  if [[ "${1:-}" == engines ]]; then
+    engines=(bwrap namespaces)
+    [[ -n "${HANGAR_TEST_SANDBOX:-}" ]] && engines=("$HANGAR_TEST_SANDBOX")
+  fi
   for engine in "${engines[@]}"; do
     if [[ "$(id -u)" == 0 ]]; then
       RT_AS=root RT_ENGINE=$engine bash "$0" || rc=1
