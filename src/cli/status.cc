@@ -99,16 +99,18 @@ std::string SandboxLine(const json::Value& s) {
     return names;
   };
   const std::string names = names_at("profiles"), own = names_at("namespaces");
-  // Engine "namespaces" needs no program: hangar-confine makes the sandbox itself.
-  const std::string own_part = own.empty() ? "" : "namespaces (hangar-confine) for " + own;
   const std::string bwrap = Shown(s, "bwrap");
-  if (bwrap.empty())
-    return names.empty() ? (own.empty() ? "none (no profile asks for bubblewrap)" : own_part)
-                         : "MISSING: bubblewrap is not installed; missions of " + names +
-                               " are denied at launch (apt-get install bubblewrap)" +
-                               (own.empty() ? "" : "; " + own_part);
-  if (names.empty() && !own.empty()) return own_part;
-  return bwrap + (names.empty() ? "" : " for " + names) + (own.empty() ? "" : "; " + own_part);
+  // bubblewrap's part, then engine "namespaces"' (no program: hangar-confine makes it itself).
+  std::string line;
+  if (!names.empty())
+    line = bwrap.empty() ? "MISSING: bubblewrap is not installed; missions of " + names +
+                               " are denied at launch (apt-get install bubblewrap)"
+                         : bwrap + " for " + names;
+  else if (own.empty())
+    line = bwrap.empty() ? "none (no profile asks for bubblewrap)" : bwrap;
+  if (!own.empty())
+    line += std::string(line.empty() ? "" : "; ") + "namespaces (hangar-confine) for " + own;
+  return line;
 }
 
 // "processes 1024 (RLIMIT_NPROC), files 4096 MiB (RLIMIT_FSIZE), memory 8192 MiB a process

@@ -159,6 +159,9 @@ void Decision::EmitObserve(const std::string& id, const MissionRec& rec) {
   ob.room = at.Room(id);
   ob.run = at.RunDir(id);
   ob.mission_ops = at.MissionOps(id);
+  ob.check_sandbox = {setup.bwrap,     setup.bindir + "/hangar-confine",
+                      setup.Hidden(),  setup.config.limits,
+                      setup.drone_uid, setup.drone_gid};
   if (rec.mission) {
     ob.checks = rec.mission->done_when;
     ob.egress = rec.mission->network == "egress";
@@ -169,6 +172,7 @@ void Decision::EmitObserve(const std::string& id, const MissionRec& rec) {
     if (p != setup.config.profiles.end()) {
       ob.harness = p->second.harness;
       ob.stdout_file = p->second.stdout_file;
+      ob.check_sandbox.namespaces = p->second.sandbox == "namespaces";
     }
     ob.workspace = WorkspaceOf(*rec.mission, rec.resolved);
     if (ob.workspace && p != setup.config.profiles.end()) {
@@ -182,12 +186,6 @@ void Decision::EmitObserve(const std::string& id, const MissionRec& rec) {
                   {"HOME", ob.room},
                   {"LANG", "C.UTF-8"},
                   {"HANGAR_MISSION", id}};
-  ob.check_sandbox = {setup.bwrap,     setup.bindir + "/hangar-confine",
-                      setup.Hidden(),  setup.config.limits,
-                      setup.drone_uid, setup.drone_gid};
-  if (rec.mission)
-    if (auto p = setup.config.profiles.find(rec.mission->drone); p != setup.config.profiles.end())
-      ob.check_sandbox.namespaces = p->second.sandbox == "namespaces";
   out.push_back(std::move(ob));
 }
 
