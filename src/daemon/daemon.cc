@@ -49,7 +49,7 @@ Daemon::Daemon(Env* env, KernelSetup setup, SetupFacts facts, Layout layout, Man
       shim_path_(std::move(shim_path)),
       config_path_(std::move(config_path)),
       anchor_dir_(std::move(anchor_dir)),
-      warm_shims_(shim_path_),
+      zygote_(shim_path_),
       ledger_(env_, layout_.spool, anchor_dir_, setup_.config.ledger_name),
       signals_(env_, layout_.spool, setup_.config.ledger_name),
       outbox_(
@@ -62,7 +62,7 @@ Daemon::Daemon(Env* env, KernelSetup setup, SetupFacts facts, Layout layout, Man
             CommandRunner run = [](const std::vector<std::string>& argv) {
               return RunCommand(argv, kEngineToolTimeout);
             };
-            return MakeLauncher(name, env_, shim_path_, run, &warm_shims_);
+            return MakeLauncher(name, env_, shim_path_, run, &zygote_);
           },
           [this](const std::string& line) { Say(line); }) {
   engine_check_.set_period(TimeMs(setup_.config.launchers.poll_s) * 1000);
@@ -398,11 +398,6 @@ Status Daemon::CommitRecords(std::vector<Record>* epoch_records) {
 }
 
 Status Daemon::Commit() {
-  // The shims of the batch's direct launches start now: they load while the records and the
-  // launches' files reach the disk, and are handed their plans after (launch/warm_shim.h).
-  for (const Action& a : batch_.acts)
-    if (auto* l = std::get_if<Launch>(&a); l && l->plan.launcher == "direct")
-      warm_shims_.WarmSoon();
   if (Status s = CommitRecords(nullptr); !s.ok()) return s;
   Batch b = std::move(batch_);
   batch_ = Batch{};

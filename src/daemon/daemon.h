@@ -67,10 +67,9 @@
 // The LaunchDone comes back through the pool's eventfd and is decided like any signal. A stop
 // (SIGTERM, a restart for space) first waits for the launches in flight and decides them, so a
 // stop leaves no launch half known; a crash in flight is a crash during a launch, as before.
-// The shim itself is started earlier, when the batch with the launch's decision is committed
-// (Commit: warm_shims_, launch/warm_shim.h): it loads while the records and the launch's files
-// reach the disk, and the launch pool hands it the plan. Engine launchers (systemd, Slurm) still
-// start on the loop.
+// The shim is not executed for the launch: the shim zygote (zygote_, launch/shim_zygote.h),
+// started with hangard, forks it on the launch pool's request, loaded and ready. Engine launchers
+// (systemd, Slurm) still start on the loop.
 //
 // A full disk at intake (ENOSPC, EDQUOT while taking incoming/new/NAME in) is not such a failure:
 // the half-made .ID.tmp is removed and the drop stays where it is, the kernel forgets the mission
@@ -99,7 +98,7 @@
 #include "kernel/kernel.h"
 #include "kernel/layout.h"
 #include "kernel/setup_record.h"
-#include "launch/warm_shim.h"
+#include "launch/shim_zygote.h"
 #include "ledger/signal_log.h"
 #include "shell/manifest.h"
 #include "shell/notify_outbox.h"
@@ -144,8 +143,8 @@ class Daemon {
   const std::string& intake_paused() const { return work_.intake_reason(); }
   // Run returned because space came back after a stop for a full disk: restart in place.
   bool restart() const { return restart_; }
-  // Before a restart in place: the shims waiting for a launch go (launch/warm_shim.h).
-  void ReleaseWarmShims() { warm_shims_.Release(); }
+  // Before a restart in place: the shim zygote goes (launch/shim_zygote.h).
+  void ReleaseShimZygote() { zygote_.Release(); }
 
  private:
   // ---- daemon.cc: deciding ----
@@ -234,7 +233,7 @@ class Daemon {
   Layout layout_;
   ManifestLimits limits_;
   std::string shim_path_, config_path_, anchor_dir_;
-  WarmShims warm_shims_;  // the direct launcher's, before the launchers that use them
+  ShimZygote zygote_;  // the direct launcher's, before the launchers that use it
   State state_;
   std::unique_ptr<WorkerPool<Signal>> pool_;             // observations and op handlers
   std::unique_ptr<WorkerPool<LaunchStarted>> launches_;  // direct launches (LAUNCHES OFF THE LOOP)

@@ -83,6 +83,16 @@ Status Daemon::Start() {
   // A launch holds a slot until decided, so at most `slots` are in flight: one thread each (up to
   // PoolSize's bound; beyond it they wait their turn).
   launches_ = std::make_unique<WorkerPool<LaunchStarted>>(PoolSize(setup_.config.slots));
+  // Ready before the first direct launch (else that launch starts it); with the loop's mask, as
+  // the launch pool's threads have it.
+  for (const auto& [name, profile] : setup_.config.profiles)
+    if (profile.launcher == "direct") {
+      if (!zygote_.Ready())
+        Say("the shim zygote (" + shim_path_ +
+                " --zygote) did not start: each direct launch executes hangar-shim anew",
+            Priority::kWarning);
+      break;
+    }
   signal(SIGPIPE, SIG_IGN);
   inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (signal_fd_ < 0 || inotify_fd_ < 0) return Status::Errno("set up signalfd/inotify", errno);

@@ -260,18 +260,20 @@ TEST_F(DaemonTest, AStopWritesTheLinesThatWaited) {
 
 // LAUNCHES OFF THE LOOP (daemon.h). A stand-in for hangar-shim that says it started (DIR/started.N,
 // N counting from 0) and then does not report until DIR/go or DIR/go.N exists, when it refuses
-// (exit 1), naming the plan's sha256. Started ahead (--warm, launch/warm_shim.h), it reads its
-// plan and sha256 from stdin and answers "y" first; let go (nothing read), it exits.
+// (exit 1), naming the plan's sha256. It is no zygote (launch/shim_zygote.h): started as one, it
+// exits, and each launch starts it cold.
 std::string SlowShim(const std::string& dir) {
   const std::string path = dir + "/slow-shim";
   std::ofstream(path) << "#!/bin/sh\n"
-                         "if [ \"$1\" = --warm ]; then\n"
-                         "  in=$(cat); [ -n \"$in\" ] || exit 1\n"
-                         "  printf y >&0; set -- $in\n"
-                         "fi\n"
-                         "n=$(ls " << dir << " | grep -c '^started')\n"
-                         "touch " << dir << "/started.$n\n"
-                         "while [ ! -e " << dir << "/go ] && [ ! -e " << dir
+                         "[ \"$1\" = --zygote ] && exit 1\n"
+                         "n=$(ls "
+                      << dir
+                      << " | grep -c '^started')\n"
+                         "touch "
+                      << dir
+                      << "/started.$n\n"
+                         "while [ ! -e "
+                      << dir << "/go ] && [ ! -e " << dir
                       << "/go.$n ]; do sleep 0.02; done\n"
                          "echo \"cannot start drone: the test shim refuses plan $2\" >&2\n"
                          "exit 1\n";

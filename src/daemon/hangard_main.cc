@@ -230,7 +230,7 @@ int main(int argc, char** argv) {
     // fresh process would (the same pid for systemd and for the supervisors' records), on the real
     // environment: a fault plan given for this run is not the next start's.
     std::fflush(stderr);
-    d.ReleaseWarmShims();  // else they end as zombies of the new image, which knows them not
+    d.ReleaseShimZygote();  // else it ends as a zombie of the new image, which knows it not
     SdNotify("STATUS=restarting in place: space is back on the spool");
     unsetenv("HANGAR_FAULT");
     unsetenv("HANGAR_FAULT_LOG");

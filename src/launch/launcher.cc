@@ -14,11 +14,11 @@ namespace {
 // run/lock and run/exit.json.
 class DirectLauncher : public Launcher {
  public:
-  DirectLauncher(Env* env, std::string shim, WarmShims* warm)
-      : env_(env), shim_(std::move(shim)), warm_(warm) {}
+  DirectLauncher(Env* env, std::string shim, ShimZygote* zygote)
+      : env_(env), shim_(std::move(shim)), zygote_(zygote) {}
 
   Status Start(const Plan&, const std::string& plan_file, const std::string& sha256) override {
-    return warm_ ? warm_->Start(plan_file, sha256) : StartShim(shim_, plan_file, sha256);
+    return zygote_ ? zygote_->Start(plan_file, sha256) : StartShim(shim_, plan_file, sha256);
   }
 
   Result<EngineReport> Observe(const Plan& plan) override {
@@ -43,7 +43,7 @@ class DirectLauncher : public Launcher {
  private:
   Env* env_;
   std::string shim_;
-  WarmShims* warm_;
+  ShimZygote* zygote_;
 };
 
 }  // namespace
@@ -64,8 +64,8 @@ bool StartUnsettled(Env* env, const Plan& plan) {
 }
 
 std::unique_ptr<Launcher> MakeLauncher(const std::string& name, Env* env, const std::string& shim,
-                                       CommandRunner run, WarmShims* warm) {
-  if (name == "direct") return std::make_unique<DirectLauncher>(env, shim, warm);
+                                       CommandRunner run, ShimZygote* zygote) {
+  if (name == "direct") return std::make_unique<DirectLauncher>(env, shim, zygote);
   if (name == "systemd") return MakeSystemdLauncher(env, shim, std::move(run), SystemdOptions{});
   if (name == "slurm") return MakeSlurmLauncher(env, shim, std::move(run), SlurmOptions{});
   return nullptr;

@@ -19,7 +19,7 @@
 #include "kernel/plan.h"
 #include "launch/command.h"
 #include "launch/engine_report.h"
-#include "launch/warm_shim.h"
+#include "launch/shim_zygote.h"
 
 namespace hangar {
 
@@ -50,11 +50,11 @@ class Launcher {
   virtual Status Cancel(const Plan& plan) = 0;
 };
 
-// The launcher a plan names: "direct" (the shim at SHIM, through WARM's shims started ahead when
-// given: launch/warm_shim.h), "systemd", "slurm". Engine launchers run their tools through RUN and
+// The launcher a plan names: "direct" (the shim at SHIM, forked by ZYGOTE when given:
+// launch/shim_zygote.h), "systemd", "slurm". Engine launchers run their tools through RUN and
 // keep their files through ENV. nullptr for any other name.
 std::unique_ptr<Launcher> MakeLauncher(const std::string& name, Env* env, const std::string& shim,
-                                       CommandRunner run, WarmShims* warm = nullptr);
+                                       CommandRunner run, ShimZygote* zygote = nullptr);
 
 // run/engine.json, the engine launcher's record of what it started:
 // {"hangar":1,"launcher":L,"name":NAME,"id":ENGINE_ID,"submitted":TIME}.

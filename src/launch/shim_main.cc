@@ -1,6 +1,7 @@
 // hangar-shim PLAN_FILE SHA256: the direct launcher's supervisor (docs/ARCHITECTURE.md,
-// "hangar-shim"); hangar-shim --warm: the same, started ahead, its plan read from stdin
-// (launch/warm_shim.h). hangar-shim --exec PLAN_FILE SHA256 and --unit-ended RUN_DIR: its modes
+// "hangar-shim"); hangar-shim --zygote: one started by hangard, forking that shim for each launch
+// it is asked for (launch/shim_zygote.h). hangar-shim --exec PLAN_FILE SHA256 and --unit-ended
+// RUN_DIR: its modes
 // inside a systemd unit or a Slurm job (launch/exec_plan.h).
 #include <openssl/crypto.h>
 #include <unistd.h>
@@ -10,8 +11,8 @@
 
 #include "kernel/version.h"
 #include "launch/exec_plan.h"
+#include "launch/shim_zygote.h"
 #include "launch/supervisor.h"
-#include "launch/warm_shim.h"
 
 int main(int argc, char** argv) {
   // Every launch starts here, and the shim's one use of OpenSSL is the sha256 of its plan: it
@@ -23,11 +24,11 @@ int main(int argc, char** argv) {
     return std::puts(hangar::VersionLine("hangar-shim").c_str()) < 0;
   if (mode == "--exec" && argc == 4) return hangar::ExecPlan(argv[2], argv[3]);
   if (mode == "--unit-ended" && argc == 3) return hangar::RecordUnitEnded(argv[2]);
-  if (mode == "--warm" && argc == 2) _exit(hangar::RunWarmShim());
+  if (mode == "--zygote" && argc == 2) _exit(hangar::RunShimZygote());
   if (argc != 3 || mode.rfind("--", 0) == 0) {
     static const char kUsage[] =
         "usage: hangar-shim PLAN_FILE SHA256\n"
-        "       hangar-shim --warm   (PLAN_FILE and SHA256 on stdin, one line each)\n"
+        "       hangar-shim --zygote   (requests from hangard on stdin, launch/shim_zygote.h)\n"
         "       hangar-shim --exec PLAN_FILE SHA256\n"
         "       hangar-shim --unit-ended RUN_DIR\n";
     (void)!write(2, kUsage, sizeof kUsage - 1);

@@ -111,8 +111,13 @@ Status AwaitShim(ShimChild child, const std::string& plan_file) {
     kill(child.pid, SIGKILL);
     waitpid(child.pid, nullptr, 0);
   }
-  std::string text = ReadReport(child.report);
+  Status s = ShimOutcome(status, child.report, plan_file);
   close(child.report);
+  return s;
+}
+
+Status ShimOutcome(const Result<int>& status, int report, const std::string& plan_file) {
+  std::string text = ReadReport(report);
   const std::string what = "cannot start drone with plan " + plan_file + ": ";
   if (!status.ok()) {
     if (status.status().code() == Code::kUnavailable) {

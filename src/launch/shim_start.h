@@ -1,6 +1,6 @@
 // Starting hangar-shim's first process and waiting for its report: the part of the direct
-// launcher that both a cold start (StartShim, launch/direct_launcher.h) and a shim started ahead of
-// its launch (launch/warm_shim.h) go through.
+// launcher that both a cold start (StartShim, launch/direct_launcher.h) and a first process forked
+// by the shim zygote (launch/shim_zygote.h) go through.
 #pragma once
 
 #include <sys/types.h>
@@ -30,5 +30,10 @@ Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std:
 // says what it said, as StartShim documents: Ok, Invalid (the plan refused), Io (nothing launched)
 // or Unavailable (no report in time; the first process killed).
 Status AwaitShim(ShimChild child, const std::string& plan_file);
+
+// What a first process that ran PLAN_FILE said, as StartShim documents: from its wait STATUS
+// (Unavailable when it did not end in time and was killed; another error when it could not be
+// waited for) and its REPORT (the memfd its stdout and stderr went to; read, not closed).
+Status ShimOutcome(const Result<int>& status, int report, const std::string& plan_file);
 
 }  // namespace hangar

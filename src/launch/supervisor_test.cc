@@ -18,8 +18,8 @@
 #include "launch/direct_launcher.h"
 #include "launch/drone_exec.h"
 #include "launch/shim_path_testutil.h"
+#include "launch/shim_zygote.h"
 #include "launch/stop_policy.h"
-#include "launch/warm_shim.h"
 #include "shell/proc.h"
 #include "shell/scan.h"
 
@@ -101,9 +101,9 @@ bool SleepAlive(pid_t pid) {
   return Slurp("/proc/" + std::to_string(pid) + "/comm") == "sleep\n";
 }
 
-// Each test twice: hangar-shim started cold for its launch (StartShim), and a shim started ahead
-// that is handed the plan (launch/warm_shim.h), which must behave the same in every way. The
-// parameter's bit 0: warm; bit 1 (ShimTestSandbox): engine "namespaces" instead of "bwrap".
+// Each test twice: hangar-shim started cold for its launch (StartShim), and forked by the shim
+// zygote (launch/shim_zygote.h), which must behave the same in every way. The parameter's bit 0:
+// the zygote; bit 1 (ShimTestSandbox): engine "namespaces" instead of "bwrap".
 class ShimTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
@@ -144,9 +144,11 @@ class ShimTest : public ::testing::TestWithParam<int> {
     const std::string text = json::WritePretty(p.ToJson());
     std::ofstream(path) << text;
     if (!(GetParam() & 1)) return StartShim(BuiltShimPath(), path, Sha256Hex(text));
-    warm_.Warm();  // as hangard does when it commits the launch's decision
-    EXPECT_EQ(warm_.waiting().size(), 1u) << "no shim waits: the launch would start cold";
-    return warm_.Start(path, Sha256Hex(text));
+    EXPECT_TRUE(zygote_.Ready()) << "no zygote: the launch would start cold";
+    const size_t before = zygote_.taken();
+    Status s = zygote_.Start(path, Sha256Hex(text));
+    EXPECT_EQ(zygote_.taken(), before + 1) << "the launch started cold, not through the zygote";
+    return s;
   }
 
   // Machines are noisy: wait long, assert on what happened, not on how fast.
@@ -171,7 +173,7 @@ class ShimTest : public ::testing::TestWithParam<int> {
   }
 
   std::string dir_, room_, run_;
-  WarmShims warm_{BuiltShimPath()};
+  ShimZygote zygote_{BuiltShimPath()};
 };
 
 TEST_P(ShimTest, ExitStatusAndStdoutAreKept) {
@@ -543,11 +545,11 @@ TEST_P(ShimTestSandbox, DroneIgnoringTermIsKilledAfterGrace) {
   EXPECT_FALSE(SupervisorAlive(run_));
 }
 
-std::string ColdOrWarm(const ::testing::TestParamInfo<int>& info) {
-  return std::string(info.param & 1 ? "Warm" : "Cold") + (info.param & 2 ? "Namespaces" : "");
+std::string ColdOrZygote(const ::testing::TestParamInfo<int>& info) {
+  return std::string(info.param & 1 ? "Zygote" : "Cold") + (info.param & 2 ? "Namespaces" : "");
 }
-INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Values(0, 1), ColdOrWarm);
-INSTANTIATE_TEST_SUITE_P(Start, ShimTestSandbox, ::testing::Values(0, 1, 2, 3), ColdOrWarm);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Values(0, 1), ColdOrZygote);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTestSandbox, ::testing::Values(0, 1, 2, 3), ColdOrZygote);
 
 }  // namespace
 }  // namespace hangar

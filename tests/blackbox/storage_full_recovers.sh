@@ -39,8 +39,8 @@ check end-kept jq_ok "$S/returned/F1/return.json" "d['outcome'] == 'failed' and 
 wait_returned Q1 30
 check waiting-mission-runs test "$(outcome Q1)" == done
 check same-process jq_ok "$S/hangard.json" "d['pid'] == $pid"
-# The restart in place re-executed hangard: no child of the old image (a shim waiting for a launch,
-# launch/warm_shim.h) is left a zombie of the new one.
+# The restart in place re-executed hangard: no child of the old image (the shim zygote,
+# launch/shim_zygote.h) is left a zombie of the new one.
 wait_until 5 no_zombies || fail "hangard has zombie children: $(ps --ppid "$HPID" -o pid=,stat=,args= | grep ' Z')"
 kill -0 "$pid" 2>/dev/null || fail "hangard exited"
 wait_until 10 work_is ok || fail "work not ok after space returned: $(cat "$T/status.json")"

@@ -1,0 +1,352 @@
+#include "launch/shim_zygote.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "base/json.h"
+#include "base/sha256.h"
+#include "launch/direct_launcher.h"
+#include "launch/shim_start.h"
+#include "launch/supervisor.h"
+
+namespace hangar {
+
+namespace {
+
+// A request: the plan's file and sha256, one line each, at most this long.
+constexpr size_t kMaxRequest = 8192;
+// The child answers "y" within milliseconds, and its report within ~10 s as a cold shim's.
+constexpr int kAnswerWithinMs = 10000;
+
+void Close(int* fd) {
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
+// One message of at most kMaxRequest bytes on SOCK (hangard's end of an answer: "y", "s STATUS"),
+// waiting at most until UNTIL. "" at the end of the stream, when it is late (TIMED_OUT set), or on
+// an error.
+std::string Receive(int sock, std::chrono::steady_clock::time_point until, bool* timed_out) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      *timed_out = true;
+      return "";
+    }
+    pollfd p{sock, POLLIN, 0};
+    int n = poll(&p, 1, int(left.count()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return "";
+    if (n == 0) continue;  // the time left is looked at again
+    char buf[64];
+    ssize_t got = recv(sock, buf, sizeof buf, MSG_DONTWAIT);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    return got > 0 ? std::string(buf, size_t(got)) : "";
+  }
+}
+
+// Sends TEXT with descriptors FDS in one message on SOCK, waiting at most a second for room in
+// its queue (a zygote that takes no request in a second is stuck: the launch starts cold). 0, or
+// the errno: EPIPE (or ECONNRESET) when the zygote is gone, EAGAIN when it is stuck.
+int SendWithFds(int sock, const std::string& text, const std::vector<int>& fds) {
+  iovec iov{const_cast<char*>(text.data()), text.size()};
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * fds.size()), 0);
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.data();
+  msg.msg_controllen = control.size();
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+  std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    if (sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) == ssize_t(text.size())) return 0;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN || std::chrono::steady_clock::now() >= until) return errno;
+    pollfd p{sock, POLLOUT, 0};
+    poll(&p, 1, 10);
+  }
+}
+
+void Say(const std::string& line) {
+  const std::string text = "hangar-shim: --zygote: " + line + "\n";
+  (void)!write(STDERR_FILENO, text.data(), text.size());
+}
+
+// SIGPIPE's disposition as the zygote was started with it.
+sighandler_t inherited_sigpipe = SIG_DFL;
+
+// The zygote's view of one child: the first process of a launch.
+struct Child {
+  pid_t pid = -1;
+  int pidfd = -1;   // readable when it has ended
+  int answer = -1;  // the zygote's end of the launch's answer socket; -1 once hangard gave up
+};
+
+// The child of the zygote: from here on the launch's shim. Never returns.
+[[noreturn]] void RunChild(int report, int answer, const std::string& plan_file,
+                           const std::string& plan_sha256) {
+  // Taken, before anything else: hangard starts no other shim for this launch from now on.
+  const bool told = send(answer, "y", 1, MSG_NOSIGNAL) == 1;
+  if (!told) _exit(kShimNotStarted);  // hangard gave up already: it may start another; run nothing
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(report, STDOUT_FILENO) < 0 ||
+      dup2(report, STDERR_FILENO) < 0)
+    _exit(kShimNotStarted);
+  // The signal mask and dispositions are then a fresh hangar-shim's; every other descriptor (the
+  // zygote's, the other launches' answers) RunShim closes first.
+  signal(SIGPIPE, inherited_sigpipe);
+  _exit(RunShim(plan_file, plan_sha256));
+}
+
+// Takes one request off STDIN: forks its child, or refuses it. False at the end of the stream.
+bool TakeRequest(std::vector<Child>* children) {
+  char buf[kMaxRequest + 1];
+  iovec iov{buf, sizeof buf};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n;
+  do n = recvmsg(STDIN_FILENO, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) return false;  // the end of the stream (or stdin unusable): no more requests
+  std::vector<int> fds;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+        fds.push_back(fd);
+      }
+  const std::string in(buf, size_t(n));
+  const size_t a = in.find('\n');
+  const size_t b = a == std::string::npos ? a : in.find('\n', a + 1);
+  if (fds.size() != 2 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || b == std::string::npos ||
+      b + 1 != in.size() || a == 0 || b == a + 1) {
+    Say("refused a request: expected PLAN_FILE and SHA256, one line each, with two descriptors");
+    for (int fd : fds) close(fd);
+    return true;
+  }
+  const int report = fds[0], answer = fds[1];
+  pid_t pid = fork();
+  if (pid == 0) RunChild(report, answer, in.substr(0, a), in.substr(a + 1, b - a - 1));
+  close(report);
+  if (pid < 0) {
+    Say("cannot fork a shim: " + std::string(std::strerror(errno)));
+    close(answer);  // not taken: hangard starts one cold
+    return true;
+  }
+  Child c{pid, int(syscall(SYS_pidfd_open, pid, 0)), answer};
+  children->push_back(c);
+  return true;
+}
+
+// Reaps CHILD, which has ended, and tells hangard its wait status (when hangard still waits).
+void Reap(Child* c) {
+  int status = 0;
+  pid_t got;
+  do got = waitpid(c->pid, &status, 0);
+  while (got < 0 && errno == EINTR);
+  if (got == c->pid && c->answer >= 0) {
+    const std::string text = "s " + std::to_string(status);
+    (void)!send(c->answer, text.data(), text.size(), MSG_NOSIGNAL);
+  }
+  Close(&c->answer);
+  Close(&c->pidfd);
+}
+
+}  // namespace
+
+int RunShimZygote() {
+  // What every launch would pay after its exec: OpenSSL's digest fetched, simdjson's
+  // implementation chosen. Done once, here; each child inherits it.
+  (void)Sha256Hex("");
+  (void)json::Parse("{}");
+  // An answer whose reader is gone is a failed send, not the end; the children get back what the
+  // zygote was given, as a shim started cold has.
+  inherited_sigpipe = signal(SIGPIPE, SIG_IGN);
+  std::vector<Child> children;
+  bool open = true;
+  while (open || !children.empty()) {
+    std::vector<pollfd> p;
+    p.push_back({open ? STDIN_FILENO : -1, POLLIN, 0});
+    for (const Child& c : children) {
+      p.push_back({c.pidfd, POLLIN, 0});
+      p.push_back({c.answer, 0, 0});  // POLLHUP: hangard gave up on it
+    }
+    bool asked = false;  // a child without a pidfd is asked after a short poll
+    for (const Child& c : children) asked = asked || c.pidfd < 0;
+    int n = poll(p.data(), p.size(), asked ? 5 : -1);
+    if (n < 0 && errno != EINTR) {
+      Say("poll: " + std::string(std::strerror(errno)));
+      return 1;
+    }
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) open = TakeRequest(&children) && open;
+    for (size_t i = 0; i < children.size();) {
+      Child& c = children[i];
+      const short ended = p.size() > 1 + 2 * i ? p[1 + 2 * i].revents : 0;
+      const short gave_up = p.size() > 2 + 2 * i ? p[2 + 2 * i].revents : 0;
+      if (gave_up & (POLLHUP | POLLERR)) {
+        kill(c.pid, SIGKILL);  // not reaped yet: the pid is still this child's
+        Close(&c.answer);
+      }
+      // Without a pidfd (kernels before 5.3) the child is asked after each short poll.
+      siginfo_t info{};
+      const bool done = c.pidfd >= 0
+                            ? (ended & POLLIN) != 0
+                            : waitid(P_PID, id_t(c.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                                  info.si_pid == c.pid;
+      if (done) {
+        Reap(&c);
+        children.erase(children.begin() + long(i));
+      } else {
+        ++i;
+      }
+    }
+  }
+  return 0;
+}
+
+pid_t ShimZygote::pid() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pid_;
+}
+
+size_t ShimZygote::taken() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return taken_;
+}
+
+bool ShimZygote::Ready() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ReadyLocked();
+}
+
+// Under mu_: whether the zygote has ended, or is ending (its end of the socket is closed).
+bool ShimZygote::EndedLocked() {
+  pollfd p{control_, 0, 0};
+  return poll(&p, 1, 0) != 0 || waitpid(pid_, nullptr, WNOHANG) != 0;
+}
+
+bool ShimZygote::ReadyLocked() {
+  if (pid_ > 0 && !EndedLocked()) return true;
+  ReleaseLocked();  // one that ended is reaped, and started anew below
+  // A socket, not a pipe: /proc/PID/fd/0 of the zygote cannot be opened (ENXIO), so no process
+  // of its user can write into its stdin that way; the other end stays in hangard.
+  int p[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) != 0) return false;
+  Result<ShimChild> child = SpawnShim(shim_path_, {"--zygote"}, p[0]);
+  close(p[0]);
+  if (!child.ok()) {
+    close(p[1]);
+    return false;
+  }
+  pid_ = child->pid;
+  control_ = p[1];
+  report_ = child->report;
+  return true;
+}
+
+void ShimZygote::Release() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ReleaseLocked();
+}
+
+void ShimZygote::ReleaseLocked() {
+  if (pid_ <= 0) return;
+  Close(&control_);  // the end of its stdin: it ends once its children have
+  bool reaped = false;
+  for (int waited_ms = 0; waited_ms < 1000 && !reaped; waited_ms += 5) {
+    pid_t r = waitpid(pid_, nullptr, WNOHANG);
+    reaped = r == pid_ || (r < 0 && errno != EINTR);
+    if (!reaped) poll(nullptr, 0, 5);
+  }
+  if (!reaped) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  Close(&report_);
+  pid_ = -1;
+}
+
+Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_sha256) {
+  const bool one_line =
+      plan_file.find('\n') == std::string::npos && plan_sha256.find('\n') == std::string::npos;
+  int report = memfd_create("hangar-shim-report", MFD_CLOEXEC);
+  int answer[2] = {-1, -1};
+  bool sent = false;
+  if (one_line && report >= 0 &&
+      socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, answer) == 0) {
+    const std::string request = plan_file + "\n" + plan_sha256 + "\n";
+    std::lock_guard<std::mutex> lock(mu_);
+    // A zygote that ended is started anew, once, and asked again; one that is stuck is left be.
+    for (int tries = 0; tries < 2 && !sent && ReadyLocked(); ++tries) {
+      const int e = SendWithFds(control_, request, {report, answer[1]});
+      sent = e == 0;
+      if (e == EAGAIN) break;
+      if (!sent) ReleaseLocked();
+    }
+  }
+  Close(&answer[1]);  // the zygote holds its own copy, and its child one
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
+  bool timed_out = false;
+  if (sent && Receive(answer[0], until, &timed_out) == "y") {
+    // Taken: the child is the launch's shim; its end decides, as a cold start's would.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++taken_;
+    }
+    const std::string said = Receive(answer[0], until, &timed_out);
+    Close(&answer[0]);  // when it has not ended: the zygote kills it now
+    Result<int> status = Status::Unavailable("timed out");
+    if (said.rfind("s ", 0) == 0) {
+      status = std::stoi(said.substr(2));
+    } else if (!timed_out) {
+      status = Status::Io("the shim zygote ended before the shim it forked did");
+    }
+    Status s = ShimOutcome(status, report, plan_file);
+    close(report);
+    return s;
+  }
+  if (sent && timed_out) {
+    // No answer in time. Shut first, so that the child can no longer say "y" (its send fails and
+    // it runs nothing), then look: a "y" already on its way means it took the launch after all.
+    shutdown(answer[0], SHUT_RDWR);
+    char c = 0;
+    if (recv(answer[0], &c, 1, MSG_DONTWAIT) == 1 && c == 'y') {
+      Close(&answer[0]);  // the zygote kills it now
+      Status s = ShimOutcome(Status::Unavailable("timed out"), report, plan_file);
+      close(report);
+      return s;
+    }
+  }
+  // Not taken (no zygote, it ended, it refused, or its child never answered and is killed once
+  // this end is closed): nothing of this launch ran there.
+  Close(&answer[0]);
+  Close(&report);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pid_ > 0 && EndedLocked()) ReleaseLocked();  // reaped now; the next launch starts one
+  }
+  return StartShim(shim_path_, plan_file, plan_sha256);
+}
+
+}  // namespace hangar

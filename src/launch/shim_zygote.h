@@ -1,0 +1,83 @@
+// The shim zygote (docs/ARCHITECTURE.md, hangar-shim). A launch's hangar-shim, executed anew,
+// spends milliseconds of CPU before it reads its plan: the exec, the dynamic linker relocating
+// libcrypto and libstdc++, OpenSSL's start (docs/BENCHMARKS.md, The shim zygote). The zygote
+// (`hangar-shim --zygote`) is one hangar-shim, started once by hangard, that has done all that
+// and forks the first process of each direct launch on request: the child is, from its fork on,
+// the shim `hangar-shim PLAN_FILE SHA256` would be, without an exec.
+//
+// The protocol. The zygote's stdin is a unix SOCK_SEQPACKET socket whose other end only hangard
+// holds (no process can open it through /proc). A request is one message, "PLAN_FILE\nSHA256\n",
+// carrying two descriptors: the anonymous file (memfd) the first process's stdout and stderr go
+// to, and the zygote's end of a socket pair made for this launch (the answer). The zygote forks;
+// the child sends "y" (taken) on the answer before anything else, and from then on it is the
+// launch's shim; when the child has ended, the zygote reaps it and sends "s STATUS" (its wait
+// status, decimal) on the answer and closes it. hangard closing its end of the answer means it
+// gave up waiting: the zygote kills the child (SIGKILL) and reaps it. The end of the stream on its
+// stdin (hangard ended, or let it go) ends the zygote once its children have ended; it runs
+// nothing more.
+//
+// Nothing of a mission reaches the zygote before the launch's records are durable: it learns the
+// plan at the moment a shim started cold would have been started.
+#pragma once
+
+#include <sys/types.h>
+
+#include <mutex>
+#include <string>
+
+#include "base/status.h"
+
+namespace hangar {
+
+// hangard's side: the zygote of one direct launcher. Start may be called from several threads at
+// once (the launch pool); each launch has its own answer socket.
+class ShimZygote {
+ public:
+  explicit ShimZygote(std::string shim_path) : shim_path_(std::move(shim_path)) {}
+  ~ShimZygote() { Release(); }
+  ShimZygote(const ShimZygote&) = delete;
+  ShimZygote& operator=(const ShimZygote&) = delete;
+
+  // StartShim (launch/direct_launcher.h), the same answers, through the zygote (started when it
+  // is not running, and started anew when it has ended). A launch the zygote did not take (it
+  // ended, or its child said nothing within 10 s: killed) starts a shim cold, so a zygote that
+  // died fails no launch; one it took is decided by the child's report as a cold start's is.
+  Status Start(const std::string& plan_file, const std::string& plan_sha256);
+
+  // Starts the zygote now when it is not running (hangard's start calls it: the first launch
+  // then finds it ready). False when it cannot be started; launches then start cold.
+  bool Ready();
+
+  // Lets the zygote go (its stdin closed: it ends once its children have) and reaps it; killed
+  // when it has not ended within a second. hangard calls it before it re-executes itself, so
+  // that no zygote of the old image is left a zombie of the new one. A later Start or Ready
+  // starts a new one.
+  void Release();
+
+  // The zygote's pid, -1 when none runs; how many launches a zygote took (for tests).
+  pid_t pid();
+  size_t taken();
+
+ private:
+  // Under mu_: the zygote running (started when it was not), or false.
+  bool ReadyLocked();
+  // Under mu_: its stdin closed, reaped (within a second, else killed).
+  void ReleaseLocked();
+  // Under mu_, with a zygote started: whether it has ended, or is ending (its socket closed).
+  bool EndedLocked();
+
+  const std::string shim_path_;
+  std::mutex mu_;
+  pid_t pid_ = -1;    // guarded by mu_
+  int control_ = -1;  // hangard's end of its stdin; guarded by mu_
+  int report_ = -1;   // the memfd the zygote's own stdout and stderr go to; guarded by mu_
+  size_t taken_ = 0;  // guarded by mu_
+};
+
+// The shim's side, `hangar-shim --zygote`: makes ready, then serves requests on stdin as above
+// until the end of the stream and its children have ended; returns 0. A request that is not two
+// lines with two descriptors is refused (its answer closed unanswered, why on stderr), and the
+// zygote goes on.
+int RunShimZygote();
+
+}  // namespace hangar

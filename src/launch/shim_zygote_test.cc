@@ -1,0 +1,314 @@
+#include "launch/shim_zygote.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "base/json.h"
+#include "base/scratch_dir_testutil.h"
+#include "base/sha256.h"
+#include "env/env.h"
+#include "kernel/plan.h"
+#include "launch/direct_launcher.h"
+#include "launch/shim_path_testutil.h"
+#include "launch/shim_start.h"
+#include "shell/scan.h"
+
+namespace hangar {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::steady_clock;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// Sends TEXT on SOCK as hangard makes a request: one message carrying REPORT and ANSWER.
+ssize_t SendRequest(int sock, const std::string& text, int report, int answer) {
+  int fds[2] = {report, answer};
+  iovec iov{const_cast<char*>(text.data()), text.size()};
+  alignas(cmsghdr) char buf[CMSG_SPACE(sizeof fds)] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = buf;
+  msg.msg_controllen = sizeof buf;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof fds);
+  memcpy(CMSG_DATA(c), fds, sizeof fds);
+  return sendmsg(sock, &msg, MSG_NOSIGNAL);
+}
+
+bool Gone(pid_t pid) {
+  return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+// A scratch directory every user may write (the hostile test runs as nobody), with a room and a
+// run directory, and plans whose drone leaves a proof file in it.
+class ShimZygoteTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(BuiltShimPath())) << BuiltShimPath() << ": build bin/hangar-shim first";
+    ASSERT_FALSE(scratch_.path().empty());
+    dir_ = scratch_.path();
+    for (const std::string& d : {dir_, dir_ + "/room", dir_ + "/run"}) {
+      fs::create_directories(d);
+      ASSERT_EQ(chmod(d.c_str(), 0777), 0);
+    }
+  }
+  void TearDown() override {
+    if (SupervisorAlive(dir_ + "/run")) (void)SignalSupervisor(dir_ + "/run", SIGKILL);
+  }  // scratch_ goes with everything in it
+
+  // A plan whose drone writes WORD into proof (SUFFIX: proofSUFFIX, and its run directory
+  // runSUFFIX); its file written, its text returned.
+  std::string WritePlan(const std::string& file, const std::string& word,
+                        const std::string& suffix = "") {
+    Plan p;
+    p.id = "M";
+    p.argv = {"sh", "-c", "echo " + word + " > " + dir_ + "/proof" + suffix};
+    p.env = {{"PATH", "/usr/bin:/bin"}};
+    p.room = dir_ + "/room";
+    p.run = dir_ + "/run" + suffix;
+    p.deadline_ms = 60000;
+    p.grace_ms = 1000;
+    p.sandbox.engine = "none";
+    p.sandbox.write = {p.room};
+    const std::string text = json::WritePretty(p.ToJson());
+    std::ofstream(file) << text;
+    return text;
+  }
+
+  // The proof's text once exit.json is written (the drone's end), or "" when no drone ran.
+  std::string ProofAfterExit(const std::string& suffix = "") {
+    const auto until = steady_clock::now() + std::chrono::seconds(30);
+    while (!ReadExit(RealEnv(), dir_ + "/run" + suffix).ok() && steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::ifstream f(dir_ + "/proof" + suffix);
+    std::string s;
+    std::getline(f, s);
+    return s;
+  }
+
+  ScratchDir scratch_{"zygote-test"};
+  std::string dir_;
+};
+
+TEST_F(ShimZygoteTest, LaunchesGoThroughOneZygoteStartedOnce) {
+  ShimZygote zygote(BuiltShimPath());
+  EXPECT_EQ(zygote.pid(), -1) << "started on demand, not before";
+  const std::string plan = dir_ + "/plan.json";
+  ASSERT_TRUE(zygote.Start(plan, Sha256Hex(WritePlan(plan, "first"))).ok());
+  EXPECT_EQ(ProofAfterExit(), "first");
+  const pid_t pid = zygote.pid();
+  ASSERT_GT(pid, 0);
+  fs::remove(dir_ + "/run/exit.json");
+  ASSERT_TRUE(zygote.Start(plan, Sha256Hex(WritePlan(plan, "second"))).ok());
+  EXPECT_EQ(ProofAfterExit(), "second");
+  EXPECT_EQ(zygote.pid(), pid) << "the same zygote forks the next launch's shim";
+  EXPECT_EQ(zygote.taken(), 2u);
+  EXPECT_EQ(Slurp("/proc/" + std::to_string(pid) + "/cmdline"),
+            BuiltShimPath() + std::string("\0--zygote\0", 10));
+}
+
+// The plan the gate passed is the plan run, through the zygote as through a cold shim.
+TEST_F(ShimZygoteTest, APlanChangedAfterTheGateIsNeverRunByTheZygote) {
+  ShimZygote zygote(BuiltShimPath());
+  ASSERT_TRUE(zygote.Ready());
+  const std::string plan = dir_ + "/plan.json";
+  const std::string passed = WritePlan(plan, "passed");
+  WritePlan(plan, "tampered");
+  Status s = zygote.Start(plan, Sha256Hex(passed));
+  EXPECT_EQ(s.code(), Code::kInvalid);
+  EXPECT_NE(s.message().find("changed after the gate"), std::string::npos) << s.message();
+  EXPECT_EQ(zygote.taken(), 1u) << "refused by the shim it forked, not started cold";
+  EXPECT_TRUE(fs::is_empty(dir_ + "/run"));
+  EXPECT_FALSE(fs::exists(dir_ + "/proof"));
+}
+
+// Launches on several threads at once (the launch pool): each gets its own shim's answer.
+TEST_F(ShimZygoteTest, LaunchesAtOnceEachGetTheirOwnAnswer) {
+  ShimZygote zygote(BuiltShimPath());
+  ASSERT_TRUE(zygote.Ready());
+  constexpr int kLaunches = 6;
+  std::vector<Status> said(kLaunches);
+  std::vector<std::string> files(kLaunches), shas(kLaunches);
+  for (int i = 0; i < kLaunches; i++) {
+    const std::string n = std::to_string(i);
+    fs::create_directories(dir_ + "/run" + n);
+    files[i] = dir_ + "/plan" + n + ".json";
+    shas[i] = Sha256Hex(WritePlan(files[i], "launch" + n, n));
+    if (i % 3 == 2) WritePlan(files[i], "tampered", n);  // these are refused
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kLaunches; i++)
+    threads.emplace_back([&, i] { said[i] = zygote.Start(files[i], shas[i]); });
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < kLaunches; i++) {
+    const std::string n = std::to_string(i);
+    if (i % 3 == 2) {
+      EXPECT_EQ(said[i].code(), Code::kInvalid) << i << ": " << said[i].message();
+      EXPECT_NE(said[i].message().find(files[i]), std::string::npos) << said[i].message();
+      EXPECT_FALSE(fs::exists(dir_ + "/proof" + n));
+    } else {
+      EXPECT_TRUE(said[i].ok()) << i << ": " << said[i].message();
+      EXPECT_EQ(ProofAfterExit(n), "launch" + n);
+    }
+  }
+  EXPECT_EQ(zygote.taken(), size_t(kLaunches));
+}
+
+// A zygote that died is started anew by the next launch, and the dead one is reaped.
+TEST_F(ShimZygoteTest, AZygoteThatDiedIsStartedAnew) {
+  ShimZygote zygote(BuiltShimPath());
+  ASSERT_TRUE(zygote.Ready());
+  const pid_t dead = zygote.pid();
+  ASSERT_EQ(kill(dead, SIGKILL), 0);
+  const auto until = steady_clock::now() + std::chrono::seconds(10);
+  while (Slurp("/proc/" + std::to_string(dead) + "/stat").find(") Z ") == std::string::npos &&
+         steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const std::string plan = dir_ + "/plan.json";
+  ASSERT_TRUE(zygote.Start(plan, Sha256Hex(WritePlan(plan, "anew"))).ok());
+  EXPECT_EQ(ProofAfterExit(), "anew");
+  EXPECT_NE(zygote.pid(), dead);
+  EXPECT_EQ(zygote.taken(), 1u);
+  EXPECT_EQ(waitpid(dead, nullptr, WNOHANG), -1) << "the dead one was reaped";
+}
+
+// A shim that is no zygote (it ends at once): every launch starts cold and none fails.
+TEST_F(ShimZygoteTest, WithoutAZygoteALaunchStartsCold) {
+  const std::string stand_in = dir_ + "/no-zygote";
+  std::ofstream(stand_in) << "#!/bin/sh\n[ \"$1\" = --zygote ] && exit 1\nexec " << BuiltShimPath()
+                          << " \"$@\"\n";
+  ASSERT_EQ(chmod(stand_in.c_str(), 0755), 0);
+  ShimZygote zygote(stand_in);
+  const std::string plan = dir_ + "/plan.json";
+  ASSERT_TRUE(zygote.Start(plan, Sha256Hex(WritePlan(plan, "cold"))).ok());
+  EXPECT_EQ(ProofAfterExit(), "cold");
+  EXPECT_EQ(zygote.taken(), 0u);
+}
+
+TEST_F(ShimZygoteTest, AZygoteLetGoRunsNothingAndIsReaped) {
+  pid_t pid = -1;
+  {
+    ShimZygote zygote(BuiltShimPath());
+    ASSERT_TRUE(zygote.Ready());
+    pid = zygote.pid();
+    zygote.Release();
+    EXPECT_EQ(zygote.pid(), -1);
+    EXPECT_TRUE(Gone(pid));
+    ASSERT_TRUE(zygote.Ready()) << "a later launch starts one anew";
+    pid = zygote.pid();
+  }  // its destructor lets it go
+  EXPECT_TRUE(Gone(pid)) << pid;
+  EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), -1) << "reaped already";
+  EXPECT_TRUE(fs::is_empty(dir_ + "/run"));
+}
+
+// The protocol itself: a request that is not a plan's file and sha256 with two descriptors is
+// refused (its answer closed unanswered, why on stderr), and the zygote goes on with the next.
+TEST_F(ShimZygoteTest, ARequestThatIsNotAPlanIsRefusedAndTheZygoteGoesOn) {
+  int control[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, control), 0);
+  Result<ShimChild> z = SpawnShim(BuiltShimPath(), {"--zygote"}, control[0]);
+  close(control[0]);
+  ASSERT_TRUE(z.ok()) << z.status().message();
+  // One request: TEXT with a fresh report memfd and answer socket; what comes back on the answer.
+  auto ask = [&](const std::string& text) {
+    int report = memfd_create("report", MFD_CLOEXEC), answer[2];
+    EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, answer), 0);
+    EXPECT_EQ(SendRequest(control[1], text, report, answer[1]), ssize_t(text.size()));
+    close(report);
+    close(answer[1]);
+    std::string got;
+    char m[64];
+    for (ssize_t n; (n = recv(answer[0], m, sizeof m, 0)) > 0;)
+      got += std::string(m, size_t(n)) + "|";
+    close(answer[0]);
+    return got;
+  };
+  EXPECT_EQ(ask("one line only\n"), "") << "refused: its answer ends unanswered";
+  const std::string plan = dir_ + "/plan.json";
+  const std::string sha = Sha256Hex(WritePlan(plan, "next"));
+  EXPECT_EQ(ask(plan + "\n" + sha + "\n"), "y|s 0|") << "taken, then its first process's status";
+  EXPECT_EQ(ProofAfterExit(), "next");
+  close(control[1]);  // the end of its stdin: it ends
+  Status s = AwaitShim(*z, "zygote");
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
+// Hostile: a process of the zygote's own user (not root, who may do anything to it) tries to hand
+// it a plan of its own, by opening the zygote's stdin through /proc, and by taking a copy of the
+// descriptor (pidfd_getfd). Either would run its drone, outside any sandbox, and leave the proof
+// file. The zygote's stdin is a socket: /proc cannot open it, and what is sent into a copy of the
+// zygote's end reaches hangard's end, not the zygote.
+TEST_F(ShimZygoteTest, ASameUserProcessCannotHandTheZygoteAPlan) {
+  const std::string evil = dir_ + "/evil.json";
+  const std::string line = evil + "\n" + Sha256Hex(WritePlan(evil, "pwned")) + "\n";
+  ASSERT_EQ(chmod(evil.c_str(), 0644), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+                           setresuid(65534, 65534, 65534) != 0))
+      _exit(10);
+    int code = 0;
+    {
+      ShimZygote zygote(BuiltShimPath());  // hangard's part, run as the same user
+      if (!zygote.Ready()) _exit(11);
+      const pid_t z = zygote.pid();
+      const std::string in = "/proc/" + std::to_string(z) + "/fd/0";
+      if (int fd = open(in.c_str(), O_WRONLY | O_CLOEXEC); fd >= 0) {
+        code |= 1;
+        (void)!write(fd, line.data(), line.size());
+        close(fd);
+      }
+      int pidfd = int(syscall(SYS_pidfd_open, z, 0));
+      int copy = pidfd >= 0 ? int(syscall(SYS_pidfd_getfd, pidfd, 0, 0)) : -1;
+      if (copy >= 0) {
+        code |= 2;
+        // A request as hangard makes it, with a report file and an answer socket.
+        int report = memfd_create("report", MFD_CLOEXEC), answer[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, answer) == 0 && report >= 0) {
+          (void)SendRequest(copy, line, report, answer[1]);
+        }
+        close(copy);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }  // let go
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_LT(WEXITSTATUS(status), 10) << "the test could not set itself up";
+  EXPECT_EQ(WEXITSTATUS(status) & 1, 0) << "its stdin opened through /proc";
+  // Had the zygote been handed the plan, its shim would have taken run/lock before the zygote was
+  // let go (it ends only once its children have), and its drone would leave the proof.
+  EXPECT_FALSE(fs::exists(dir_ + "/run/lock")) << "the zygote ran a plan not from hangard";
+  if (fs::exists(dir_ + "/run/lock")) {
+    EXPECT_EQ(ProofAfterExit(), "");
+  }
+}
+
+}  // namespace
+}  // namespace hangar
