@@ -49,7 +49,7 @@ Daemon::Daemon(Env* env, KernelSetup setup, SetupFacts facts, Layout layout, Man
       shim_path_(std::move(shim_path)),
       config_path_(std::move(config_path)),
       anchor_dir_(std::move(anchor_dir)),
-      zygote_(shim_path_),
+      zygote_(shim_path_, [this](const std::string& line) { Say(line, Priority::kWarning); }),
       ledger_(env_, layout_.spool, anchor_dir_, setup_.config.ledger_name),
       signals_(env_, layout_.spool, setup_.config.ledger_name),
       outbox_(

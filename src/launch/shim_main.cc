@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     return std::puts(hangar::VersionLine("hangar-shim").c_str()) < 0;
   if (mode == "--exec" && argc == 4) return hangar::ExecPlan(argv[2], argv[3]);
   if (mode == "--unit-ended" && argc == 3) return hangar::RecordUnitEnded(argv[2]);
-  if (mode == "--zygote" && argc == 2) _exit(hangar::RunShimZygote());
+  if (mode == "--zygote" && argc == 2) _exit(hangar::RunShimZygote(argv[1]));
   if (argc != 3 || mode.rfind("--", 0) == 0) {
     static const char kUsage[] =
         "usage: hangar-shim PLAN_FILE SHA256\n"

@@ -46,7 +46,9 @@ Result<int> WaitWithin(pid_t pid, std::chrono::milliseconds limit) {
   }
 }
 
-std::string ReadReport(int fd) {
+}  // namespace
+
+std::string ReadShimReport(int fd) {
   std::string text;
   char buf[4096];
   ssize_t n;
@@ -59,13 +61,11 @@ std::string ReadReport(int fd) {
   return text;
 }
 
-std::string Describe(int status) {
+std::string DescribeShimEnd(int status) {
   if (WIFEXITED(status))
     return "hangar-shim exited with status " + std::to_string(WEXITSTATUS(status));
   return "hangar-shim was killed by signal " + std::to_string(WTERMSIG(status));
 }
-
-}  // namespace
 
 Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std::string>& args,
                             int stdin_fd) {
@@ -117,7 +117,7 @@ Status AwaitShim(ShimChild child, const std::string& plan_file) {
 }
 
 Status ShimOutcome(const Result<int>& status, int report, const std::string& plan_file) {
-  std::string text = ReadReport(report);
+  std::string text = ReadShimReport(report);
   const std::string what = "cannot start drone with plan " + plan_file + ": ";
   if (!status.ok()) {
     if (status.status().code() == Code::kUnavailable) {
@@ -126,7 +126,7 @@ Status ShimOutcome(const Result<int>& status, int report, const std::string& pla
     return Status::Io(what + status.status().message());
   }
   if (WIFEXITED(*status) && WEXITSTATUS(*status) == 0) return Status::Ok();
-  if (text.empty()) text = what + Describe(*status);
+  if (text.empty()) text = what + DescribeShimEnd(*status);
   const bool refused =
       WIFEXITED(*status) && (WEXITSTATUS(*status) == 78 || WEXITSTATUS(*status) == 64);
   return refused ? Status::Invalid(text) : Status::Io(text);

@@ -31,6 +31,12 @@ Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std:
 // or Unavailable (no report in time; the first process killed).
 Status AwaitShim(ShimChild child, const std::string& plan_file);
 
+// What hangar-shim wrote to the report file FD (at most 64 KiB), without its trailing newlines and
+// its leading "hangar-shim: ".
+std::string ReadShimReport(int fd);
+// "hangar-shim exited with status N" or "hangar-shim was killed by signal N", from a wait STATUS.
+std::string DescribeShimEnd(int status);
+
 // What a first process that ran PLAN_FILE said, as StartShim documents: from its wait STATUS
 // (Unavailable when it did not end in time and was killed; another error when it could not be
 // waited for) and its REPORT (the memfd its stdout and stderr went to; read, not closed).

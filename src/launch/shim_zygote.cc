@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -24,6 +25,8 @@ namespace hangar {
 
 namespace {
 
+// What the zygote's children show in place of "--zygote" on their command line.
+constexpr char kForkedTitle[] = "--forked";
 // A request: the plan's file and sha256, one line each, at most this long.
 constexpr size_t kMaxRequest = 8192;
 // The child answers "y" within milliseconds, and its report within ~10 s as a cold shim's.
@@ -34,10 +37,11 @@ void Close(int* fd) {
   *fd = -1;
 }
 
-// One message of at most kMaxRequest bytes on SOCK (hangard's end of an answer: "y", "s STATUS"),
-// waiting at most until UNTIL. "" at the end of the stream, when it is late (TIMED_OUT set), or on
-// an error.
-std::string Receive(int sock, std::chrono::steady_clock::time_point until, bool* timed_out) {
+// One message of at most 64 bytes on SOCK (hangard's end of an answer: "y", "s STATUS"), waiting
+// at most until UNTIL. "" at the end of the stream, when it is late (TIMED_OUT set), or on an
+// error. A descriptor it carries goes to *FD when FD is given (closed otherwise).
+std::string Receive(int sock, std::chrono::steady_clock::time_point until, bool* timed_out,
+                    int* fd = nullptr) {
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         until - std::chrono::steady_clock::now());
@@ -51,29 +55,49 @@ std::string Receive(int sock, std::chrono::steady_clock::time_point until, bool*
     if (n < 0) return "";
     if (n == 0) continue;  // the time left is looked at again
     char buf[64];
-    ssize_t got = recv(sock, buf, sizeof buf, MSG_DONTWAIT);
+    iovec iov{buf, sizeof buf};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    ssize_t got = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+          c->cmsg_len == CMSG_LEN(sizeof(int))) {
+        int passed;
+        std::memcpy(&passed, CMSG_DATA(c), sizeof passed);
+        if (fd && *fd < 0) {
+          *fd = passed;
+        } else {
+          close(passed);
+        }
+      }
     return got > 0 ? std::string(buf, size_t(got)) : "";
   }
 }
 
 // Sends TEXT with descriptors FDS in one message on SOCK, waiting at most a second for room in
-// its queue (a zygote that takes no request in a second is stuck: the launch starts cold). 0, or
-// the errno: EPIPE (or ECONNRESET) when the zygote is gone, EAGAIN when it is stuck.
-int SendWithFds(int sock, const std::string& text, const std::vector<int>& fds) {
+// its queue when WAIT (a zygote that takes no request in a second is stuck). 0, or the errno:
+// EPIPE (or ECONNRESET) when the peer is gone, EAGAIN when it takes nothing.
+int SendWithFds(int sock, const std::string& text, const std::vector<int>& fds, bool wait = true) {
   iovec iov{const_cast<char*>(text.data()), text.size()};
   std::vector<char> control(CMSG_SPACE(sizeof(int) * fds.size()), 0);
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
-  msg.msg_control = control.data();
-  msg.msg_controllen = control.size();
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-  std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  if (!fds.empty()) {
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(wait ? 1 : 0);
   for (;;) {
     if (sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) == ssize_t(text.size())) return 0;
     if (errno == EINTR) continue;
@@ -98,12 +122,25 @@ struct Child {
   int answer = -1;  // the zygote's end of the launch's answer socket; -1 once hangard gave up
 };
 
+// The command line's mode argument (argv[1], "--zygote"), rewritten in each child.
+char* title = nullptr;
+
 // The child of the zygote: from here on the launch's shim. Never returns.
 [[noreturn]] void RunChild(int report, int answer, const std::string& plan_file,
                            const std::string& plan_sha256) {
-  // Taken, before anything else: hangard starts no other shim for this launch from now on.
-  const bool told = send(answer, "y", 1, MSG_NOSIGNAL) == 1;
+  // Taken, before anything else: hangard starts no other shim for this launch from now on. With
+  // it a pidfd of this process, so that hangard can tell when it has ended should the zygote,
+  // which reports its status, end first.
+  int self = int(syscall(SYS_pidfd_open, getpid(), 0));
+  const bool told =
+      SendWithFds(answer, "y", self >= 0 ? std::vector<int>{self} : std::vector<int>{},
+                  /*wait=*/false) == 0;
   if (!told) _exit(kShimNotStarted);  // hangard gave up already: it may start another; run nothing
+  if (self >= 0) close(self);
+  // ps(1) and pkill(1) tell it (and the supervisor it forks) from the zygote: "hangar-shim
+  // --forked", the same length.
+  if (title && std::strlen(title) == std::strlen(kForkedTitle))
+    std::memcpy(title, kForkedTitle, std::strlen(kForkedTitle));
   int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(report, STDOUT_FILENO) < 0 ||
       dup2(report, STDERR_FILENO) < 0)
@@ -159,23 +196,31 @@ bool TakeRequest(std::vector<Child>* children) {
   return true;
 }
 
-// Reaps CHILD, which has ended, and tells hangard its wait status (when hangard still waits).
-void Reap(Child* c) {
+// Reaps CHILD when it has ended, and tells hangard its wait status (when hangard still waits);
+// true then.
+bool Reap(Child* c) {
   int status = 0;
   pid_t got;
-  do got = waitpid(c->pid, &status, 0);
+  do got = waitpid(c->pid, &status, WNOHANG);
   while (got < 0 && errno == EINTR);
+  if (got == 0) return false;
   if (got == c->pid && c->answer >= 0) {
     const std::string text = "s " + std::to_string(status);
     (void)!send(c->answer, text.data(), text.size(), MSG_NOSIGNAL);
   }
   Close(&c->answer);
   Close(&c->pidfd);
+  return true;
 }
 
 }  // namespace
 
-int RunShimZygote() {
+int RunShimZygote(char* mode_arg) {
+  title = mode_arg;
+  // Nothing of hangard's but the socket on stdin stays open here while hangard runs (its children
+  // close every descriptor above 2 themselves, RunShim).
+  if (close_range(3, ~0U, 0) != 0)
+    for (int fd = 3; fd < 1024; fd++) close(fd);
   // What every launch would pay after its exec: OpenSSL's digest fetched, simdjson's
   // implementation chosen. Done once, here; each child inherits it.
   (void)Sha256Hex("");
@@ -199,28 +244,18 @@ int RunShimZygote() {
       Say("poll: " + std::string(std::strerror(errno)));
       return 1;
     }
-    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) open = TakeRequest(&children) && open;
-    for (size_t i = 0; i < children.size();) {
+    // The children polled, each judged by its own two entries; those ended go after the walk.
+    for (size_t i = 0; i < (p.size() - 1) / 2; ++i) {
       Child& c = children[i];
-      const short ended = p.size() > 1 + 2 * i ? p[1 + 2 * i].revents : 0;
-      const short gave_up = p.size() > 2 + 2 * i ? p[2 + 2 * i].revents : 0;
-      if (gave_up & (POLLHUP | POLLERR)) {
+      if (p[2 + 2 * i].revents & (POLLHUP | POLLERR)) {
         kill(c.pid, SIGKILL);  // not reaped yet: the pid is still this child's
         Close(&c.answer);
       }
       // Without a pidfd (kernels before 5.3) the child is asked after each short poll.
-      siginfo_t info{};
-      const bool done = c.pidfd >= 0
-                            ? (ended & POLLIN) != 0
-                            : waitid(P_PID, id_t(c.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                                  info.si_pid == c.pid;
-      if (done) {
-        Reap(&c);
-        children.erase(children.begin() + long(i));
-      } else {
-        ++i;
-      }
+      if ((c.pidfd < 0 || (p[1 + 2 * i].revents & POLLIN)) && Reap(&c)) c.pid = -1;
     }
+    std::erase_if(children, [](const Child& c) { return c.pid < 0; });
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) open = TakeRequest(&children) && open;
   }
   return 0;
 }
@@ -248,7 +283,7 @@ bool ShimZygote::EndedLocked() {
 
 bool ShimZygote::ReadyLocked() {
   if (pid_ > 0 && !EndedLocked()) return true;
-  ReleaseLocked();  // one that ended is reaped, and started anew below
+  if (pid_ > 0) ForgetLocked("; a new one is started");
   // A socket, not a pipe: /proc/PID/fd/0 of the zygote cannot be opened (ENXIO), so no process
   // of its user can write into its stdin that way; the other end stays in hangard.
   int p[2];
@@ -257,8 +292,13 @@ bool ShimZygote::ReadyLocked() {
   close(p[0]);
   if (!child.ok()) {
     close(p[1]);
+    if (say_ && !failed_to_start_)
+      say_("cannot start the shim zygote (" + child.status().message() +
+           "): direct launches execute hangar-shim anew, and ask again each time");
+    failed_to_start_ = true;
     return false;
   }
+  failed_to_start_ = false;
   pid_ = child->pid;
   control_ = p[1];
   report_ = child->report;
@@ -270,21 +310,32 @@ void ShimZygote::Release() {
   ReleaseLocked();
 }
 
-void ShimZygote::ReleaseLocked() {
-  if (pid_ <= 0) return;
+void ShimZygote::ForgetLocked(const std::string& then) {
+  const pid_t was = pid_;
+  const std::string how = ReleaseLocked();
+  if (say_) say_("the shim zygote (pid " + std::to_string(was) + ") ended: " + how + then);
+}
+
+std::string ShimZygote::ReleaseLocked() {
+  if (pid_ <= 0) return "";
   Close(&control_);  // the end of its stdin: it ends once its children have
+  int status = 0;
   bool reaped = false;
   for (int waited_ms = 0; waited_ms < 1000 && !reaped; waited_ms += 5) {
-    pid_t r = waitpid(pid_, nullptr, WNOHANG);
+    pid_t r = waitpid(pid_, &status, WNOHANG);
     reaped = r == pid_ || (r < 0 && errno != EINTR);
     if (!reaped) poll(nullptr, 0, 5);
   }
   if (!reaped) {
     kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
+    waitpid(pid_, &status, 0);
   }
+  std::string how = DescribeShimEnd(status);
+  const std::string said = ReadShimReport(report_);
+  if (!said.empty()) how += " (" + said.substr(said.rfind('\n') + 1) + ")";
   Close(&report_);
   pid_ = -1;
+  return how;
 }
 
 Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_sha256) {
@@ -297,42 +348,73 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
       socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, answer) == 0) {
     const std::string request = plan_file + "\n" + plan_sha256 + "\n";
     std::lock_guard<std::mutex> lock(mu_);
-    // A zygote that ended is started anew, once, and asked again; one that is stuck is left be.
+    // A zygote that ended, or is stuck, is started anew, once, and asked again.
     for (int tries = 0; tries < 2 && !sent && ReadyLocked(); ++tries) {
       const int e = SendWithFds(control_, request, {report, answer[1]});
       sent = e == 0;
-      if (e == EAGAIN) break;
-      if (!sent) ReleaseLocked();
+      // Gone (EPIPE), or stuck, taking no request (EAGAIN): ended, and a new one asked.
+      if (!sent)
+        ForgetLocked(e == EAGAIN ? "; it took no request for a second, and was ended" : "");
     }
   }
   Close(&answer[1]);  // the zygote holds its own copy, and its child one
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
   bool timed_out = false;
-  if (sent && Receive(answer[0], until, &timed_out) == "y") {
-    // Taken: the child is the launch's shim; its end decides, as a cold start's would.
+  int child = -1;  // the child's pidfd, sent with its "y"
+  if (sent && Receive(answer[0], until, &timed_out, &child) == "y") {
+    // Taken: the child is the launch's shim; its end decides, as a cold start's would, within
+    // ~10 s of its "y".
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++taken_;
     }
+    until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
     const std::string said = Receive(answer[0], until, &timed_out);
-    Close(&answer[0]);  // when it has not ended: the zygote kills it now
-    Result<int> status = Status::Unavailable("timed out");
-    if (said.rfind("s ", 0) == 0) {
-      status = std::stoi(said.substr(2));
-    } else if (!timed_out) {
-      status = Status::Io("the shim zygote ended before the shim it forked did");
+    if (said.empty() && !timed_out && child >= 0) {
+      // The zygote ended before it could say how its child ended: wait for the child's end, so
+      // that what its supervisor holds then (run/lock) tells whether a drone runs.
+      pollfd p{child, POLLIN, 0};
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - std::chrono::steady_clock::now());
+      timed_out = left.count() <= 0 || poll(&p, 1, int(left.count())) != 1;
     }
-    Status s = ShimOutcome(status, report, plan_file);
+    if (child >= 0) close(child);
+    Close(&answer[0]);  // when it has not ended: the zygote kills it now
+    Status s;
+    int status = 0;
+    if (said.rfind("s ", 0) == 0 &&
+        std::from_chars(said.data() + 2, said.data() + said.size(), status).ec == std::errc()) {
+      s = ShimOutcome(status, report, plan_file);
+    } else if (timed_out) {
+      s = ShimOutcome(Status::Unavailable("timed out"), report, plan_file);
+    } else {
+      // Ended, its status unknown: whether a drone runs is as unknown as after a shim that did
+      // not report (the caller asks the run directory's lock).
+      s = Status::Unavailable("cannot start drone with plan " + plan_file +
+                              ": the shim zygote ended before it said how the shim it forked did");
+    }
     close(report);
+    if (timed_out) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (pid_ > 0)
+        ForgetLocked("; it did not say within 10 s how a shim it forked ended, and was ended");
+    }
     return s;
   }
+  if (child >= 0) close(child);
   if (sent && timed_out) {
     // No answer in time. Shut first, so that the child can no longer say "y" (its send fails and
     // it runs nothing), then look: a "y" already on its way means it took the launch after all.
     shutdown(answer[0], SHUT_RDWR);
     char c = 0;
-    if (recv(answer[0], &c, 1, MSG_DONTWAIT) == 1 && c == 'y') {
-      Close(&answer[0]);  // the zygote kills it now
+    const bool took = recv(answer[0], &c, 1, MSG_DONTWAIT) == 1 && c == 'y';
+    {
+      // A zygote whose child said nothing within 10 s is stuck (or stopped): replaced.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (pid_ > 0) ForgetLocked("; it did not take a launch within 10 s, and was ended");
+    }
+    if (took) {
+      Close(&answer[0]);
       Status s = ShimOutcome(Status::Unavailable("timed out"), report, plan_file);
       close(report);
       return s;
@@ -344,7 +426,7 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
   Close(&report);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (pid_ > 0 && EndedLocked()) ReleaseLocked();  // reaped now; the next launch starts one
+    if (pid_ > 0 && EndedLocked()) ForgetLocked("; the launch of " + plan_file + " starts cold");
   }
   return StartShim(shim_path_, plan_file, plan_sha256);
 }

@@ -9,12 +9,12 @@
 // holds (no process can open it through /proc). A request is one message, "PLAN_FILE\nSHA256\n",
 // carrying two descriptors: the anonymous file (memfd) the first process's stdout and stderr go
 // to, and the zygote's end of a socket pair made for this launch (the answer). The zygote forks;
-// the child sends "y" (taken) on the answer before anything else, and from then on it is the
-// launch's shim; when the child has ended, the zygote reaps it and sends "s STATUS" (its wait
-// status, decimal) on the answer and closes it. hangard closing its end of the answer means it
-// gave up waiting: the zygote kills the child (SIGKILL) and reaps it. The end of the stream on its
-// stdin (hangard ended, or let it go) ends the zygote once its children have ended; it runs
-// nothing more.
+// the child sends "y" (taken) on the answer before anything else, with a pidfd of itself, and
+// from then on it is the launch's shim; when the child has ended, the zygote reaps it and sends
+// "s STATUS" (its wait status, decimal) on the answer and closes it. hangard closing its end of the
+// answer means it gave up waiting: the zygote kills the child (SIGKILL) and reaps it. The end of
+// the stream on its stdin (hangard ended, or let it go) ends the zygote once its children have
+// ended; it runs nothing more.
 //
 // Nothing of a mission reaches the zygote before the launch's records are durable: it learns the
 // plan at the moment a shim started cold would have been started.
@@ -22,6 +22,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -33,7 +34,11 @@ namespace hangar {
 // once (the launch pool); each launch has its own answer socket.
 class ShimZygote {
  public:
-  explicit ShimZygote(std::string shim_path) : shim_path_(std::move(shim_path)) {}
+  // SAY (when given) is told, from whichever thread finds it, that the zygote ended on its own
+  // (how, and the last of what it wrote) or could not be started: an operator's signs that
+  // launches start cold.
+  explicit ShimZygote(std::string shim_path, std::function<void(const std::string&)> say = nullptr)
+      : shim_path_(std::move(shim_path)), say_(std::move(say)) {}
   ~ShimZygote() { Release(); }
   ShimZygote(const ShimZygote&) = delete;
   ShimZygote& operator=(const ShimZygote&) = delete;
@@ -61,23 +66,30 @@ class ShimZygote {
  private:
   // Under mu_: the zygote running (started when it was not), or false.
   bool ReadyLocked();
-  // Under mu_: its stdin closed, reaped (within a second, else killed).
-  void ReleaseLocked();
+  // Under mu_: its stdin closed, reaped (within a second, else killed); how it ended
+  // (DescribeShimEnd, launch/shim_start.h), and the last line it wrote, when it said any.
+  std::string ReleaseLocked();
   // Under mu_, with a zygote started: whether it has ended, or is ending (its socket closed).
   bool EndedLocked();
+  // Under mu_, with a zygote that ended on its own: ReleaseLocked, and said, with THEN after.
+  void ForgetLocked(const std::string& then);
 
   const std::string shim_path_;
+  const std::function<void(const std::string&)> say_;
   std::mutex mu_;
   pid_t pid_ = -1;    // guarded by mu_
   int control_ = -1;  // hangard's end of its stdin; guarded by mu_
   int report_ = -1;   // the memfd the zygote's own stdout and stderr go to; guarded by mu_
   size_t taken_ = 0;  // guarded by mu_
+  bool failed_to_start_ = false;  // said once until one starts; guarded by mu_
 };
 
-// The shim's side, `hangar-shim --zygote`: makes ready, then serves requests on stdin as above
-// until the end of the stream and its children have ended; returns 0. A request that is not two
-// lines with two descriptors is refused (its answer closed unanswered, why on stderr), and the
-// zygote goes on.
-int RunShimZygote();
+// The shim's side, `hangar-shim --zygote`: closes every descriptor but 0-2, makes ready, then
+// serves requests on stdin as above until the end of the stream and its children have ended;
+// returns 0. A request that is not two lines with two descriptors is refused (its answer closed
+// unanswered, why on stderr), and the zygote goes on. MODE_ARG is the command line's "--zygote",
+// which each child rewrites in place to "--forked", so that ps(1) and pkill(1) tell the zygote
+// from the launches' shims and supervisors.
+int RunShimZygote(char* mode_arg);
 
 }  // namespace hangar

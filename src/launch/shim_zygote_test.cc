@@ -75,16 +75,27 @@ class ShimZygoteTest : public ::testing::Test {
     }
   }
   void TearDown() override {
-    if (SupervisorAlive(dir_ + "/run")) (void)SignalSupervisor(dir_ + "/run", SIGKILL);
+    for (const std::string run : {"/run", "/runA", "/runB", "/runC"})
+      if (SupervisorAlive(dir_ + run)) (void)SignalSupervisor(dir_ + run, SIGKILL);
+    for (int fd : opened_) close(fd);
   }  // scratch_ goes with everything in it
 
   // A plan whose drone writes WORD into proof (SUFFIX: proofSUFFIX, and its run directory
   // runSUFFIX); its file written, its text returned.
+  // A drone that runs on for AFTER seconds; its stdin from FIFO (the supervisor's open of it
+  // blocks until the test opens it too: a shim that takes its time) when given.
   std::string WritePlan(const std::string& file, const std::string& word,
-                        const std::string& suffix = "") {
+                        const std::string& suffix = "", const std::string& fifo = "",
+                        int after = 0) {
     Plan p;
     p.id = "M";
-    p.argv = {"sh", "-c", "echo " + word + " > " + dir_ + "/proof" + suffix};
+    p.argv = {
+        "sh", "-c",
+        "echo " + word + " > " + dir_ + "/proof" + suffix + "; sleep " + std::to_string(after)};
+    if (!fifo.empty()) {
+      EXPECT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+      p.stdin_path = fifo;
+    }
     p.env = {{"PATH", "/usr/bin:/bin"}};
     p.room = dir_ + "/room";
     p.run = dir_ + "/run" + suffix;
@@ -108,6 +119,21 @@ class ShimZygoteTest : public ::testing::Test {
     return s;
   }
 
+  // Lets the supervisor blocked on opening FIFO go (and keeps it from blocking again).
+  void Open(const std::string& fifo) {
+    int fd = open(fifo.c_str(), O_RDWR | O_CLOEXEC);  // never blocks, and is a writer
+    ASSERT_GE(fd, 0);
+    opened_.push_back(fd);
+  }
+  // Waits (30 s at most) until PATH exists.
+  bool Appears(const std::string& path) {
+    const auto until = steady_clock::now() + std::chrono::seconds(30);
+    while (!fs::exists(path) && steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return fs::exists(path);
+  }
+
+  std::vector<int> opened_;
   ScratchDir scratch_{"zygote-test"};
   std::string dir_;
 };
@@ -222,6 +248,85 @@ TEST_F(ShimZygoteTest, AZygoteLetGoRunsNothingAndIsReaped) {
   EXPECT_TRUE(Gone(pid)) << pid;
   EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), -1) << "reaped already";
   EXPECT_TRUE(fs::is_empty(dir_ + "/run"));
+}
+
+// Two launches in flight; the first ends while the second is still starting: the zygote reaps
+// the one that ended, takes the next request at once, and lets the second finish (judging each
+// child by its own events: one judged by another's would be waited for, or killed).
+TEST_F(ShimZygoteTest, AShimThatEndsWhileAnotherIsStartingStallsNothing) {
+  ShimZygote zygote(BuiltShimPath());
+  ASSERT_TRUE(zygote.Ready());
+  for (const char* r : {"/runA", "/runB", "/runC"}) fs::create_directories(dir_ + r);
+  const std::string a = dir_ + "/a.json", b = dir_ + "/b.json", c = dir_ + "/c.json";
+  const std::string sha_a = Sha256Hex(WritePlan(a, "a", "A", dir_ + "/fifoA"));
+  const std::string sha_b = Sha256Hex(WritePlan(b, "b", "B", dir_ + "/fifoB"));
+  const std::string sha_c = Sha256Hex(WritePlan(c, "c", "C"));
+  Status said_a, said_b;
+  std::thread ta([&] { said_a = zygote.Start(a, sha_a); });
+  ASSERT_TRUE(Appears(dir_ + "/runA/lock")) << "A's supervisor did not start";
+  std::thread tb([&] { said_b = zygote.Start(b, sha_b); });
+  ASSERT_TRUE(Appears(dir_ + "/runB/lock")) << "B's supervisor did not start";
+  Open(dir_ + "/fifoA");  // A ends; B still waits for its stdin
+  ta.join();
+  EXPECT_TRUE(said_a.ok()) << said_a.message();
+  EXPECT_TRUE(zygote.Start(c, sha_c).ok());
+  EXPECT_EQ(zygote.taken(), 3u) << "C started cold: the zygote was stalled";
+  Open(dir_ + "/fifoB");
+  tb.join();
+  EXPECT_TRUE(said_b.ok()) << "B was killed for A's end: " << said_b.message();
+  EXPECT_EQ(ProofAfterExit("B"), "b");
+  EXPECT_EQ(ProofAfterExit("C"), "c");
+}
+
+// The zygote dies after its child took the launch: no status will come. The launch is not
+// called failed (its drone may run): Unavailable, once the child has ended, when the run
+// directory's lock tells the truth.
+TEST_F(ShimZygoteTest, AZygoteThatDiesAfterItsChildTookTheLaunchLeavesItUnknownNotFailed) {
+  ShimZygote zygote(BuiltShimPath());
+  ASSERT_TRUE(zygote.Ready());
+  const std::string plan = dir_ + "/plan.json";
+  const std::string sha = Sha256Hex(WritePlan(plan, "ran", "", dir_ + "/fifo", 30));
+  Status said;
+  std::thread t([&] { said = zygote.Start(plan, sha); });
+  ASSERT_TRUE(Appears(dir_ + "/run/lock")) << "the supervisor did not start";
+  ASSERT_EQ(kill(zygote.pid(), SIGKILL), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the end reaches hangard's side
+  Open(dir_ + "/fifo");
+  t.join();
+  EXPECT_EQ(said.code(), Code::kUnavailable) << said.message();
+  EXPECT_NE(said.message().find("zygote ended"), std::string::npos) << said.message();
+  EXPECT_TRUE(SupervisorAlive(dir_ + "/run")) << "the drone runs, as the lock says";
+  EXPECT_TRUE(Appears(dir_ + "/proof"));
+}
+
+// ps(1) and pkill(1) tell the zygote from the supervisors it forked.
+TEST_F(ShimZygoteTest, TheZygotesChildrenDoNotShowItsCommandLine) {
+  ShimZygote zygote(BuiltShimPath());
+  const std::string plan = dir_ + "/plan.json";
+  ASSERT_TRUE(zygote.Start(plan, Sha256Hex(WritePlan(plan, "ran", "", "", 30))).ok());
+  Result<json::Value> shim = json::Parse(Slurp(dir_ + "/run/shim.json"));
+  ASSERT_TRUE(shim.ok());
+  const std::string supervisor = std::to_string(shim->find("shim_pid")->as_int());
+  EXPECT_EQ(Slurp("/proc/" + supervisor + "/cmdline"),
+            BuiltShimPath() + std::string("\0--forked\0", 10));
+  EXPECT_EQ(Slurp("/proc/" + std::to_string(zygote.pid()) + "/cmdline"),
+            BuiltShimPath() + std::string("\0--zygote\0", 10));
+}
+
+// A zygote that takes requests but answers none (stopped) is ended and replaced; the launch
+// starts cold meanwhile. (Ten seconds: the time a shim has to answer.)
+TEST_F(ShimZygoteTest, AStuckZygoteIsReplacedAndTheLaunchStartsCold) {
+  ShimZygote zygote(BuiltShimPath());
+  ASSERT_TRUE(zygote.Ready());
+  const pid_t stuck = zygote.pid();
+  ASSERT_EQ(kill(stuck, SIGSTOP), 0);
+  const std::string plan = dir_ + "/plan.json";
+  ASSERT_TRUE(zygote.Start(plan, Sha256Hex(WritePlan(plan, "cold"))).ok());
+  EXPECT_EQ(ProofAfterExit(), "cold");
+  EXPECT_EQ(zygote.taken(), 0u);
+  EXPECT_TRUE(Gone(stuck)) << "the stuck zygote was not ended";
+  ASSERT_TRUE(zygote.Ready());
+  EXPECT_NE(zygote.pid(), stuck);
 }
 
 // The protocol itself: a request that is not a plan's file and sha256 with two descriptors is
