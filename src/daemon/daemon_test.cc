@@ -264,19 +264,15 @@ TEST_F(DaemonTest, AStopWritesTheLinesThatWaited) {
 // exits, and each launch starts it cold.
 std::string SlowShim(const std::string& dir) {
   const std::string path = dir + "/slow-shim";
-  std::ofstream(path) << "#!/bin/sh\n"
-                         "[ \"$1\" = --zygote ] && exit 1\n"
-                         "n=$(ls "
-                      << dir
-                      << " | grep -c '^started')\n"
-                         "touch "
-                      << dir
-                      << "/started.$n\n"
-                         "while [ ! -e "
-                      << dir << "/go ] && [ ! -e " << dir
-                      << "/go.$n ]; do sleep 0.02; done\n"
-                         "echo \"cannot start drone: the test shim refuses plan $2\" >&2\n"
-                         "exit 1\n";
+  std::ofstream f(path);
+  f << "#!/bin/sh\n";
+  f << "[ \"$1\" = --zygote ] && exit 1\n";
+  f << "n=$(ls " << dir << " | grep -c '^started')\n";
+  f << "touch " << dir << "/started.$n\n";
+  f << "while [ ! -e " << dir << "/go ] && [ ! -e " << dir << "/go.$n ]; do sleep 0.02; done\n";
+  f << "echo \"cannot start drone: the test shim refuses plan $2\" >&2\n";
+  f << "exit 1\n";
+  f.close();
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path;
 }

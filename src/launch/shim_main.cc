@@ -1,8 +1,7 @@
 // hangar-shim PLAN_FILE SHA256: the direct launcher's supervisor (docs/ARCHITECTURE.md,
 // "hangar-shim"); hangar-shim --zygote: one started by hangard, forking that shim for each launch
 // it is asked for (launch/shim_zygote.h). hangar-shim --exec PLAN_FILE SHA256 and --unit-ended
-// RUN_DIR: its modes
-// inside a systemd unit or a Slurm job (launch/exec_plan.h).
+// RUN_DIR: its modes inside a systemd unit or a Slurm job (launch/exec_plan.h).
 #include <openssl/crypto.h>
 #include <unistd.h>
 
