@@ -17,6 +17,7 @@
 
 #include "base/json.h"
 #include "base/sha256.h"
+#include "env/nofollow.h"
 #include "launch/direct_launcher.h"
 #include "launch/shim_start.h"
 #include "launch/supervisor.h"
@@ -35,6 +36,19 @@ constexpr int kAnswerWithinMs = 10000;
 void Close(int* fd) {
   if (*fd >= 0) close(*fd);
   *fd = -1;
+}
+
+// The descriptors MSG (as recvmsg filled it) carries, in order.
+std::vector<int> PassedFds(msghdr* msg) {
+  std::vector<int> fds;
+  for (cmsghdr* c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+        fds.push_back(fd);
+      }
+  return fds;
 }
 
 // One message of at most 64 bytes on SOCK (hangard's end of an answer: "y", "s STATUS"), waiting
@@ -64,17 +78,13 @@ std::string Receive(int sock, std::chrono::steady_clock::time_point until, bool*
     msg.msg_controllen = sizeof control;
     ssize_t got = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-          c->cmsg_len == CMSG_LEN(sizeof(int))) {
-        int passed;
-        std::memcpy(&passed, CMSG_DATA(c), sizeof passed);
-        if (fd && *fd < 0) {
-          *fd = passed;
-        } else {
-          close(passed);
-        }
+    for (int passed : PassedFds(&msg)) {
+      if (fd && *fd < 0) {
+        *fd = passed;
+      } else {
+        close(passed);
       }
+    }
     return got > 0 ? std::string(buf, size_t(got)) : "";
   }
 }
@@ -165,14 +175,7 @@ bool TakeRequest(std::vector<Child>* children) {
   do n = recvmsg(STDIN_FILENO, &msg, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
   if (n <= 0) return false;  // the end of the stream (or stdin unusable): no more requests
-  std::vector<int> fds;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
-        int fd;
-        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-        fds.push_back(fd);
-      }
+  const std::vector<int> fds = PassedFds(&msg);
   const std::string in(buf, size_t(n));
   const size_t a = in.find('\n');
   const size_t b = a == std::string::npos ? a : in.find('\n', a + 1);
@@ -341,27 +344,31 @@ std::string ShimZygote::ReleaseLocked() {
 Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_sha256) {
   const bool one_line =
       plan_file.find('\n') == std::string::npos && plan_sha256.find('\n') == std::string::npos;
-  int report = memfd_create("hangar-shim-report", MFD_CLOEXEC);
-  int answer[2] = {-1, -1};
+  UniqueFd report(memfd_create("hangar-shim-report", MFD_CLOEXEC));
+  int pair[2] = {-1, -1};
+  const bool paired = one_line && report.get() >= 0 &&
+                      socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0;
+  UniqueFd answer(pair[0]), theirs(pair[1]);
   bool sent = false;
-  if (one_line && report >= 0 &&
-      socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, answer) == 0) {
+  if (paired) {
     const std::string request = plan_file + "\n" + plan_sha256 + "\n";
     std::lock_guard<std::mutex> lock(mu_);
     // A zygote that ended, or is stuck, is started anew, once, and asked again.
     for (int tries = 0; tries < 2 && !sent && ReadyLocked(); ++tries) {
-      const int e = SendWithFds(control_, request, {report, answer[1]});
+      const int e = SendWithFds(control_, request, {report.get(), theirs.get()});
       sent = e == 0;
       // Gone (EPIPE), or stuck, taking no request (EAGAIN): ended, and a new one asked.
       if (!sent)
         ForgetLocked(e == EAGAIN ? "; it took no request for a second, and was ended" : "");
     }
   }
-  Close(&answer[1]);  // the zygote holds its own copy, and its child one
+  theirs.Reset();  // the zygote holds its own copy, and its child one
   auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
   bool timed_out = false;
-  int child = -1;  // the child's pidfd, sent with its "y"
-  if (sent && Receive(answer[0], until, &timed_out, &child) == "y") {
+  int child_fd = -1;  // the child's pidfd, sent with its "y"
+  const bool took = sent && Receive(answer.get(), until, &timed_out, &child_fd) == "y";
+  UniqueFd child(child_fd);
+  if (took) {
     // Taken: the child is the launch's shim; its end decides, as a cold start's would, within
     // ~10 s of its "y".
     {
@@ -369,61 +376,47 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
       ++taken_;
     }
     until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
-    const std::string said = Receive(answer[0], until, &timed_out);
-    if (said.empty() && !timed_out && child >= 0) {
+    const std::string said = Receive(answer.get(), until, &timed_out);
+    if (said.empty() && !timed_out && child.get() >= 0) {
       // The zygote ended before it could say how its child ended: wait for the child's end, so
       // that what its supervisor holds then (run/lock) tells whether a drone runs.
-      pollfd p{child, POLLIN, 0};
+      pollfd p{child.get(), POLLIN, 0};
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           until - std::chrono::steady_clock::now());
       timed_out = left.count() <= 0 || poll(&p, 1, int(left.count())) != 1;
     }
-    if (child >= 0) close(child);
-    Close(&answer[0]);  // when it has not ended: the zygote kills it now
-    Status s;
+    answer.Reset();  // when it has not ended: the zygote kills it now
     int status = 0;
     if (said.rfind("s ", 0) == 0 &&
-        std::from_chars(said.data() + 2, said.data() + said.size(), status).ec == std::errc()) {
-      s = ShimOutcome(status, report, plan_file);
-    } else if (timed_out) {
-      s = ShimOutcome(Status::Unavailable("timed out"), report, plan_file);
-    } else {
-      // Ended, its status unknown: whether a drone runs is as unknown as after a shim that did
-      // not report (the caller asks the run directory's lock).
-      s = Status::Unavailable("cannot start drone with plan " + plan_file +
-                              ": the shim zygote ended before it said how the shim it forked did");
-    }
-    close(report);
-    if (timed_out) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (pid_ > 0)
-        ForgetLocked("; it did not say within 10 s how a shim it forked ended, and was ended");
-    }
-    return s;
+        std::from_chars(said.data() + 2, said.data() + said.size(), status).ec == std::errc())
+      return ShimOutcome(status, report.get(), plan_file);
+    if (!timed_out)  // ended, its status unknown: as after a shim that did not report
+      return Status::Unavailable(
+          "cannot start drone with plan " + plan_file +
+          ": the shim zygote ended before it said how the shim it forked did");
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pid_ > 0)
+      ForgetLocked("; it did not say within 10 s how a shim it forked ended, and was ended");
+    return ShimOutcome(Status::Unavailable("timed out"), report.get(), plan_file);
   }
-  if (child >= 0) close(child);
   if (sent && timed_out) {
     // No answer in time. Shut first, so that the child can no longer say "y" (its send fails and
     // it runs nothing), then look: a "y" already on its way means it took the launch after all.
-    shutdown(answer[0], SHUT_RDWR);
+    shutdown(answer.get(), SHUT_RDWR);
     char c = 0;
-    const bool took = recv(answer[0], &c, 1, MSG_DONTWAIT) == 1 && c == 'y';
+    const bool late = recv(answer.get(), &c, 1, MSG_DONTWAIT) == 1 && c == 'y';
+    answer.Reset();
     {
       // A zygote whose child said nothing within 10 s is stuck (or stopped): replaced.
       std::lock_guard<std::mutex> lock(mu_);
       if (pid_ > 0) ForgetLocked("; it did not take a launch within 10 s, and was ended");
     }
-    if (took) {
-      Close(&answer[0]);
-      Status s = ShimOutcome(Status::Unavailable("timed out"), report, plan_file);
-      close(report);
-      return s;
-    }
+    if (late) return ShimOutcome(Status::Unavailable("timed out"), report.get(), plan_file);
   }
   // Not taken (no zygote, it ended, it refused, or its child never answered and is killed once
   // this end is closed): nothing of this launch ran there.
-  Close(&answer[0]);
-  Close(&report);
+  answer.Reset();
+  report.Reset();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (pid_ > 0 && EndedLocked()) ForgetLocked("; the launch of " + plan_file + " starts cold");
