@@ -59,18 +59,18 @@ std::string Receive(int sock, std::chrono::steady_clock::time_point until, bool*
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         until - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    pollfd p{sock, POLLIN, 0};
+    int n = poll(&p, 1, int(std::max<int64_t>(left.count(), 0)));  // what is queued, even late
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return "";
+    if (n == 0 && left.count() <= 0) {
       *timed_out = true;
       return "";
     }
-    pollfd p{sock, POLLIN, 0};
-    int n = poll(&p, 1, int(left.count()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return "";
     if (n == 0) continue;  // the time left is looked at again
     char buf[64];
     iovec iov{buf, sizeof buf};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 2)] = {};
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
@@ -78,6 +78,7 @@ std::string Receive(int sock, std::chrono::steady_clock::time_point until, bool*
     msg.msg_controllen = sizeof control;
     ssize_t got = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got < 0) return "";
     for (int passed : PassedFds(&msg)) {
       if (fd && *fd < 0) {
         *fd = passed;
@@ -281,7 +282,9 @@ bool ShimZygote::Ready() {
 // Under mu_: whether the zygote has ended, or is ending (its end of the socket is closed).
 bool ShimZygote::EndedLocked() {
   pollfd p{control_, 0, 0};
-  return poll(&p, 1, 0) != 0 || waitpid(pid_, nullptr, WNOHANG) != 0;
+  siginfo_t info{};  // asked, not reaped: ReleaseLocked reaps it and says how it ended
+  return poll(&p, 1, 0) != 0 ||
+         waitid(P_PID, id_t(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0;
 }
 
 bool ShimZygote::ReadyLocked() {
@@ -329,11 +332,14 @@ std::string ShimZygote::ReleaseLocked() {
     reaped = r == pid_ || (r < 0 && errno != EINTR);
     if (!reaped) poll(nullptr, 0, 5);
   }
-  if (!reaped) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status, 0);
+  if (!reaped) kill(pid_, SIGKILL);
+  for (int waited_ms = 0; waited_ms < 1000 && !reaped; waited_ms += 5) {
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    reaped = r == pid_ || (r < 0 && errno != EINTR);
+    if (!reaped) poll(nullptr, 0, 5);
   }
-  std::string how = DescribeShimEnd(status);
+  // Not reaped a second after SIGKILL (stuck in the kernel): let go of, not waited for.
+  std::string how = reaped ? DescribeShimEnd(status) : "killed, and not reaped within a second";
   const std::string said = ReadShimReport(report_);
   if (!said.empty()) how += " (" + said.substr(said.rfind('\n') + 1) + ")";
   Close(&report_);
@@ -350,6 +356,7 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
                       socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0;
   UniqueFd answer(pair[0]), theirs(pair[1]);
   bool sent = false;
+  pid_t asked = -1;  // the zygote the request went to: a later one is not ended for its silence
   if (paired) {
     const std::string request = plan_file + "\n" + plan_sha256 + "\n";
     std::lock_guard<std::mutex> lock(mu_);
@@ -357,6 +364,7 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
     for (int tries = 0; tries < 2 && !sent && ReadyLocked(); ++tries) {
       const int e = SendWithFds(control_, request, {report.get(), theirs.get()});
       sent = e == 0;
+      if (sent) asked = pid_;
       // Gone (EPIPE), or stuck, taking no request (EAGAIN): ended, and a new one asked.
       if (!sent)
         ForgetLocked(e == EAGAIN ? "; it took no request for a second, and was ended" : "");
@@ -366,7 +374,22 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
   auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
   bool timed_out = false;
   int child_fd = -1;  // the child's pidfd, sent with its "y"
-  const bool took = sent && Receive(answer.get(), until, &timed_out, &child_fd) == "y";
+  bool took = sent && Receive(answer.get(), until, &timed_out, &child_fd) == "y";
+  bool shut = false;
+  if (sent && !took && timed_out) {
+    // No answer in time. Shut our reading side first, so that the child can no longer say "y"
+    // (its send fails and it runs nothing; the zygote sees no hang-up and kills nothing), then
+    // look: a "y" already on its way means it took the launch after all.
+    shutdown(answer.get(), SHUT_RD);
+    shut = true;
+    timed_out = false;
+    took = Receive(answer.get(), std::chrono::steady_clock::now(), &timed_out, &child_fd) == "y";
+    if (!took) {
+      // Its child said nothing within 10 s: the zygote is stuck (or stopped), and replaced.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (pid_ == asked) ForgetLocked("; it did not take a launch within 10 s, and was ended");
+    }
+  }
   UniqueFd child(child_fd);
   if (took) {
     // Taken: the child is the launch's shim; its end decides, as a cold start's would, within
@@ -376,42 +399,35 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
       ++taken_;
     }
     until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
-    const std::string said = Receive(answer.get(), until, &timed_out);
-    if (said.empty() && !timed_out && child.get() >= 0) {
-      // The zygote ended before it could say how its child ended: wait for the child's end, so
-      // that what its supervisor holds then (run/lock) tells whether a drone runs.
+    timed_out = false;
+    const std::string said = shut ? "" : Receive(answer.get(), until, &timed_out);
+    bool ended = false;  // the child, as its pidfd says
+    if (said.empty() && child.get() >= 0) {
+      // No status (the zygote ended, or our side was shut, or it is late): the child's own end,
+      // so that what its supervisor holds then (run/lock) tells whether a drone runs.
       pollfd p{child.get(), POLLIN, 0};
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           until - std::chrono::steady_clock::now());
-      timed_out = left.count() <= 0 || poll(&p, 1, int(left.count())) != 1;
+      ended = poll(&p, 1, int(std::max<int64_t>(left.count(), 0))) == 1;
     }
-    answer.Reset();  // when it has not ended: the zygote kills it now
+    answer.Reset();  // when it has not ended: the zygote kills it now, as a cold start would
     int status = 0;
     if (said.rfind("s ", 0) == 0 &&
         std::from_chars(said.data() + 2, said.data() + said.size(), status).ec == std::errc())
       return ShimOutcome(status, report.get(), plan_file);
-    if (!timed_out)  // ended, its status unknown: as after a shim that did not report
-      return Status::Unavailable(
-          "cannot start drone with plan " + plan_file +
-          ": the shim zygote ended before it said how the shim it forked did");
-    std::lock_guard<std::mutex> lock(mu_);
-    if (pid_ > 0)
-      ForgetLocked("; it did not say within 10 s how a shim it forked ended, and was ended");
-    return ShimOutcome(Status::Unavailable("timed out"), report.get(), plan_file);
-  }
-  if (sent && timed_out) {
-    // No answer in time. Shut first, so that the child can no longer say "y" (its send fails and
-    // it runs nothing), then look: a "y" already on its way means it took the launch after all.
-    shutdown(answer.get(), SHUT_RDWR);
-    char c = 0;
-    const bool late = recv(answer.get(), &c, 1, MSG_DONTWAIT) == 1 && c == 'y';
-    answer.Reset();
-    {
-      // A zygote whose child said nothing within 10 s is stuck (or stopped): replaced.
+    if (!ended)  // it did not end within its 10 s (killed now): a slow shim, as a cold one
+      return ShimOutcome(Status::Unavailable("timed out"), report.get(), plan_file);
+    if (!shut) {
+      // It ended and the zygote said nothing: the zygote is gone or stuck.
       std::lock_guard<std::mutex> lock(mu_);
-      if (pid_ > 0) ForgetLocked("; it did not take a launch within 10 s, and was ended");
+      if (pid_ == asked && !EndedLocked())
+        ForgetLocked("; it did not say how a shim it forked ended, and was ended");
     }
-    if (late) return ShimOutcome(Status::Unavailable("timed out"), report.get(), plan_file);
+    // Its status unknown: as after a shim that did not report.
+    const std::string words = ReadShimReport(report.get());
+    return Status::Unavailable("cannot start drone with plan " + plan_file +
+                               ": the shim zygote did not say how the shim it forked ended" +
+                               (words.empty() ? "" : " (it said: " + words + ")"));
   }
   // Not taken (no zygote, it ended, it refused, or its child never answered and is killed once
   // this end is closed): nothing of this launch ran there.
