@@ -326,17 +326,18 @@ std::string ShimZygote::ReleaseLocked() {
   if (pid_ <= 0) return "";
   Close(&control_);  // the end of its stdin: it ends once its children have
   int status = 0;
-  bool reaped = false;
-  for (int waited_ms = 0; waited_ms < 1000 && !reaped; waited_ms += 5) {
-    pid_t r = waitpid(pid_, &status, WNOHANG);
-    reaped = r == pid_ || (r < 0 && errno != EINTR);
-    if (!reaped) poll(nullptr, 0, 5);
-  }
-  if (!reaped) kill(pid_, SIGKILL);
-  for (int waited_ms = 0; waited_ms < 1000 && !reaped; waited_ms += 5) {
-    pid_t r = waitpid(pid_, &status, WNOHANG);
-    reaped = r == pid_ || (r < 0 && errno != EINTR);
-    if (!reaped) poll(nullptr, 0, 5);
+  auto reaped_within_a_second = [&] {
+    for (int waited_ms = 0; waited_ms < 1000; waited_ms += 5) {
+      pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_ || (r < 0 && errno != EINTR)) return true;
+      poll(nullptr, 0, 5);
+    }
+    return false;
+  };
+  bool reaped = reaped_within_a_second();
+  if (!reaped) {
+    kill(pid_, SIGKILL);
+    reaped = reaped_within_a_second();
   }
   // Not reaped a second after SIGKILL (stuck in the kernel): let go of, not waited for.
   std::string how = reaped ? DescribeShimEnd(status) : "killed, and not reaped within a second";
