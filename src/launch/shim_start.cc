@@ -17,9 +17,6 @@ namespace hangar {
 
 namespace {
 
-// The first process of hangar-shim answers within milliseconds; ten seconds means it is stuck.
-constexpr std::chrono::milliseconds kReportWithin{10000};
-
 // waitpid with a time limit. Sleeps on a pidfd of this one child (readable when it exits), so the
 // caller — hangard's event loop — is woken the moment the shim has reported, not a tick later.
 // SIGCHLD stays untouched: other threads' children are none of our business.
@@ -106,7 +103,7 @@ Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std:
 }
 
 Status AwaitShim(ShimChild child, const std::string& plan_file) {
-  Result<int> status = WaitWithin(child.pid, kReportWithin);
+  Result<int> status = WaitWithin(child.pid, kShimReportWithin);
   if (!status.ok() && status.status().code() == Code::kUnavailable) {
     kill(child.pid, SIGKILL);
     waitpid(child.pid, nullptr, 0);

@@ -5,12 +5,17 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 
 namespace hangar {
+
+// The first process of hangar-shim answers within milliseconds; ten seconds means it is stuck
+// (a cold start's, and one the shim zygote forked, alike).
+inline constexpr std::chrono::milliseconds kShimReportWithin{10000};
 
 // A first process of hangar-shim, started and not reaped yet: its pid and the anonymous file
 // (memfd) its stdout and stderr go to, which the caller owns.

@@ -30,8 +30,6 @@ namespace {
 constexpr char kForkedTitle[] = "--forked";
 // A request: the plan's file and sha256, one line each, at most this long.
 constexpr size_t kMaxRequest = 8192;
-// The child answers "y" within milliseconds, and its report within ~10 s as a cold shim's.
-constexpr int kAnswerWithinMs = 10000;
 
 void Close(int* fd) {
   if (*fd >= 0) close(*fd);
@@ -372,7 +370,7 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
     }
   }
   theirs.Reset();  // the zygote holds its own copy, and its child one
-  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
+  auto until = std::chrono::steady_clock::now() + kShimReportWithin;
   bool timed_out = false;
   int child_fd = -1;  // the child's pidfd, sent with its "y"
   bool took = sent && Receive(answer.get(), until, &timed_out, &child_fd) == "y";
@@ -399,7 +397,7 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
       std::lock_guard<std::mutex> lock(mu_);
       ++taken_;
     }
-    until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerWithinMs);
+    until = std::chrono::steady_clock::now() + kShimReportWithin;
     timed_out = false;
     const std::string said = shut ? "" : Receive(answer.get(), until, &timed_out);
     bool ended = false;  // the child, as its pidfd says
