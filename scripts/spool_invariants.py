@@ -222,7 +222,17 @@ class Run:
                     upto = int(f[1]) + (1 if f[2] == "crash-after" else 0)
         except FileNotFoundError:
             pass
-        for kind, path, entry_synced in unsynced_by_calls(self.calls(), upto):
+        lost = unsynced_by_calls(self.calls(), upto)
+        for i in range(len(lost) - 1, -1, -1):  # the latest first: a move undone, then what it held
+            kind, path, entry_synced = lost[i][:3]
+            if kind == "moved":
+                old = lost[i][3]
+                if os.path.lexists(path) and not os.path.lexists(old):
+                    os.rename(path, old)
+                    # What was beneath the new name before the move is back under the old one.
+                    lost[:i] = [(p[0], old + p[1][len(path):]) + p[2:]
+                                if p[1].startswith(path + "/") else p for p in lost[:i]]
+                continue
             if kind == "dir" and os.path.isdir(path) and not os.path.islink(path):
                 subprocess.run(["chmod", "-R", "u+rwX", path], capture_output=True)
                 shutil.rmtree(path, ignore_errors=True)
@@ -254,12 +264,15 @@ def synced_dirs(kind, args):
     (src/env/real_env.cc, hangar-spool(5) THE RULES): a file write its directory, a rename both
     parents, a mkdir or a removal the parent, a maildir delivery DIR/new. An append fsyncs its
     directory only when it created the file, which the log does not say: not counted; the
-    ...-visible calls fsync nothing, write-files-dir-later its files but not their directory."""
+    ...-visible calls and rename-later fsync nothing, write-files-dir-later its files but not their
+    directory; sync-dirs fsyncs each directory it names."""
     if kind in ("write", "write-files", "create", "create-atomic", "maildir", "mkdir", "remove",
                 "remove-tree") and args:
         return {os.path.dirname(args[0])}
     if kind in ("rename", "rename-noreplace") and len(args) >= 2:
         return {os.path.dirname(args[0]), os.path.dirname(args[1])}
+    if kind == "sync-dirs":
+        return set(args)
     return set()
 
 
@@ -269,9 +282,13 @@ def unsynced_by_calls(calls, upto=None):
     for a mkdir-visible whose parent no later call fsynced, "name" for a file of a
     write-files-dir-later whose directory no later call fsynced (its data is durable, its name
     not), "file" for every write-visible (its data was never fsynced; entry_synced when a later
-    call fsynced its directory). Paths follow the renames made after them (a directory moved from
-    queued/ to running/ with what it holds)."""
-    pending = []  # [kind, path, entry_synced]
+    call fsynced its directory), and "moved" for a rename-later whose directories no later call
+    both fsynced, its path the new name and its fourth field the old one (taken back by moving it
+    back, the latest first). Paths follow the renames made after them (a directory moved from
+    queued/ to running/ with what it holds). A rename-later whose new directory a later call
+    fsynced but not its old one (or the reverse) is a state this simulation cannot make: a
+    ValueError says so."""
+    pending = []  # [kind, path, entry_synced] or ["moved", path, dst_synced, old, src_synced]
     for n in sorted(calls):
         if upto is not None and n >= upto:
             break
@@ -284,16 +301,25 @@ def unsynced_by_calls(calls, upto=None):
         elif kind == "write-files-dir-later" and len(args) >= 2:
             d = os.path.dirname(args[0])
             pending += [["name", os.path.join(d, f), False] for f in args[1].split(",")]
-        elif kind in ("rename", "rename-noreplace") and len(args) >= 2:
+        elif kind in ("rename", "rename-noreplace", "rename-later") and len(args) >= 2:
             src, dst = args[0], args[1]
             for p in pending:
                 if p[1] == src or p[1].startswith(src + "/"):
                     p[1] = dst + p[1][len(src):]
+            if kind == "rename-later":
+                pending.append(["moved", dst, False, src, False])
         synced = synced_dirs(kind, args)
         for p in pending:
             if os.path.dirname(p[1]) in synced:
                 p[2] = True
-        pending = [p for p in pending if not (p[0] in ("dir", "name") and p[2])]
+            if p[0] == "moved" and os.path.dirname(p[3]) in synced:
+                p[4] = True
+        for p in pending:
+            if p[0] == "moved" and p[2] != p[4]:
+                raise ValueError(f"call {n} ({calls[n]}) fsynced one side of the rename of {p[3]} "
+                                 f"to {p[1]} and not the other")
+        pending = [p for p in pending
+                   if not ((p[0] in ("dir", "name") and p[2]) or (p[0] == "moved" and p[2]))]
     return [tuple(p) for p in pending]
 
 

@@ -404,7 +404,14 @@ Status Daemon::Commit() {
   std::deque<Signal> undone;        // IntakeFailed, decided before anything else
   std::set<std::string> forgotten;  // missions whose intake was undone for lack of space
   Status no_space = Status::Ok();
+  // The batch's intakes first, together; then every other act in order (an intake's mission is
+  // acted on only after its intake, which no other act needs before it).
+  std::vector<const Intake*> intakes;
+  for (const Action& a : b.acts)
+    if (auto* x = std::get_if<Intake>(&a)) intakes.push_back(x);
+  if (Status s = PerformIntakeActions(intakes, &undone, &forgotten, &no_space); !s.ok()) return s;
   for (const Action& a : b.acts) {
+    if (std::holds_alternative<Intake>(a)) continue;
     if (!forgotten.empty()) {
       // What the batch went on to do with it (its log lines, its launch) goes with it.
       const std::string id = std::visit(
@@ -424,16 +431,6 @@ Status Daemon::Commit() {
         // once space is back decides again from the spool).
         return no_space;
       }
-    }
-    if (auto* x = std::get_if<Intake>(&a)) {
-      Status why = Status::Ok();
-      Status s = PerformIntakeAction(*x, &undone, &why);
-      if (!s.ok()) return s;
-      if (!why.ok()) {
-        forgotten.insert(x->id);
-        no_space = why;
-      }
-      continue;
     }
     if (Status s = Perform(a, &follow_); !s.ok()) return s;
   }

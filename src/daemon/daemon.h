@@ -190,9 +190,14 @@ class Daemon {
 
   // ---- daemon_perform.cc: one method per action ----
   Status Perform(const Action& a, std::deque<Signal>* follow);  // std::visit: every action type
-  // Performs an Intake; *why is the failure when it failed for lack of space and was undone
-  // (intake paused, IntakeFailed added to *undone).
-  Status PerformIntakeAction(const Intake& in, std::deque<Signal>* undone, Status* why);
+  // Performs a batch's Intakes together (shell/transitions.h PerformIntakes: the directory fsyncs
+  // they share made once), in order; the ids of those that failed for lack of space and were undone
+  // go to *forgotten and that failure to *no_space (intake paused, IntakeFailed added to *undone).
+  Status PerformIntakeActions(const std::vector<const Intake*>& ins, std::deque<Signal>* undone,
+                              std::set<std::string>* forgotten, Status* no_space);
+  // What follows one performed intake, given what its steps gave (S): a hold's notice and the
+  // intake resumed; or, for want of space, the undo, *why = S.
+  Status IntakeDone(const Intake& in, Status s, std::deque<Signal>* undone, Status* why);
   Status PerformObserve(const Observe& x);
   Status PerformKill(const Kill& x);
   Status PerformMoveAction(const Move& x);

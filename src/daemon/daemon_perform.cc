@@ -14,8 +14,33 @@
 
 namespace hangar {
 
-Status Daemon::PerformIntakeAction(const Intake& in, std::deque<Signal>* undone, Status* why) {
-  Status s = PerformIntake(env_, layout_, in);
+Status Daemon::PerformIntakeActions(const std::vector<const Intake*>& ins,
+                                    std::deque<Signal>* undone, std::set<std::string>* forgotten,
+                                    Status* no_space) {
+  // In runs whose .ID.tmp directories are distinct (two drops of one id into one state directory,
+  // as two rejected ones, go in turn).
+  for (size_t begin = 0; begin < ins.size();) {
+    std::vector<const Intake*> run;
+    std::set<std::string> tmps;
+    for (; begin < ins.size(); ++begin) {
+      if (!tmps.insert(layout_.StateDir(ins[begin]->to) + "/" + ins[begin]->id).second) break;
+      run.push_back(ins[begin]);
+    }
+    std::vector<Status> full;
+    if (Status s = PerformIntakes(env_, layout_, run, &full); !s.ok()) return s;
+    for (size_t i = 0; i < run.size(); ++i) {
+      Status why = Status::Ok();
+      if (Status s = IntakeDone(*run[i], full[i], undone, &why); !s.ok()) return s;
+      if (!why.ok()) {
+        forgotten->insert(run[i]->id);
+        *no_space = why;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status Daemon::IntakeDone(const Intake& in, Status s, std::deque<Signal>* undone, Status* why) {
   if (s.ok()) {
     if (in.to == Phase::kHold && in.notify_dir)
       outbox_.DeliverHold(in.id, *in.notify_dir, in.files.at("gate1.json"));

@@ -70,6 +70,21 @@ class Env {
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   // The same, but Exists (and nothing moved) when `to` is already there (renameat2 NOREPLACE).
   virtual Status RenameNoReplace(const std::string& from, const std::string& to) = 0;
+  // rename(2) alone, neither directory fsynced: the move is visible at once, but a power loss may
+  // take it back until a later call fsyncs both parents (SyncDirs names them). Only where the
+  // calls that follow sync them before anything relies on the move (a batch's intakes,
+  // shell/transitions.h PerformIntakes); the default is the durable Rename.
+  virtual Status RenameLater(const std::string& from, const std::string& to) {
+    return Rename(from, to);
+  }
+  // fsync(2) of each directory of DIRS, in the order given: what the calls before made or moved
+  // there without a sync (MakeDirVisible, WriteFilesDirLater, RenameLater) is then durable. One
+  // mutating call; none for an empty list. An error stops at that directory. The default does
+  // nothing: the default ...Later and ...Visible calls are durable already.
+  virtual Status SyncDirs(const std::vector<std::string>& dirs) {
+    (void)dirs;
+    return Status::Ok();
+  }
   // mkdir(2) with mode 0755, then fsync of the parent. Exists if it was there.
   virtual Status MakeDir(const std::string& path) = 0;
   // The same without the fsync: the directory is there for every reader, but a power loss may

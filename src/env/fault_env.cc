@@ -265,6 +265,19 @@ Status FaultEnv::RenameNoReplace(const std::string& from, const std::string& to)
                    [&] { return base_->RenameNoReplace(from, to); });
 }
 
+Status FaultEnv::RenameLater(const std::string& from, const std::string& to) {
+  return Intercept({"rename-later", "rename " + from + " to " + to, from, to},
+                   [&] { return base_->RenameLater(from, to); });
+}
+
+Status FaultEnv::SyncDirs(const std::vector<std::string>& dirs) {
+  if (dirs.empty()) return Status::Ok();
+  std::string rest;  // the log's ARGs: each directory, the first as the call's path
+  for (size_t i = 1; i < dirs.size(); ++i) rest += (rest.empty() ? "" : " ") + dirs[i];
+  return Intercept({"sync-dirs", "sync " + dirs.front(), dirs.front(), rest},
+                   [&] { return base_->SyncDirs(dirs); });
+}
+
 Status FaultEnv::MakeDir(const std::string& path) {
   return Intercept({"mkdir", "create directory " + path, path},
                    [&] { return base_->MakeDir(path); });

@@ -5,25 +5,27 @@
 //
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
 // WriteFilesAtomic and WriteFilesDirLater (one call for all its files; none for an empty list),
-// CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, MakeDir, MakeDirVisible, Remove,
-// RemoveTree, AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read
+// CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, RenameLater, SyncDirs (one call for
+// all its directories; none for an empty list), MakeDir, MakeDirVisible, Remove, RemoveTree,
+// AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read
 // (FileSize, ReadAt, ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its
 // Dir) nor Now, nor a LockExclusive (a lock is on no disk). Numbers start at 1 and are taken under
 // one lock, across threads. What is not counted: whatever the process changes without its Env (a
 // direct system call), and other processes (hangar-shim writes through its own RealEnv).
 //
-// Power loss. Every mutating call of RealEnv but three fsyncs its data and directories before it
+// Power loss. Every mutating call of RealEnv but four fsyncs its data and directories before it
 // returns, so a finished call is on disk, and the unit of loss is the call: a power loss "during"
 // call N leaves the disk as a crash just before N (nothing of N) or just after N (all of N), and
-// kCrashBefore/kCrashAfter are those two states, less what the three left unsynced that no later
-// call fsynced. The three (WriteFilesDirLater, WriteFileVisible, MakeDirVisible) are counted,
-// logged and performed as the base Env does them and never taken back here: the crash sweep takes
-// that back from the log (scripts/spool_invariants.py, unsynced_by_calls). The simulation does
+// kCrashBefore/kCrashAfter are those two states, less what the four left unsynced that no later
+// call fsynced. The four (WriteFilesDirLater, WriteFileVisible, MakeDirVisible, RenameLater) are
+// counted, logged and performed as the base Env does them and never taken back here: the crash
+// sweep takes that back from the log (scripts/spool_invariants.py, unsynced_by_calls), where
+// SyncDirs, like every durable call, names the directories it fsyncs. The simulation does
 // not cover a state inside one call: the dot-named temporary file of a WriteFileAtomic cut between
-// its steps, a torn tail of an AppendDurable, a key created by CreateExclusive but not yet filled.
-// Nor does it cover an fsync whose error the kernel swallowed, reordering between calls, or the
-// page cache dropping other data than the three's; what the process writes by direct system calls
-// is neither counted nor dropped.
+// its steps, a torn tail of an AppendDurable, a key created by CreateExclusive but not yet filled,
+// a SyncDirs cut between two of its directories. Nor does it cover an fsync whose error the kernel
+// swallowed, reordering between calls, or the page cache dropping other data than the four's;
+// what the process writes by direct system calls is neither counted nor dropped.
 // An external SIGKILL, which can land between the steps of one call, covers the first part.
 //
 // Thread safety: every method may be called from any thread. A crash is exact whatever the
@@ -107,6 +109,8 @@ class FaultEnv : public Env {
                          std::string_view data) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status RenameNoReplace(const std::string& from, const std::string& to) override;
+  Status RenameLater(const std::string& from, const std::string& to) override;
+  Status SyncDirs(const std::vector<std::string>& dirs) override;
   Status MakeDir(const std::string& path) override;
   Status MakeDirVisible(const std::string& path) override;
   Status Remove(const std::string& path) override;

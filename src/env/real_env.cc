@@ -237,6 +237,18 @@ class Real : public Env {
     return Status::Ok();
   }
 
+  Status RenameLater(const std::string& from, const std::string& to) override {
+    if (rename(from.c_str(), to.c_str()) != 0)
+      return Status::Errno("rename " + from + " to " + to, errno);
+    return Status::Ok();
+  }
+
+  Status SyncDirs(const std::vector<std::string>& dirs) override {
+    for (const std::string& d : dirs)
+      if (Status s = FsyncPath(d); !s.ok()) return s;
+    return Status::Ok();
+  }
+
   Status MakeDir(const std::string& path) override {
     if (Status s = MakeDirVisible(path); !s.ok()) return s;
     return FsyncPath(Parent(path));

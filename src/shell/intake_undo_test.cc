@@ -48,11 +48,22 @@ TEST(NoSpace, OnlyAFullDiskOrQuota) {
   EXPECT_FALSE(NoSpace(Status::Ok()));
 }
 
-// Calls of an intake: 1 mkdir .M.tmp, 2 its files (one write-files call), 3 rename of the drop
-// into it, 4 rename into place. Whichever fails, the undo leaves the drop in incoming/new and no
-// .M.tmp.
+// Calls of an intake (shell/transitions.h PerformIntakes): 1 mkdir .M.tmp, 2 sync queued/, 3 its
+// files (one write-files call), 4 rename of the drop into it, 5 sync .M.tmp and incoming/new,
+// 6 rename into place, 7 sync queued/. Whichever of 1-6 fails, the undo leaves the drop in
+// incoming/new and no .M.tmp; after 7 the mission is in place, not known durable, and not undone.
 TEST_F(IntakeUndoTest, EveryStepUndoneLeavesTheDropInIncoming) {
-  for (uint64_t at = 1; at <= 4; ++at) {
+  {
+    FaultEnv env(RealEnv(), Fail(7, ENOSPC));
+    Status s = PerformIntake(&env, l_, In());
+    EXPECT_TRUE(NoSpace(s)) << s.message();
+    EXPECT_EQ(UndoIntake(RealEnv(), l_, In()).code(), Code::kNotFound);
+    EXPECT_TRUE(RealEnv()->Exists(l_.MissionDir(Phase::kQueued, "M") + "/mission.json"));
+    std::filesystem::rename(l_.MissionDir(Phase::kQueued, "M") + "/mission.json",
+                            l_.IncomingNew() + "/m.json");
+    std::filesystem::remove_all(l_.MissionDir(Phase::kQueued, "M"));
+  }
+  for (uint64_t at = 1; at <= 6; ++at) {
     FaultEnv env(RealEnv(), Fail(at, ENOSPC));
     Status s = PerformIntake(&env, l_, In());
     ASSERT_FALSE(s.ok()) << "call " << at;
@@ -66,7 +77,7 @@ TEST_F(IntakeUndoTest, EveryStepUndoneLeavesTheDropInIncoming) {
 }
 
 TEST_F(IntakeUndoTest, ANewerDropOfTheSameNameIsKept) {
-  FaultEnv env(RealEnv(), Fail(4, ENOSPC));  // the drop is inside .M.tmp
+  FaultEnv env(RealEnv(), Fail(5, ENOSPC));  // the drop is inside .M.tmp
   ASSERT_FALSE(PerformIntake(&env, l_, In()).ok());
   std::ofstream(l_.IncomingNew() + "/m.json") << "{newer}";
   ASSERT_TRUE(UndoIntake(RealEnv(), l_, In()).ok());

@@ -1,6 +1,8 @@
 #include "shell/transitions.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <functional>
 
 #include "base/json.h"
 #include "base/parallel.h"
@@ -25,18 +27,67 @@ Status WriteFiles(Env* env, const std::string& dir,
 }  // namespace
 
 Status PerformIntake(Env* env, const Layout& l, const Intake& in) {
-  const std::string dir = l.StateDir(in.to);
-  const std::string tmp = dir + "/" + TmpName(in.id);
-  // The directory durable first: the drop moves into it, and must not vanish with it. The kernel's
-  // files' names become durable with that move, which fsyncs the directory.
-  Status s = env->MakeDir(tmp);
-  if (!s.ok()) return s;
-  s = env->WriteFilesDirLater(tmp, Env::Files(in.files.begin(), in.files.end()));
-  if (!s.ok()) return s;
-  const char* raw = in.to == Phase::kRejected ? "mission.raw" : "mission.json";
-  s = env->Rename(l.IncomingNew() + "/" + in.name, tmp + "/" + raw);
-  if (!s.ok()) return s;
-  return env->Rename(tmp, dir + "/" + in.id);
+  std::vector<Status> no_space;
+  Status s = PerformIntakes(env, l, {&in}, &no_space);
+  return s.ok() ? no_space.front() : s;
+}
+
+Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
+                      std::vector<Status>* no_space) {
+  const size_t n = ins.size();
+  no_space->assign(n, Status::Ok());
+  std::vector<std::string> dir(n), tmp(n);
+  for (size_t i = 0; i < n; ++i) {
+    dir[i] = l.StateDir(ins[i]->to);
+    tmp[i] = dir[i] + "/" + TmpName(ins[i]->id);
+  }
+  // One step's outcome for intake I: a full disk takes that intake out of the rest; any other
+  // failure ends them all.
+  auto failed = [&](size_t i, Status s) {
+    if (s.ok() || !NoSpace(s)) return s;
+    (*no_space)[i] = std::move(s);
+    return Status::Ok();
+  };
+  auto live = [&](size_t i) { return (*no_space)[i].ok(); };
+  // One fsync of each directory WHERE names for the intakes still going, in the order first named.
+  auto sync = [&](const std::function<std::string(size_t)>& where, const std::string& last) {
+    std::vector<std::string> dirs;
+    for (size_t i = 0; i < n; ++i)
+      if (live(i) && std::find(dirs.begin(), dirs.end(), where(i)) == dirs.end())
+        dirs.push_back(where(i));
+    if (dirs.empty()) return Status::Ok();
+    if (!last.empty()) dirs.push_back(last);
+    Status s = env->SyncDirs(dirs);
+    if (s.ok() || !NoSpace(s)) return s;
+    for (size_t i = 0; i < n; ++i)
+      if (live(i)) (*no_space)[i] = s;
+    return Status::Ok();
+  };
+  auto each = [&](const std::function<Status(size_t)>& step) {
+    for (size_t i = 0; i < n; ++i)
+      if (live(i))
+        if (Status s = failed(i, step(i)); !s.ok()) return s;
+    return Status::Ok();
+  };
+  auto state_dir = [&](size_t i) { return dir[i]; };
+  auto tmp_dir = [&](size_t i) { return tmp[i]; };
+  Status s = each([&](size_t i) { return env->MakeDirVisible(tmp[i]); });
+  if (s.ok()) s = sync(state_dir, "");
+  if (s.ok())
+    s = each([&](size_t i) {
+      return env->WriteFilesDirLater(tmp[i],
+                                     Env::Files(ins[i]->files.begin(), ins[i]->files.end()));
+    });
+  if (s.ok())
+    s = each([&](size_t i) {
+      const char* raw = ins[i]->to == Phase::kRejected ? "mission.raw" : "mission.json";
+      return env->RenameLater(l.IncomingNew() + "/" + ins[i]->name, tmp[i] + "/" + raw);
+    });
+  if (s.ok()) s = sync(tmp_dir, l.IncomingNew());
+  if (s.ok())
+    s = each([&](size_t i) { return env->RenameLater(tmp[i], dir[i] + "/" + ins[i]->id); });
+  if (s.ok()) s = sync(state_dir, "");
+  return s;
 }
 
 bool NoSpace(const Status& s) {

@@ -15,8 +15,28 @@
 
 namespace hangar {
 
-// incoming/new/NAME -> STATE/ID with the kernel's files (raw bytes moved, never copied).
+// incoming/new/NAME -> STATE/ID with the kernel's files (raw bytes moved, never copied):
+// PerformIntakes of this one.
 Status PerformIntake(Env* env, const Layout& l, const Intake& in);
+
+// A batch's intakes (the drops one turn took), each as above, with the directory fsyncs they share
+// made once for all: the fsyncs of an intake are those of its state directory, of its own .ID.tmp
+// and of incoming/new, so N intakes into queued/ make 3 + 3N fsyncs instead of 6N. Each step is
+// taken for every intake before the next step, and each sync comes before anything relies on it,
+// as for one intake alone:
+//   1. STATE/.ID.tmp made (MakeDirVisible); 2. the state directories fsynced (SyncDirs): the
+//   .ID.tmp directories are durable before a drop moves into them, and never vanish with it;
+//   3. the kernel's files written into .ID.tmp, each fsynced, their names not yet; 4. the drop
+//   renamed into .ID.tmp (RenameLater); 5. every .ID.tmp and then incoming/new fsynced: the drop's
+//   new name durable before its old one's removal; 6. .ID.tmp renamed to STATE/ID (RenameLater);
+//   7. the state directories fsynced.
+// Until step 7 a crash or a power loss leaves .ID.tmp directories (RecoverIntakes puts their drops
+// back) or drops still in incoming/new, never a mission lost or in two places. INS must name
+// distinct STATE/.ID.tmp directories. A failure for want of space (NoSpace) drops that intake
+// from the steps after it and is put in its slot of NO_SPACE (sized as INS; Ok for the others),
+// for UndoIntake; any other failure stops every step and is returned (hangard's work stops).
+Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
+                      std::vector<Status>* no_space);
 
 // True when s says the disk or the quota is full (ENOSPC, EDQUOT): an intake that fails so waits
 // for space (the drop stays in incoming/new); any other failure of the spool stops hangard's work.

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "base/scratch_dir_testutil.h"
 #include "env/fault_env.h"
@@ -170,11 +171,95 @@ TEST_F(TransitionsTest, AnIntakeMakesItsDirectoryDurableBeforeTheDropMovesIn) {
   ASSERT_TRUE(PerformIntake(&env, l_, in).ok());
   const std::string q = l_.StateDir(Phase::kQueued), tmp = q + "/.I.tmp";
   EXPECT_EQ(Read(root_ + "/fault.log"),
-            "1 mkdir " + tmp + "\n" +                                             //
-                "2 write-files-dir-later " + tmp + "/gate1.json gate1.json,intake.json\n" +
-                "3 rename " + l_.IncomingNew() + "/x.json " + tmp + "/mission.json\n" +  //
-                "4 rename " + tmp + " " + q + "/I\n");
+            "1 mkdir-visible " + tmp + "\n" +  //
+                "2 sync-dirs " + q + "\n" +    //
+                "3 write-files-dir-later " + tmp + "/gate1.json gate1.json,intake.json\n" +
+                "4 rename-later " + l_.IncomingNew() + "/x.json " + tmp + "/mission.json\n" +
+                "5 sync-dirs " + tmp + " " + l_.IncomingNew() + "\n" +  //
+                "6 rename-later " + tmp + " " + q + "/I\n" +            //
+                "7 sync-dirs " + q + "\n");
   EXPECT_EQ(Read(q + "/I/mission.json"), "{}");
+}
+
+// A batch's intakes share their fsyncs: three drops into queued/ and one into rejected/ make one
+// sync of the two state directories before any drop moves, one of every .ID.tmp and incoming/new
+// after the drops moved in, one of the state directories after the renames into place.
+TEST_F(TransitionsTest, ABatchsIntakesShareTheirDirectoryFsyncs) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  std::vector<Intake> ins;
+  for (const char* id : {"A", "B", "C", "R"}) {
+    Drop(std::string(id) + ".json", std::string("{") + id + "}");
+    ins.push_back(Intake{std::string(id) + ".json",
+                         id,
+                         *id == 'R' ? Phase::kRejected : Phase::kQueued,
+                         {{"intake.json", std::string(id) + "\n"}},
+                         std::nullopt});
+  }
+  std::vector<Status> full;
+  ASSERT_TRUE(PerformIntakes(&env, l_, {&ins[0], &ins[1], &ins[2], &ins[3]}, &full).ok());
+  const std::string q = l_.StateDir(Phase::kQueued), r = l_.StateDir(Phase::kRejected);
+  std::string syncs;
+  std::istringstream log(Read(root_ + "/fault.log"));
+  for (std::string line; std::getline(log, line);)
+    if (line.find(" sync-dirs ") != std::string::npos)
+      syncs += line.substr(line.find(' ') + 1) + "\n";
+  EXPECT_EQ(syncs, "sync-dirs " + q + " " + r + "\n" +  //
+                       "sync-dirs " + q + "/.A.tmp " + q + "/.B.tmp " + q + "/.C.tmp " + r +
+                       "/.R.tmp " + l_.IncomingNew() + "\n" +  //
+                       "sync-dirs " + q + " " + r + "\n");
+  EXPECT_EQ(env.calls(), 3 + 4 * 4u);  // the syncs, and mkdir, files and two renames each
+  for (size_t i = 0; i < ins.size(); ++i) {
+    EXPECT_TRUE(full[i].ok()) << full[i].message();
+    const std::string dir = l_.MissionDir(ins[i].to, ins[i].id);
+    EXPECT_EQ(Read(dir + (ins[i].to == Phase::kRejected ? "/mission.raw" : "/mission.json")),
+              "{" + ins[i].id + "}");
+    EXPECT_EQ(Read(dir + "/intake.json"), ins[i].id + "\n");
+  }
+  EXPECT_FALSE(std::filesystem::exists(l_.IncomingNew() + "/A.json"));
+  EXPECT_FALSE(std::filesystem::exists(q + "/.A.tmp"));
+}
+
+// A full disk for one intake of a batch takes it out of the steps after; the others go on into
+// place, and its undo puts its drop back.
+TEST_F(TransitionsTest, ABatchsIntakeWithoutSpaceIsLeftOutAndTheOthersGoOn) {
+  std::vector<Intake> ins;
+  for (const char* id : {"A", "B", "C"}) {
+    Drop(std::string(id) + ".json", std::string("{") + id + "}");
+    ins.push_back(Intake{
+        std::string(id) + ".json", id, Phase::kQueued, {{"intake.json", "{}\n"}}, std::nullopt});
+  }
+  // Calls 1-3 make the three .ID.tmp, 4 syncs queued/, 5-7 write their files: 6 is B's.
+  FaultPlan p;
+  p.kind = FaultPlan::Kind::kFail;
+  p.at = 6;
+  p.error = ENOSPC;
+  FaultEnv env(RealEnv(), p);
+  std::vector<Status> full;
+  ASSERT_TRUE(PerformIntakes(&env, l_, {&ins[0], &ins[1], &ins[2]}, &full).ok());
+  EXPECT_TRUE(full[0].ok());
+  EXPECT_TRUE(NoSpace(full[1])) << full[1].message();
+  EXPECT_TRUE(full[2].ok());
+  EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "A") + "/mission.json"), "{A}");
+  EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "C") + "/mission.json"), "{C}");
+  EXPECT_TRUE(UndoIntake(RealEnv(), l_, ins[1]).ok());
+  EXPECT_EQ(Read(l_.IncomingNew() + "/B.json"), "{B}");
+  EXPECT_FALSE(std::filesystem::exists(l_.StateDir(Phase::kQueued) + "/.B.tmp"));
+  EXPECT_FALSE(std::filesystem::exists(l_.MissionDir(Phase::kQueued, "B")));
+
+  // Any other failure stops every step, and is the batch's answer.
+  for (const char* id : {"D", "E"}) {
+    Drop(std::string(id) + ".json", "{}");
+    ins.push_back(Intake{
+        std::string(id) + ".json", id, Phase::kQueued, {{"intake.json", "{}\n"}}, std::nullopt});
+  }
+  p.at = 3;  // the sync of queued/
+  p.error = EIO;
+  FaultEnv eio(RealEnv(), p);
+  Status s = PerformIntakes(&eio, l_, {&ins[3], &ins[4]}, &full);
+  EXPECT_EQ(s.sys_errno(), EIO) << s.message();
+  EXPECT_TRUE(std::filesystem::exists(l_.IncomingNew() + "/D.json"));
+  EXPECT_TRUE(std::filesystem::exists(l_.IncomingNew() + "/E.json"));
 }
 
 // A launch's calls, as the fault log names them: the only ones left unsynced (which a power loss

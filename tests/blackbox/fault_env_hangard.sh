@@ -48,7 +48,8 @@ mission_calls=$((returned_at - started))
 python3 - "$FLOG" <<'EOF' || fail "fault.log is malformed (above)"
 import re, sys
 calls = ("write|write-visible|write-files|write-files-dir-later|create-atomic|create|rename|"
-         "rename-noreplace|mkdir|mkdir-visible|remove|remove-tree|append|truncate|maildir")
+         "rename-noreplace|rename-later|sync-dirs|mkdir|mkdir-visible|remove|remove-tree|append|"
+         "truncate|maildir")
 n = 0
 for line in open(sys.argv[1]):
     m = re.fullmatch(r"(\d+) (%s) (/\S.*)\n" % calls, line)
@@ -59,7 +60,7 @@ for line in open(sys.argv[1]):
         sys.exit("line %d numbered %s" % (n, m.group(1)))
 EOF
 ((started > 0 && mission_calls > 0)) || fail "calls counted: $started at start, $mission_calls for the mission"
-grep -qE "^[0-9]+ rename(-noreplace)? $S/incoming/new/fault-one.json " "$FLOG" ||
+grep -qE "^[0-9]+ rename(-noreplace|-later)? $S/incoming/new/fault-one.json " "$FLOG" ||
   fail "the log lacks the intake rename of incoming/new/fault-one.json"
 grep -qE "^[0-9]+ write $S/returned/fault-one/return.json$|^[0-9]+ rename(-noreplace)? \S+ $S/returned/fault-one$" "$FLOG" ||
   fail "the log lacks the move to returned/fault-one"
