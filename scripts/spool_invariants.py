@@ -222,25 +222,7 @@ class Run:
                     upto = int(f[1]) + (1 if f[2] == "crash-after" else 0)
         except FileNotFoundError:
             pass
-        lost = unsynced_by_calls(self.calls(), upto)
-        for i in range(len(lost) - 1, -1, -1):  # the latest first: a move undone, then what it held
-            kind, path, entry_synced = lost[i][:3]
-            if kind == "moved":
-                old = lost[i][3]
-                if os.path.lexists(path) and not os.path.lexists(old):
-                    os.rename(path, old)
-                    # What was beneath the new name before the move is back under the old one.
-                    lost[:i] = [(p[0], old + p[1][len(path):]) + p[2:]
-                                if p[1].startswith(path + "/") else p for p in lost[:i]]
-                continue
-            if kind == "dir" and os.path.isdir(path) and not os.path.islink(path):
-                subprocess.run(["chmod", "-R", "u+rwX", path], capture_output=True)
-                shutil.rmtree(path, ignore_errors=True)
-            elif kind in ("file", "name") and os.path.lexists(path):
-                if entry_synced:
-                    os.truncate(path, 0)
-                else:
-                    os.unlink(path)
+        take_back(unsynced_by_calls(self.calls(), upto))
 
     def stop(self):
         """SIGTERM to hangard (SIGKILL after 10 s), then every process of the run killed."""
@@ -321,6 +303,32 @@ def unsynced_by_calls(calls, upto=None):
         pending = [p for p in pending
                    if not ((p[0] in ("dir", "name") and p[2]) or (p[0] == "moved" and p[2]))]
     return [tuple(p) for p in pending]
+
+
+def take_back(lost):
+    """Takes back on the disk what unsynced_by_calls says a power loss may take, the latest first:
+    a "moved" entry moved back (and what its new name held, back under the old one), a "dir"
+    removed with everything beneath it, a "name" removed, a "file" removed or, where its directory
+    was fsynced later, left empty."""
+    lost = list(lost)
+    for i in range(len(lost) - 1, -1, -1):
+        kind, path, entry_synced = lost[i][:3]
+        if kind == "moved":
+            old = lost[i][3]
+            if os.path.lexists(path) and not os.path.lexists(old):
+                os.rename(path, old)
+                lost[:i] = [(p[0], old + p[1][len(path):]) + tuple(p[2:])
+                            if p[1] == path or p[1].startswith(path + "/") else p
+                            for p in lost[:i]]
+            continue
+        if kind == "dir" and os.path.isdir(path) and not os.path.islink(path):
+            subprocess.run(["chmod", "-R", "u+rwX", path], capture_output=True)
+            shutil.rmtree(path, ignore_errors=True)
+        elif kind in ("file", "name") and os.path.lexists(path):
+            if entry_synced:
+                os.truncate(path, 0)
+            else:
+                os.unlink(path)
 
 
 def stderr_tail(path, n=400):

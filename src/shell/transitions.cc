@@ -17,6 +17,10 @@ std::string TmpName(const std::string& id) {
   return "." + id + ".tmp";
 }
 
+bool IsIntakeTmp(const std::string& n) {
+  return n.size() >= 6 && n[0] == '.' && n.compare(n.size() - 4, 4, ".tmp") == 0;
+}
+
 // An action's files into DIR by one call: each file fsynced, DIR once (env.h WriteFilesAtomic).
 Status WriteFiles(Env* env, const std::string& dir,
                   const std::map<std::string, std::string>& files) {
@@ -49,7 +53,9 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     return Status::Ok();
   };
   auto live = [&](size_t i) { return (*no_space)[i].ok(); };
-  // One fsync of each directory WHERE names for the intakes still going, in the order first named.
+  // One fsync of each directory WHERE names for the intakes still going, in the order first named,
+  // then LAST. A failed fsync ends them all, whatever its errno: what it covered is not known to be
+  // on the disk, and undoing one intake would fsync incoming/new under another's unsynced move.
   auto sync = [&](const std::function<std::string(size_t)>& where, const std::string& last) {
     std::vector<std::string> dirs;
     for (size_t i = 0; i < n; ++i)
@@ -57,11 +63,7 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
         dirs.push_back(where(i));
     if (dirs.empty()) return Status::Ok();
     if (!last.empty()) dirs.push_back(last);
-    Status s = env->SyncDirs(dirs);
-    if (s.ok() || !NoSpace(s)) return s;
-    for (size_t i = 0; i < n; ++i)
-      if (live(i)) (*no_space)[i] = s;
-    return Status::Ok();
+    return env->SyncDirs(dirs);
   };
   auto each = [&](const std::function<Status(size_t)>& step) {
     for (size_t i = 0; i < n; ++i)
@@ -78,14 +80,26 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
       return env->WriteFilesDirLater(tmp[i],
                                      Env::Files(ins[i]->files.begin(), ins[i]->files.end()));
     });
-  if (s.ok())
-    s = each([&](size_t i) {
-      const char* raw = ins[i]->to == Phase::kRejected ? "mission.raw" : "mission.json";
-      return env->RenameLater(l.IncomingNew() + "/" + ins[i]->name, tmp[i] + "/" + raw);
-    });
+  if (!s.ok()) return s;
+  std::vector<std::string> moved;  // the .ID.tmp a drop went into, until step 5 synced them
+  s = each([&](size_t i) {
+    const char* raw = ins[i]->to == Phase::kRejected ? "mission.raw" : "mission.json";
+    Status r = env->RenameLater(l.IncomingNew() + "/" + ins[i]->name, tmp[i] + "/" + raw);
+    if (r.ok()) moved.push_back(tmp[i]);
+    return r;
+  });
   if (s.ok()) s = sync(tmp_dir, l.IncomingNew());
-  if (s.ok())
-    s = each([&](size_t i) { return env->RenameLater(tmp[i], dir[i] + "/" + ins[i]->id); });
+  if (!s.ok()) {
+    // Stopped between the moves and their sync: the drops already moved are made durable where
+    // they are, best effort, so that no later fsync of incoming/new (an undo, a recovery, anyone
+    // dropping a file) makes a removal durable before its new name; the next start puts them back.
+    if (!moved.empty()) {
+      moved.push_back(l.IncomingNew());
+      (void)env->SyncDirs(moved);
+    }
+    return s;
+  }
+  s = each([&](size_t i) { return env->RenameLater(tmp[i], dir[i] + "/" + ins[i]->id); });
   if (s.ok()) s = sync(state_dir, "");
   return s;
 }
@@ -125,12 +139,24 @@ Status UndoIntake(Env* env, const Layout& l, const Intake& in) {
 
 Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
   std::vector<std::string> done;
+  // A batch of intakes cut between its drops' moves and their sync leaves several .ID.tmp whose
+  // new names may not be durable yet: each is fsynced before any drop moves back, since a move back
+  // fsyncs incoming/new, which would make another drop's removal durable before its new name.
+  std::vector<std::string> unfinished;
+  for (Phase p : {Phase::kHold, Phase::kQueued, Phase::kDenied, Phase::kRejected}) {
+    Result<std::vector<std::string>> names = env->ListDir(l.StateDir(p));
+    if (!names.ok()) return names.status();
+    for (const std::string& n : *names)
+      if (IsIntakeTmp(n)) unfinished.push_back(l.StateDir(p) + "/" + n);
+  }
+  if (!unfinished.empty())
+    if (Status s = env->SyncDirs(unfinished); !s.ok()) return s;
   for (Phase p : {Phase::kHold, Phase::kQueued, Phase::kDenied, Phase::kRejected}) {
     const std::string dir = l.StateDir(p);
     Result<std::vector<std::string>> names = env->ListDir(dir);
     if (!names.ok()) return names.status();
     for (const std::string& n : *names) {
-      if (n.size() < 6 || n[0] != '.' || n.compare(n.size() - 4, 4, ".tmp") != 0) continue;
+      if (!IsIntakeTmp(n)) continue;
       const std::string tmp = dir + "/" + n;
       for (const char* raw : {"mission.json", "mission.raw"}) {
         if (!env->Exists(tmp + "/" + raw)) continue;

@@ -32,9 +32,11 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in);
 //   7. the state directories fsynced.
 // Until step 7 a crash or a power loss leaves .ID.tmp directories (RecoverIntakes puts their drops
 // back) or drops still in incoming/new, never a mission lost or in two places. INS must name
-// distinct STATE/.ID.tmp directories. A failure for want of space (NoSpace) drops that intake
-// from the steps after it and is put in its slot of NO_SPACE (sized as INS; Ok for the others),
-// for UndoIntake; any other failure stops every step and is returned (hangard's work stops).
+// distinct STATE/.ID.tmp directories. A step of one intake that fails for want of space
+// (NoSpace) drops that intake from the steps after it and is put in its slot of NO_SPACE (sized as
+// INS; Ok for the others), for UndoIntake. Any other failure, and a failed sync whatever its
+// errno, stops every step and is returned (hangard's work stops); when it came between steps 4
+// and 5, the drops already moved are synced where they are first, best effort.
 Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
                       std::vector<Status>* no_space);
 
@@ -49,8 +51,9 @@ bool NoSpace(const Status& s);
 // its failure came after the last rename, and the mission is where the kernel put it.
 Status UndoIntake(Env* env, const Layout& l, const Intake& in);
 
-// Puts back every intake cut short by a crash (STATE/.ID.tmp directories): the raw file returns to
-// incoming/new under its name (or NAME.recovered.N when a newer drop took that name meanwhile).
+// Puts back every intake cut short by a crash (STATE/.ID.tmp directories, first all fsynced): the
+// raw file returns to incoming/new under its name (or NAME.recovered.N when a newer drop took that
+// name meanwhile).
 // Then finishes every move to returned/ cut short after return.json was written (a live state
 // directory holding a return.json), except a retry cut short before its last step (queued/ID with
 // retry.json, shell/retry.h FinishRetry), which is completed instead. Returns what it did, a line

@@ -199,15 +199,23 @@ TEST_F(TransitionsTest, ABatchsIntakesShareTheirDirectoryFsyncs) {
   std::vector<Status> full;
   ASSERT_TRUE(PerformIntakes(&env, l_, {&ins[0], &ins[1], &ins[2], &ins[3]}, &full).ok());
   const std::string q = l_.StateDir(Phase::kQueued), r = l_.StateDir(Phase::kRejected);
-  std::string syncs;
-  std::istringstream log(Read(root_ + "/fault.log"));
-  for (std::string line; std::getline(log, line);)
-    if (line.find(" sync-dirs ") != std::string::npos)
-      syncs += line.substr(line.find(' ') + 1) + "\n";
-  EXPECT_EQ(syncs, "sync-dirs " + q + " " + r + "\n" +  //
-                       "sync-dirs " + q + "/.A.tmp " + q + "/.B.tmp " + q + "/.C.tmp " + r +
-                       "/.R.tmp " + l_.IncomingNew() + "\n" +  //
-                       "sync-dirs " + q + " " + r + "\n");
+  std::string want;
+  int n = 0;
+  auto call = [&](const std::string& line) { want += std::to_string(++n) + " " + line + "\n"; };
+  auto tmp = [&](const Intake& in) { return l_.StateDir(in.to) + "/." + in.id + ".tmp"; };
+  for (const Intake& in : ins) call("mkdir-visible " + tmp(in));
+  call("sync-dirs " + q + " " + r);
+  for (const Intake& in : ins)
+    call("write-files-dir-later " + tmp(in) + "/intake.json intake.json");
+  for (const Intake& in : ins)
+    call("rename-later " + l_.IncomingNew() + "/" + in.name + " " + tmp(in) +
+         (in.to == Phase::kRejected ? "/mission.raw" : "/mission.json"));
+  call("sync-dirs " + tmp(ins[0]) + " " + tmp(ins[1]) + " " + tmp(ins[2]) + " " + tmp(ins[3]) +
+       " " + l_.IncomingNew());
+  for (const Intake& in : ins)
+    call("rename-later " + tmp(in) + " " + l_.StateDir(in.to) + "/" + in.id);
+  call("sync-dirs " + q + " " + r);
+  EXPECT_EQ(Read(root_ + "/fault.log"), want);
   EXPECT_EQ(env.calls(), 3 + 4 * 4u);  // the syncs, and mkdir, files and two renames each
   for (size_t i = 0; i < ins.size(); ++i) {
     EXPECT_TRUE(full[i].ok()) << full[i].message();
@@ -260,6 +268,74 @@ TEST_F(TransitionsTest, ABatchsIntakeWithoutSpaceIsLeftOutAndTheOthersGoOn) {
   EXPECT_EQ(s.sys_errno(), EIO) << s.message();
   EXPECT_TRUE(std::filesystem::exists(l_.IncomingNew() + "/D.json"));
   EXPECT_TRUE(std::filesystem::exists(l_.IncomingNew() + "/E.json"));
+}
+
+// A failed sync after the drops moved in ends the batch, whatever its errno (undoing one intake
+// would fsync incoming/new under the others' unsynced moves); the drops already moved are synced
+// where they are, best effort, and the next start's recovery syncs every .ID.tmp before it moves
+// any drop back, and puts every one back.
+TEST_F(TransitionsTest, AFailedSyncEndsTheBatchAndRecoveryPutsEveryDropBack) {
+  std::vector<Intake> ins;
+  for (const char* id : {"A", "B"}) {
+    Drop(std::string(id) + ".json", std::string("{") + id + "}");
+    ins.push_back(Intake{std::string(id) + ".json",
+                         id,
+                         Phase::kQueued,
+                         {{"intake.json", "{\"name\":\"" + std::string(id) + ".json\"}"}},
+                         std::nullopt});
+  }
+  FaultPlan p;
+  p.kind = FaultPlan::Kind::kFail;
+  p.at = 8;  // 1-2 mkdir, 3 sync, 4-5 files, 6-7 the moves, 8 their sync
+  p.error = ENOSPC;
+  FaultEnv env(RealEnv(), p);
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  std::vector<Status> full;
+  Status s = PerformIntakes(&env, l_, {&ins[0], &ins[1]}, &full);
+  EXPECT_EQ(s.sys_errno(), ENOSPC) << s.message();
+  EXPECT_TRUE(full[0].ok() && full[1].ok());
+  const std::string q = l_.StateDir(Phase::kQueued);
+  const std::string log = Read(root_ + "/fault.log");
+  EXPECT_NE(log.find("9 sync-dirs " + q + "/.A.tmp " + q + "/.B.tmp " + l_.IncomingNew() + "\n"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(env.calls(), 9u);
+
+  FaultEnv again(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(again.OpenLog(root_ + "/recover.log").ok());
+  Result<std::vector<std::string>> done = RecoverIntakes(&again, l_);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_EQ(done->size(), 2u);
+  const std::string rlog = Read(root_ + "/recover.log");
+  EXPECT_EQ(rlog.substr(0, rlog.find('\n')), "1 sync-dirs " + q + "/.A.tmp " + q + "/.B.tmp");
+  EXPECT_EQ(Read(l_.IncomingNew() + "/A.json"), "{A}");
+  EXPECT_EQ(Read(l_.IncomingNew() + "/B.json"), "{B}");
+  EXPECT_FALSE(std::filesystem::exists(q + "/.A.tmp"));
+  EXPECT_FALSE(std::filesystem::exists(q + "/.B.tmp"));
+}
+
+// A drop gone before its move (its submitter took it back) ends the batch as before (hangard's
+// work stops); the drop moved before it is synced where it is, the one after it never moved.
+TEST_F(TransitionsTest, ADropGoneMidBatchLeavesTheMovedOnesSynced) {
+  std::vector<Intake> ins;
+  for (const char* id : {"A", "B", "C"}) {
+    Drop(std::string(id) + ".json", std::string("{") + id + "}");
+    ins.push_back(Intake{
+        std::string(id) + ".json", id, Phase::kQueued, {{"intake.json", "{}"}}, std::nullopt});
+  }
+  std::filesystem::remove(l_.IncomingNew() + "/B.json");
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  std::vector<Status> full;
+  Status s = PerformIntakes(&env, l_, {&ins[0], &ins[1], &ins[2]}, &full);
+  EXPECT_EQ(s.sys_errno(), ENOENT) << s.message();
+  const std::string q = l_.StateDir(Phase::kQueued);
+  const std::string log = Read(root_ + "/fault.log");
+  EXPECT_NE(log.find("10 sync-dirs " + q + "/.A.tmp " + l_.IncomingNew() + "\n"), std::string::npos)
+      << log;
+  EXPECT_EQ(env.calls(), 10u);  // 3 mkdir, 1 sync, 3 files, A's and B's moves, the sync
+  EXPECT_EQ(Read(q + "/.A.tmp/mission.json"), "{A}");
+  EXPECT_EQ(Read(l_.IncomingNew() + "/C.json"), "{C}");
 }
 
 // A launch's calls, as the fault log names them: the only ones left unsynced (which a power loss
