@@ -130,23 +130,35 @@ std::string CloneNulls(const NamespaceSandbox& s, bool in_proc, std::vector<int>
   return "";
 }
 
-// The group's hiding mounts: an empty tmpfs over each directory, a clone of NULLS over each file.
-// Each tmpfs is made read-only later (ReadOnlyCovers), once the binds beneath it are made.
-std::string Hide(const NamespaceSandbox& s, bool in_proc, const std::vector<int>& nulls) {
-  for (const std::string& d : s.hide_dirs)
-    if (PathInside(d, "/proc") == in_proc &&
-        mount("tmpfs", d.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+// The group's hiding mounts: an empty tmpfs over each directory (listed in COVERED), a clone of
+// NULLS over each file. Each tmpfs is made read-only later (ReadOnlyCovers), once the binds
+// beneath it are made. A path gone since the caller listed it (a user removed meanwhile, a
+// credentials directory deleted) has nothing to read: it is passed over, as the caller passes over
+// one already gone when it lists them (shell/bwrap_command.cc), and what appears there later is no
+// more hidden than anything made after the sandbox.
+std::string Hide(const NamespaceSandbox& s, bool in_proc, const std::vector<int>& nulls,
+                 std::vector<std::string>* covered) {
+  for (const std::string& d : s.hide_dirs) {
+    if (PathInside(d, "/proc") != in_proc) continue;
+    if (mount("tmpfs", d.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") == 0)
+      covered->push_back(d);
+    else if (errno != ENOENT)
       return Cannot("hide " + d, errno);
-  for (size_t i = 0; i < s.hide_files.size(); i++)
-    if (nulls[i] >= 0)
-      if (std::string why = Attach(nulls[i], s.hide_files[i]); !why.empty()) return why;
+  }
+  for (size_t i = 0; i < s.hide_files.size(); i++) {
+    if (nulls[i] < 0) continue;
+    const long rc = syscall(SYS_move_mount, nulls[i], "", AT_FDCWD, s.hide_files[i].c_str(),
+                            MOVE_MOUNT_F_EMPTY_PATH);
+    const int err = errno;
+    close(nulls[i]);
+    if (rc != 0 && err != ENOENT) return Cannot("mount " + s.hide_files[i], err);
+  }
   return "";
 }
 
-std::string ReadOnlyCovers(const NamespaceSandbox& s, bool in_proc) {
-  for (const std::string& d : s.hide_dirs)
-    if (PathInside(d, "/proc") == in_proc &&
-        SetAttr(AT_FDCWD, d.c_str(), 0, MOUNT_ATTR_RDONLY) != 0)
+std::string ReadOnlyCovers(const std::vector<std::string>& covered) {
+  for (const std::string& d : covered)
+    if (SetAttr(AT_FDCWD, d.c_str(), 0, MOUNT_ATTR_RDONLY) != 0)
       return Cannot("make " + d + " read-only", errno);
   return "";
 }
@@ -210,8 +222,9 @@ std::string BecomeInit(const NamespaceSandbox& s) {
   }
   std::vector<int> nulls;
   if (std::string why = CloneNulls(s, true, &nulls); !why.empty()) return why;
-  if (std::string why = Hide(s, true, nulls); !why.empty()) return why;
-  if (std::string why = ReadOnlyCovers(s, true); !why.empty()) return why;
+  std::vector<std::string> covered;
+  if (std::string why = Hide(s, true, nulls, &covered); !why.empty()) return why;
+  if (std::string why = ReadOnlyCovers(covered); !why.empty()) return why;
   const pid_t drone = fork();
   if (drone < 0) return Cannot("fork the drone's process", errno);
   if (drone == 0) {
@@ -427,7 +440,8 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {
               MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV) != 0)
     return Cannot("make the machine read-only", errno);
   if (std::string why = MakeDev(nodes, s.shm_bytes); !why.empty()) return why;
-  if (std::string why = Hide(s, false, nulls); !why.empty()) return why;
+  std::vector<std::string> covered;  // the hidden directories' tmpfs, made read-only below
+  if (std::string why = Hide(s, false, nulls, &covered); !why.empty()) return why;
   for (size_t i = 0; i < s.binds.size(); i++) {
     if (std::string why = MakeMountPoint(s.binds[i].path, directory[i]); !why.empty()) return why;
     if (std::string why = Attach(binds[i], s.binds[i].path); !why.empty()) return why;
@@ -437,7 +451,7 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {
     if (std::string why = Attach(socket_tree, s.socket); !why.empty()) return why;
   }
   // Once every bind is made beneath them: nothing writable but the binds, /dev/pts and /dev/shm.
-  if (std::string why = ReadOnlyCovers(s, false); !why.empty()) return why;
+  if (std::string why = ReadOnlyCovers(covered); !why.empty()) return why;
   if (SetAttr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY) != 0)
     return Cannot("make /dev read-only", errno);
 

@@ -247,6 +247,24 @@ TEST_F(NamespaceSandboxRoom, HiddenPathsAreHiddenUnderProcToo) {
   EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
 }
 
+TEST_F(NamespaceSandboxRoom, AHiddenPathGoneSinceItWasListedIsPassedOver) {
+  // A user removed between the shim's listing and the sandbox (userdel -r while a launch starts):
+  // the drone runs, and what is there is still hidden, under /proc too.
+  std::ofstream(dir_ + "/secret.txt") << "TOPSECRET\n";
+  fs::create_directory(dir_ + "/vault");
+  std::ofstream(dir_ + "/vault/key") << "TOPSECRET\n";
+  Ran r = Run("echo ran > ran; cat " + dir_ + "/secret.txt > secret; cat " + dir_ +
+                  "/vault/key > key; cat /proc/version > version",
+              {"--hide-dir", dir_ + "/gone-home/.aws", "--hide-file", dir_ + "/gone-file",
+               "--hide-dir", "/proc/gone", "--hide-file", dir_ + "/secret.txt", "--hide-dir",
+               dir_ + "/vault", "--hide-file", "/proc/version"});
+  if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
+  ASSERT_EQ(Read("ran"), "ran\n") << r.err;
+  EXPECT_EQ(Read("secret"), "") << r.err;
+  EXPECT_EQ(Read("key"), "") << r.err;
+  EXPECT_EQ(Read("version"), "") << r.err;
+}
+
 TEST_F(NamespaceSandboxRoom, TheNamespacesFirstProcessHoldsNoCapability) {
   // PID 1 of the drone's namespace holds the mounts' rights until it drops them: a drone that
   // reached it could lay the hidden paths open.
