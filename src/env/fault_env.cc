@@ -274,7 +274,7 @@ Status FaultEnv::SyncDirs(const std::vector<std::string>& dirs) {
   if (dirs.empty()) return Status::Ok();
   std::string rest;  // the log's ARGs: each directory, the first as the call's path
   for (size_t i = 1; i < dirs.size(); ++i) rest += (rest.empty() ? "" : " ") + dirs[i];
-  return Intercept({"sync-dirs", "sync " + dirs.front(), dirs.front(), rest},
+  return Intercept({"sync-dirs", "fsync " + dirs.front(), dirs.front(), rest},
                    [&] { return base_->SyncDirs(dirs); });
 }
 

@@ -220,8 +220,7 @@ class Real : public Env {
   }
 
   Status Rename(const std::string& from, const std::string& to) override {
-    if (rename(from.c_str(), to.c_str()) != 0)
-      return Status::Errno("rename " + from + " to " + to, errno);
+    if (Status s = RenameLater(from, to); !s.ok()) return s;
     Status s = FsyncPath(Parent(to));
     if (!s.ok()) return s;
     if (Parent(from) != Parent(to)) return FsyncPath(Parent(from));

@@ -29,6 +29,19 @@ class TransitionsTest : public ::testing::Test {
   void Drop(const std::string& name, const std::string& bytes) {
     std::ofstream(l_.IncomingNew() + "/" + name) << bytes;
   }
+  // For each ID: the drop ID.json holding "{ID}", and its intake into queued/ (rejected/ for the
+  // id "R") with an intake.json naming the drop, as the kernel's does (RecoverIntakes reads it).
+  void DropAll(std::initializer_list<const char*> ids, std::vector<Intake>* ins) {
+    for (const char* id : ids) {
+      const std::string name = std::string(id) + ".json";
+      Drop(name, "{" + std::string(id) + "}");
+      ins->push_back(Intake{name,
+                            id,
+                            *id == 'R' ? Phase::kRejected : Phase::kQueued,
+                            {{"intake.json", "{\"name\":\"" + name + "\"}\n"}},
+                            std::nullopt});
+    }
+  }
   std::string Read(const std::string& path) {
     Result<std::string> r = RealEnv()->ReadFile(path, 1 << 20);
     return r.ok() ? r.value() : "<" + r.status().message() + ">";
@@ -188,14 +201,7 @@ TEST_F(TransitionsTest, ABatchsIntakesShareTheirDirectoryFsyncs) {
   FaultEnv env(RealEnv(), FaultPlan{});
   ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
   std::vector<Intake> ins;
-  for (const char* id : {"A", "B", "C", "R"}) {
-    Drop(std::string(id) + ".json", std::string("{") + id + "}");
-    ins.push_back(Intake{std::string(id) + ".json",
-                         id,
-                         *id == 'R' ? Phase::kRejected : Phase::kQueued,
-                         {{"intake.json", std::string(id) + "\n"}},
-                         std::nullopt});
-  }
+  DropAll({"A", "B", "C", "R"}, &ins);
   std::vector<Status> full;
   ASSERT_TRUE(PerformIntakes(&env, l_, {&ins[0], &ins[1], &ins[2], &ins[3]}, &full).ok());
   const std::string q = l_.StateDir(Phase::kQueued), r = l_.StateDir(Phase::kRejected);
@@ -222,7 +228,7 @@ TEST_F(TransitionsTest, ABatchsIntakesShareTheirDirectoryFsyncs) {
     const std::string dir = l_.MissionDir(ins[i].to, ins[i].id);
     EXPECT_EQ(Read(dir + (ins[i].to == Phase::kRejected ? "/mission.raw" : "/mission.json")),
               "{" + ins[i].id + "}");
-    EXPECT_EQ(Read(dir + "/intake.json"), ins[i].id + "\n");
+    EXPECT_EQ(Read(dir + "/intake.json"), ins[i].files.at("intake.json"));
   }
   EXPECT_FALSE(std::filesystem::exists(l_.IncomingNew() + "/A.json"));
   EXPECT_FALSE(std::filesystem::exists(q + "/.A.tmp"));
@@ -232,11 +238,7 @@ TEST_F(TransitionsTest, ABatchsIntakesShareTheirDirectoryFsyncs) {
 // place, and its undo puts its drop back.
 TEST_F(TransitionsTest, ABatchsIntakeWithoutSpaceIsLeftOutAndTheOthersGoOn) {
   std::vector<Intake> ins;
-  for (const char* id : {"A", "B", "C"}) {
-    Drop(std::string(id) + ".json", std::string("{") + id + "}");
-    ins.push_back(Intake{
-        std::string(id) + ".json", id, Phase::kQueued, {{"intake.json", "{}\n"}}, std::nullopt});
-  }
+  DropAll({"A", "B", "C"}, &ins);
   // Calls 1-3 make the three .ID.tmp, 4 syncs queued/, 5-7 write their files: 6 is B's.
   FaultPlan p;
   p.kind = FaultPlan::Kind::kFail;
@@ -256,11 +258,7 @@ TEST_F(TransitionsTest, ABatchsIntakeWithoutSpaceIsLeftOutAndTheOthersGoOn) {
   EXPECT_FALSE(std::filesystem::exists(l_.MissionDir(Phase::kQueued, "B")));
 
   // Any other failure stops every step, and is the batch's answer.
-  for (const char* id : {"D", "E"}) {
-    Drop(std::string(id) + ".json", "{}");
-    ins.push_back(Intake{
-        std::string(id) + ".json", id, Phase::kQueued, {{"intake.json", "{}\n"}}, std::nullopt});
-  }
+  DropAll({"D", "E"}, &ins);
   p.at = 3;  // the sync of queued/
   p.error = EIO;
   FaultEnv eio(RealEnv(), p);
@@ -276,14 +274,7 @@ TEST_F(TransitionsTest, ABatchsIntakeWithoutSpaceIsLeftOutAndTheOthersGoOn) {
 // any drop back, and puts every one back.
 TEST_F(TransitionsTest, AFailedSyncEndsTheBatchAndRecoveryPutsEveryDropBack) {
   std::vector<Intake> ins;
-  for (const char* id : {"A", "B"}) {
-    Drop(std::string(id) + ".json", std::string("{") + id + "}");
-    ins.push_back(Intake{std::string(id) + ".json",
-                         id,
-                         Phase::kQueued,
-                         {{"intake.json", "{\"name\":\"" + std::string(id) + ".json\"}"}},
-                         std::nullopt});
-  }
+  DropAll({"A", "B"}, &ins);
   FaultPlan p;
   p.kind = FaultPlan::Kind::kFail;
   p.at = 8;  // 1-2 mkdir, 3 sync, 4-5 files, 6-7 the moves, 8 their sync
@@ -318,11 +309,7 @@ TEST_F(TransitionsTest, AFailedSyncEndsTheBatchAndRecoveryPutsEveryDropBack) {
 // work stops); the drop moved before it is synced where it is, the one after it never moved.
 TEST_F(TransitionsTest, ADropGoneMidBatchLeavesTheMovedOnesSynced) {
   std::vector<Intake> ins;
-  for (const char* id : {"A", "B", "C"}) {
-    Drop(std::string(id) + ".json", std::string("{") + id + "}");
-    ins.push_back(Intake{
-        std::string(id) + ".json", id, Phase::kQueued, {{"intake.json", "{}"}}, std::nullopt});
-  }
+  DropAll({"A", "B", "C"}, &ins);
   std::filesystem::remove(l_.IncomingNew() + "/B.json");
   FaultEnv env(RealEnv(), FaultPlan{});
   ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
