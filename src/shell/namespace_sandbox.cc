@@ -45,13 +45,14 @@ int OpenTree(const std::string& path, unsigned flags) {
   return int(syscall(SYS_open_tree, AT_FDCWD, path.c_str(), flags | OPEN_TREE_CLOEXEC));
 }
 
-// Attaches the detached mount TREE at PATH and closes TREE. An error message, or "".
-std::string Attach(int tree, const std::string& path) {
+// Attaches the detached mount TREE at PATH and closes TREE. An error message, or "". With GONE_OK,
+// a PATH that no longer exists is no error (a hidden file removed meanwhile, see Hide).
+std::string Attach(int tree, const std::string& path, bool gone_ok = false) {
   const long rc =
       syscall(SYS_move_mount, tree, "", AT_FDCWD, path.c_str(), MOVE_MOUNT_F_EMPTY_PATH);
   const int err = errno;
   close(tree);
-  return rc == 0 ? "" : Cannot("mount " + path, err);
+  return rc == 0 || (gone_ok && err == ENOENT) ? "" : Cannot("mount " + path, err);
 }
 
 int SetAttr(int dfd, const char* path, unsigned flags, uint64_t set, uint64_t clear = 0) {
@@ -145,14 +146,9 @@ std::string Hide(const NamespaceSandbox& s, bool in_proc, const std::vector<int>
     else if (errno != ENOENT)
       return Cannot("hide " + d, errno);
   }
-  for (size_t i = 0; i < s.hide_files.size(); i++) {
-    if (nulls[i] < 0) continue;
-    const long rc = syscall(SYS_move_mount, nulls[i], "", AT_FDCWD, s.hide_files[i].c_str(),
-                            MOVE_MOUNT_F_EMPTY_PATH);
-    const int err = errno;
-    close(nulls[i]);
-    if (rc != 0 && err != ENOENT) return Cannot("mount " + s.hide_files[i], err);
-  }
+  for (size_t i = 0; i < s.hide_files.size(); i++)
+    if (nulls[i] >= 0)
+      if (std::string why = Attach(nulls[i], s.hide_files[i], true); !why.empty()) return why;
   return "";
 }
 
