@@ -53,14 +53,14 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     return Status::Ok();
   };
   auto live = [&](size_t i) { return (*no_space)[i].ok(); };
-  // One fsync of each directory WHERE names for the intakes still going, in the order first named,
+  // One fsync of each directory WHERE[i] for the intakes I still going, in the order first named,
   // then LAST. A failed fsync ends them all, whatever its errno: what it covered is not known to be
   // on the disk, and undoing one intake would fsync incoming/new under another's unsynced move.
-  auto sync = [&](const std::function<std::string(size_t)>& where, const std::string& last) {
+  auto sync = [&](const std::vector<std::string>& where, const std::string& last) {
     std::vector<std::string> dirs;
     for (size_t i = 0; i < n; ++i)
-      if (live(i) && std::find(dirs.begin(), dirs.end(), where(i)) == dirs.end())
-        dirs.push_back(where(i));
+      if (live(i) && std::find(dirs.begin(), dirs.end(), where[i]) == dirs.end())
+        dirs.push_back(where[i]);
     if (dirs.empty()) return Status::Ok();
     if (!last.empty()) dirs.push_back(last);
     return env->SyncDirs(dirs);
@@ -71,10 +71,8 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
         if (Status s = failed(i, step(i)); !s.ok()) return s;
     return Status::Ok();
   };
-  auto state_dir = [&](size_t i) { return dir[i]; };
-  auto tmp_dir = [&](size_t i) { return tmp[i]; };
   Status s = each([&](size_t i) { return env->MakeDirVisible(tmp[i]); });
-  if (s.ok()) s = sync(state_dir, "");
+  if (s.ok()) s = sync(dir, "");
   if (s.ok())
     s = each([&](size_t i) {
       return env->WriteFilesDirLater(tmp[i],
@@ -88,7 +86,7 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     if (r.ok()) moved.push_back(tmp[i]);
     return r;
   });
-  if (s.ok()) s = sync(tmp_dir, l.IncomingNew());
+  if (s.ok()) s = sync(tmp, l.IncomingNew());
   if (!s.ok()) {
     // Stopped between the moves and their sync: the drops already moved are made durable where
     // they are, best effort, so that no later fsync of incoming/new (an undo, a recovery, anyone
@@ -100,7 +98,7 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     return s;
   }
   s = each([&](size_t i) { return env->RenameLater(tmp[i], dir[i] + "/" + ins[i]->id); });
-  if (s.ok()) s = sync(state_dir, "");
+  if (s.ok()) s = sync(dir, "");
   return s;
 }
 
@@ -142,7 +140,7 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
   // A batch of intakes cut between its drops' moves and their sync leaves several .ID.tmp whose
   // new names may not be durable yet: each is fsynced before any drop moves back, since a move back
   // fsyncs incoming/new, which would make another drop's removal durable before its new name.
-  std::vector<std::string> unfinished;
+  std::vector<std::string> unfinished;  // STATE/.ID.tmp; each state directory listed once
   for (Phase p : {Phase::kHold, Phase::kQueued, Phase::kDenied, Phase::kRejected}) {
     Result<std::vector<std::string>> names = env->ListDir(l.StateDir(p));
     if (!names.ok()) return names.status();
@@ -151,42 +149,36 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
   }
   if (!unfinished.empty())
     if (Status s = env->SyncDirs(unfinished); !s.ok()) return s;
-  for (Phase p : {Phase::kHold, Phase::kQueued, Phase::kDenied, Phase::kRejected}) {
-    const std::string dir = l.StateDir(p);
-    Result<std::vector<std::string>> names = env->ListDir(dir);
-    if (!names.ok()) return names.status();
-    for (const std::string& n : *names) {
-      if (!IsIntakeTmp(n)) continue;
-      const std::string tmp = dir + "/" + n;
-      for (const char* raw : {"mission.json", "mission.raw"}) {
-        if (!env->Exists(tmp + "/" + raw)) continue;
-        // The drop's own name, from intake.json; a safe stand-in when that cannot be read.
-        Result<std::string> intake = env->ReadFile(tmp + "/intake.json", 1 << 20);
-        Result<json::Value> v =
-            intake.ok() ? json::Parse(*intake) : Result<json::Value>(intake.status());
-        const json::Value* name = v.ok() && v->is_object() ? v->find("name") : nullptr;
-        std::string want = "recovered" + n;  // ".ID.tmp" -> "recovered.ID.tmp"
-        if (name && name->is_string() && !name->as_string().empty() &&
-            name->as_string().find('/') == std::string::npos && name->as_string()[0] != '.')
-          want = name->as_string();
-        std::string back = want;
-        Status s = env->RenameNoReplace(tmp + "/" + raw, l.IncomingNew() + "/" + back);
-        for (int i = 1; s.code() == Code::kExists; i++) {  // a newer drop has that name: keep both
-          back = want + ".recovered." + std::to_string(i);
-          s = env->RenameNoReplace(tmp + "/" + raw, l.IncomingNew() + "/" + back);
-        }
-        if (!s.ok()) return s;
-        done.push_back("put " + back + " back into incoming/new from an unfinished intake");
+  for (const std::string& tmp : unfinished) {
+    const std::string n = tmp.substr(tmp.rfind('/') + 1);
+    for (const char* raw : {"mission.json", "mission.raw"}) {
+      if (!env->Exists(tmp + "/" + raw)) continue;
+      // The drop's own name, from intake.json; a safe stand-in when that cannot be read.
+      Result<std::string> intake = env->ReadFile(tmp + "/intake.json", 1 << 20);
+      Result<json::Value> v =
+          intake.ok() ? json::Parse(*intake) : Result<json::Value>(intake.status());
+      const json::Value* name = v.ok() && v->is_object() ? v->find("name") : nullptr;
+      std::string want = "recovered" + n;  // ".ID.tmp" -> "recovered.ID.tmp"
+      if (name && name->is_string() && !name->as_string().empty() &&
+          name->as_string().find('/') == std::string::npos && name->as_string()[0] != '.')
+        want = name->as_string();
+      std::string back = want;
+      Status s = env->RenameNoReplace(tmp + "/" + raw, l.IncomingNew() + "/" + back);
+      for (int i = 1; s.code() == Code::kExists; i++) {  // a newer drop has that name: keep both
+        back = want + ".recovered." + std::to_string(i);
+        s = env->RenameNoReplace(tmp + "/" + raw, l.IncomingNew() + "/" + back);
       }
-      Result<std::vector<std::string>> left = env->ListDir(tmp);
-      if (!left.ok()) return left.status();
-      for (const std::string& f : *left) {
-        Status s = env->Remove(tmp + "/" + f);
-        if (!s.ok()) return s;
-      }
-      Status s = env->Remove(tmp);
+      if (!s.ok()) return s;
+      done.push_back("put " + back + " back into incoming/new from an unfinished intake");
+    }
+    Result<std::vector<std::string>> left = env->ListDir(tmp);
+    if (!left.ok()) return left.status();
+    for (const std::string& f : *left) {
+      Status s = env->Remove(tmp + "/" + f);
       if (!s.ok()) return s;
     }
+    Status s = env->Remove(tmp);
+    if (!s.ok()) return s;
   }
   for (Phase p : {Phase::kHold, Phase::kQueued, Phase::kRunning}) {
     Result<std::vector<std::string>> ids = env->ListDir(l.StateDir(p));
