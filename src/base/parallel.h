@@ -1,8 +1,10 @@
 // Independent work over the machine's cores: a deep queue's files, read at start-up. Contiguous
-// parts, so callers can keep per-part results and join them in order.
+// parts, so callers can keep per-part results and join them in order. And independent waits at
+// once: a batch's fsyncs, which the filesystem's journal then serves by one commit.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <system_error>
@@ -35,6 +37,29 @@ inline void SplitAcross(size_t n, size_t min_each,
     }
   }
   for (size_t t : here) run(t);
+  for (std::thread& th : others) th.join();
+}
+
+// Calls fn(i) for each i of [0, n), on up to MAX_THREADS threads at once (the caller's among them),
+// each taking the next i not yet taken; returns once all are done. For work that waits rather than
+// computes: fsync(2)s waiting at once share the journal commit they wait for (ext4, xfs), where
+// the same fsyncs in a row wait for one commit each. A thread that cannot be had leaves its share
+// to the others.
+inline void EachConcurrently(size_t n, size_t max_threads, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  auto run = [&] {
+    for (size_t i = next++; i < n; i = next++) fn(i);
+  };
+  std::vector<std::thread> others;
+  const size_t threads = std::min(n, std::max<size_t>(1, max_threads));
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      others.emplace_back(run);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  run();
   for (std::thread& th : others) th.join();
 }
 

@@ -57,6 +57,20 @@ class Env {
   virtual Status WriteFilesDirLater(const std::string& dir, const Files& files) {
     return WriteFilesAtomic(dir, files);
   }
+  // WriteFilesDirLater into each of several directories, the status of each at its index: one
+  // directory's error stops that directory alone. RealEnv writes every file of the batch before it
+  // fsyncs their data, concurrently, so a batch's files wait for about one journal commit instead
+  // of one each (a turn's intakes); the default is WriteFilesDirLater for each in turn, one
+  // mutating call each.
+  struct DirFiles {
+    std::string dir;
+    Files files;
+  };
+  virtual std::vector<Status> WriteFilesDirsLater(const std::vector<DirFiles>& batch) {
+    std::vector<Status> r;
+    for (const DirFiles& d : batch) r.push_back(WriteFilesDirLater(d.dir, d.files));
+    return r;
+  }
   // dir/name created complete or not at all, with MODE (0600 for a private key), never replacing
   // what is there: written to dir/.name.tmp.PID with that mode (O_EXCL, O_NOFOLLOW), fsynced,
   // renamed into place with renameat2(RENAME_NOREPLACE), dir fsynced. Exists, and nothing
@@ -77,12 +91,16 @@ class Env {
   virtual Status RenameLater(const std::string& from, const std::string& to) {
     return Rename(from, to);
   }
-  // fsync(2) of each directory of DIRS, in the order given: what the calls before made or moved
-  // there without a sync (MakeDirVisible, WriteFilesDirLater, RenameLater) is then durable. One
-  // mutating call; none for an empty list. An error stops at that directory. The default does
-  // nothing: the default ...Later and ...Visible calls are durable already.
-  virtual Status SyncDirs(const std::vector<std::string>& dirs) {
+  // fsync(2) of every directory of DIRS, concurrently (in no order among them), and once all of
+  // them are durable, of THEN unless it is empty: what the calls before made or moved there
+  // without a sync (MakeDirVisible, WriteFilesDirLater, RenameLater) is then durable. THEN is for
+  // an order the caller needs (the old directory of renames after their new ones). One mutating
+  // call; none when DIRS is empty. An error in DIRS leaves THEN unsynced; the error returned is
+  // that of the first directory in DIRS's order that failed. The default does nothing: the
+  // default ...Later and ...Visible calls are durable already.
+  virtual Status SyncDirs(const std::vector<std::string>& dirs, const std::string& then) {
     (void)dirs;
+    (void)then;
     return Status::Ok();
   }
   // mkdir(2) with mode 0755, then fsync of the parent. Exists if it was there.

@@ -270,12 +270,13 @@ Status FaultEnv::RenameLater(const std::string& from, const std::string& to) {
                    [&] { return base_->RenameLater(from, to); });
 }
 
-Status FaultEnv::SyncDirs(const std::vector<std::string>& dirs) {
+Status FaultEnv::SyncDirs(const std::vector<std::string>& dirs, const std::string& then) {
   if (dirs.empty()) return Status::Ok();
-  std::string rest;  // the log's ARGs: each directory, the first as the call's path
+  std::string rest;  // the log's ARGs: each directory, the first as the call's path, THEN last
   for (size_t i = 1; i < dirs.size(); ++i) rest += (rest.empty() ? "" : " ") + dirs[i];
+  if (!then.empty()) rest += (rest.empty() ? "" : " ") + then;
   return Intercept({"sync-dirs", "fsync " + dirs.front(), dirs.front(), rest},
-                   [&] { return base_->SyncDirs(dirs); });
+                   [&] { return base_->SyncDirs(dirs, then); });
 }
 
 Status FaultEnv::MakeDir(const std::string& path) {

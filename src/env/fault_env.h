@@ -4,7 +4,8 @@
 // restart on the real Env and check what the spool says.
 //
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
-// WriteFilesAtomic and WriteFilesDirLater (one call for all its files; none for an empty list),
+// WriteFilesAtomic and WriteFilesDirLater (one call for all its files; none for an empty list;
+// WriteFilesDirsLater is one WriteFilesDirLater for each directory, in turn),
 // CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, RenameLater, SyncDirs (one call for
 // all its directories; none for an empty list), MakeDir, MakeDirVisible, Remove, RemoveTree,
 // AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read
@@ -23,10 +24,11 @@
 // SyncDirs, like every durable call, names the directories it fsyncs. The simulation does
 // not cover a state inside one call: the dot-named temporary file of a WriteFileAtomic cut between
 // its steps, a torn tail of an AppendDurable, a key created by CreateExclusive but not yet filled,
-// a SyncDirs cut between two of its directories. Nor does it cover an fsync whose error the kernel
-// swallowed, reordering between calls, or the page cache dropping other data than the four's;
-// what the process writes by direct system calls is neither counted nor dropped.
-// An external SIGKILL, which can land between the steps of one call, covers the first part.
+// a SyncDirs cut between two of its directories (RealEnv fsyncs them at once). Nor does it cover an
+// fsync whose error the kernel swallowed, reordering between calls, or the page cache dropping
+// other data than the four's; what the process writes by direct system calls is neither counted nor
+// dropped. An external SIGKILL, which can land between the steps of one call, covers the first
+// part.
 //
 // Thread safety: every method may be called from any thread. A crash is exact whatever the
 // threads do: once call N is numbered for crash-before=N or crash-after=N, a call numbered after it
@@ -110,7 +112,7 @@ class FaultEnv : public Env {
   Status Rename(const std::string& from, const std::string& to) override;
   Status RenameNoReplace(const std::string& from, const std::string& to) override;
   Status RenameLater(const std::string& from, const std::string& to) override;
-  Status SyncDirs(const std::vector<std::string>& dirs) override;
+  Status SyncDirs(const std::vector<std::string>& dirs, const std::string& then) override;
   Status MakeDir(const std::string& path) override;
   Status MakeDirVisible(const std::string& path) override;
   Status Remove(const std::string& path) override;

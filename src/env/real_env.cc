@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "base/parallel.h"
 #include "env/env.h"
 #include "env/nofollow.h"
 #include "env/remove_tree.h"
@@ -142,6 +143,11 @@ class HeldLock : public Env::Lock {
 };
 
 class Real : public Env {
+  // A batch's fsyncs wait at once on this many threads (base/parallel.h; measured in
+  // docs/BENCHMARKS.md: more wait no shorter), and at most this many of its files are open at once.
+  static constexpr size_t kSyncsAtOnce = 8;
+  static constexpr size_t kFilesAtOnce = 64;
+
  public:
   TimeMs Now() override {
     using namespace std::chrono;
@@ -165,11 +171,59 @@ class Real : public Env {
   }
 
   Status WriteFilesDirLater(const std::string& dir, const Files& files) override {
-    for (const auto& [name, data] : files)
-      if (Status s = WriteViaTmp(dir, std::string(name), data, true, std::nullopt, true, false);
-          !s.ok())
-        return s;
-    return Status::Ok();
+    if (files.empty()) return Status::Ok();
+    return WriteFilesDirsLater({{dir, files}}).front();
+  }
+
+  // Each file as WriteViaTmp writes it (a temporary name, its data fsynced, renamed into place),
+  // but in parts of the batch: every file of a part written, then their data fsynced at once
+  // (EachConcurrently), then each renamed into place in the batch's order. A directory's first
+  // error ends that directory: the files before it stay written, those after it are not written.
+  std::vector<Status> WriteFilesDirsLater(const std::vector<DirFiles>& batch) override {
+    struct File {
+      size_t dir;
+      std::string name;
+      std::string_view data;
+      std::string tmp;
+      int fd = -1;
+      Status s;
+    };
+    std::vector<File> files;
+    for (size_t d = 0; d < batch.size(); ++d)
+      for (const auto& [name, data] : batch[d].files)
+        files.push_back({d, std::string(name), data, {}, -1, {}});
+    std::vector<Status> result(batch.size());
+    std::vector<char> stopped(batch.size(), 0);  // an error so far: write no more there
+    for (size_t begin = 0; begin < files.size(); begin += kFilesAtOnce) {
+      const size_t end = std::min(files.size(), begin + kFilesAtOnce);
+      for (size_t i = begin; i < end; ++i) {
+        File& f = files[i];
+        if (stopped[f.dir]) continue;
+        f.tmp = AtomicTmpPath(batch[f.dir].dir, f.name);
+        unlink(f.tmp.c_str());  // as WriteViaTmp: O_EXCL then opens only a file we created
+        f.fd = open(f.tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (f.fd < 0) f.s = Status::Errno("create " + f.tmp, errno);
+        if (f.s.ok()) f.s = WriteAll(f.fd, f.data, f.tmp, false);
+        if (!f.s.ok()) stopped[f.dir] = 1;
+      }
+      EachConcurrently(end - begin, kSyncsAtOnce, [&](size_t k) {
+        File& f = files[begin + k];
+        if (f.fd >= 0 && f.s.ok() && fsync(f.fd) != 0) f.s = Status::Errno("fsync " + f.tmp, errno);
+      });
+      for (size_t i = begin; i < end; ++i) {
+        File& f = files[i];
+        if (f.fd < 0 && f.s.ok()) continue;  // not written: its directory had stopped
+        if (f.fd >= 0) close(f.fd);
+        const std::string dst = batch[f.dir].dir + "/" + f.name;
+        if (f.s.ok() && result[f.dir].ok() && rename(f.tmp.c_str(), dst.c_str()) != 0)
+          f.s = Status::Errno("rename " + f.tmp + " to " + dst, errno);
+        if (f.s.ok() && result[f.dir].ok()) continue;
+        unlink(f.tmp.c_str());
+        if (result[f.dir].ok()) result[f.dir] = f.s;
+        stopped[f.dir] = 1;
+      }
+    }
+    return result;
   }
 
   // Behind WriteFileAtomic, WriteFileVisible and CreateFileAtomic: data written to the temporary
@@ -242,10 +296,12 @@ class Real : public Env {
     return Status::Ok();
   }
 
-  Status SyncDirs(const std::vector<std::string>& dirs) override {
-    for (const std::string& d : dirs)
-      if (Status s = FsyncPath(d); !s.ok()) return s;
-    return Status::Ok();
+  Status SyncDirs(const std::vector<std::string>& dirs, const std::string& then) override {
+    std::vector<Status> each(dirs.size());
+    EachConcurrently(dirs.size(), kSyncsAtOnce, [&](size_t i) { each[i] = FsyncPath(dirs[i]); });
+    for (const Status& s : each)
+      if (!s.ok()) return s;
+    return then.empty() ? Status::Ok() : FsyncPath(then);
   }
 
   Status MakeDir(const std::string& path) override {

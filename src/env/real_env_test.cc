@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "base/scratch_dir_testutil.h"
 #include "env/env.h"
@@ -174,6 +175,69 @@ TEST(RealEnvWriteFiles, WritesEachInOrderAndStopsAtAFailure) {
   EXPECT_EQ(s.code(), Code::kNotFound) << s.message();
   EXPECT_TRUE(RealEnv()->Exists(dir.path() + "/c"));
   EXPECT_FALSE(RealEnv()->Exists(dir.path() + "/d"));
+}
+
+// WriteFilesDirsLater: a batch across directories and across its parts of 64 files, each file in
+// place with its bytes and no temporary left; one directory's failure stops that directory at its
+// file (the files before it written, those after it not) and no other.
+TEST(RealEnvWriteFiles, ABatchAcrossDirectoriesStopsOnlyTheDirectoryThatFailed) {
+  ScratchDir dir("writebatch");
+  std::vector<std::string> dirs, names;
+  for (int d = 0; d < 5; ++d) {
+    dirs.push_back(dir.path() + "/d" + std::to_string(d));
+    ASSERT_TRUE(RealEnv()->MakeDir(dirs.back()).ok());
+  }
+  for (int f = 0; f < 40; ++f) names.push_back("f" + std::to_string(f));
+  std::vector<Env::DirFiles> batch;
+  for (int d = 0; d < 5; ++d) {
+    Env::Files files;
+    for (const std::string& n : names) files.emplace_back(n, dirs[d]);
+    batch.push_back({dirs[d], files});
+  }
+  // Directory 2 fails at its 31st file (a part later than its first files) and directory 4 at its
+  // first.
+  batch[2].files[30].first = "no/such";
+  batch[4].files[0].first = "no/such";
+  std::vector<Status> r = RealEnv()->WriteFilesDirsLater(batch);
+  ASSERT_EQ(r.size(), 5u);
+  for (int d = 0; d < 5; ++d) {
+    Result<std::vector<std::string>> there = RealEnv()->ListDir(dirs[d]);
+    ASSERT_TRUE(there.ok());
+    std::set<std::string> got(there->begin(), there->end());
+    const size_t want = d == 2 ? 30 : d == 4 ? 0 : 40;
+    EXPECT_EQ(got.size(), want) << dirs[d];  // and no temporary name left
+    for (size_t f = 0; f < want; ++f) {
+      EXPECT_EQ(got.count(names[f]), 1u) << dirs[d] << "/" << names[f];
+      EXPECT_EQ(*RealEnv()->ReadFile(dirs[d] + "/" + names[f], 1000), dirs[d]);
+    }
+    if (d == 2 || d == 4) {
+      EXPECT_EQ(r[d].code(), Code::kNotFound) << r[d].message();
+      EXPECT_NE(r[d].message().find(dirs[d] + "/.no/such.tmp."), std::string::npos)
+          << r[d].message();
+    } else {
+      EXPECT_TRUE(r[d].ok()) << r[d].message();
+    }
+  }
+}
+
+// SyncDirs: Ok when every directory is there; else the error of the first in the list's order that
+// failed, whichever thread met it first, and THEN is not reached.
+TEST(RealEnvSyncDirs, SaysTheFirstDirectoryThatFailed) {
+  ScratchDir dir("syncdirs");
+  std::vector<std::string> dirs;
+  for (int d = 0; d < 12; ++d) {
+    dirs.push_back(dir.path() + "/d" + std::to_string(d));
+    ASSERT_TRUE(RealEnv()->MakeDir(dirs.back()).ok());
+  }
+  EXPECT_TRUE(RealEnv()->SyncDirs(dirs, dir.path()).ok());
+  EXPECT_TRUE(RealEnv()->SyncDirs(dirs, "").ok());
+  dirs[7] = dir.path() + "/gone7";
+  dirs[9] = dir.path() + "/gone9";
+  Status s = RealEnv()->SyncDirs(dirs, dir.path());
+  EXPECT_EQ(s.code(), Code::kNotFound);
+  EXPECT_NE(s.message().find("/gone7"), std::string::npos) << s.message();
+  s = RealEnv()->SyncDirs({dir.path()}, dir.path() + "/gone-then");
+  EXPECT_NE(s.message().find("/gone-then"), std::string::npos) << s.message();
 }
 
 }  // namespace

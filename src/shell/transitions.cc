@@ -21,13 +21,6 @@ bool IsIntakeTmp(const std::string& n) {
   return n.size() >= 6 && n[0] == '.' && n.compare(n.size() - 4, 4, ".tmp") == 0;
 }
 
-// An action's files into DIR by one call: each file fsynced, DIR once (env.h WriteFilesAtomic).
-Status WriteFiles(Env* env, const std::string& dir,
-                  const std::map<std::string, std::string>& files) {
-  Env::Files list(files.begin(), files.end());
-  return env->WriteFilesAtomic(dir, list);
-}
-
 }  // namespace
 
 Status PerformIntake(Env* env, const Layout& l, const Intake& in) {
@@ -53,17 +46,15 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     return Status::Ok();
   };
   auto live = [&](size_t i) { return (*no_space)[i].ok(); };
-  // One fsync of each directory WHERE[i] for the intakes I still going, in the order first named,
-  // then LAST. A failed fsync ends them all, whatever its errno: what it covered is not known to be
-  // on the disk, and undoing one intake would fsync incoming/new under another's unsynced move.
+  // One fsync of each directory WHERE[i] for the intakes I still going, all at once, then of LAST.
+  // A failed fsync ends them all, whatever its errno: what it covered is not known to be on the
+  // disk, and undoing one intake would fsync incoming/new under another's unsynced move.
   auto sync = [&](const std::vector<std::string>& where, const std::string& last) {
     std::vector<std::string> dirs;
     for (size_t i = 0; i < n; ++i)
       if (live(i) && std::find(dirs.begin(), dirs.end(), where[i]) == dirs.end())
         dirs.push_back(where[i]);
-    if (dirs.empty()) return Status::Ok();
-    if (!last.empty()) dirs.push_back(last);
-    return env->SyncDirs(dirs);
+    return env->SyncDirs(dirs, last);
   };
   auto each = [&](const std::function<Status(size_t)>& step) {
     for (size_t i = 0; i < n; ++i)
@@ -73,11 +64,17 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
   };
   Status s = each([&](size_t i) { return env->MakeDirVisible(tmp[i]); });
   if (s.ok()) s = sync(dir, "");
-  if (s.ok())
-    s = each([&](size_t i) {
-      return env->WriteFilesDirLater(tmp[i],
-                                     Env::Files(ins[i]->files.begin(), ins[i]->files.end()));
-    });
+  if (s.ok()) {  // every intake's files in one batch: their data fsynced at once
+    std::vector<Env::DirFiles> files;
+    std::vector<size_t> of;  // the intake of each entry of FILES
+    for (size_t i = 0; i < n; ++i)
+      if (live(i)) {
+        files.push_back({tmp[i], Env::Files(ins[i]->files.begin(), ins[i]->files.end())});
+        of.push_back(i);
+      }
+    std::vector<Status> written = env->WriteFilesDirsLater(files);
+    for (size_t k = 0; k < of.size() && s.ok(); ++k) s = failed(of[k], written[k]);
+  }
   if (!s.ok()) return s;
   std::vector<std::string> moved;  // the .ID.tmp a drop went into, until step 5 synced them
   s = each([&](size_t i) {
@@ -91,10 +88,7 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     // Stopped between the moves and their sync: the drops already moved are made durable where
     // they are, best effort, so that no later fsync of incoming/new (an undo, a recovery, anyone
     // dropping a file) makes a removal durable before its new name; the next start puts them back.
-    if (!moved.empty()) {
-      moved.push_back(l.IncomingNew());
-      (void)env->SyncDirs(moved);
-    }
+    if (!moved.empty()) (void)env->SyncDirs(moved, l.IncomingNew());
     return s;
   }
   s = each([&](size_t i) { return env->RenameLater(tmp[i], dir[i] + "/" + ins[i]->id); });
@@ -148,7 +142,7 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
       if (IsIntakeTmp(n)) unfinished.push_back(l.StateDir(p) + "/" + n);
   }
   if (!unfinished.empty())
-    if (Status s = env->SyncDirs(unfinished); !s.ok()) return s;
+    if (Status s = env->SyncDirs(unfinished, ""); !s.ok()) return s;
   for (const std::string& tmp : unfinished) {
     const std::string n = tmp.substr(tmp.rfind('/') + 1);
     for (const char* raw : {"mission.json", "mission.raw"}) {
@@ -211,10 +205,15 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
 }
 
 Status PerformMove(Env* env, const Layout& l, const Move& mv) {
-  const std::string from = l.MissionDir(mv.from, mv.id);
-  Status s = WriteFiles(env, from, mv.files);
+  const std::string from = l.MissionDir(mv.from, mv.id), to = l.MissionDir(mv.to, mv.id);
+  Status s = env->WriteFilesDirLater(from, Env::Files(mv.files.begin(), mv.files.end()));
+  if (s.ok()) s = env->RenameLater(from, to);
   if (!s.ok()) return s;
-  return env->Rename(from, l.MissionDir(mv.to, mv.id));
+  // The files' names and the move durable by one call: TO/ID (the directory they are in now) and
+  // TO at once, then FROM, the move's new name before its old one's removal.
+  std::vector<std::string> dirs = {l.StateDir(mv.to)};
+  if (!mv.files.empty()) dirs.insert(dirs.begin(), to);
+  return env->SyncDirs(dirs, l.StateDir(mv.from));
 }
 
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now) {
@@ -231,17 +230,18 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
     return fail(s);
   };
   const std::string plan_sha = Sha256Hex(launch.plan_text);
-  // Their names become durable with launch.json, in the same directory; a power loss before it
+  // Their names become durable with launch.json's, in the same directory; a power loss before it
   // ends the launch as lost (or before the key, launches anew) and writes them again.
   Status s = env->WriteFilesDirLater(
       queued, {{"plan.json", launch.plan_text}, {"gate2.json", launch.gate2_text}});
   if (!s.ok()) return spool_fail(s);
-  // The room is durable: it keeps the drone's work after the return. What the drone is given in
-  // it (the window's inbox, man/hangar-ops.5; the profile's room_dirs; MISSION.md) and run/ with
-  // the prompt are made without fsyncs: a power loss ends the drone, and what it may take back of
-  // them belongs to an attempt that comes back lost, made anew by a retry (hangar-spool(5), THE
-  // RULES). run/ becomes durable with launch.json, in the same directory, before the supervisor.
-  s = env->MakeDir(launch.plan.room);
+  // The room becomes durable with launch.json, by the last sync: it keeps the drone's work after
+  // the return. What the drone is given in it (the window's inbox, man/hangar-ops.5; the profile's
+  // room_dirs; MISSION.md) and run/ with the prompt are made without fsyncs: a power loss ends the
+  // drone, and what it may take back of them belongs to an attempt that comes back lost, made anew
+  // by a retry (hangar-spool(5), THE RULES). run/ becomes durable with launch.json, in the same
+  // directory, before the supervisor.
+  s = env->MakeDirVisible(launch.plan.room);
   if (s.ok() || s.code() == Code::kExists) s = env->MakeDirVisible(launch.plan.room + "/ops");
   for (const std::string& d : launch.plan.room_dirs)
     if (s.ok() || s.code() == Code::kExists) s = env->MakeDirVisible(launch.plan.room + "/" + d);
@@ -269,7 +269,9 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   }
   if (!s.ok()) return spool_fail(s);
 
-  s = env->Rename(queued, running);
+  // The key is durable before the move, the move and every name before the supervisor: the
+  // move, launch.json and the room are synced by one call, their directories at once.
+  s = env->RenameLater(queued, running);
   if (!s.ok()) return spool_fail(s);
   r.dir = running;
   r.in_running = true;
@@ -284,7 +286,11 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
     rec["workspace"] = json::Object{{"git", launch.plan.workspace->git},
                                     {"commit", launch.plan.workspace->commit}};
   rec["time"] = FormatTime(now);
-  s = env->WriteFileAtomic(running, "launch.json", json::WritePretty(rec));
+  const std::string text = json::WritePretty(rec);
+  s = env->WriteFilesDirLater(running, {{"launch.json", text}});
+  const std::string rooms = launch.plan.room.substr(0, launch.plan.room.rfind('/'));
+  if (s.ok())
+    s = env->SyncDirs({running, l.StateDir(Phase::kRunning), rooms}, l.StateDir(Phase::kQueued));
   if (!s.ok()) return spool_fail(s);
   r.ok = true;
   return r;

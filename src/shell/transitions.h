@@ -26,8 +26,9 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in);
 // as for one intake alone:
 //   1. STATE/.ID.tmp made (MakeDirVisible); 2. the state directories fsynced (SyncDirs): the
 //   .ID.tmp directories are durable before a drop moves into them, and never vanish with it;
-//   3. the kernel's files written into .ID.tmp, each fsynced, their names not yet; 4. the drop
-//   renamed into .ID.tmp (RenameLater); 5. every .ID.tmp and then incoming/new fsynced: the drop's
+//   3. the kernel's files written into .ID.tmp, each fsynced, their names not yet (one
+//   WriteFilesDirsLater for the batch: the files' fsyncs wait at once); 4. the drop renamed into
+//   .ID.tmp (RenameLater); 5. every .ID.tmp (at once) and then incoming/new fsynced: the drop's
 //   new name durable before its old one's removal; 6. .ID.tmp renamed to STATE/ID (RenameLater);
 //   7. the state directories fsynced.
 // Until step 7 a crash or a power loss leaves .ID.tmp directories (RecoverIntakes puts their drops
@@ -60,13 +61,17 @@ Status UndoIntake(Env* env, const Layout& l, const Intake& in);
 // each.
 Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l);
 
-// Writes the files into FROM/ID and renames it to TO/ID.
+// Writes the files into FROM/ID (their data fsynced, at once: WriteFilesDirLater), renames it to
+// TO/ID (RenameLater), then makes both durable by one SyncDirs: TO/ID and TO at once, then FROM.
+// Three fsync waits for a move with files, where a durable write and a durable rename made four.
 Status PerformMove(Env* env, const Layout& l, const Move& mv);
 
 // Everything of a launch before the supervisor starts. Whatever can fail for this mission alone
 // (its room, its prompt) is done before the O_EXCL key, so a failure there leaves no key behind:
-// plan.json, gate2.json, the room (and MISSION.md), run/ with prompt.md; then the key; then
-// queued/ID -> running/ID and launch.json. A failure of the room's making is the mission's,
+// plan.json, gate2.json, the room (and MISSION.md), run/ with prompt.md; then the key, durable;
+// then queued/ID -> running/ID and launch.json, and one SyncDirs makes the move, every name in
+// running/ID and the room durable, running/ID, running/ and rooms/ at once, then queued/ (6 fsync
+// waits, where each call durable alone made 9). A failure of the room's making is the mission's,
 // reported in the result (where its directory is, whether the key already existed) for LaunchDone.
 // A failed write, sync or rename of the spool itself (plan.json, gate2.json, run/, the key, the
 // rename, launch.json) is not: it is in `storage`, and the spool is in a state only the next start

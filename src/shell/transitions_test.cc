@@ -326,10 +326,10 @@ TEST_F(TransitionsTest, ADropGoneMidBatchLeavesTheMovedOnesSynced) {
 }
 
 // A launch's calls, as the fault log names them: the only ones left unsynced (which a power loss
-// may take back, scripts/spool_invariants.py) are the names of plan.json and gate2.json and what
-// the drone is given, room/ops, room_dirs, run/, the prompt and MISSION.md; the room itself, the
-// key, the move and launch.json are durable, and launch.json's write, in the same directory,
-// makes the names there and run/ durable before any supervisor starts.
+// may take back, scripts/spool_invariants.py) are what the drone is given, room/ops, room_dirs,
+// the prompt and MISSION.md; the key is durable before the move, and the last call makes the room,
+// the move, launch.json and every name in running/ID (plan.json, gate2.json, run/) durable before
+// any supervisor starts, queued/ last: the move's new name before its old one's removal.
 TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
   std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "V"));
   FaultEnv env(RealEnv(), FaultPlan{});
@@ -347,17 +347,44 @@ TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
   const std::string q = l_.MissionDir(Phase::kQueued, "V"), room = l_.Room("V");
   EXPECT_EQ(Read(root_ + "/fault.log"),
             "1 write-files-dir-later " + q + "/plan.json plan.json,gate2.json\n" +
-                "2 mkdir " + room + "\n" +                                //
-                "3 mkdir-visible " + room + "/ops\n" +                    //
-                "4 mkdir-visible " + room + "/out\n" +                    //
-                "5 mkdir-visible " + q + "/run\n" +                       //
-                "6 write-visible " + q + "/run/prompt.md\n" +             //
-                "7 write-visible " + room + "/MISSION.md\n" +             //
-                "8 create " + l_.LaunchKey("V", 1) + "\n" +               //
-                "9 rename " + q + " " + r.dir + "\n" +                    //
-                "10 write " + r.dir + "/launch.json\n");
+                "2 mkdir-visible " + room + "\n" +             //
+                "3 mkdir-visible " + room + "/ops\n" +         //
+                "4 mkdir-visible " + room + "/out\n" +         //
+                "5 mkdir-visible " + q + "/run\n" +            //
+                "6 write-visible " + q + "/run/prompt.md\n" +  //
+                "7 write-visible " + room + "/MISSION.md\n" +  //
+                "8 create " + l_.LaunchKey("V", 1) + "\n" +    //
+                "9 rename-later " + q + " " + r.dir + "\n" +   //
+                "10 write-files-dir-later " + r.dir + "/launch.json launch.json\n" +
+                "11 sync-dirs " + r.dir + " " + l_.StateDir(Phase::kRunning) + " " + l_.rooms +
+                " " + q.substr(0, q.rfind('/')) + "\n");
   EXPECT_EQ(Read(r.dir + "/run/prompt.md"), "go\n");
   EXPECT_TRUE(std::filesystem::is_directory(room + "/out"));
+}
+
+// A move's calls: its files written with their data durable, the rename, then one sync of the new
+// mission directory and its state directory, and the old state directory last (the new name before
+// the old one's removal); nothing is left unsynced. A move without files syncs the two state
+// directories alone.
+TEST_F(TransitionsTest, AMoveMakesItsFilesAndItselfDurableByOneSync) {
+  std::filesystem::create_directories(l_.MissionDir(Phase::kRunning, "M"));
+  std::filesystem::create_directories(l_.MissionDir(Phase::kHold, "H"));
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  Move mv{"M", Phase::kRunning, Phase::kReturned, {{"return.json", "{r}"}, {"x.json", "{x}"}}, {}};
+  ASSERT_TRUE(PerformMove(&env, l_, mv).ok());
+  ASSERT_TRUE(PerformMove(&env, l_, Move{"H", Phase::kHold, Phase::kQueued, {}, {}}).ok());
+  const std::string run = l_.StateDir(Phase::kRunning), ret = l_.StateDir(Phase::kReturned);
+  EXPECT_EQ(Read(root_ + "/fault.log"),
+            "1 write-files-dir-later " + run + "/M/return.json return.json,x.json\n" +
+                "2 rename-later " + run + "/M " + ret + "/M\n" +         //
+                "3 sync-dirs " + ret + "/M " + ret + " " + run + "\n" +  //
+                "4 rename-later " + l_.StateDir(Phase::kHold) + "/H " +
+                l_.StateDir(Phase::kQueued) + "/H\n" + "5 sync-dirs " +
+                l_.StateDir(Phase::kQueued) + " " + l_.StateDir(Phase::kHold) + "\n");
+  EXPECT_EQ(Read(ret + "/M/return.json") + Read(ret + "/M/x.json"), "{r}{x}");
+  EXPECT_FALSE(std::filesystem::exists(run + "/M"));
+  EXPECT_TRUE(std::filesystem::is_directory(l_.MissionDir(Phase::kQueued, "H")));
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 # Regression (issue 6, "double launch"): the launch record did not reach disk, and the next pass
 # launched the same attempt again. hangard is crashed (HANGAR_FAULT, man/hangard.8) at each step of
 # one launch — just after the launch key is created, just before launch.json is written, just
-# after it (the supervisor not yet started), and at the first call after the supervisor started —
+# after it and just after the sync that makes it durable (the supervisor not yet started), and at
+# the first call after the supervisor started —
 # then restarted on the real environment. Without a supervisor the mission returns `lost` and its
 # drone never starts; with one it is re-attached and its drone has started exactly once. Never a
 # second start, never a second key, and the ledger verifies.
@@ -26,13 +27,16 @@ HANGAR_FAULT_LOG=$FLOG start_hangard
 wait_returned D1 30
 stop_hangard
 key=$(call_of "create .*keys.*launch\.D1\.1")
-rec=$(call_of "write .*/running/D1 launch\.json|write .*/running/D1/launch\.json")
-[[ -n "$key" && -n "$rec" ]] && ((key < rec)) ||
-  fail "no key creation before the launch record in the log: key '$key', launch.json '$rec'"
+rec=$(call_of "write(-files-dir-later)? .*/running/D1/launch\.json")
+# The launch record is durable with the sync of running/D1 after it (PrepareLaunch), and the
+# supervisor starts after that call.
+dur=$(call_of "sync-dirs .*/running/D1 ")
+[[ -n "$key" && -n "$rec" && -n "$dur" ]] && ((key < rec && rec < dur)) ||
+  fail "no key creation, launch record and its sync in that order in the log: key '$key', launch.json '$rec', sync '$dur'"
 
 # crash: where, expected outcome, expected drone starts.
 for c in "crash-after=$key lost 0" "crash-before=$rec lost 0" "crash-after=$rec lost 0" \
-  "crash-before=$((rec + 1)) done 1"; do
+  "crash-after=$dur lost 0" "crash-before=$((dur + 1)) done 1"; do
   read -r fault want nstart <<<"$c"
   fresh
   rc=0

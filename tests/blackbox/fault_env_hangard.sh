@@ -62,7 +62,7 @@ EOF
 ((started > 0 && mission_calls > 0)) || fail "calls counted: $started at start, $mission_calls for the mission"
 grep -qE "^[0-9]+ rename(-noreplace|-later)? $S/incoming/new/fault-one.json " "$FLOG" ||
   fail "the log lacks the intake rename of incoming/new/fault-one.json"
-grep -qE "^[0-9]+ write $S/returned/fault-one/return.json$|^[0-9]+ rename(-noreplace)? \S+ $S/returned/fault-one$" "$FLOG" ||
+grep -qE "^[0-9]+ write $S/returned/fault-one/return.json$|^[0-9]+ rename(-noreplace|-later)? \S+ $S/returned/fault-one$" "$FLOG" ||
   fail "the log lacks the move to returned/fault-one"
 grep -qE "^[0-9]+ append $S/ledger/" "$FLOG" || fail "the log lacks a ledger append"
 note "mutating calls: $started at start, $mission_calls for one mission end to end, $((total - returned_at)) at stop ($total in all)"
