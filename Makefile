@@ -42,7 +42,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hanga
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
 .PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-stages bench-ledger bench-gate bench-replay bench-record bench-memory \
-	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-sandbox-parts bench-spawn bench-hide bench-children bench-egress gate-report clean format crash-sweep \
+	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-sandbox-parts bench-spawn bench-hide bench-fsync bench-children bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
 	@$(MAKE) --no-print-directory binaries
@@ -113,6 +113,10 @@ bin/hangar-bench-spawn: $(BUILD)/bench/spawn_bench.o $(BUILD)/libhangar.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 bin/hangar-bench-hide: $(BUILD)/bench/hide_bench.o $(BUILD)/libhangar.a
+	@mkdir -p bin
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+bin/hangar-bench-fsync: $(BUILD)/bench/fsync_bench.o $(BUILD)/libhangar.a
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -200,6 +204,7 @@ bench: all
 	@scripts/bench-sandbox-parts
 	@scripts/bench-spawn
 	@scripts/bench-hide
+	@scripts/bench-fsync
 	@scripts/bench-children
 	@scripts/bench-egress
 	@scripts/bench-summary
@@ -230,6 +235,7 @@ bench-quick: all
 	  BENCH_SANDBOX_PARTS_JSON=$(QUICK)/sandbox-parts-results.json scripts/bench-sandbox-parts
 	@BENCH_SPAWN_N=50 BENCH_SPAWN_ROUNDS=3 BENCH_SPAWN_JSON=$(QUICK)/spawn-results.json scripts/bench-spawn
 	@BENCH_HIDE_N=50 BENCH_HIDE_JSON=$(QUICK)/hide-results.json scripts/bench-hide
+	@BENCH_FSYNC_ROUNDS=10 BENCH_FSYNC_JSON=$(QUICK)/fsync-results.json scripts/bench-fsync
 	@BENCH_CHILDREN_N=20 BENCH_CHILDREN_EXTRA=200 BENCH_CHILDREN_JSON=$(QUICK)/children-results.json \
 	  scripts/bench-children
 	@BENCH_EGRESS_N=50 BENCH_EGRESS_MB=64 BENCH_EGRESS_JSON=$(QUICK)/egress-results.json \
@@ -280,6 +286,9 @@ bench-spawn:
 
 bench-hide:
 	@scripts/bench-hide
+
+bench-fsync:
+	@scripts/bench-fsync
 
 bench-children:
 	@scripts/bench-children

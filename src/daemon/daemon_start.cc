@@ -142,6 +142,7 @@ Status Daemon::Start() {
   Result<std::vector<std::string>> fixed = RecoverIntakes(env_, layout_);
   if (!fixed.ok()) return fixed.status();
   for (const std::string& f : *fixed) Say(f);
+  if (Status s = SyncCutLaunches(env_, layout_); !s.ok()) return s;
 
   // The ends engines saw while hangard was down become exit.json first; the run directories of
   // drones an engine still runs (or cannot say) are alive.

@@ -59,9 +59,10 @@ class Env {
   }
   // WriteFilesDirLater into each of several directories, the status of each at its index: one
   // directory's error stops that directory alone. RealEnv writes every file of the batch before it
-  // fsyncs their data, concurrently, so a batch's files wait for about one journal commit instead
-  // of one each (a turn's intakes); the default is WriteFilesDirLater for each in turn, one
-  // mutating call each.
+  // fsyncs their data, concurrently, so a batch's files wait about as long as one or two (a turn's
+  // intakes); the default is WriteFilesDirLater for each in turn, one mutating call each. Each
+  // directory at most once in a batch, each name at most once in a directory's files (their
+  // temporary names would be the same).
   struct DirFiles {
     std::string dir;
     Files files;
@@ -86,8 +87,9 @@ class Env {
   virtual Status RenameNoReplace(const std::string& from, const std::string& to) = 0;
   // rename(2) alone, neither directory fsynced: the move is visible at once, but a power loss may
   // take it back until a later call fsyncs both parents (SyncDirs names them). Only where the
-  // calls that follow sync them before anything relies on the move (a batch's intakes,
-  // shell/transitions.h PerformIntakes); the default is the durable Rename.
+  // calls that follow sync them before anything relies on the move, and a start syncs what a crash
+  // cut short (a batch's intakes, PerformIntakes and RecoverIntakes; a launch's move to running/,
+  // PrepareLaunch and SyncCutLaunches, shell/transitions.h); the default is the durable Rename.
   virtual Status RenameLater(const std::string& from, const std::string& to) {
     return Rename(from, to);
   }
@@ -108,8 +110,9 @@ class Env {
   // The same without the fsync: the directory is there for every reader, but a power loss may
   // take it back, and whatever is beneath it with it, until a later call fsyncs its parent (a
   // file written there, a rename into or out of it). Only for what a power loss makes worthless
-  // anyway (the room's ops/ and room_dirs, a launch's run/ before the launch record), never for a
-  // directory something durable is moved into; the default is the durable mkdir.
+  // anyway (the room's ops/ and room_dirs, a launch's run/ before the launch record), or what the
+  // same act's closing sync makes durable before anything relies on it (a launch's room), never
+  // for a directory something durable is moved into; the default is the durable mkdir.
   virtual Status MakeDirVisible(const std::string& path) { return MakeDir(path); }
   // unlink(2) (or rmdir(2) for an empty directory), then fsync of the parent.
   virtual Status Remove(const std::string& path) = 0;

@@ -297,6 +297,7 @@ class Real : public Env {
   }
 
   Status SyncDirs(const std::vector<std::string>& dirs, const std::string& then) override {
+    if (dirs.empty()) return Status::Ok();
     std::vector<Status> each(dirs.size());
     EachConcurrently(dirs.size(), kSyncsAtOnce, [&](size_t i) { each[i] = FsyncPath(dirs[i]); });
     for (const Status& s : each)

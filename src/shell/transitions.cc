@@ -205,15 +205,22 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
 }
 
 Status PerformMove(Env* env, const Layout& l, const Move& mv) {
-  const std::string from = l.MissionDir(mv.from, mv.id), to = l.MissionDir(mv.to, mv.id);
-  Status s = env->WriteFilesDirLater(from, Env::Files(mv.files.begin(), mv.files.end()));
-  if (s.ok()) s = env->RenameLater(from, to);
+  const std::string from = l.MissionDir(mv.from, mv.id);
+  Status s = env->WriteFilesAtomic(from, Env::Files(mv.files.begin(), mv.files.end()));
   if (!s.ok()) return s;
-  // The files' names and the move durable by one call: TO/ID (the directory they are in now) and
-  // TO at once, then FROM, the move's new name before its old one's removal.
-  std::vector<std::string> dirs = {l.StateDir(mv.to)};
-  if (!mv.files.empty()) dirs.insert(dirs.begin(), to);
-  return env->SyncDirs(dirs, l.StateDir(mv.from));
+  return env->Rename(from, l.MissionDir(mv.to, mv.id));
+}
+
+Status SyncCutLaunches(Env* env, const Layout& l) {
+  const std::string running = l.StateDir(Phase::kRunning);
+  Result<std::vector<std::string>> ids = env->ListDir(running);
+  if (!ids.ok()) return ids.status();
+  std::vector<std::string> dirs;
+  for (const std::string& id : *ids)
+    if (id.empty() || id[0] != '.') dirs.push_back(running + "/" + id);
+  dirs.push_back(running);
+  dirs.push_back(l.rooms);
+  return env->SyncDirs(dirs, l.StateDir(Phase::kQueued));
 }
 
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now) {
@@ -241,11 +248,16 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   // drone, and what it may take back of them belongs to an attempt that comes back lost, made anew
   // by a retry (hangar-spool(5), THE RULES). run/ becomes durable with launch.json, in the same
   // directory, before the supervisor.
-  s = env->MakeDirVisible(launch.plan.room);
-  if (s.ok() || s.code() == Code::kExists) s = env->MakeDirVisible(launch.plan.room + "/ops");
+  // Only what is not there yet is made (a retry's room is there, with the attempt before's work):
+  // a call that made nothing is no call for a power loss to take back (crash-sweep's model).
+  auto make = [&](const std::string& dir) {
+    return env->Exists(dir) ? Status::Ok() : env->MakeDirVisible(dir);
+  };
+  s = make(launch.plan.room);
+  if (s.ok()) s = make(launch.plan.room + "/ops");
   for (const std::string& d : launch.plan.room_dirs)
-    if (s.ok() || s.code() == Code::kExists) s = env->MakeDirVisible(launch.plan.room + "/" + d);
-  if (!s.ok() && s.code() != Code::kExists) return fail(s);  // the room: the mission's failure
+    if (s.ok()) s = make(launch.plan.room + "/" + d);
+  if (!s.ok()) return fail(s);  // the room: the mission's failure
   s = env->MakeDirVisible(queued + "/run");
   if (s.ok() || s.code() == Code::kExists)
     s = env->WriteFileVisible(queued + "/run", "prompt.md", launch.prompt);

@@ -61,9 +61,9 @@ Status UndoIntake(Env* env, const Layout& l, const Intake& in);
 // each.
 Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l);
 
-// Writes the files into FROM/ID (their data fsynced, at once: WriteFilesDirLater), renames it to
-// TO/ID (RenameLater), then makes both durable by one SyncDirs: TO/ID and TO at once, then FROM.
-// Three fsync waits for a move with files, where a durable write and a durable rename made four.
+// Writes the files into FROM/ID and renames it to TO/ID, each durable before the next: TO/ID is
+// never durable without its files (a returned mission without its return.json), as it could be
+// if FROM/ID and TO were fsynced at once and a power loss came between the two.
 Status PerformMove(Env* env, const Layout& l, const Move& mv);
 
 // Everything of a launch before the supervisor starts. Whatever can fail for this mission alone
@@ -76,6 +76,13 @@ Status PerformMove(Env* env, const Layout& l, const Move& mv);
 // A failed write, sync or rename of the spool itself (plan.json, gate2.json, run/, the key, the
 // rename, launch.json) is not: it is in `storage`, and the spool is in a state only the next start
 // may read (hangard stops its work).
+// At start, before recovery reads running/: what a launch cut short by a crash may have left
+// unsynced made durable, as PrepareLaunch's closing sync would have (every running/ID, running/
+// and rooms/ at once, then queued/). Without it, a launch cut between its move and that sync,
+// then ended lost by recovery, could be taken back by a later power loss into queued/ID as well as
+// returned/ID.
+Status SyncCutLaunches(Env* env, const Layout& l);
+
 struct LaunchPrep {
   bool ok = false;
   bool key_existed = false;

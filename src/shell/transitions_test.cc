@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "base/scratch_dir_testutil.h"
@@ -362,11 +363,11 @@ TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
   EXPECT_TRUE(std::filesystem::is_directory(room + "/out"));
 }
 
-// A move's calls: its files written with their data durable, the rename, then one sync of the new
-// mission directory and its state directory, and the old state directory last (the new name before
-// the old one's removal); nothing is left unsynced. A move without files syncs the two state
-// directories alone.
-TEST_F(TransitionsTest, AMoveMakesItsFilesAndItselfDurableByOneSync) {
+// A move's calls: its files durable in FROM/ID (each file's data, then the directory) before the
+// rename, which is durable too (TO, then FROM). Syncing FROM/ID and TO at once would save a wait,
+// but a power loss between the two could leave TO/ID durable without its files: a returned
+// mission without its return.json.
+TEST_F(TransitionsTest, AMoveIsDurableFileByFileBeforeItsRename) {
   std::filesystem::create_directories(l_.MissionDir(Phase::kRunning, "M"));
   std::filesystem::create_directories(l_.MissionDir(Phase::kHold, "H"));
   FaultEnv env(RealEnv(), FaultPlan{});
@@ -376,15 +377,63 @@ TEST_F(TransitionsTest, AMoveMakesItsFilesAndItselfDurableByOneSync) {
   ASSERT_TRUE(PerformMove(&env, l_, Move{"H", Phase::kHold, Phase::kQueued, {}, {}}).ok());
   const std::string run = l_.StateDir(Phase::kRunning), ret = l_.StateDir(Phase::kReturned);
   EXPECT_EQ(Read(root_ + "/fault.log"),
-            "1 write-files-dir-later " + run + "/M/return.json return.json,x.json\n" +
-                "2 rename-later " + run + "/M " + ret + "/M\n" +         //
-                "3 sync-dirs " + ret + "/M " + ret + " " + run + "\n" +  //
-                "4 rename-later " + l_.StateDir(Phase::kHold) + "/H " +
-                l_.StateDir(Phase::kQueued) + "/H\n" + "5 sync-dirs " +
-                l_.StateDir(Phase::kQueued) + " " + l_.StateDir(Phase::kHold) + "\n");
+            "1 write-files " + run + "/M/return.json return.json,x.json\n" +  //
+                "2 rename " + run + "/M " + ret + "/M\n" +                    //
+                "3 rename " + l_.StateDir(Phase::kHold) + "/H " + l_.StateDir(Phase::kQueued) +
+                "/H\n");
   EXPECT_EQ(Read(ret + "/M/return.json") + Read(ret + "/M/x.json"), "{r}{x}");
   EXPECT_FALSE(std::filesystem::exists(run + "/M"));
   EXPECT_TRUE(std::filesystem::is_directory(l_.MissionDir(Phase::kQueued, "H")));
+}
+
+// A retry's launch finds its room with the attempt before's work in it: the room, ops/ and the
+// room_dirs are not made again, so no call is logged that a power loss could take back with that
+// work beneath it; what is missing (a room_dir the profile added) is made.
+TEST_F(TransitionsTest, ARetrysLaunchMakesOnlyWhatItsRoomLacks) {
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "W"));
+  const std::string room = l_.Room("W");
+  std::filesystem::create_directories(room + "/ops");
+  std::filesystem::create_directories(room + "/out");
+  std::ofstream(room + "/out/work.txt") << "attempt 1";
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  Launch launch;
+  launch.id = "W";
+  launch.attempt = 2;
+  launch.plan.room = room;
+  launch.plan.room_dirs = {"out", "new"};
+  launch.plan_text = "{}";
+  launch.prompt = "go\n";
+  LaunchPrep r = PrepareLaunch(&env, l_, launch, 0);
+  ASSERT_TRUE(r.ok) << r.error;
+  const std::string log = Read(root_ + "/fault.log");
+  EXPECT_EQ(log.find("mkdir-visible " + room + "\n"), std::string::npos) << log;
+  EXPECT_EQ(log.find("mkdir-visible " + room + "/ops\n"), std::string::npos) << log;
+  EXPECT_EQ(log.find("mkdir-visible " + room + "/out\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("mkdir-visible " + room + "/new\n"), std::string::npos) << log;
+  EXPECT_EQ(Read(room + "/out/work.txt"), "attempt 1");
+}
+
+// At start, what a cut launch left unsynced is synced as its closing sync would have: every
+// mission directory in running/ (not a dot-name), running/ and rooms/ at once, then queued/.
+TEST_F(TransitionsTest, AStartSyncsWhatACutLaunchLeftUnsynced) {
+  for (const char* id : {"A", "B", ".tmp"})
+    std::filesystem::create_directories(l_.StateDir(Phase::kRunning) + "/" + id);
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  ASSERT_TRUE(SyncCutLaunches(&env, l_).ok());
+  const std::string run = l_.StateDir(Phase::kRunning);
+  std::string log = Read(root_ + "/fault.log");
+  // ListDir's order is the directory's: compare the named directories as a set.
+  ASSERT_EQ(log.rfind("1 sync-dirs ", 0), 0u) << log;
+  std::istringstream words(log.substr(12));
+  std::set<std::string> named;
+  for (std::string w; words >> w;) named.insert(w);
+  EXPECT_EQ(named, (std::set<std::string>{run + "/A", run + "/B", run, l_.rooms,
+                                          l_.StateDir(Phase::kQueued)}))
+      << log;
+  EXPECT_EQ(log.substr(log.size() - l_.StateDir(Phase::kQueued).size() - 1),
+            l_.StateDir(Phase::kQueued) + "\n");  // queued/ last
 }
 
 }  // namespace
