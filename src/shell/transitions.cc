@@ -213,11 +213,11 @@ Status PerformMove(Env* env, const Layout& l, const Move& mv) {
 
 Status SyncCutLaunches(Env* env, const Layout& l) {
   const std::string running = l.StateDir(Phase::kRunning);
-  Result<std::vector<std::string>> ids = env->ListDir(running);
-  if (!ids.ok()) return ids.status();
-  std::vector<std::string> dirs;
-  for (const std::string& id : *ids)
-    if (id.empty() || id[0] != '.') dirs.push_back(running + "/" + id);
+  Result<std::vector<Env::DirEntry>> entries = env->ListEntries(running);
+  if (!entries.ok()) return entries.status();
+  std::vector<std::string> dirs;  // each directory (no file, no link: recovery says what they are)
+  for (const Env::DirEntry& e : *entries)
+    if (e.dir && e.name[0] != '.') dirs.push_back(running + "/" + e.name);
   dirs.push_back(running);
   dirs.push_back(l.rooms);
   return env->SyncDirs(dirs, l.StateDir(Phase::kQueued));

@@ -415,10 +415,13 @@ TEST_F(TransitionsTest, ARetrysLaunchMakesOnlyWhatItsRoomLacks) {
 }
 
 // At start, what a cut launch left unsynced is synced as its closing sync would have: every
-// mission directory in running/ (not a dot-name), running/ and rooms/ at once, then queued/.
+// directory in running/ (not a dot-name, a file or a link: a stray file there must not stop the
+// start), running/ and rooms/ at once, then queued/.
 TEST_F(TransitionsTest, AStartSyncsWhatACutLaunchLeftUnsynced) {
   for (const char* id : {"A", "B", ".tmp"})
     std::filesystem::create_directories(l_.StateDir(Phase::kRunning) + "/" + id);
+  std::ofstream(l_.StateDir(Phase::kRunning) + "/notes.txt") << "a stray file";  // no directory
+  std::filesystem::create_directory_symlink(root_, l_.StateDir(Phase::kRunning) + "/link");
   FaultEnv env(RealEnv(), FaultPlan{});
   ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
   ASSERT_TRUE(SyncCutLaunches(&env, l_).ok());
