@@ -1,6 +1,6 @@
 // Independent work over the machine's cores: a deep queue's files, read at start-up. Contiguous
 // parts, so callers can keep per-part results and join them in order. And independent waits at
-// once: a batch's fsyncs, which the filesystem's journal then serves by one commit.
+// once: a batch's fsyncs, which then share the disk's cache flushes (and a journal's commits).
 #pragma once
 
 #include <algorithm>
@@ -42,9 +42,9 @@ inline void SplitAcross(size_t n, size_t min_each,
 
 // Calls fn(i) for each i of [0, n), on up to MAX_THREADS threads at once (the caller's among them),
 // each taking the next i not yet taken; returns once all are done. For work that waits rather than
-// computes: fsync(2)s waiting at once share the journal commit they wait for (ext4, xfs), where
-// the same fsyncs in a row wait for one commit each. A thread that cannot be had leaves its share
-// to the others.
+// computes: fsync(2)s waiting at once share the disk's cache flushes and a journal's commits,
+// where the same fsyncs in a row wait for one each (docs/BENCHMARKS.md, make bench-fsync). A
+// thread that cannot be had leaves its share to the others.
 inline void EachConcurrently(size_t n, size_t max_threads, const std::function<void(size_t)>& fn) {
   std::atomic<size_t> next{0};
   auto run = [&] {

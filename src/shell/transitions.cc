@@ -211,6 +211,18 @@ Status PerformMove(Env* env, const Layout& l, const Move& mv) {
   return env->Rename(from, l.MissionDir(mv.to, mv.id));
 }
 
+namespace {
+
+// A launch's closing sync, for the mission directories DIRS in running/: they, running/ and rooms/
+// at once, then queued/ (the move's old directory after its new one).
+Status SyncLaunched(Env* env, const Layout& l, std::vector<std::string> dirs) {
+  dirs.push_back(l.StateDir(Phase::kRunning));
+  dirs.push_back(l.rooms);
+  return env->SyncDirs(dirs, l.StateDir(Phase::kQueued));
+}
+
+}  // namespace
+
 Status SyncCutLaunches(Env* env, const Layout& l) {
   const std::string running = l.StateDir(Phase::kRunning);
   Result<std::vector<Env::DirEntry>> entries = env->ListEntries(running);
@@ -218,9 +230,7 @@ Status SyncCutLaunches(Env* env, const Layout& l) {
   std::vector<std::string> dirs;  // each directory (no file, no link: recovery says what they are)
   for (const Env::DirEntry& e : *entries)
     if (e.dir && e.name[0] != '.') dirs.push_back(running + "/" + e.name);
-  dirs.push_back(running);
-  dirs.push_back(l.rooms);
-  return env->SyncDirs(dirs, l.StateDir(Phase::kQueued));
+  return SyncLaunched(env, l, std::move(dirs));
 }
 
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now) {
@@ -247,9 +257,9 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   // room_dirs; MISSION.md) and run/ with the prompt are made without fsyncs: a power loss ends the
   // drone, and what it may take back of them belongs to an attempt that comes back lost, made anew
   // by a retry (hangar-spool(5), THE RULES). run/ becomes durable with launch.json, in the same
-  // directory, before the supervisor.
-  // Only what is not there yet is made (a retry's room is there, with the attempt before's work):
-  // a call that made nothing is no call for a power loss to take back (crash-sweep's model).
+  // directory, before the supervisor. Only what is not there yet is made (a retry's room is there,
+  // with the attempt before's work): a call that made nothing is no call for a power loss to take
+  // back (crash-sweep's model).
   auto make = [&](const std::string& dir) {
     return env->Exists(dir) ? Status::Ok() : env->MakeDirVisible(dir);
   };
@@ -300,9 +310,7 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   rec["time"] = FormatTime(now);
   const std::string text = json::WritePretty(rec);
   s = env->WriteFilesDirLater(running, {{"launch.json", text}});
-  const std::string rooms = launch.plan.room.substr(0, launch.plan.room.rfind('/'));
-  if (s.ok())
-    s = env->SyncDirs({running, l.StateDir(Phase::kRunning), rooms}, l.StateDir(Phase::kQueued));
+  if (s.ok()) s = SyncLaunched(env, l, {running});  // the room is rooms/ID (Layout::Room)
   if (!s.ok()) return spool_fail(s);
   r.ok = true;
   return r;
