@@ -50,6 +50,14 @@ Status WriteAll(int fd, std::string_view data, const std::string& path, bool syn
   return Status::Ok();
 }
 
+// A temporary file to write, opened for writing with MODE: whatever sits at TMP (a leftover, or a
+// FIFO planted to block us) goes first, and O_EXCL then opens only a file we created. -1 and errno
+// on failure.
+int OpenFreshTmp(const std::string& tmp, mode_t mode) {
+  unlink(tmp.c_str());
+  return open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+}
+
 // How every file is opened for reading: never through a final symlink, never blocking on a FIFO.
 constexpr int kReadFlags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
 
@@ -200,8 +208,7 @@ class Real : public Env {
         File& f = files[i];
         if (stopped[f.dir]) continue;
         f.tmp = AtomicTmpPath(batch[f.dir].dir, f.name);
-        unlink(f.tmp.c_str());  // as WriteViaTmp: O_EXCL then opens only a file we created
-        f.fd = open(f.tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        f.fd = OpenFreshTmp(f.tmp, 0644);
         if (f.fd < 0) f.s = Status::Errno("create " + f.tmp, errno);
         if (f.s.ok()) f.s = WriteAll(f.fd, f.data, f.tmp, false);
         if (!f.s.ok()) stopped[f.dir] = 1;
@@ -228,18 +235,13 @@ class Real : public Env {
 
   // Behind WriteFileAtomic, WriteFileVisible and CreateFileAtomic: data written to the temporary
   // name, then renamed onto dir/name (replacing what is there, or Exists when REPLACE is false),
-  // and with SYNC the file and (unless SYNC_DIR is false: the caller fsyncs it after several)
-  // dir fsynced. MODE, when given, is the file's exactly (whatever the umask); else 0644 less the
-  // umask.
+  // and with SYNC the file and dir fsynced. MODE, when given, is the file's exactly (whatever the
+  // umask); else 0644 less the umask.
   Status WriteViaTmp(const std::string& dir, const std::string& name, std::string_view data,
-                     bool sync, std::optional<mode_t> mode, bool replace, bool sync_dir = true) {
+                     bool sync, std::optional<mode_t> mode, bool replace) {
     const std::string tmp = AtomicTmpPath(dir, name);
     const std::string dst = dir + "/" + name;
-    // Whatever sits at the temporary name (a leftover, or a FIFO planted to block us) goes first:
-    // O_EXCL then opens only a file we created.
-    unlink(tmp.c_str());
-    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                  mode.value_or(0644));
+    int fd = OpenFreshTmp(tmp, mode.value_or(0644));
     if (fd < 0) return Status::Errno("create " + tmp, errno);
     Status s =
         !mode || fchmod(fd, *mode) == 0 ? Status::Ok() : Status::Errno("chmod " + tmp, errno);
@@ -254,7 +256,7 @@ class Real : public Env {
       unlink(tmp.c_str());
       return s;
     }
-    return sync && sync_dir ? FsyncPath(dir) : Status::Ok();
+    return sync ? FsyncPath(dir) : Status::Ok();
   }
 
   Status CreateFileAtomic(const std::string& dir, const std::string& name, std::string_view data,
