@@ -220,6 +220,24 @@ TEST(RealEnvWriteFiles, ABatchAcrossDirectoriesStopsOnlyTheDirectoryThatFailed) 
   }
 }
 
+// Whatever a hostile writer of the directory planted at a write's temporary name (a FIFO, to block
+// hangard's open or make it fail) is taken away first: both writers still put their bytes in place,
+// and nothing is left at the temporary name. (A retry writes MISSION.md into a room the attempt
+// before's drone could write.)
+TEST(RealEnvWriteFiles, AFifoPlantedAtTheTemporaryNameNeitherBlocksNorStopsTheWrite) {
+  ScratchDir dir("plantedfifo");
+  for (const char* name : {"one", "two"})
+    ASSERT_EQ(mkfifo(AtomicTmpPath(dir.path(), name).c_str(), 0666), 0) << name;
+  ASSERT_TRUE(RealEnv()->WriteFileAtomic(dir.path(), "one", "1").ok());
+  std::vector<Status> r = RealEnv()->WriteFilesDirsLater({{dir.path(), {{"two", "2"}}}});
+  ASSERT_TRUE(r.at(0).ok()) << r[0].message();
+  EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/one", 10), "1");
+  EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/two", 10), "2");
+  Result<std::vector<std::string>> names = RealEnv()->ListDir(dir.path());
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"one", "two"}));
+}
+
 // SyncDirs: Ok when every directory is there; else the error of the first in the list's order that
 // failed, whichever thread met it first, and THEN is not reached.
 TEST(RealEnvSyncDirs, SaysTheFirstDirectoryThatFailed) {
