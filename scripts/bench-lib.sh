@@ -9,6 +9,8 @@ for b in hangard hangar hangar-shim; do
 done
 command -v python3 >/dev/null || { echo "bench: python3 is missing (scripts/install-deps)" >&2; exit 1; }
 S='' HPID=''
+# shellcheck source=scripts/bench-trash.sh
+. "$ROOT/scripts/bench-trash.sh"
 
 # bench_install LOG PKG...: the Debian packages among PKG not installed yet, through apt-get (sudo
 # when not root), its output in LOG. Non-zero, the reason on stderr, when they cannot be.
@@ -32,7 +34,7 @@ bench_install() {
 hangar_stop() {
   [[ -n "$HPID" ]] && { kill -TERM "$HPID" 2>/dev/null || true; wait "$HPID" 2>/dev/null || true; }
   HPID=''
-  [[ -n "$S" ]] && rm -rf "$S" "$S.log" "$S.anchor"
+  [[ -n "$S" ]] && bench_discard "$S" "$S.log" "$S.anchor"
   S=''
 }
 
