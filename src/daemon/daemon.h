@@ -30,6 +30,10 @@
 // tail of lines whose entries never reached the ledger, all after the last committed one
 // (replay/replayer.h accepts exactly that). A batch holds at most LedgerKeeper::kMaxBatch entries;
 // a reanchor is never in one. Outside a batch every decision commits at once, as before.
+// Two steps of the acts wait together: the batch's intakes (PerformIntakes, before the other acts),
+// and launches that follow one another with only log lines between them (PerformLaunches:
+// prepared step by step together, then each act of the run in order), so that their fsyncs wait
+// at once (shell/transitions.h).
 //
 // Storage failures (issue 6). A failed write, sync, rename or ledger append made for a decision
 // leaves that file's state unknown: a failed fsync may already have dropped the data, and trying
@@ -102,6 +106,7 @@
 #include "ledger/signal_log.h"
 #include "shell/manifest.h"
 #include "shell/notify_outbox.h"
+#include "shell/transitions.h"
 
 namespace hangar {
 
@@ -203,6 +208,10 @@ class Daemon {
   Status PerformMoveAction(const Move& x);
   Status PerformConsumeAction(const ConsumeControl& x);
   Status PerformLaunch(const Launch& l, std::deque<Signal>* follow);
+  // A run of the batch's acts that are launches (at least two) and log lines: every launch
+  // prepared together (PrepareLaunches), then each act in order, a launch from its preparation.
+  Status PerformLaunches(const std::vector<const Action*>& run, std::deque<Signal>* follow);
+  Status LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signal>* follow);
   // A launch the pool finished: the shell's part (launching_, the watch of a failed one, its
   // note), then its LaunchDone decided.
   Status Launched(LaunchStarted r);

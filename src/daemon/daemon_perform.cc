@@ -164,7 +164,27 @@ Status Daemon::PerformConsumeAction(const ConsumeControl& x) {
 }
 
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
-  LaunchPrep prep = PrepareLaunch(env_, layout_, l, env_->Now());
+  return LaunchPrepared(l, PrepareLaunch(env_, layout_, l, env_->Now()), follow);
+}
+
+Status Daemon::PerformLaunches(const std::vector<const Action*>& run, std::deque<Signal>* follow) {
+  std::vector<const Launch*> ls;
+  for (const Action* a : run)
+    if (auto* x = std::get_if<Launch>(a)) ls.push_back(x);
+  std::vector<LaunchPrep> preps = PrepareLaunches(env_, layout_, ls, env_->Now());
+  // Then each act in the run's order, a launch from where its preparation left it.
+  size_t i = 0;
+  for (const Action* a : run) {
+    Status s = std::holds_alternative<Launch>(*a)
+                   ? LaunchPrepared(*ls[i], std::move(preps[i]), follow)
+                   : Perform(*a, follow);
+    if (std::holds_alternative<Launch>(*a)) ++i;
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Daemon::LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signal>* follow) {
   if (!prep.storage.ok()) return prep.storage;
   if (!prep.ok) {
     follow->push_back(

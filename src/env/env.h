@@ -81,6 +81,21 @@ class Env {
   // Creates dir/name with O_CREAT|O_EXCL, writes data, fsyncs it and dir. Exists if it was there.
   virtual Status CreateExclusive(const std::string& dir, const std::string& name,
                                  std::string_view data) = 0;
+  // CreateExclusive of each file into DIR, in order, the status of each at its index: Exists for
+  // one that was there (the others go on); any other error stops the batch there, and every file
+  // after it is not created (its status that error too). RealEnv creates and writes them all, then
+  // fsyncs their data at once and DIR once, so a turn's launch keys wait about as long as one key;
+  // a failed fsync of DIR leaves every key it made in place (a key is "do not do it again" whether
+  // or not it is durable). The default is CreateExclusive for each in turn, one mutating call each.
+  virtual std::vector<Status> CreateExclusives(const std::string& dir, const Files& files) {
+    std::vector<Status> r;
+    for (const auto& [name, data] : files) {
+      r.push_back(r.empty() || r.back().ok() || r.back().code() == Code::kExists
+                      ? CreateExclusive(dir, std::string(name), data)
+                      : r.back());
+    }
+    return r;
+  }
   // rename(2), then fsync of the source and destination parent directories.
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   // The same, but Exists (and nothing moved) when `to` is already there (renameat2 NOREPLACE).

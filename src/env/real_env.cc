@@ -275,6 +275,56 @@ class Real : public Env {
     return FsyncPath(dir);
   }
 
+  // Every file created (O_EXCL) and written in order until the first error, their data fsynced at
+  // once, then DIR once. A file whose data fsync failed stops the batch there: the files after it
+  // that were made are removed again, never durable nor acted on.
+  std::vector<Status> CreateExclusives(const std::string& dir, const Files& files) override {
+    struct Key {
+      std::string path;
+      int fd = -1;
+      Status s;
+    };
+    std::vector<Key> keys(files.size());
+    Status stop = Status::Ok();
+    for (size_t i = 0; i < files.size(); ++i) {
+      Key& k = keys[i];
+      k.path = dir + "/" + std::string(files[i].first);
+      if (!stop.ok()) {
+        k.s = stop;
+        continue;
+      }
+      k.fd = open(k.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+      if (k.fd < 0) k.s = Status::Errno("create " + k.path, errno);
+      if (k.fd >= 0) k.s = WriteAll(k.fd, files[i].second, k.path, false);
+      // A half-written key stays, as CreateExclusive leaves it: it still means "do not do it
+      // again".
+      if (!k.s.ok() && k.s.code() != Code::kExists) stop = k.s;
+    }
+    EachConcurrently(keys.size(), kSyncsAtOnce, [&](size_t i) {
+      Key& k = keys[i];
+      if (k.fd >= 0 && k.s.ok() && fsync(k.fd) != 0) k.s = Status::Errno("fsync " + k.path, errno);
+    });
+    std::vector<Status> r;
+    Status failed = Status::Ok();
+    bool made = false;
+    for (Key& k : keys) {
+      if (k.fd >= 0) close(k.fd);
+      if (!failed.ok()) {
+        if (k.fd >= 0) unlink(k.path.c_str());  // after a failed key: as if never made
+        r.push_back(failed);
+        continue;
+      }
+      r.push_back(k.s);
+      if (!k.s.ok() && k.s.code() != Code::kExists) failed = k.s;
+      made = made || (k.fd >= 0 && k.s.ok());
+    }
+    if (made)
+      if (Status s = FsyncPath(dir); !s.ok())
+        for (size_t i = 0; i < keys.size(); ++i)
+          if (keys[i].fd >= 0 && r[i].ok()) r[i] = s;
+    return r;
+  }
+
   Status Rename(const std::string& from, const std::string& to) override {
     if (Status s = RenameLater(from, to); !s.ok()) return s;
     Status s = FsyncPath(Parent(to));

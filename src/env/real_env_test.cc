@@ -240,6 +240,31 @@ TEST(RealEnvWriteFiles, AFifoPlantedAtTheTemporaryNameNeitherBlocksNorStopsTheWr
 
 // SyncDirs: Ok when every directory is there; else the error of the first in the list's order that
 // failed, whichever thread met it first, and THEN is not reached.
+// CreateExclusives: each key created with its bytes, one already there said Exists and left as it
+// is while the others go on; any other failure stops the batch there, and no key after it is made.
+TEST(RealEnvCreateExclusives, MakesEachKeyOnceAndStopsAtAFailure) {
+  ScratchDir dir("keys");
+  std::ofstream(dir.path() + "/b") << "old";
+  std::vector<Status> r =
+      RealEnv()->CreateExclusives(dir.path(), {{"a", "1"}, {"b", "2"}, {"c", "3"}});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_TRUE(r[0].ok()) << r[0].message();
+  EXPECT_EQ(r[1].code(), Code::kExists) << r[1].message();
+  EXPECT_NE(r[1].message().find(dir.path() + "/b"), std::string::npos) << r[1].message();
+  EXPECT_TRUE(r[2].ok()) << r[2].message();
+  EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/a", 10), "1");
+  EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/b", 10), "old");
+  EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/c", 10), "3");
+  r = RealEnv()->CreateExclusives(dir.path(), {{"d", "4"}, {"no/such", "5"}, {"e", "6"}});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_TRUE(r[0].ok()) << r[0].message();
+  EXPECT_EQ(r[1].code(), Code::kNotFound) << r[1].message();
+  EXPECT_EQ(r[2].code(), Code::kNotFound) << r[2].message();
+  EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/d", 10), "4");
+  EXPECT_FALSE(RealEnv()->Exists(dir.path() + "/e"));
+  EXPECT_TRUE(RealEnv()->CreateExclusives(dir.path(), {}).empty());
+}
+
 TEST(RealEnvSyncDirs, SaysTheFirstDirectoryThatFailed) {
   ScratchDir dir("syncdirs");
   std::vector<std::string> dirs;

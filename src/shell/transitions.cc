@@ -233,25 +233,35 @@ Status SyncCutLaunches(Env* env, const Layout& l) {
   return SyncLaunched(env, l, std::move(dirs));
 }
 
-LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now) {
-  LaunchPrep r;
-  const std::string queued = l.MissionDir(Phase::kQueued, launch.id);
-  const std::string running = l.MissionDir(Phase::kRunning, launch.id);
-  r.dir = queued;
-  auto fail = [&](const Status& s) {
-    r.error = s.message();
-    return r;
+std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
+                                        const std::vector<const Launch*>& launches, TimeMs now) {
+  const size_t n = launches.size();
+  std::vector<LaunchPrep> r(n);
+  std::vector<std::string> queued(n), running(n), plan_sha(n), key(n), texts(n);
+  size_t cut = n;  // the first launch whose spool failed: none from it on goes further
+  auto fail = [&](size_t i, const Status& s) { r[i].error = s.message(); };
+  auto spool_fail = [&](size_t i, const Status& s) {
+    r[i].storage = s;
+    fail(i, s);
+    cut = std::min(cut, i);
   };
-  auto spool_fail = [&](const Status& s) {
-    r.storage = s;
-    return fail(s);
-  };
-  const std::string plan_sha = Sha256Hex(launch.plan_text);
+  auto going = [&](size_t i) { return i < cut && r[i].error.empty(); };
+
   // Their names become durable with launch.json's, in the same directory; a power loss before it
   // ends the launch as lost (or before the key, launches anew) and writes them again.
-  Status s = env->WriteFilesDirLater(
-      queued, {{"plan.json", launch.plan_text}, {"gate2.json", launch.gate2_text}});
-  if (!s.ok()) return spool_fail(s);
+  std::vector<Env::DirFiles> plans;
+  for (size_t i = 0; i < n; ++i) {
+    const Launch& x = *launches[i];
+    queued[i] = l.MissionDir(Phase::kQueued, x.id);
+    running[i] = l.MissionDir(Phase::kRunning, x.id);
+    r[i].dir = queued[i];
+    plan_sha[i] = Sha256Hex(x.plan_text);
+    plans.push_back({queued[i], {{"plan.json", x.plan_text}, {"gate2.json", x.gate2_text}}});
+  }
+  std::vector<Status> written = env->WriteFilesDirsLater(plans);
+  for (size_t i = 0; i < n; ++i)
+    if (!written[i].ok()) spool_fail(i, written[i]);
+
   // The room becomes durable with launch.json, by the last sync: it keeps the drone's work after
   // the return. What the drone is given in it (the window's inbox, man/hangar-ops.5; the profile's
   // room_dirs; MISSION.md) and run/ with the prompt are made without fsyncs: a power loss ends the
@@ -263,57 +273,104 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
   auto make = [&](const std::string& dir) {
     return env->Exists(dir) ? Status::Ok() : env->MakeDirVisible(dir);
   };
-  s = make(launch.plan.room);
-  if (s.ok()) s = make(launch.plan.room + "/ops");
-  for (const std::string& d : launch.plan.room_dirs)
-    if (s.ok()) s = make(launch.plan.room + "/" + d);
-  if (!s.ok()) return fail(s);  // the room: the mission's failure
-  s = env->MakeDirVisible(queued + "/run");
-  if (s.ok() || s.code() == Code::kExists)
-    s = env->WriteFileVisible(queued + "/run", "prompt.md", launch.prompt);
-  if (!s.ok()) return spool_fail(s);
-  if (launch.plan.prompt_in_room)
-    s = env->WriteFileVisible(launch.plan.room, "MISSION.md", launch.prompt);
-  if (!s.ok()) return fail(s);
-
-  const std::string key = LaunchKeyName(launch.id, launch.attempt);
-  json::Object k;
-  k["hangar"] = 1;
-  k["id"] = launch.id;
-  k["attempt"] = launch.attempt;
-  k["plan_sha256"] = plan_sha;
-  k["time"] = FormatTime(now);
-  s = env->CreateExclusive(l.Keys(), key, json::WritePretty(k));
-  if (s.code() == Code::kExists) {
-    r.key_existed = true;
-    r.error = "keys/" + key;
-    return r;
+  for (size_t i = 0; i < n; ++i) {
+    if (!going(i)) continue;
+    const Launch& x = *launches[i];
+    Status s = make(x.plan.room);
+    if (s.ok()) s = make(x.plan.room + "/ops");
+    for (const std::string& d : x.plan.room_dirs)
+      if (s.ok()) s = make(x.plan.room + "/" + d);
+    if (!s.ok()) {
+      fail(i, s);  // the room: the mission's failure
+      continue;
+    }
+    s = env->MakeDirVisible(queued[i] + "/run");
+    if (s.ok() || s.code() == Code::kExists)
+      s = env->WriteFileVisible(queued[i] + "/run", "prompt.md", x.prompt);
+    if (!s.ok()) {
+      spool_fail(i, s);
+      continue;
+    }
+    if (x.plan.prompt_in_room) s = env->WriteFileVisible(x.plan.room, "MISSION.md", x.prompt);
+    if (!s.ok()) fail(i, s);
   }
-  if (!s.ok()) return spool_fail(s);
+
+  // The keys, durable (their data at once, keys/ once) before any move.
+  std::vector<size_t> keyed;
+  Env::Files keys;
+  for (size_t i = 0; i < n; ++i) {
+    if (!going(i)) continue;
+    const Launch& x = *launches[i];
+    key[i] = LaunchKeyName(x.id, x.attempt);
+    json::Object k;
+    k["hangar"] = 1;
+    k["id"] = x.id;
+    k["attempt"] = x.attempt;
+    k["plan_sha256"] = plan_sha[i];
+    k["time"] = FormatTime(now);
+    texts[i] = json::WritePretty(k);
+    keyed.push_back(i);
+  }
+  for (size_t i : keyed) keys.emplace_back(key[i], texts[i]);
+  std::vector<Status> made = env->CreateExclusives(l.Keys(), keys);
+  for (size_t j = 0; j < keyed.size(); ++j) {
+    const size_t i = keyed[j];
+    if (made[j].code() == Code::kExists) {
+      r[i].key_existed = true;
+      r[i].error = "keys/" + key[i];
+    } else if (!made[j].ok()) {
+      spool_fail(i, made[j]);
+    }
+  }
 
   // The key is durable before the move, the move and every name before the supervisor: the
-  // move, launch.json and the room are synced by one call, their directories at once.
-  s = env->RenameLater(queued, running);
-  if (!s.ok()) return spool_fail(s);
-  r.dir = running;
-  r.in_running = true;
-  json::Object rec;
-  rec["hangar"] = 1;
-  rec["id"] = launch.id;
-  rec["attempt"] = launch.attempt;
-  rec["key"] = "keys/" + key;
-  rec["launcher"] = launch.plan.launcher;
-  rec["plan_sha256"] = plan_sha;
-  if (launch.plan.workspace)
-    rec["workspace"] = json::Object{{"git", launch.plan.workspace->git},
-                                    {"commit", launch.plan.workspace->commit}};
-  rec["time"] = FormatTime(now);
-  const std::string text = json::WritePretty(rec);
-  s = env->WriteFilesDirLater(running, {{"launch.json", text}});
-  if (s.ok()) s = SyncLaunched(env, l, {running});  // the room is rooms/ID (Layout::Room)
-  if (!s.ok()) return spool_fail(s);
-  r.ok = true;
+  // moves, launch.json and the rooms are synced by one call, their directories at once.
+  std::vector<Env::DirFiles> records;
+  std::vector<size_t> recorded;
+  for (size_t i = 0; i < n; ++i) {
+    if (!going(i)) continue;
+    if (Status s = env->RenameLater(queued[i], running[i]); !s.ok()) {
+      spool_fail(i, s);
+      continue;
+    }
+    r[i].dir = running[i];
+    r[i].in_running = true;
+    const Launch& x = *launches[i];
+    json::Object rec;
+    rec["hangar"] = 1;
+    rec["id"] = x.id;
+    rec["attempt"] = x.attempt;
+    rec["key"] = "keys/" + key[i];
+    rec["launcher"] = x.plan.launcher;
+    rec["plan_sha256"] = plan_sha[i];
+    if (x.plan.workspace)
+      rec["workspace"] =
+          json::Object{{"git", x.plan.workspace->git}, {"commit", x.plan.workspace->commit}};
+    rec["time"] = FormatTime(now);
+    texts[i] = json::WritePretty(rec);
+    recorded.push_back(i);
+  }
+  for (size_t i : recorded) records.push_back({running[i], {{"launch.json", texts[i]}}});
+  written = env->WriteFilesDirsLater(records);
+  for (size_t j = 0; j < recorded.size(); ++j)
+    if (!written[j].ok()) spool_fail(recorded[j], written[j]);
+  std::vector<std::string> synced;
+  for (size_t i : recorded)
+    if (going(i)) synced.push_back(running[i]);
+  if (synced.empty()) return r;
+  const Status s = SyncLaunched(env, l, synced);  // the room is rooms/ID (Layout::Room)
+  for (size_t i : recorded) {
+    if (!going(i)) continue;
+    if (s.ok())
+      r[i].ok = true;
+    else
+      spool_fail(i, s);
+  }
   return r;
+}
+
+LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now) {
+  return PrepareLaunches(env, l, {&launch}, now).front();
 }
 
 Status PerformWriteMemory(Env* env, const Layout& l, const WriteMemory& w) {

@@ -93,6 +93,19 @@ struct LaunchPrep {
 };
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now);
 
+// PrepareLaunch of several missions (a turn's launches), each step for every launch before the
+// next step, so that their fsyncs wait at once: the plans and gate2s of all in one
+// WriteFilesDirsLater, the rooms in turn, every key by one CreateExclusives, the moves and every
+// launch.json by one WriteFilesDirsLater, one closing SyncLaunched: 6 fsync waits for the turn,
+// where one launch after the other waited 6 each. Each launch keeps its own order (its key durable
+// before its move, its move and names before its supervisor) and its result is what PrepareLaunch
+// would say of it. Across launches the order is the batch's: a failure of the spool for launch I
+// stops every launch from I on where it is (hangard stops its work at I, as it would have), but
+// launches after I may have got further than they would have (their key, their move): the next
+// start then ends them lost, never launched twice. The missions are distinct.
+std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
+                                        const std::vector<const Launch*>& launches, TimeMs now);
+
 // Writes memory/REQUESTER/vVERSION.json (kernel.h WriteMemory), making memory/REQUESTER first.
 // Ok when the file is there already with the same bytes (written before a stop); Exists when it
 // holds other bytes (a spool restored over a newer ledger, an edit): nothing replaces it, the

@@ -363,6 +363,111 @@ TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
   EXPECT_TRUE(std::filesystem::is_directory(room + "/out"));
 }
 
+// A turn's launches, prepared together: each step for every launch before the next step, so the
+// plans, the keys and the launch records of all wait for their fsyncs at once, and one closing
+// sync makes every move durable. Each launch keeps its own order: its key (a durable call) before
+// its move, its move before the closing sync.
+Launch TwoStepLaunch(const Layout& l, const std::string& id) {
+  Launch x;
+  x.id = id;
+  x.attempt = 1;
+  x.plan.room = l.Room(id);
+  x.plan_text = "{" + id + "}";
+  x.prompt = "go " + id + "\n";
+  return x;
+}
+
+TEST_F(TransitionsTest, ATurnsLaunchesArePreparedStepByStepTogether) {
+  for (const char* id : {"V", "W"})
+    std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, id));
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  const Launch v = TwoStepLaunch(l_, "V"), w = TwoStepLaunch(l_, "W");
+  std::vector<LaunchPrep> r = PrepareLaunches(&env, l_, {&v, &w}, 0);
+  ASSERT_EQ(r.size(), 2u);
+  ASSERT_TRUE(r[0].ok) << r[0].error;
+  ASSERT_TRUE(r[1].ok) << r[1].error;
+  const std::string qv = l_.MissionDir(Phase::kQueued, "V"),
+                    qw = l_.MissionDir(Phase::kQueued, "W");
+  const std::string rv = l_.MissionDir(Phase::kRunning, "V"),
+                    rw = l_.MissionDir(Phase::kRunning, "W");
+  EXPECT_EQ(r[0].dir, rv);
+  EXPECT_EQ(r[1].dir, rw);
+  EXPECT_EQ(Read(root_ + "/fault.log"),
+            "1 write-files-dir-later " + qv + "/plan.json plan.json,gate2.json\n" +
+                "2 write-files-dir-later " + qw + "/plan.json plan.json,gate2.json\n" +
+                "3 mkdir-visible " + l_.Room("V") + "\n" +       //
+                "4 mkdir-visible " + l_.Room("V") + "/ops\n" +   //
+                "5 mkdir-visible " + qv + "/run\n" +             //
+                "6 write-visible " + qv + "/run/prompt.md\n" +   //
+                "7 mkdir-visible " + l_.Room("W") + "\n" +       //
+                "8 mkdir-visible " + l_.Room("W") + "/ops\n" +   //
+                "9 mkdir-visible " + qw + "/run\n" +             //
+                "10 write-visible " + qw + "/run/prompt.md\n" +  //
+                "11 create " + l_.LaunchKey("V", 1) + "\n" +     //
+                "12 create " + l_.LaunchKey("W", 1) + "\n" +     //
+                "13 rename-later " + qv + " " + rv + "\n" +      //
+                "14 rename-later " + qw + " " + rw + "\n" +      //
+                "15 write-files-dir-later " + rv + "/launch.json launch.json\n" +
+                "16 write-files-dir-later " + rw + "/launch.json launch.json\n" + "17 sync-dirs " +
+                rv + " " + rw + " " + l_.StateDir(Phase::kRunning) + " " + l_.rooms + " " +
+                l_.StateDir(Phase::kQueued) + "\n");
+  EXPECT_EQ(Read(rv + "/plan.json") + Read(rw + "/plan.json"), "{V}{W}");
+  EXPECT_EQ(Read(rw + "/run/prompt.md"), "go W\n");
+  EXPECT_NE(Read(l_.LaunchKey("W", 1)).find("\"id\": \"W\""), std::string::npos);
+  EXPECT_NE(Read(rv + "/launch.json").find("\"key\": \"keys/"), std::string::npos);
+}
+
+// A key already there ends its own launch (not launched again: it may have been) and no other.
+TEST_F(TransitionsTest, AKeyAlreadyThereStopsOnlyItsOwnLaunch) {
+  for (const char* id : {"V", "W"})
+    std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, id));
+  std::ofstream(l_.LaunchKey("V", 1)) << "launched before";
+  const Launch v = TwoStepLaunch(l_, "V"), w = TwoStepLaunch(l_, "W");
+  std::vector<LaunchPrep> r = PrepareLaunches(RealEnv(), l_, {&v, &w}, 0);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_FALSE(r[0].ok);
+  EXPECT_TRUE(r[0].key_existed);
+  EXPECT_TRUE(r[0].storage.ok()) << r[0].storage.message();
+  EXPECT_FALSE(r[0].in_running);
+  EXPECT_TRUE(std::filesystem::is_directory(l_.MissionDir(Phase::kQueued, "V")));
+  EXPECT_EQ(Read(l_.LaunchKey("V", 1)), "launched before");
+  ASSERT_TRUE(r[1].ok) << r[1].error;
+  EXPECT_TRUE(std::filesystem::exists(l_.MissionDir(Phase::kRunning, "W") + "/launch.json"));
+}
+
+// A failure of the spool for one launch stops it and every launch after it where they are, as
+// hangard stops its work there; the launches before it are made whole, their closing sync
+// without the stopped ones. (The later launch got its key first: at the next start it ends lost,
+// never launched twice.)
+TEST_F(TransitionsTest, ASpoolFailureStopsItsLaunchAndTheLaterOnes) {
+  for (const char* id : {"U", "V", "W"})
+    std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, id));
+  // Calls: 3 plans, 4 x 3 for the rooms and run/, 3 keys, then U's rename (19) and V's (20).
+  FaultEnv env(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, 20, EIO, false});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  const Launch u = TwoStepLaunch(l_, "U"), v = TwoStepLaunch(l_, "V"), w = TwoStepLaunch(l_, "W");
+  std::vector<LaunchPrep> r = PrepareLaunches(&env, l_, {&u, &v, &w}, 0);
+  ASSERT_EQ(r.size(), 3u);
+  ASSERT_TRUE(r[0].ok) << r[0].error;
+  EXPECT_FALSE(r[1].ok);
+  EXPECT_EQ(r[1].storage.code(), Code::kIo) << r[1].storage.message();
+  EXPECT_FALSE(r[1].in_running);
+  EXPECT_FALSE(r[2].ok);
+  EXPECT_FALSE(r[2].in_running);
+  EXPECT_TRUE(std::filesystem::is_directory(l_.MissionDir(Phase::kQueued, "W")));
+  const std::string log = Read(root_ + "/fault.log");
+  const std::string ru = l_.MissionDir(Phase::kRunning, "U");
+  EXPECT_NE(log.find("20 rename-later " + l_.MissionDir(Phase::kQueued, "V")), std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("rename-later " + l_.MissionDir(Phase::kQueued, "W")), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("21 write-files-dir-later " + ru + "/launch.json"), std::string::npos) << log;
+  EXPECT_NE(log.find("22 sync-dirs " + ru + " " + l_.StateDir(Phase::kRunning) + " "),
+            std::string::npos)
+      << log;
+}
+
 // A move's calls: its files durable in FROM/ID (each file's data, then the directory) before the
 // rename, which is durable too (TO, then FROM). Syncing FROM/ID and TO at once would save a wait,
 // but a power loss between the two could leave TO/ID durable without its files: a returned
