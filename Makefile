@@ -41,7 +41,7 @@ INSTALLED := bin/hangard bin/hangar bin/hangar-shim bin/hangar-confine bin/hanga
              bin/hangar-resume-hook bin/hangar-codex-resume
 UNITS     := hangard.service hangar-reconcile.service hangar-reconcile.timer
 
-.PHONY: all deps test check-layers unit blackbox demo bench bench-quick bench-peers bench-stages bench-ledger bench-gate bench-replay bench-record bench-memory \
+.PHONY: all deps test check-layers unit blackbox demo bench bench-parts bench-quick bench-quick-parts bench-peers bench-stages bench-ledger bench-gate bench-replay bench-record bench-memory \
 	bench-scale bench-manifest bench-workspace bench-backlog bench-latency bench-slurm bench-sandbox bench-sandbox-parts bench-spawn bench-hide bench-fsync bench-children bench-egress gate-report clean format crash-sweep \
 	kill-loop install uninstall fuzz
 all: deps
@@ -185,14 +185,14 @@ crash-sweep: all
 kill-loop: all
 	@scripts/kill-loop --missions 500
 
-# The parts of make bench and bench-quick set their scratch aside in BENCH_TRASH instead of removing it
-# while later parts measure (scripts/bench-trash.sh: on an ext4 without a journal a removal slows every
-# file made in the next minutes); it is removed after the last figure.
-BENCH_TRASH_DIR := $(or $(TMPDIR),/tmp)/hangar-bench-trash
-bench bench-quick: export BENCH_TRASH := $(BENCH_TRASH_DIR)
-
-# make bench: every figure, within 20 minutes on 2 cores; results in bench/*.json.
+# make bench: every figure, within 20 minutes on 2 cores; results in bench/*.json. Its parts set their
+# scratch aside instead of removing it while later parts measure (scripts/bench-set-aside,
+# scripts/bench-trash.sh: on an ext4 without a journal a removal slows every file made in the next
+# minutes); it is removed after the last part.
 bench: all
+	@scripts/bench-set-aside $(MAKE) --no-print-directory bench-parts
+
+bench-parts:
 	@scripts/bench-peers
 	@scripts/bench-latency
 	@scripts/bench-stages
@@ -213,13 +213,15 @@ bench: all
 	@scripts/bench-fsync
 	@scripts/bench-children
 	@scripts/bench-egress
-	@rm -rf $(BENCH_TRASH_DIR)
 	@scripts/bench-summary
 
 # make bench-quick: the same figures from small runs, within 2 minutes; results in build/bench-quick/
 # (the committed bench/*.json keep the full runs).
 QUICK := $(BUILD)/bench-quick
 bench-quick: all
+	@scripts/bench-set-aside $(MAKE) --no-print-directory bench-quick-parts
+
+bench-quick-parts:
 	@mkdir -p $(QUICK)
 	@BENCH_N=50 BENCH_REPS=1 BENCH_PEERS_JSON=$(QUICK)/results-peers.json scripts/bench-peers
 	@BENCH_LAT_N=100 BENCH_LAT_IDLE_N=20 BENCH_LAT_JSON=$(QUICK)/latency-results.json \
@@ -247,7 +249,6 @@ bench-quick: all
 	  scripts/bench-children
 	@BENCH_EGRESS_N=50 BENCH_EGRESS_MB=64 BENCH_EGRESS_JSON=$(QUICK)/egress-results.json \
 	  scripts/bench-egress
-	@rm -rf $(BENCH_TRASH_DIR)
 	@BENCH_DIR=$(QUICK) scripts/bench-summary
 
 bench-peers: all

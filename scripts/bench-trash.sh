@@ -6,8 +6,9 @@
 # allocated in the next minutes scans past every inode freed in them (recently_deleted in
 # fs/ext4/ialloc.c), so a run made right after another run's removal pays for that removal: some 3 ms
 # of CPU a mission, 17 % fewer jobs/s at slots 2 (docs/BENCHMARKS.md, Reading the figures). make bench
-# and make bench-quick set BENCH_TRASH, a directory beside the scratch, and remove it after their last
-# figure; a part run alone has no BENCH_TRASH and removes its scratch as before.
+# and make bench-quick run their parts under scripts/bench-set-aside, which sets BENCH_TRASH to a new
+# directory beside the scratch and removes it after the last part; a part run alone has no
+# BENCH_TRASH and removes its scratch as before.
 
 # bench_discard PATH...: each PATH that exists renamed into BENCH_TRASH when that is set and on
 # PATH's filesystem (a rename frees no inode), else removed.

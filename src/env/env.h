@@ -83,10 +83,11 @@ class Env {
                                  std::string_view data) = 0;
   // CreateExclusive of each file into DIR, in order, the status of each at its index: Exists for
   // one that was there (the others go on); any other error stops the batch there, and every file
-  // after it is not created (its status that error too). RealEnv creates and writes them all, then
-  // fsyncs their data at once and DIR once, so a turn's launch keys wait about as long as one key;
-  // a failed fsync of DIR leaves every key it made in place (a key is "do not do it again" whether
-  // or not it is durable). The default is CreateExclusive for each in turn, one mutating call each.
+  // after it says that error too, whether or not it was made (RealEnv may have made a few, which
+  // stay: a key is never removed, and a key not known durable is acted on by nobody). RealEnv
+  // creates and writes them, fsyncs their data at once and DIR once, so a turn's launch keys wait
+  // about as long as one key; a failed fsync of DIR is the status of every key it made. The default
+  // is CreateExclusive for each in turn, one mutating call each.
   virtual std::vector<Status> CreateExclusives(const std::string& dir, const Files& files) {
     std::vector<Status> r;
     for (const auto& [name, data] : files) {

@@ -6,7 +6,7 @@
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
 // WriteFilesAtomic and WriteFilesDirLater (one call for all its files; none for an empty list;
 // WriteFilesDirsLater is one WriteFilesDirLater for each directory, in turn; CreateExclusives one
-// CreateExclusive for each file, in turn, until one fails),
+// CreateExclusive for each file, in turn, until one fails otherwise than Exists),
 // CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, RenameLater, SyncDirs (one call for
 // all its directories; none for an empty list), MakeDir, MakeDirVisible, Remove, RemoveTree,
 // AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read

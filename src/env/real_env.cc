@@ -275,53 +275,51 @@ class Real : public Env {
     return FsyncPath(dir);
   }
 
-  // Every file created (O_EXCL) and written in order until the first error, their data fsynced at
-  // once, then DIR once. A file whose data fsync failed stops the batch there: the files after it
-  // that were made are removed again, never durable nor acted on.
+  // Every key created (O_EXCL) and written in order, in parts of kFilesAtOnce (the descriptors
+  // open at once): a part's data fsynced at once, then the next part; DIR fsynced once, after the
+  // last. The first error other than Exists stops the batch (env.h); no key is ever removed.
   std::vector<Status> CreateExclusives(const std::string& dir, const Files& files) override {
-    struct Key {
-      std::string path;
-      int fd = -1;
-      Status s;
-    };
-    std::vector<Key> keys(files.size());
+    std::vector<Status> r(files.size());
     Status stop = Status::Ok();
-    for (size_t i = 0; i < files.size(); ++i) {
-      Key& k = keys[i];
-      k.path = dir + "/" + std::string(files[i].first);
-      if (!stop.ok()) {
-        k.s = stop;
-        continue;
+    std::vector<char> made(files.size(), 0);
+    for (size_t begin = 0; begin < files.size() && stop.ok(); begin += kFilesAtOnce) {
+      const size_t end = std::min(files.size(), begin + kFilesAtOnce);
+      std::vector<int> fds(end - begin, -1);
+      for (size_t i = begin; i < end && stop.ok(); ++i) {
+        const std::string path = dir + "/" + std::string(files[i].first);
+        const int fd =
+            open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        r[i] = fd < 0 ? Status::Errno("create " + path, errno)
+                      : WriteAll(fd, files[i].second, path, false);
+        fds[i - begin] = fd;
+        // A half-written key stays, as CreateExclusive leaves it: it still means "do not do it
+        // again".
+        if (!r[i].ok() && r[i].code() != Code::kExists) stop = r[i];
       }
-      k.fd = open(k.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-      if (k.fd < 0) k.s = Status::Errno("create " + k.path, errno);
-      if (k.fd >= 0) k.s = WriteAll(k.fd, files[i].second, k.path, false);
-      // A half-written key stays, as CreateExclusive leaves it: it still means "do not do it
-      // again".
-      if (!k.s.ok() && k.s.code() != Code::kExists) stop = k.s;
-    }
-    EachConcurrently(keys.size(), kSyncsAtOnce, [&](size_t i) {
-      Key& k = keys[i];
-      if (k.fd >= 0 && k.s.ok() && fsync(k.fd) != 0) k.s = Status::Errno("fsync " + k.path, errno);
-    });
-    std::vector<Status> r;
-    Status failed = Status::Ok();
-    bool made = false;
-    for (Key& k : keys) {
-      if (k.fd >= 0) close(k.fd);
-      if (!failed.ok()) {
-        if (k.fd >= 0) unlink(k.path.c_str());  // after a failed key: as if never made
-        r.push_back(failed);
-        continue;
+      EachConcurrently(fds.size(), kSyncsAtOnce, [&](size_t k) {
+        const size_t i = begin + k;
+        if (fds[k] >= 0 && r[i].ok() && fsync(fds[k]) != 0)
+          r[i] = Status::Errno("fsync " + dir + "/" + std::string(files[i].first), errno);
+      });
+      for (size_t k = 0; k < fds.size(); ++k) {
+        if (fds[k] < 0) continue;
+        close(fds[k]);
+        made[begin + k] = r[begin + k].ok();
+        if (!r[begin + k].ok() && stop.ok()) stop = r[begin + k];  // a failed fsync
       }
-      r.push_back(k.s);
-      if (!k.s.ok() && k.s.code() != Code::kExists) failed = k.s;
-      made = made || (k.fd >= 0 && k.s.ok());
     }
-    if (made)
+    // From the first error on, every key says it: made or not, none is to be acted on.
+    Status first = Status::Ok();
+    for (Status& s : r) {
+      if (!first.ok())
+        s = first;
+      else if (!s.ok() && s.code() != Code::kExists)
+        first = s;
+    }
+    if (std::find(made.begin(), made.end(), 1) != made.end())
       if (Status s = FsyncPath(dir); !s.ok())
-        for (size_t i = 0; i < keys.size(); ++i)
-          if (keys[i].fd >= 0 && r[i].ok()) r[i] = s;
+        for (size_t i = 0; i < r.size(); ++i)
+          if (made[i] && r[i].ok()) r[i] = s;
     return r;
   }
 

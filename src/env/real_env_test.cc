@@ -1,8 +1,10 @@
 // RealEnv's reads on a scratch directory: ReadFile, and Env::Dir both as RealEnv holds it open and
 // as Env's default gives it to Envs that have nothing better.
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -238,10 +240,40 @@ TEST(RealEnvWriteFiles, AFifoPlantedAtTheTemporaryNameNeitherBlocksNorStopsTheWr
   EXPECT_EQ(*names, (std::vector<std::string>{"one", "two"}));
 }
 
-// SyncDirs: Ok when every directory is there; else the error of the first in the list's order that
-// failed, whichever thread met it first, and THEN is not reached.
 // CreateExclusives: each key created with its bytes, one already there said Exists and left as it
 // is while the others go on; any other failure stops the batch there, and no key after it is made.
+// CreateExclusives holds at most a part of the batch open at once (64 descriptors): a turn that
+// launches hundreds of missions (slots in the hundreds, a deep queue) must not run out of
+// descriptors, which would be a failure of the spool and stop hangard's work. Here 150 keys under
+// a limit of the descriptors already open plus 70.
+TEST(RealEnvCreateExclusives, ABigBatchHoldsOnlyAPartOpenAtOnce) {
+  ScratchDir dir("manykeys");
+  std::vector<std::string> names;
+  for (int i = 0; i < 150; ++i) names.push_back("k" + std::to_string(i));
+  std::ofstream(dir.path() + "/k100") << "old";
+  Env::Files files;
+  for (const std::string& n : names) files.emplace_back(n, n);
+  size_t open_now = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) open_now += e.exists();
+  struct rlimit was;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &was), 0);
+  struct rlimit low = was;
+  low.rlim_cur = std::min<rlim_t>(was.rlim_cur, open_now + 70);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::vector<Status> r = RealEnv()->CreateExclusives(dir.path(), files);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &was), 0);
+  ASSERT_EQ(r.size(), 150u);
+  for (int i = 0; i < 150; ++i) {
+    if (i == 100) {
+      EXPECT_EQ(r[i].code(), Code::kExists) << r[i].message();
+      continue;
+    }
+    ASSERT_TRUE(r[i].ok()) << i << ": " << r[i].message();
+    EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/" + names[i], 10), names[i]);
+  }
+  EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/k100", 10), "old");
+}
+
 TEST(RealEnvCreateExclusives, MakesEachKeyOnceAndStopsAtAFailure) {
   ScratchDir dir("keys");
   std::ofstream(dir.path() + "/b") << "old";
@@ -265,6 +297,8 @@ TEST(RealEnvCreateExclusives, MakesEachKeyOnceAndStopsAtAFailure) {
   EXPECT_TRUE(RealEnv()->CreateExclusives(dir.path(), {}).empty());
 }
 
+// SyncDirs: Ok when every directory is there; else the error of the first in the list's order that
+// failed, whichever thread met it first, and THEN is not reached.
 TEST(RealEnvSyncDirs, SaysTheFirstDirectoryThatFailed) {
   ScratchDir dir("syncdirs");
   std::vector<std::string> dirs;

@@ -237,7 +237,7 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
                                         const std::vector<const Launch*>& launches, TimeMs now) {
   const size_t n = launches.size();
   std::vector<LaunchPrep> r(n);
-  std::vector<std::string> queued(n), running(n), plan_sha(n), key(n), texts(n);
+  std::vector<std::string> queued(n), running(n), plan_sha(n), key(n), key_text(n), record(n);
   size_t cut = n;  // the first launch whose spool failed: none from it on goes further
   auto fail = [&](size_t i, const Status& s) { r[i].error = s.message(); };
   auto spool_fail = [&](size_t i, const Status& s) {
@@ -308,10 +308,10 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
     k["attempt"] = x.attempt;
     k["plan_sha256"] = plan_sha[i];
     k["time"] = FormatTime(now);
-    texts[i] = json::WritePretty(k);
+    key_text[i] = json::WritePretty(k);
     keyed.push_back(i);
   }
-  for (size_t i : keyed) keys.emplace_back(key[i], texts[i]);
+  for (size_t i : keyed) keys.emplace_back(key[i], key_text[i]);
   std::vector<Status> made = env->CreateExclusives(l.Keys(), keys);
   for (size_t j = 0; j < keyed.size(); ++j) {
     const size_t i = keyed[j];
@@ -347,25 +347,34 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
       rec["workspace"] =
           json::Object{{"git", x.plan.workspace->git}, {"commit", x.plan.workspace->commit}};
     rec["time"] = FormatTime(now);
-    texts[i] = json::WritePretty(rec);
+    record[i] = json::WritePretty(rec);
     recorded.push_back(i);
   }
-  for (size_t i : recorded) records.push_back({running[i], {{"launch.json", texts[i]}}});
+  for (size_t i : recorded) records.push_back({running[i], {{"launch.json", record[i]}}});
   written = env->WriteFilesDirsLater(records);
   for (size_t j = 0; j < recorded.size(); ++j)
     if (!written[j].ok()) spool_fail(recorded[j], written[j]);
-  std::vector<std::string> synced;
+  std::vector<size_t> synced;
   for (size_t i : recorded)
-    if (going(i)) synced.push_back(running[i]);
-  if (synced.empty()) return r;
-  const Status s = SyncLaunched(env, l, synced);  // the room is rooms/ID (Layout::Room)
-  for (size_t i : recorded) {
-    if (!going(i)) continue;
-    if (s.ok())
-      r[i].ok = true;
-    else
-      spool_fail(i, s);
+    if (going(i)) synced.push_back(i);
+  if (!synced.empty()) {
+    std::vector<std::string> dirs;
+    for (size_t i : synced) dirs.push_back(running[i]);
+    const Status s = SyncLaunched(env, l, dirs);  // the room is rooms/ID (Layout::Room)
+    for (size_t i : synced) {
+      if (s.ok())
+        r[i].ok = true;
+      else
+        spool_fail(i, s);  // every one: the sync was theirs
+    }
   }
+  // A launch stopped where it was by an earlier one's failure says so, as a failure of the spool.
+  for (size_t i = cut + 1; i < n; ++i)
+    if (!r[i].ok && r[i].error.empty()) {
+      r[i].storage = Status::Io("not finished: the spool failed for the launch of " +
+                                launches[cut]->id + " (" + r[cut].error + ")");
+      r[i].error = r[i].storage.message();
+    }
   return r;
 }
 

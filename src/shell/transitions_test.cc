@@ -455,7 +455,12 @@ TEST_F(TransitionsTest, ASpoolFailureStopsItsLaunchAndTheLaterOnes) {
   EXPECT_FALSE(r[1].in_running);
   EXPECT_FALSE(r[2].ok);
   EXPECT_FALSE(r[2].in_running);
+  EXPECT_EQ(r[2].storage.code(), Code::kIo);
+  EXPECT_NE(r[2].error.find("not finished: the spool failed for the launch of V"),
+            std::string::npos)
+      << r[2].error;
   EXPECT_TRUE(std::filesystem::is_directory(l_.MissionDir(Phase::kQueued, "W")));
+  EXPECT_TRUE(std::filesystem::exists(l_.LaunchKey("W", 1)));
   const std::string log = Read(root_ + "/fault.log");
   const std::string ru = l_.MissionDir(Phase::kRunning, "U");
   EXPECT_NE(log.find("20 rename-later " + l_.MissionDir(Phase::kQueued, "V")), std::string::npos)

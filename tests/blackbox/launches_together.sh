@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A turn's launches are prepared together (PrepareLaunches, shell/transitions.h): three missions
 # dropped before hangard starts, with three slots, are taken in and launched by one turn. hangard's
-# fault log (HANGAR_FAULT_LOG) shows their three keys made by consecutive calls and one closing
-# sync naming all three mission directories in running/, before any drone ran. Each drone ran
-# exactly once (the starts it counted itself) and each mission returned done.
+# fault log (HANGAR_FAULT_LOG) shows their three keys made by consecutive calls and, after them, one
+# closing sync naming all three mission directories in running/. Each drone ran exactly once (the
+# starts it counted itself) and each mission returned done.
 . "$(dirname "$0")/lib.sh"
 setup 3
 FLOG=$T/fault.log
