@@ -13,7 +13,7 @@ done
 HANGAR_FAULT_LOG=$FLOG start_hangard
 for id in g1 g2 g3; do
   wait_returned "$id" 30
-  [[ "$(outcome "$id")" == done ]] || fail "$id: outcome $(outcome "$id"), expected done"
+  [[ "$(outcome "$id")" == "done" ]] || fail "$id: outcome $(outcome "$id"), expected done"
   n=$(grep -c "^start $id " "$T/starts" || true)
   ((n == 1)) || fail "$id's drone started $n times: $(cat "$T/starts")"
 done
