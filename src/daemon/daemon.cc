@@ -410,8 +410,8 @@ Status Daemon::Commit() {
   for (const Action& a : b.acts)
     if (auto* x = std::get_if<Intake>(&a)) intakes.push_back(x);
   if (Status s = PerformIntakeActions(intakes, &undone, &forgotten, &no_space); !s.ok()) return s;
-  std::vector<const Action*> todo;  // the acts left, in order
-  Status cut = Status::Ok();        // set: after TODO, the work stops with it
+  std::vector<const Action*> left;  // the acts left, in order
+  Status cut = Status::Ok();        // set: after those, the work stops with it
   for (const Action& a : b.acts) {
     if (std::holds_alternative<Intake>(a)) continue;
     if (!forgotten.empty()) {
@@ -435,30 +435,30 @@ Status Daemon::Commit() {
         break;
       }
     }
-    todo.push_back(&a);
+    left.push_back(&a);
   }
-  for (size_t k = 0; k < todo.size();) {
+  for (size_t k = 0; k < left.size();) {
     // Launches with only log lines between them are prepared together (PerformLaunches): their
     // fsyncs wait at once. A mission launched twice in a batch would end the run.
     size_t end = k, launches = 0;
     std::set<std::string> ids;
-    for (; end < todo.size(); ++end) {
-      if (auto* x = std::get_if<Launch>(todo[end])) {
+    for (; end < left.size(); ++end) {
+      if (auto* x = std::get_if<Launch>(left[end])) {
         if (!ids.insert(x->id).second) break;
         ++launches;
-      } else if (!std::holds_alternative<Log>(*todo[end])) {
+      } else if (!std::holds_alternative<Log>(*left[end])) {
         break;
       }
     }
     if (launches >= 2) {
-      std::vector<const Action*> run(todo.begin() + k, todo.begin() + end);
+      std::vector<const Action*> run(left.begin() + k, left.begin() + end);
       if (Status s = PerformLaunches(run, &follow_); !s.ok()) return s;
       k = end;
       continue;
     }
     // At most one launch among them: each act in turn, and the scan goes on after them.
     for (const size_t stop = std::max(end, k + 1); k < stop; ++k)
-      if (Status s = Perform(*todo[k], &follow_); !s.ok()) return s;
+      if (Status s = Perform(*left[k], &follow_); !s.ok()) return s;
   }
   if (!cut.ok()) return cut;
   follow_.insert(follow_.begin(), std::make_move_iterator(undone.begin()),

@@ -175,10 +175,8 @@ Status Daemon::PerformLaunches(const std::vector<const Action*>& run, std::deque
   // Then each act in the run's order, a launch from where its preparation left it.
   size_t i = 0;
   for (const Action* a : run) {
-    Status s = std::holds_alternative<Launch>(*a)
-                   ? LaunchPrepared(*ls[i], std::move(preps[i]), follow)
-                   : Perform(*a, follow);
-    if (std::holds_alternative<Launch>(*a)) ++i;
+    const Launch* x = std::get_if<Launch>(a);
+    Status s = x ? LaunchPrepared(*x, std::move(preps[i++]), follow) : Perform(*a, follow);
     if (!s.ok()) return s;
   }
   return Status::Ok();
