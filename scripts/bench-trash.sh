@@ -10,13 +10,14 @@
 # directory beside the scratch and removes it after the last part; a part run alone has no
 # BENCH_TRASH and removes its scratch as before.
 
-# bench_discard PATH...: each PATH that exists renamed into BENCH_TRASH when that is set and on
-# PATH's filesystem (a rename frees no inode), else removed.
+# bench_discard PATH...: each PATH that exists renamed into BENCH_TRASH when that is set, a
+# directory (not a link; scripts/bench-set-aside made it) and on PATH's filesystem (a rename frees
+# no inode), else removed.
 bench_discard() {
   local p
   for p in "$@"; do
     [[ -e $p || -L $p ]] || continue
-    if [[ -n ${BENCH_TRASH:-} ]] && mkdir -p -- "$BENCH_TRASH" 2>/dev/null &&
+    if [[ -n ${BENCH_TRASH:-} && -d $BENCH_TRASH && ! -L $BENCH_TRASH ]] &&
       [[ $(stat -c %d -- "$p") == "$(stat -c %d -- "$BENCH_TRASH")" ]] &&
       mv -T -- "$p" "$(mktemp -u "$BENCH_TRASH/d.XXXXXXXX")" 2>/dev/null; then
       continue
