@@ -49,6 +49,12 @@ Result<std::unique_ptr<Env::Lock>> Env::LockExclusive(const std::string& path, b
   return Status::Io("cannot lock " + path + ": this Env has no locks");
 }
 
+std::vector<Status> Env::KeysAfter(const std::vector<Status>& files, size_t n) {
+  for (const Status& f : files)
+    if (!f.ok()) return std::vector<Status>(n, Status::Io("not created: " + f.message()));
+  return {};
+}
+
 Result<std::unique_ptr<Env::Dir>> Env::OpenDir(const std::string& path) {
   if (!Exists(path)) return Status::Errno("open directory " + path, ENOENT);
   return std::unique_ptr<Dir>(std::make_unique<PathDir>(this, path));

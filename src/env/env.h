@@ -97,6 +97,40 @@ class Env {
     }
     return r;
   }
+  // Three batches whose fsyncs no order binds among them, only to what comes after: DIRS as
+  // SyncDirs(DIRS, ""), FILES as WriteFilesDirsLater, KEYS into KEY_DIR as CreateExclusives, each
+  // result as that call's would be. DIRS and FILES are done whatever the other returns (the caller
+  // decides what a failure stops); KEYS only when every file was written: else no key is created
+  // and each says "not created" with the first file's error (a key is a point of no return, taken
+  // only with everything before it in place). RealEnv writes every file and creates every key
+  // (when every file's write(2) went through: a failed fsync of a file comes after the keys), then
+  // fsyncs every file's and key's data, KEY_DIR and DIRS at once: one wait where the three calls
+  // waited for three or four in a row (an intake's state directory with its gate1.json and
+  // intake.json; a launch's plan.json and gate2.json with its key). A batch of more than 64 files
+  // and keys is the three calls in turn. The default is the three calls in that order, so FaultEnv
+  // counts and the crash sweep sees the calls each part would make alone.
+  struct Together {
+    std::vector<std::string> dirs;
+    std::vector<DirFiles> files;
+    std::string key_dir;
+    Files keys;
+  };
+  struct TogetherDone {
+    Status dirs;
+    std::vector<Status> files;  // at FILES' indexes
+    std::vector<Status> keys;   // at KEYS' indexes
+  };
+  virtual TogetherDone WriteTogether(const Together& t) {
+    TogetherDone r;
+    r.dirs = SyncDirs(t.dirs, "");
+    r.files = WriteFilesDirsLater(t.files);
+    r.keys = KeysAfter(r.files, t.keys.size());
+    if (!t.keys.empty() && r.keys.empty()) r.keys = CreateExclusives(t.key_dir, t.keys);
+    return r;
+  }
+  // WriteTogether's keys when a file failed: N statuses saying "not created" with the first
+  // failure of FILES; none when every file is Ok (the keys are to be created).
+  static std::vector<Status> KeysAfter(const std::vector<Status>& files, size_t n);
   // rename(2), then fsync of the source and destination parent directories.
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   // The same, but Exists (and nothing moved) when `to` is already there (renameat2 NOREPLACE).

@@ -6,7 +6,9 @@
 // What is counted: the mutating calls of the Env interface (WriteFileAtomic, WriteFileVisible,
 // WriteFilesAtomic and WriteFilesDirLater (one call for all its files; none for an empty list;
 // WriteFilesDirsLater is one WriteFilesDirLater for each directory, in turn; CreateExclusives one
-// CreateExclusive for each file, in turn, until one fails otherwise than Exists),
+// CreateExclusive for each file, in turn, until one fails otherwise than Exists; WriteTogether
+// the SyncDirs, WriteFilesDirsLater and CreateExclusives of its parts, in turn, with no key after
+// a file that failed),
 // CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, RenameLater, SyncDirs (one call for
 // all its directories; none for an empty list), MakeDir, MakeDirVisible, Remove, RemoveTree,
 // AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read

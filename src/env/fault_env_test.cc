@@ -164,6 +164,39 @@ TEST_F(FaultEnvTest, SeveralFilesOfOneDirectoryAreOneCall) {
   EXPECT_EQ(env.calls(), 1u) << "an empty list is no call";
 }
 
+// WriteTogether is, through FaultEnv, the calls its three parts make alone, in order (the crash
+// sweep's model of RealEnv's one wait): the directories' sync, each directory's files, each key;
+// and no key at all after a file that failed.
+TEST_F(FaultEnvTest, WritingTogetherIsThePartsCallsInTurn) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(P("fault.log")).ok());
+  for (const char* d : {"d", "e", "k"}) ASSERT_TRUE(fs::create_directory(P(d)));
+  Env::Together t{{P("d"), P("e")},
+                  {{P("d"), {{"a", "1"}}}, {P("e"), {{"b", "2"}}}},
+                  P("k"),
+                  {{"k1", "x"}, {"k2", "y"}}};
+  Env::TogetherDone r = env.WriteTogether(t);
+  EXPECT_TRUE(r.dirs.ok());
+  ASSERT_EQ(r.files.size(), 2u);
+  ASSERT_EQ(r.keys.size(), 2u);
+  EXPECT_EQ(Read("d/a") + Read("e/b") + Read("k/k1") + Read("k/k2"), "12xy");
+  EXPECT_EQ(Read("fault.log"), "1 sync-dirs " + P("d") + " " + P("e") + "\n" +       //
+                                   "2 write-files-dir-later " + P("d") + "/a a\n" +  //
+                                   "3 write-files-dir-later " + P("e") + "/b b\n" +  //
+                                   "4 create " + P("k") + "/k1\n" +                  //
+                                   "5 create " + P("k") + "/k2\n");
+  t.dirs.clear();
+  t.files[0].dir = P("no/such");
+  t.keys = {{"k3", "z"}};
+  r = env.WriteTogether(t);
+  EXPECT_EQ(r.files.at(0).code(), Code::kNotFound) << r.files[0].message();
+  EXPECT_TRUE(r.files.at(1).ok()) << r.files[1].message();
+  EXPECT_EQ(r.keys.at(0).code(), Code::kIo);
+  EXPECT_NE(r.keys[0].message().find("not created: "), std::string::npos) << r.keys[0].message();
+  EXPECT_FALSE(fs::exists(P("k/k3")));
+  EXPECT_EQ(env.calls(), 7u) << "two directories' files, no key";
+}
+
 TEST_F(FaultEnvTest, SeveralFilesFailedOrCrashedBeforeWriteNone) {
   ASSERT_TRUE(fs::create_directory(P("d")));
   const std::string before = Tree();

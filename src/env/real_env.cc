@@ -13,6 +13,7 @@
 
 #include "base/parallel.h"
 #include "env/env.h"
+#include "env/file_batches.h"
 #include "env/nofollow.h"
 #include "env/remove_tree.h"
 
@@ -24,38 +25,6 @@ std::string Parent(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-Status FsyncPath(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::Errno("open directory " + path, errno);
-  int rc = fsync(fd);
-  int e = errno;
-  close(fd);
-  if (rc != 0) return Status::Errno("fsync " + path, e);
-  return Status::Ok();
-}
-
-Status WriteAll(int fd, std::string_view data, const std::string& path, bool sync = true) {
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = write(fd, data.data() + off, data.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::Errno("write " + path, errno);
-    }
-    off += size_t(n);
-  }
-  if (sync && fsync(fd) != 0) return Status::Errno("fsync " + path, errno);
-  return Status::Ok();
-}
-
-// A temporary file to write, opened for writing with MODE: whatever sits at TMP (a leftover, or a
-// FIFO planted to block us) goes first, and O_EXCL then opens only a file we created. -1 and errno
-// on failure.
-int OpenFreshTmp(const std::string& tmp, mode_t mode) {
-  unlink(tmp.c_str());
-  return open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 }
 
 // How every file is opened for reading: never through a final symlink, never blocking on a FIFO.
@@ -188,49 +157,14 @@ class Real : public Env {
   // (EachConcurrently), then each renamed into place in the batch's order. A directory's first
   // error ends that directory: the files before it stay written, those after it are not written.
   std::vector<Status> WriteFilesDirsLater(const std::vector<DirFiles>& batch) override {
-    struct File {
-      size_t dir;
-      std::string name;
-      std::string_view data;
-      std::string tmp;
-      int fd = -1;
-      Status s;
-    };
-    std::vector<File> files;
-    for (size_t d = 0; d < batch.size(); ++d)
-      for (const auto& [name, data] : batch[d].files)
-        files.push_back({d, std::string(name), data, {}, -1, {}});
-    std::vector<Status> result(batch.size());
-    std::vector<char> stopped(batch.size(), 0);  // an error so far: write no more there
+    TmpFileBatch files(batch);
     for (size_t begin = 0; begin < files.size(); begin += kFilesAtOnce) {
       const size_t end = std::min(files.size(), begin + kFilesAtOnce);
-      for (size_t i = begin; i < end; ++i) {
-        File& f = files[i];
-        if (stopped[f.dir]) continue;
-        f.tmp = AtomicTmpPath(batch[f.dir].dir, f.name);
-        f.fd = OpenFreshTmp(f.tmp, 0644);
-        if (f.fd < 0) f.s = Status::Errno("create " + f.tmp, errno);
-        if (f.s.ok()) f.s = WriteAll(f.fd, f.data, f.tmp, false);
-        if (!f.s.ok()) stopped[f.dir] = 1;
-      }
-      EachConcurrently(end - begin, kSyncsAtOnce, [&](size_t k) {
-        File& f = files[begin + k];
-        if (f.fd >= 0 && f.s.ok() && fsync(f.fd) != 0) f.s = Status::Errno("fsync " + f.tmp, errno);
-      });
-      for (size_t i = begin; i < end; ++i) {
-        File& f = files[i];
-        if (f.fd < 0 && f.s.ok()) continue;  // not written: its directory had stopped
-        if (f.fd >= 0) close(f.fd);
-        const std::string dst = batch[f.dir].dir + "/" + f.name;
-        if (f.s.ok() && result[f.dir].ok() && rename(f.tmp.c_str(), dst.c_str()) != 0)
-          f.s = Status::Errno("rename " + f.tmp + " to " + dst, errno);
-        if (f.s.ok() && result[f.dir].ok()) continue;
-        unlink(f.tmp.c_str());
-        if (result[f.dir].ok()) result[f.dir] = f.s;
-        stopped[f.dir] = 1;
-      }
+      files.Write(begin, end);
+      EachConcurrently(end - begin, kSyncsAtOnce, [&](size_t k) { files.Sync(begin + k); });
+      files.Place(begin, end);
     }
-    return result;
+    return files.Results();
   }
 
   // Behind WriteFileAtomic, WriteFileVisible and CreateFileAtomic: data written to the temporary
@@ -279,47 +213,52 @@ class Real : public Env {
   // open at once): a part's data fsynced at once, then the next part; DIR fsynced once, after the
   // last. The first error other than Exists stops the batch (env.h); no key is ever removed.
   std::vector<Status> CreateExclusives(const std::string& dir, const Files& files) override {
-    std::vector<Status> r(files.size());
-    Status stop = Status::Ok();
-    std::vector<char> made(files.size(), 0);
-    for (size_t begin = 0; begin < files.size() && stop.ok(); begin += kFilesAtOnce) {
-      const size_t end = std::min(files.size(), begin + kFilesAtOnce);
-      std::vector<int> fds(end - begin, -1);
-      for (size_t i = begin; i < end && stop.ok(); ++i) {
-        const std::string path = dir + "/" + std::string(files[i].first);
-        const int fd =
-            open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-        r[i] = fd < 0 ? Status::Errno("create " + path, errno)
-                      : WriteAll(fd, files[i].second, path, false);
-        fds[i - begin] = fd;
-        // A half-written key stays, as CreateExclusive leaves it: it still means "do not do it
-        // again".
-        if (!r[i].ok() && r[i].code() != Code::kExists) stop = r[i];
-      }
-      EachConcurrently(fds.size(), kSyncsAtOnce, [&](size_t k) {
-        const size_t i = begin + k;
-        if (fds[k] >= 0 && r[i].ok() && fsync(fds[k]) != 0)
-          r[i] = Status::Errno("fsync " + dir + "/" + std::string(files[i].first), errno);
-      });
-      for (size_t k = 0; k < fds.size(); ++k) {
-        if (fds[k] < 0) continue;
-        close(fds[k]);
-        made[begin + k] = r[begin + k].ok();
-        if (!r[begin + k].ok() && stop.ok()) stop = r[begin + k];  // a failed fsync
-      }
+    KeyBatch keys(dir, files);
+    for (size_t begin = 0; begin < keys.size() && !keys.stopped(); begin += kFilesAtOnce) {
+      const size_t end = std::min(keys.size(), begin + kFilesAtOnce);
+      keys.Create(begin, end);
+      EachConcurrently(end - begin, kSyncsAtOnce, [&](size_t k) { keys.Sync(begin + k); });
+      keys.Close(begin, end);
     }
-    // From the first error on, every key says it: made or not, none is to be acted on.
-    Status first = Status::Ok();
-    for (Status& s : r) {
-      if (!first.ok())
-        s = first;
-      else if (!s.ok() && s.code() != Code::kExists)
-        first = s;
-    }
-    if (std::find(made.begin(), made.end(), 1) != made.end())
-      if (Status s = FsyncPath(dir); !s.ok())
-        for (size_t i = 0; i < r.size(); ++i)
-          if (made[i] && r[i].ok()) r[i] = s;
+    return keys.Finish(keys.AnyMade() ? FsyncPath(dir) : Status::Ok());
+  }
+
+  // The files written and (when every file's write went through) the keys created, then one wait
+  // for every fsync: the files' and keys' data, KEY_DIR (the keys are created before it starts)
+  // and DIRS. More than kFilesAtOnce files and keys: the three calls in turn, each in its parts.
+  TogetherDone WriteTogether(const Together& t) override {
+    TmpFileBatch files(t.files);
+    KeyBatch keys(t.key_dir, t.keys);
+    if (files.size() + keys.size() > kFilesAtOnce) return Env::WriteTogether(t);
+    const size_t nf = files.size(), nk = keys.size(), nd = t.dirs.size();
+    files.Write(0, nf);
+    std::vector<Status> refused = KeysAfter(files.Written(), nk);
+    if (refused.empty()) keys.Create(0, nk);
+    const bool key_dir = keys.AnyCreated();
+    std::vector<Status> dirs(nd);
+    Status key_dir_synced = Status::Ok();
+    EachConcurrently(nf + nk + nd + (key_dir ? 1 : 0), kSyncsAtOnce, [&](size_t j) {
+      if (j < nf)
+        files.Sync(j);
+      else if (j < nf + nk)
+        keys.Sync(j - nf);
+      else if (j < nf + nk + nd)
+        dirs[j - nf - nk] = FsyncPath(t.dirs[j - nf - nk]);
+      else
+        key_dir_synced = FsyncPath(t.key_dir);
+    });
+    files.Place(0, nf);
+    keys.Close(0, nk);
+    TogetherDone r;
+    for (const Status& s : dirs)
+      if (!s.ok()) {
+        r.dirs = s;
+        break;
+      }
+    r.files = files.Results();
+    r.keys = !refused.empty() ? std::move(refused)
+             : nk             ? keys.Finish(key_dir_synced)
+                              : std::vector<Status>{};
     return r;
   }
 

@@ -99,7 +99,8 @@ TEST_F(IntakeUndoTest, ALaunchWhoseSpoolWriteFailsIsAStorageFailure) {
   launch.id = "L";
   launch.attempt = 1;
   launch.plan.room = l_.Room("L");
-  FaultEnv env(RealEnv(), Fail(1, EIO));  // plan.json
+  // plan.json, after the room, its ops/, run/ and the prompt: no key is taken after it.
+  FaultEnv env(RealEnv(), Fail(5, EIO));
   LaunchPrep r = PrepareLaunch(&env, l_, launch, 0);
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.storage.ok());
@@ -111,9 +112,16 @@ TEST_F(IntakeUndoTest, ALaunchWhoseSpoolWriteFailsIsAStorageFailure) {
   std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "P"));
   launch.id = "P";
   launch.plan.room = l_.Room("P");
+  launch.plan_text = "{P}";
   r = PrepareLaunch(RealEnv(), l_, launch, 0);
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.storage.ok()) << r.storage.message();
+  // It takes no key, and its plan.json says what was tried.
+  EXPECT_FALSE(RealEnv()->Exists(l_.LaunchKey("P", 1)));
+  Result<std::string> plan =
+      RealEnv()->ReadFile(l_.MissionDir(Phase::kQueued, "P") + "/plan.json", 100);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(*plan, "{P}");
 }
 
 }  // namespace

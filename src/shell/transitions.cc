@@ -63,17 +63,22 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     return Status::Ok();
   };
   Status s = each([&](size_t i) { return env->MakeDirVisible(tmp[i]); });
-  if (s.ok()) s = sync(dir, "");
-  if (s.ok()) {  // every intake's files in one batch: their data fsynced at once
-    std::vector<Env::DirFiles> files;
-    std::vector<size_t> of;  // the intake of each entry of FILES
+  if (s.ok()) {
+    // Steps 2 and 3 in one wait (WriteTogether): the state directories' fsyncs and every
+    // intake's files, their data. Nothing between them needs an order: the drops move in after.
+    Env::Together t;
+    for (size_t i = 0; i < n; ++i)
+      if (live(i) && std::find(t.dirs.begin(), t.dirs.end(), dir[i]) == t.dirs.end())
+        t.dirs.push_back(dir[i]);
+    std::vector<size_t> of;  // the intake of each entry of t.files
     for (size_t i = 0; i < n; ++i)
       if (live(i)) {
-        files.push_back({tmp[i], Env::Files(ins[i]->files.begin(), ins[i]->files.end())});
+        t.files.push_back({tmp[i], Env::Files(ins[i]->files.begin(), ins[i]->files.end())});
         of.push_back(i);
       }
-    std::vector<Status> written = env->WriteFilesDirsLater(files);
-    for (size_t k = 0; k < of.size() && s.ok(); ++k) s = failed(of[k], written[k]);
+    Env::TogetherDone done = env->WriteTogether(t);
+    s = done.dirs;
+    for (size_t k = 0; k < of.size() && s.ok(); ++k) s = failed(of[k], done.files[k]);
   }
   if (!s.ok()) return s;
   std::vector<std::string> moved;  // the .ID.tmp a drop went into, until step 5 synced them
@@ -247,20 +252,13 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
   };
   auto going = [&](size_t i) { return i < cut && r[i].error.empty(); };
 
-  // Their names become durable with launch.json's, in the same directory; a power loss before it
-  // ends the launch as lost (or before the key, launches anew) and writes them again.
-  std::vector<Env::DirFiles> plans;
   for (size_t i = 0; i < n; ++i) {
     const Launch& x = *launches[i];
     queued[i] = l.MissionDir(Phase::kQueued, x.id);
     running[i] = l.MissionDir(Phase::kRunning, x.id);
     r[i].dir = queued[i];
     plan_sha[i] = Sha256Hex(x.plan_text);
-    plans.push_back({queued[i], {{"plan.json", x.plan_text}, {"gate2.json", x.gate2_text}}});
   }
-  std::vector<Status> written = env->WriteFilesDirsLater(plans);
-  for (size_t i = 0; i < n; ++i)
-    if (!written[i].ok()) spool_fail(i, written[i]);
 
   // The room becomes durable with launch.json, by the last sync: it keeps the drone's work after
   // the return. What the drone is given in it (the window's inbox, man/hangar-ops.5; the profile's
@@ -269,10 +267,11 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
   // by a retry (hangar-spool(5), THE RULES). run/ becomes durable with launch.json, in the same
   // directory, before the supervisor. Only what is not there yet is made (a retry's room is there,
   // with the attempt before's work): a call that made nothing is no call for a power loss to take
-  // back (crash-sweep's model).
+  // back (crash-sweep's model). A room that fails is the mission's failure, and it gets no key.
   auto make = [&](const std::string& dir) {
     return env->Exists(dir) ? Status::Ok() : env->MakeDirVisible(dir);
   };
+  std::vector<char> room_failed(n, 0);
   for (size_t i = 0; i < n; ++i) {
     if (!going(i)) continue;
     const Launch& x = *launches[i];
@@ -281,7 +280,8 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
     for (const std::string& d : x.plan.room_dirs)
       if (s.ok()) s = make(x.plan.room + "/" + d);
     if (!s.ok()) {
-      fail(i, s);  // the room: the mission's failure
+      room_failed[i] = 1;  // reported once plan.json and gate2.json say what was tried
+      fail(i, s);
       continue;
     }
     s = env->MakeDirVisible(queued[i] + "/run");
@@ -295,12 +295,22 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
     if (!s.ok()) fail(i, s);
   }
 
-  // The keys, durable (their data at once, keys/ once) before any move.
-  std::vector<size_t> keyed;
-  Env::Files keys;
+  // Every plan.json and gate2.json (a room that failed too: they say what was tried) and every
+  // key, in one wait (WriteTogether): their data at once, keys/ with them. The plans' names
+  // become durable with launch.json's, in the same directory; a power loss before it ends the
+  // launch as lost (or before the key, launches anew) and writes them again. The keys are durable
+  // before any move. When a file cannot be written no key is taken (WriteTogether): the spool's
+  // failure stops every launch of the batch before its point of no return, to be launched anew
+  // at the next start.
+  Env::Together t;
+  t.key_dir = l.Keys();
+  std::vector<size_t> planned, keyed;
   for (size_t i = 0; i < n; ++i) {
-    if (!going(i)) continue;
+    if (!going(i) && !room_failed[i]) continue;
     const Launch& x = *launches[i];
+    t.files.push_back({queued[i], {{"plan.json", x.plan_text}, {"gate2.json", x.gate2_text}}});
+    planned.push_back(i);
+    if (!going(i)) continue;
     key[i] = LaunchKeyName(x.id, x.attempt);
     json::Object k;
     k["hangar"] = 1;
@@ -311,15 +321,17 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
     key_text[i] = json::WritePretty(k);
     keyed.push_back(i);
   }
-  for (size_t i : keyed) keys.emplace_back(key[i], key_text[i]);
-  std::vector<Status> made = env->CreateExclusives(l.Keys(), keys);
+  for (size_t i : keyed) t.keys.emplace_back(key[i], key_text[i]);
+  Env::TogetherDone done = env->WriteTogether(t);
+  for (size_t j = 0; j < planned.size(); ++j)
+    if (!done.files[j].ok()) spool_fail(planned[j], done.files[j]);
   for (size_t j = 0; j < keyed.size(); ++j) {
     const size_t i = keyed[j];
-    if (made[j].code() == Code::kExists) {
+    if (done.keys[j].code() == Code::kExists) {
       r[i].key_existed = true;
-      r[i].error = "keys/" + key[i];
-    } else if (!made[j].ok()) {
-      spool_fail(i, made[j]);
+      if (r[i].error.empty()) r[i].error = "keys/" + key[i];
+    } else if (!done.keys[j].ok() && r[i].storage.ok()) {
+      spool_fail(i, done.keys[j]);
     }
   }
 
@@ -351,7 +363,7 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
     recorded.push_back(i);
   }
   for (size_t i : recorded) records.push_back({running[i], {{"launch.json", record[i]}}});
-  written = env->WriteFilesDirsLater(records);
+  std::vector<Status> written = env->WriteFilesDirsLater(records);
   for (size_t j = 0; j < recorded.size(); ++j)
     if (!written[j].ok()) spool_fail(recorded[j], written[j]);
   std::vector<size_t> synced;

@@ -24,10 +24,10 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in);
 // and of incoming/new, so N intakes into queued/ make 3 + 3N fsyncs instead of 6N. Each step is
 // taken for every intake before the next step, and each sync comes before anything relies on it,
 // as for one intake alone:
-//   1. STATE/.ID.tmp made (MakeDirVisible); 2. the state directories fsynced (SyncDirs): the
-//   .ID.tmp directories are durable before a drop moves into them, and never vanish with it;
-//   3. the kernel's files written into .ID.tmp, each fsynced, their names not yet (one
-//   WriteFilesDirsLater for the batch: the files' fsyncs wait at once); 4. the drop renamed into
+//   1. STATE/.ID.tmp made (MakeDirVisible); 2. the state directories fsynced: the .ID.tmp
+//   directories are durable before a drop moves into them, and never vanish with it; 3. the
+//   kernel's files written into .ID.tmp, each fsynced, their names not yet (steps 2 and 3 are one
+//   WriteTogether: the directories' and the files' fsyncs wait at once); 4. the drop renamed into
 //   .ID.tmp (RenameLater); 5. every .ID.tmp (at once) and then incoming/new fsynced: the drop's
 //   new name durable before its old one's removal; 6. .ID.tmp renamed to STATE/ID (RenameLater);
 //   7. the state directories fsynced.
@@ -68,9 +68,11 @@ Status PerformMove(Env* env, const Layout& l, const Move& mv);
 
 // Everything of a launch before the supervisor starts. Whatever can fail for this mission alone
 // (its room, its prompt) is done before the O_EXCL key, so a failure there leaves no key behind:
-// plan.json, gate2.json, the room (and MISSION.md), run/ with prompt.md; then the key, durable;
-// then queued/ID -> running/ID and launch.json, and one SyncDirs makes the move, every name in
-// running/ID and the room durable, running/ID, running/ and rooms/ at once, then queued/ (6 fsync
+// the room (and MISSION.md), run/ with prompt.md; then plan.json, gate2.json and the key by one
+// WriteTogether (their data, the key and keys/ fsynced at once; the key only once both files are
+// written, and for a room that failed the files alone, which say what was tried); then
+// queued/ID -> running/ID and launch.json, and one SyncDirs makes the move, every name in
+// running/ID and the room durable, running/ID, running/ and rooms/ at once, then queued/ (4 fsync
 // waits, where each call durable alone made 9). A failure of the room's making is the mission's,
 // reported in the result (where its directory is, whether the key already existed) for LaunchDone.
 // A failed write, sync or rename of the spool itself (plan.json, gate2.json, run/, the key, the
@@ -94,15 +96,17 @@ struct LaunchPrep {
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now);
 
 // PrepareLaunch of several missions (a turn's launches), each step for every launch before the
-// next step, so that their fsyncs wait at once: the plans and gate2s of all in one
-// WriteFilesDirsLater, the rooms in turn, every key by one CreateExclusives, the moves and every
-// launch.json by one WriteFilesDirsLater, one closing SyncLaunched: 6 fsync waits for the turn,
-// where one launch after the other waited 6 each. Each launch keeps its own order (its key durable
-// before its move, its move and names before its supervisor) and its result is what PrepareLaunch
-// would say of it. Across launches the order is the batch's: a failure of the spool for launch I
-// stops every launch from I on where it is (hangard stops its work at I, as it would have), but
-// launches after I may have got further than they would have (their key, their move): the next
-// start then ends them lost, never launched twice. The missions are distinct.
+// next step, so that their fsyncs wait at once: the rooms in turn, the plans, gate2s and keys of
+// all by one WriteTogether, the moves and every launch.json by one WriteFilesDirsLater, one
+// closing SyncLaunched: 4 fsync waits for the turn, where one launch after the other waited 4
+// each. Each launch keeps its own order (its key durable before its move, its move and names
+// before its supervisor) and its result is what PrepareLaunch would say of it. A plan.json or
+// gate2.json that cannot be written stops every launch before any key is taken (WriteTogether
+// takes no key after a failed file). Across launches the order is the batch's: a failure of the
+// spool for launch I stops every launch from I on where it is (hangard stops its work at I, as
+// it would have), but launches after I may have got further than they would have (their key,
+// their move): the next start then ends them lost, never launched twice. The missions are
+// distinct.
 std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
                                         const std::vector<const Launch*>& launches, TimeMs now);
 

@@ -347,15 +347,15 @@ TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
   ASSERT_TRUE(r.ok) << r.error;
   const std::string q = l_.MissionDir(Phase::kQueued, "V"), room = l_.Room("V");
   EXPECT_EQ(Read(root_ + "/fault.log"),
-            "1 write-files-dir-later " + q + "/plan.json plan.json,gate2.json\n" +
-                "2 mkdir-visible " + room + "\n" +             //
-                "3 mkdir-visible " + room + "/ops\n" +         //
-                "4 mkdir-visible " + room + "/out\n" +         //
-                "5 mkdir-visible " + q + "/run\n" +            //
-                "6 write-visible " + q + "/run/prompt.md\n" +  //
-                "7 write-visible " + room + "/MISSION.md\n" +  //
-                "8 create " + l_.LaunchKey("V", 1) + "\n" +    //
-                "9 rename-later " + q + " " + r.dir + "\n" +   //
+            "1 mkdir-visible " + room + "\n" +                 //
+                "2 mkdir-visible " + room + "/ops\n" +         //
+                "3 mkdir-visible " + room + "/out\n" +         //
+                "4 mkdir-visible " + q + "/run\n" +            //
+                "5 write-visible " + q + "/run/prompt.md\n" +  //
+                "6 write-visible " + room + "/MISSION.md\n" +  //
+                "7 write-files-dir-later " + q + "/plan.json plan.json,gate2.json\n" + "8 create " +
+                l_.LaunchKey("V", 1) + "\n" +                 //
+                "9 rename-later " + q + " " + r.dir + "\n" +  //
                 "10 write-files-dir-later " + r.dir + "/launch.json launch.json\n" +
                 "11 sync-dirs " + r.dir + " " + l_.StateDir(Phase::kRunning) + " " + l_.rooms +
                 " " + q.substr(0, q.rfind('/')) + "\n");
@@ -394,20 +394,20 @@ TEST_F(TransitionsTest, ATurnsLaunchesArePreparedStepByStepTogether) {
   EXPECT_EQ(r[0].dir, rv);
   EXPECT_EQ(r[1].dir, rw);
   EXPECT_EQ(Read(root_ + "/fault.log"),
-            "1 write-files-dir-later " + qv + "/plan.json plan.json,gate2.json\n" +
-                "2 write-files-dir-later " + qw + "/plan.json plan.json,gate2.json\n" +
-                "3 mkdir-visible " + l_.Room("V") + "\n" +       //
-                "4 mkdir-visible " + l_.Room("V") + "/ops\n" +   //
-                "5 mkdir-visible " + qv + "/run\n" +             //
-                "6 write-visible " + qv + "/run/prompt.md\n" +   //
-                "7 mkdir-visible " + l_.Room("W") + "\n" +       //
-                "8 mkdir-visible " + l_.Room("W") + "/ops\n" +   //
-                "9 mkdir-visible " + qw + "/run\n" +             //
-                "10 write-visible " + qw + "/run/prompt.md\n" +  //
-                "11 create " + l_.LaunchKey("V", 1) + "\n" +     //
-                "12 create " + l_.LaunchKey("W", 1) + "\n" +     //
-                "13 rename-later " + qv + " " + rv + "\n" +      //
-                "14 rename-later " + qw + " " + rw + "\n" +      //
+            "1 mkdir-visible " + l_.Room("V") + "\n" +          //
+                "2 mkdir-visible " + l_.Room("V") + "/ops\n" +  //
+                "3 mkdir-visible " + qv + "/run\n" +            //
+                "4 write-visible " + qv + "/run/prompt.md\n" +  //
+                "5 mkdir-visible " + l_.Room("W") + "\n" +      //
+                "6 mkdir-visible " + l_.Room("W") + "/ops\n" +  //
+                "7 mkdir-visible " + qw + "/run\n" +            //
+                "8 write-visible " + qw + "/run/prompt.md\n" +  //
+                "9 write-files-dir-later " + qv + "/plan.json plan.json,gate2.json\n" +
+                "10 write-files-dir-later " + qw + "/plan.json plan.json,gate2.json\n" +
+                "11 create " + l_.LaunchKey("V", 1) + "\n" +  //
+                "12 create " + l_.LaunchKey("W", 1) + "\n" +  //
+                "13 rename-later " + qv + " " + rv + "\n" +   //
+                "14 rename-later " + qw + " " + rw + "\n" +   //
                 "15 write-files-dir-later " + rv + "/launch.json launch.json\n" +
                 "16 write-files-dir-later " + rw + "/launch.json launch.json\n" + "17 sync-dirs " +
                 rv + " " + rw + " " + l_.StateDir(Phase::kRunning) + " " + l_.rooms + " " +
@@ -443,7 +443,7 @@ TEST_F(TransitionsTest, AKeyAlreadyThereStopsOnlyItsOwnLaunch) {
 TEST_F(TransitionsTest, ASpoolFailureStopsItsLaunchAndTheLaterOnes) {
   for (const char* id : {"U", "V", "W"})
     std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, id));
-  // Calls: 3 plans, 4 x 3 for the rooms and run/, 3 keys, then U's rename (19) and V's (20).
+  // Calls: 4 x 3 for the rooms and run/, 3 plans, 3 keys, then U's rename (19) and V's (20).
   FaultEnv env(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, 20, EIO, false});
   ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
   const Launch u = TwoStepLaunch(l_, "U"), v = TwoStepLaunch(l_, "V"), w = TwoStepLaunch(l_, "W");
