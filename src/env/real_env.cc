@@ -9,9 +9,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <optional>
 
-#include "base/parallel.h"
+#include "base/wait_pool.h"
 #include "env/env.h"
 #include "env/file_batches.h"
 #include "env/nofollow.h"
@@ -120,10 +121,18 @@ class HeldLock : public Env::Lock {
 };
 
 class Real : public Env {
-  // A batch's fsyncs wait at once on this many threads (base/parallel.h; measured in
-  // docs/BENCHMARKS.md: more wait no shorter), and at most this many of its files are open at once.
+  // A batch's fsyncs wait at once on this many threads (measured in docs/BENCHMARKS.md: more wait
+  // no shorter), and at most this many of its files are open at once.
   static constexpr size_t kSyncsAtOnce = 8;
   static constexpr size_t kFilesAtOnce = 64;
+
+  // fn(i) for each i of [0, n) at once, on the caller's thread and the threads kept for it
+  // (base/wait_pool.h). The pool is never destroyed: its threads stay parked until the process
+  // ends, and another thread may still write through RealEnv while exit() destroys statics.
+  static void AtOnce(size_t n, const std::function<void(size_t)>& fn) {
+    static WaitPool* const pool = new WaitPool(kSyncsAtOnce - 1);
+    pool->Each(n, fn);
+  }
 
  public:
   TimeMs Now() override {
@@ -154,14 +163,14 @@ class Real : public Env {
 
   // Each file as WriteViaTmp writes it (a temporary name, its data fsynced, renamed into place),
   // but in parts of the batch: every file of a part written, then their data fsynced at once
-  // (EachConcurrently), then each renamed into place in the batch's order. A directory's first
+  // (AtOnce), then each renamed into place in the batch's order. A directory's first
   // error ends that directory: the files before it stay written, those after it are not written.
   std::vector<Status> WriteFilesDirsLater(const std::vector<DirFiles>& batch) override {
     TmpFileBatch files(batch);
     for (size_t begin = 0; begin < files.size(); begin += kFilesAtOnce) {
       const size_t end = std::min(files.size(), begin + kFilesAtOnce);
       files.Write(begin, end);
-      EachConcurrently(end - begin, kSyncsAtOnce, [&](size_t k) { files.Sync(begin + k); });
+      AtOnce(end - begin, [&](size_t k) { files.Sync(begin + k); });
       files.Place(begin, end);
     }
     return files.Results();
@@ -217,7 +226,7 @@ class Real : public Env {
     for (size_t begin = 0; begin < keys.size() && !keys.stopped(); begin += kFilesAtOnce) {
       const size_t end = std::min(keys.size(), begin + kFilesAtOnce);
       keys.Create(begin, end);
-      EachConcurrently(end - begin, kSyncsAtOnce, [&](size_t k) { keys.Sync(begin + k); });
+      AtOnce(end - begin, [&](size_t k) { keys.Sync(begin + k); });
       keys.Close(begin, end);
     }
     return keys.Finish(keys.AnyMade() ? FsyncPath(dir) : Status::Ok());
@@ -237,7 +246,7 @@ class Real : public Env {
     const bool key_dir = keys.AnyCreated();
     std::vector<Status> dirs(nd);
     Status key_dir_synced = Status::Ok();
-    EachConcurrently(nf + nk + nd + (key_dir ? 1 : 0), kSyncsAtOnce, [&](size_t j) {
+    AtOnce(nf + nk + nd + (key_dir ? 1 : 0), [&](size_t j) {
       if (j < nf)
         files.Sync(j);
       else if (j < nf + nk)
@@ -288,7 +297,7 @@ class Real : public Env {
   Status SyncDirs(const std::vector<std::string>& dirs, const std::string& then) override {
     if (dirs.empty()) return Status::Ok();
     std::vector<Status> each(dirs.size());
-    EachConcurrently(dirs.size(), kSyncsAtOnce, [&](size_t i) { each[i] = FsyncPath(dirs[i]); });
+    AtOnce(dirs.size(), [&](size_t i) { each[i] = FsyncPath(dirs[i]); });
     for (const Status& s : each)
       if (!s.ok()) return s;
     return then.empty() ? Status::Ok() : FsyncPath(then);

@@ -1,0 +1,88 @@
+#include "base/wait_pool.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace hangar {
+namespace {
+
+// Every item once, whatever the batch's size, and the waits overlap: with three pool threads,
+// each of four calls sees all four started (in a row, the first would give up after 10 s having
+// seen only itself).
+TEST(WaitPool, CallsEveryItemOnceWithTheWaitsOverlapping) {
+  WaitPool pool(3);
+  for (size_t n : {size_t(0), size_t(1), size_t(3), size_t(100)}) {
+    std::vector<std::atomic<int>> seen(n);
+    pool.Each(n, [&](size_t i) { seen[i]++; });
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "n " << n << " item " << i;
+  }
+  std::atomic<int> started{0}, saw_all{0};
+  pool.Each(4, [&](size_t) {
+    started++;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 4 && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::yield();
+    if (started.load() == 4) saw_all++;
+  });
+  EXPECT_EQ(saw_all.load(), 4);
+}
+
+// The threads are kept: fifty batches run on the caller's thread and the pool's three, not on a
+// thread made for each (the kernel's thread ids are never handed out again this soon).
+TEST(WaitPool, KeepsItsThreadsFromBatchToBatch) {
+  WaitPool pool(3);
+  std::mutex mu;
+  std::set<pid_t> tids;
+  for (int b = 0; b < 50; ++b)
+    pool.Each(4, [&](size_t) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      std::lock_guard<std::mutex> lk(mu);
+      tids.insert(gettid());
+    });
+  EXPECT_GE(tids.size(), 2u);
+  EXPECT_LE(tids.size(), 4u);
+}
+
+// Several callers at once, more than the pool has threads: every batch ends, every item once.
+TEST(WaitPool, ManyCallersAtOnceEachFinishTheirBatch) {
+  WaitPool pool(2);
+  std::vector<std::atomic<int>> seen(8 * 30);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 8; ++c)
+    callers.emplace_back([&, c] {
+      for (int b = 0; b < 10; ++b)
+        pool.Each(3, [&](size_t i) { seen[c * 30 + b * 3 + i]++; });
+    });
+  for (std::thread& t : callers) t.join();
+  for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i].load(), 1) << i;
+}
+
+// A child forked from the process that made the pool has none of its threads (nor perhaps a
+// usable lock): its batches still end, every item once.
+TEST(WaitPool, AForkedChildStillFinishesItsBatches) {
+  WaitPool pool(3);
+  pool.Each(4, [](size_t) {});  // the threads made in the parent
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(20);
+    std::atomic<int> sum{0};
+    pool.Each(5, [&](size_t i) { sum += int(i) + 1; });
+    _exit(sum.load() == 15 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+}  // namespace
+}  // namespace hangar
