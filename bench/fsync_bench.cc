@@ -4,7 +4,12 @@
 // entry, then:
 //   files: N WriteFilesDirLater calls (each file's data fsynced in turn, as a batch's intakes were
 //          written before) against one WriteFilesDirsLater of the N (their data fsynced at once);
-//   dirs:  N SyncDirs calls of one directory each (in turn) against one SyncDirs of the N (at once).
+//   dirs:  N SyncDirs calls of one directory each (in turn) against one SyncDirs of the N (at
+//   once); threads: what waiting at once costs the caller beside the waits, a batch of N empty
+//   items on
+//          threads made and joined for it (base/parallel.h EachConcurrently, as RealEnv's batches
+//          waited until 2026-12-06) against threads kept for it (base/wait_pool.h, as they wait
+//          now), 2,000 batches each way, in microseconds.
 // Interleaved over --rounds; prints the medians in ms and the ratios; writes JSON with --json FILE.
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +18,8 @@
 #include <vector>
 
 #include "base/json.h"
+#include "base/parallel.h"
+#include "base/wait_pool.h"
 #include "bench_cli.h"
 #include "env/env.h"
 
@@ -88,6 +95,26 @@ int main(int argc, char** argv) {
         json::Object{{"n", n},           {"files_in_a_row_ms", fr}, {"files_at_once_ms", fo},
                      {"dirs_in_a_row_ms", dr}, {"dirs_at_once_ms", dd},   {"files_ratio", fr / fo},
                      {"dirs_ratio", dr / dd}};
+  }
+  std::printf("%-34s %10s %10s %7s\n", "figure (us a batch, empty items)", "made", "kept", "ratio");
+  WaitPool pool(7);  // RealEnv's: kSyncsAtOnce less the caller's
+  for (int n : sizes) {
+    const int batches = 2000;
+    double made = 0, kept = 0;
+    for (int way : {0, 1}) {
+      auto t0 = bench::Clock::now();
+      for (int b = 0; b < batches; ++b) {
+        if (way == 0)
+          EachConcurrently(size_t(n), 8, [](size_t) {});
+        else
+          pool.Each(size_t(n), [](size_t) {});
+      }
+      (way == 0 ? made : kept) = bench::Since(t0) * 1e6 / batches;
+    }
+    std::printf("%-34s %10.1f %10.1f %7.1f\n", ("threads, " + std::to_string(n) + " items").c_str(),
+                made, kept, made / std::max(kept, 0.01));
+    cases[std::to_string(n)].as_object()["threads_made_us"] = made;
+    cases[std::to_string(n)].as_object()["threads_kept_us"] = kept;
   }
   std::error_code ec;
   fs::remove_all(root, ec);
