@@ -5,11 +5,11 @@
 //   files: N WriteFilesDirLater calls (each file's data fsynced in turn, as a batch's intakes were
 //          written before) against one WriteFilesDirsLater of the N (their data fsynced at once);
 //   dirs:  N SyncDirs calls of one directory each (in turn) against one SyncDirs of the N (at
-//   once); threads: what waiting at once costs the caller beside the waits, a batch of N empty
-//   items on
-//          threads made and joined for it (base/parallel.h EachConcurrently, as RealEnv's batches
-//          waited until 2026-12-06) against threads kept for it (base/wait_pool.h, as they wait
-//          now), 2,000 batches each way, in microseconds.
+//          once);
+//   threads: what waiting at once costs the caller beside the waits: a batch of N empty items
+//            on threads made and joined for it (base/parallel.h EachConcurrently, as RealEnv's
+//            batches waited until 2026-12-06) against threads kept for it (base/wait_pool.h, as
+//            they wait now), 2,000 batches each way, in microseconds.
 // Interleaved over --rounds; prints the medians in ms and the ratios; writes JSON with --json FILE.
 #include <algorithm>
 #include <cstdio>

@@ -1,15 +1,37 @@
 #include "base/wait_pool.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <system_error>
 
 #include "base/parallel.h"
 
 namespace hangar {
 
-WaitPool::WaitPool(size_t threads) : threads_(threads), owner_(getpid()) {}
+namespace {
+
+// Set in every child forked after a pool was made (pthread_atfork): such a child has none of its
+// threads, and maybe a lock a thread held at the fork; the pid alone could be the owner's again
+// in a new PID namespace.
+std::atomic<bool> forked{false};
+
+// An item that throws ends the process, as it would on a thread of its own (std::thread): the
+// batch it belongs to lives on its caller's stack, which must not unwind under the others.
+void Run(const std::function<void(size_t)>& fn, size_t i) noexcept {
+  fn(i);
+}
+
+}  // namespace
+
+WaitPool::WaitPool(size_t threads) : threads_(threads), owner_(getpid()) {
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(nullptr, nullptr, [] { forked = true; }); });
+}
 
 WaitPool::~WaitPool() {
   {
@@ -36,7 +58,7 @@ void WaitPool::Work() {
     size_t i = 0;
     Batch* b = Take(&i);
     lk.unlock();
-    (*b->fn)(i);
+    Run(*b->fn, i);
     lk.lock();
     if (++b->done == b->n) done_.notify_all();
   }
@@ -45,7 +67,7 @@ void WaitPool::Work() {
 void WaitPool::Each(size_t n, const std::function<void(size_t)>& fn) {
   if (n == 0) return;
   if (n == 1) return fn(0);
-  if (getpid() != owner_) return EachConcurrently(n, threads_ + 1, fn);
+  if (forked || getpid() != owner_) return EachConcurrently(n, threads_ + 1, fn);
   Batch b{&fn, n};
   {
     std::lock_guard<std::mutex> lk(mu_);
@@ -66,7 +88,7 @@ void WaitPool::Each(size_t n, const std::function<void(size_t)>& fn) {
     const size_t i = b.next++;
     if (b.next == b.n) queue_.erase(std::find(queue_.begin(), queue_.end(), &b));
     lk.unlock();
-    fn(i);
+    Run(fn, i);
     lk.lock();
     ++b.done;
   }

@@ -67,17 +67,25 @@ TEST(WaitPool, ManyCallersAtOnceEachFinishTheirBatch) {
 }
 
 // A child forked from the process that made the pool has none of its threads (nor perhaps a
-// usable lock): its batches still end, every item once.
-TEST(WaitPool, AForkedChildStillFinishesItsBatches) {
+// usable lock): its batches still end, every item once, and still wait at once (on threads of
+// their own: the pool's caller alone would run the four one after the other, the first giving
+// up after 5 s having seen only itself).
+TEST(WaitPool, AForkedChildStillWaitsAtOnce) {
   WaitPool pool(3);
   pool.Each(4, [](size_t) {});  // the threads made in the parent
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    alarm(20);
-    std::atomic<int> sum{0};
-    pool.Each(5, [&](size_t i) { sum += int(i) + 1; });
-    _exit(sum.load() == 15 ? 0 : 1);
+    alarm(30);
+    std::atomic<int> started{0}, saw_all{0};
+    pool.Each(4, [&](size_t) {
+      started++;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (started.load() < 4 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::yield();
+      if (started.load() == 4) saw_all++;
+    });
+    _exit(saw_all.load() == 4 ? 0 : 1);
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);

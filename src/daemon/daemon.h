@@ -58,8 +58,8 @@
 // written, and `hangar status` reads the free space itself. Supervisors keep a drone's exit record
 // until it can be written (launch/supervisor.cc), so no end is lost to a full disk.
 //
-// LAUNCHES OFF THE LOOP. A direct launch's spool part (PrepareLaunch: plan.json, gate2.json, the
-// room, the key, the move to running/, launch.json) is done on the loop as an act of its
+// LAUNCHES OFF THE LOOP. A direct launch's spool part (PrepareLaunch: the room, plan.json,
+// gate2.json, the key, the move to running/, launch.json) is done on the loop as an act of its
 // decision; starting hangar-shim and waiting for its report (up to 10 s, some 20 ms as a rule) runs
 // on the launch pool, so the loop takes drops and ends meanwhile. The mission is then *launching*
 // (launching_, by attempt: a report of an attempt that is no longer the one launching is said

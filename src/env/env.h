@@ -101,9 +101,10 @@ class Env {
   // SyncDirs(DIRS, ""), FILES as WriteFilesDirsLater, KEYS into KEY_DIR as CreateExclusives, each
   // result as that call's would be. DIRS and FILES are done whatever the other returns (the caller
   // decides what a failure stops); KEYS only when every file was written: else no key is created
-  // and each says "not created" with the first file's error (a key is a point of no return, taken
-  // only with everything before it in place). RealEnv writes every file and creates every key
-  // (when every file's write(2) went through: a failed fsync of a file comes after the keys), then
+  // and each says "not created" with the first file's error (a key is a point of no return, not
+  // taken after a failure the call can see before it). RealEnv writes every file and creates every
+  // key (when every file's write(2) went through: a failed fsync or rename of a file is found after
+  // the keys are made, and they stand), then
   // fsyncs every file's and key's data, KEY_DIR and DIRS at once: one wait where the three calls
   // waited for three or four in a row (an intake's state directory with its gate1.json and
   // intake.json; a launch's plan.json and gate2.json with its key). A batch of more than 64 files

@@ -246,15 +246,17 @@ class Real : public Env {
     const bool key_dir = keys.AnyCreated();
     std::vector<Status> dirs(nd);
     Status key_dir_synced = Status::Ok();
-    AtOnce(nf + nk + nd + (key_dir ? 1 : 0), [&](size_t j) {
-      if (j < nf)
-        files.Sync(j);
-      else if (j < nf + nk)
-        keys.Sync(j - nf);
-      else if (j < nf + nk + nd)
-        dirs[j - nf - nk] = FsyncPath(t.dirs[j - nf - nk]);
-      else
+    const size_t kd = key_dir ? 1 : 0;  // keys/ and the keys first: the launches wait on them
+    AtOnce(kd + nk + nf + nd, [&](size_t j) {
+      if (j < kd) {
         key_dir_synced = FsyncPath(t.key_dir);
+      } else if ((j -= kd) < nk) {
+        keys.Sync(j);
+      } else if ((j -= nk) < nf) {
+        files.Sync(j);
+      } else {
+        dirs[j - nf] = FsyncPath(t.dirs[j - nf]);
+      }
     });
     files.Place(0, nf);
     keys.Close(0, nk);

@@ -534,8 +534,8 @@ struct Intake {
   // to hold with a notify dir: the requester hears of the hold (ID.hold.json, the gate verdict).
   std::optional<std::string> notify_dir;
 };
-// Launch attempt `attempt` of a queued mission: write plan.json and gate2.json, create the key
-// (O_EXCL), make the room and run dir, write the prompt, rename queued/ID -> running/ID, write
+// Launch attempt `attempt` of a queued mission: make the room and run dir, write the prompt, write
+// plan.json and gate2.json and create the key (O_EXCL), rename queued/ID -> running/ID, write
 // launch.json, start the supervisor. Answer with LaunchDone.
 struct Launch {
   std::string id;

@@ -122,6 +122,21 @@ TEST_F(IntakeUndoTest, ALaunchWhoseSpoolWriteFailsIsAStorageFailure) {
       RealEnv()->ReadFile(l_.MissionDir(Phase::kQueued, "P") + "/plan.json", 100);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(*plan, "{P}");
+
+  // So is a MISSION.md that cannot be written into the room (a directory there, in a retry's
+  // room the drone before could write).
+  std::filesystem::create_directories(l_.Room("Q") + "/MISSION.md/inside");
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "Q"));
+  launch.id = "Q";
+  launch.plan.room = l_.Room("Q");
+  launch.plan.prompt_in_room = true;
+  launch.plan_text = "{Q}";
+  r = PrepareLaunch(RealEnv(), l_, launch, 0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.storage.ok()) << r.storage.message();
+  EXPECT_NE(r.error.find("MISSION.md"), std::string::npos) << r.error;
+  EXPECT_FALSE(RealEnv()->Exists(l_.LaunchKey("Q", 1)));
+  EXPECT_TRUE(RealEnv()->Exists(l_.MissionDir(Phase::kQueued, "Q") + "/plan.json"));
 }
 
 }  // namespace

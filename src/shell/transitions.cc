@@ -267,11 +267,12 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
   // by a retry (hangar-spool(5), THE RULES). run/ becomes durable with launch.json, in the same
   // directory, before the supervisor. Only what is not there yet is made (a retry's room is there,
   // with the attempt before's work): a call that made nothing is no call for a power loss to take
-  // back (crash-sweep's model). A room that fails is the mission's failure, and it gets no key.
+  // back (crash-sweep's model). A room or MISSION.md that fails is the mission's failure, and it
+  // gets no key.
   auto make = [&](const std::string& dir) {
     return env->Exists(dir) ? Status::Ok() : env->MakeDirVisible(dir);
   };
-  std::vector<char> room_failed(n, 0);
+  std::vector<char> own_failure(n, 0);  // the mission's, not the spool's: its plan is written
   for (size_t i = 0; i < n; ++i) {
     if (!going(i)) continue;
     const Launch& x = *launches[i];
@@ -280,7 +281,7 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
     for (const std::string& d : x.plan.room_dirs)
       if (s.ok()) s = make(x.plan.room + "/" + d);
     if (!s.ok()) {
-      room_failed[i] = 1;  // reported once plan.json and gate2.json say what was tried
+      own_failure[i] = 1;
       fail(i, s);
       continue;
     }
@@ -292,21 +293,25 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
       continue;
     }
     if (x.plan.prompt_in_room) s = env->WriteFileVisible(x.plan.room, "MISSION.md", x.prompt);
-    if (!s.ok()) fail(i, s);
+    if (!s.ok()) {
+      own_failure[i] = 1;
+      fail(i, s);
+    }
   }
 
-  // Every plan.json and gate2.json (a room that failed too: they say what was tried) and every
+  // Every plan.json and gate2.json (a mission that failed too: they say what was tried) and every
   // key, in one wait (WriteTogether): their data at once, keys/ with them. The plans' names
   // become durable with launch.json's, in the same directory; a power loss before it ends the
   // launch as lost (or before the key, launches anew) and writes them again. The keys are durable
-  // before any move. When a file cannot be written no key is taken (WriteTogether): the spool's
+  // before any move. When a file's write(2) fails no key is taken (WriteTogether): the spool's
   // failure stops every launch of the batch before its point of no return, to be launched anew
-  // at the next start.
+  // at the next start. A file's fsync or rename that fails is met after the keys are made: its
+  // launch and those after it stop with their key, and end lost at the next start.
   Env::Together t;
   t.key_dir = l.Keys();
   std::vector<size_t> planned, keyed;
   for (size_t i = 0; i < n; ++i) {
-    if (!going(i) && !room_failed[i]) continue;
+    if (!going(i) && !own_failure[i]) continue;
     const Launch& x = *launches[i];
     t.files.push_back({queued[i], {{"plan.json", x.plan_text}, {"gate2.json", x.gate2_text}}});
     planned.push_back(i);

@@ -36,8 +36,10 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in);
 // distinct STATE/.ID.tmp directories. A step of one intake that fails for want of space
 // (NoSpace) drops that intake from the steps after it and is put in its slot of NO_SPACE (sized as
 // INS; Ok for the others), for UndoIntake. Any other failure, and a failed sync whatever its
-// errno, stops every step and is returned (hangard's work stops); when it came between steps 4
-// and 5, the drops already moved are synced where they are first, best effort.
+// errno, stops every step after its own and is returned (hangard's work stops; a failed sync of
+// step 2 comes with step 3's files written, which the undo or the next start's recovery removes
+// with their .ID.tmp); when it came between steps 4 and 5, the drops already moved are synced
+// where they are first, best effort.
 Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
                       std::vector<Status>* no_space);
 
@@ -98,15 +100,17 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
 // PrepareLaunch of several missions (a turn's launches), each step for every launch before the
 // next step, so that their fsyncs wait at once: the rooms in turn, the plans, gate2s and keys of
 // all by one WriteTogether, the moves and every launch.json by one WriteFilesDirsLater, one
-// closing SyncLaunched: 4 fsync waits for the turn, where one launch after the other waited 4
+// closing SyncLaunched: 4 fsync waits for the turn (up to 64 plans' files and keys, some 21
+// launches; past that each part waits on its own), where one launch after the other waited 4
 // each. Each launch keeps its own order (its key durable before its move, its move and names
-// before its supervisor) and its result is what PrepareLaunch would say of it. A plan.json or
-// gate2.json that cannot be written stops every launch before any key is taken (WriteTogether
-// takes no key after a failed file). Across launches the order is the batch's: a failure of the
-// spool for launch I stops every launch from I on where it is (hangard stops its work at I, as
-// it would have), but launches after I may have got further than they would have (their key,
-// their move): the next start then ends them lost, never launched twice. The missions are
-// distinct.
+// before its supervisor) and its result is what PrepareLaunch would say of it, but for a spool
+// failure: a plan.json or gate2.json whose write(2) fails stops every launch of the batch before
+// any key is taken (WriteTogether takes no key then; each says "not created"), those before it
+// too. A failure found later (a file's fsync or rename, which RealEnv meets after the keys are
+// made, in the same wait), and any failure of the spool for launch I after the keys, stops every
+// launch from I on where it is (hangard stops its work at I, as it would have); launches that
+// got further than they would have alone (their key, their move) end lost at the next start,
+// never launched twice. The missions are distinct.
 std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
                                         const std::vector<const Launch*>& launches, TimeMs now);
 

@@ -436,6 +436,43 @@ TEST_F(TransitionsTest, AKeyAlreadyThereStopsOnlyItsOwnLaunch) {
   EXPECT_TRUE(std::filesystem::exists(l_.MissionDir(Phase::kRunning, "W") + "/launch.json"));
 }
 
+// RealEnv finds a plan's failed fsync (or rename) only after the keys of the batch are made, in the
+// same wait: that launch and the later ones stop with their keys, never moved (they end lost at the
+// next start, never launched twice); the launch before them goes on. An Env that answers as
+// RealEnv does then: V's files failed, every key made.
+class FsyncFailsAfterTheKeys : public FaultEnv {
+ public:
+  FsyncFailsAfterTheKeys() : FaultEnv(RealEnv(), FaultPlan{}) {}
+  TogetherDone WriteTogether(const Together& t) override {
+    TogetherDone r = RealEnv()->WriteTogether(t);
+    if (r.files.size() == 3) r.files[1] = Status::Errno("fsync " + t.files[1].dir, EIO);
+    return r;
+  }
+};
+
+TEST_F(TransitionsTest, APlanFailedAfterTheKeysStopsItsLaunchAndTheLaterOnesWithTheirKeys) {
+  for (const char* id : {"U", "V", "W"})
+    std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, id));
+  FsyncFailsAfterTheKeys env;
+  const Launch u = TwoStepLaunch(l_, "U"), v = TwoStepLaunch(l_, "V"), w = TwoStepLaunch(l_, "W");
+  std::vector<LaunchPrep> r = PrepareLaunches(&env, l_, {&u, &v, &w}, 0);
+  ASSERT_EQ(r.size(), 3u);
+  ASSERT_TRUE(r[0].ok) << r[0].error;
+  EXPECT_TRUE(std::filesystem::exists(l_.MissionDir(Phase::kRunning, "U") + "/launch.json"));
+  for (size_t i : {size_t(1), size_t(2)}) {
+    const std::string id = i == 1 ? "V" : "W";
+    EXPECT_FALSE(r[i].ok) << id;
+    EXPECT_FALSE(r[i].in_running) << id;
+    EXPECT_EQ(r[i].storage.code(), Code::kIo) << id << ": " << r[i].storage.message();
+    EXPECT_TRUE(std::filesystem::is_directory(l_.MissionDir(Phase::kQueued, id))) << id;
+    EXPECT_TRUE(std::filesystem::exists(l_.LaunchKey(id, 1))) << id;
+  }
+  EXPECT_EQ(r[1].storage.sys_errno(), EIO);
+  EXPECT_NE(r[2].error.find("not finished: the spool failed for the launch of V"),
+            std::string::npos)
+      << r[2].error;
+}
+
 // A failure of the spool for one launch stops it and every launch after it where they are, as
 // hangard stops its work there; the launches before it are made whole, their closing sync
 // without the stopped ones. (The later launch got its key first: at the next start it ends lost,
