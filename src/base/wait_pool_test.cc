@@ -15,6 +15,20 @@
 namespace hangar {
 namespace {
 
+// How many of a batch of four items saw all four started at once: each item waits for the others
+// to start, giving up after GIVE_UP (in a row, the first would give up having seen only itself).
+int SawAllFourStarted(WaitPool* pool, std::chrono::seconds give_up) {
+  std::atomic<int> started{0}, saw_all{0};
+  pool->Each(4, [&](size_t) {
+    started++;
+    const auto until = std::chrono::steady_clock::now() + give_up;
+    while (started.load() < 4 && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
+    if (started.load() == 4) saw_all++;
+  });
+  return saw_all.load();
+}
+
 // Every item once, whatever the batch's size, and the waits overlap: with three pool threads,
 // each of four calls sees all four started (in a row, the first would give up after 10 s having
 // seen only itself).
@@ -25,15 +39,7 @@ TEST(WaitPool, CallsEveryItemOnceWithTheWaitsOverlapping) {
     pool.Each(n, [&](size_t i) { seen[i]++; });
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "n " << n << " item " << i;
   }
-  std::atomic<int> started{0}, saw_all{0};
-  pool.Each(4, [&](size_t) {
-    started++;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (started.load() < 4 && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::yield();
-    if (started.load() == 4) saw_all++;
-  });
-  EXPECT_EQ(saw_all.load(), 4);
+  EXPECT_EQ(SawAllFourStarted(&pool, std::chrono::seconds(10)), 4);
 }
 
 // The threads are kept: fifty batches run on the caller's thread and the pool's three, not on a
@@ -77,15 +83,7 @@ TEST(WaitPool, AForkedChildStillWaitsAtOnce) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     alarm(30);
-    std::atomic<int> started{0}, saw_all{0};
-    pool.Each(4, [&](size_t) {
-      started++;
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      while (started.load() < 4 && std::chrono::steady_clock::now() < give_up)
-        std::this_thread::yield();
-      if (started.load() == 4) saw_all++;
-    });
-    _exit(saw_all.load() == 4 ? 0 : 1);
+    _exit(SawAllFourStarted(&pool, std::chrono::seconds(5)) == 4 ? 0 : 1);
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
