@@ -43,7 +43,6 @@ WaitPool::~WaitPool() {
 }
 
 WaitPool::Batch* WaitPool::Take(size_t* item) {
-  if (queue_.empty()) return nullptr;
   Batch* b = queue_.front();
   *item = b->next++;
   if (b->next == b->n) queue_.pop_front();

@@ -42,7 +42,8 @@ class WaitPool {
     size_t done = 0;  // the items whose call has returned
   };
   void Work();
-  // The next item of the first batch queued, under mu_: the batch leaves the queue with its last.
+  // The next item of the first batch queued (the queue is not empty), under mu_: the batch leaves
+  // the queue with its last.
   Batch* Take(size_t* item);
 
   const size_t threads_;

@@ -104,12 +104,12 @@ class Env {
   // and each says "not created" with the first file's error (a key is a point of no return, not
   // taken after a failure the call can see before it). RealEnv writes every file and creates every
   // key (when every file's write(2) went through: a failed fsync or rename of a file is found after
-  // the keys are made, and they stand), then
-  // fsyncs every file's and key's data, KEY_DIR and DIRS at once: one wait where the three calls
-  // waited for three or four in a row (an intake's state directory with its gate1.json and
-  // intake.json; a launch's plan.json and gate2.json with its key). A batch of more than 64 files
-  // and keys is the three calls in turn. The default is the three calls in that order, so FaultEnv
-  // counts and the crash sweep sees the calls each part would make alone.
+  // the keys are made, and they stand), then fsyncs every file's and key's data, KEY_DIR and DIRS
+  // at once: one wait where the three calls waited for three or four in a row (an intake's state
+  // directory with its gate1.json and intake.json; a launch's plan.json and gate2.json with its
+  // key). A batch of more than 64 files and keys is the three calls in turn. The default is the
+  // three calls in that order, so FaultEnv counts and the crash sweep sees the calls each part
+  // would make alone.
   struct Together {
     std::vector<std::string> dirs;
     std::vector<DirFiles> files;
