@@ -46,15 +46,19 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     return Status::Ok();
   };
   auto live = [&](size_t i) { return (*no_space)[i].ok(); };
-  // One fsync of each directory WHERE[i] for the intakes I still going, all at once, then of LAST.
-  // A failed fsync ends them all, whatever its errno: what it covered is not known to be on the
-  // disk, and undoing one intake would fsync incoming/new under another's unsynced move.
-  auto sync = [&](const std::vector<std::string>& where, const std::string& last) {
+  // Each directory WHERE[i] of the intakes I still going, once.
+  auto live_dirs = [&](const std::vector<std::string>& where) {
     std::vector<std::string> dirs;
     for (size_t i = 0; i < n; ++i)
       if (live(i) && std::find(dirs.begin(), dirs.end(), where[i]) == dirs.end())
         dirs.push_back(where[i]);
-    return env->SyncDirs(dirs, last);
+    return dirs;
+  };
+  // One fsync of each of those directories, all at once, then of LAST. A failed fsync ends them
+  // all, whatever its errno: what it covered is not known to be on the disk, and undoing one
+  // intake would fsync incoming/new under another's unsynced move.
+  auto sync = [&](const std::vector<std::string>& where, const std::string& last) {
+    return env->SyncDirs(live_dirs(where), last);
   };
   auto each = [&](const std::function<Status(size_t)>& step) {
     for (size_t i = 0; i < n; ++i)
@@ -67,9 +71,7 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     // Steps 2 and 3 in one wait (WriteTogether): the state directories' fsyncs and every
     // intake's files, their data. Nothing between them needs an order: the drops move in after.
     Env::Together t;
-    for (size_t i = 0; i < n; ++i)
-      if (live(i) && std::find(t.dirs.begin(), t.dirs.end(), dir[i]) == t.dirs.end())
-        t.dirs.push_back(dir[i]);
+    t.dirs = live_dirs(dir);
     std::vector<size_t> of;  // the intake of each entry of t.files
     for (size_t i = 0; i < n; ++i)
       if (live(i)) {
