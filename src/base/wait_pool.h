@@ -29,7 +29,8 @@ class WaitPool {
   // fn(i) for each i of [0, n), each once, on the caller's thread and up to n - 1 of the pool's
   // at once; returns when every call has returned. Any thread may call it, several at once (each
   // caller runs its own batch's items until none is left untaken, so a batch ends even when
-  // every pool thread is busy with others). An FN that throws ends the process (std::terminate).
+  // every pool thread is busy with others). An FN that throws in a batch the pool runs ends the
+  // process (std::terminate); a batch of one runs on the caller's thread alone, as a plain call.
   // In a child forked after a pool was made (which has none of its threads), EachConcurrently
   // does the work instead.
   void Each(size_t n, const std::function<void(size_t)>& fn);
