@@ -82,6 +82,7 @@ bin/hangar-egress: $(BUILD)/src/launch/egress_main.o $(BUILD)/libhangar.a
 # statically, so that it costs a launch little (no dynamic loading: +0.7 ms a launch instead of
 # +1.9 ms, scripts/bench-sandbox).
 bin/hangar-confine: $(BUILD)/src/launch/confine_main.o $(BUILD)/src/launch/confine.o \
+                    $(BUILD)/src/launch/confined_exec.o \
                     $(BUILD)/src/shell/landlock.o $(BUILD)/src/shell/namespace_sandbox.o \
                     $(BUILD)/src/kernel/path_norm.o
 	@mkdir -p bin

@@ -1,7 +1,9 @@
 // The last step before a drone (or a done-check) runs: hangar-confine, executed inside the
 // sandbox, makes sure the process holds no capability and cannot gain one, and narrows the system
 // calls it may make; then it executes the drone. It runs after bubblewrap built the sandbox and
-// before the drone's first instruction, so nothing the drone does can come before it.
+// before the drone's first instruction, so nothing the drone does can come before it. Its steps
+// are launch/confined_exec.h's, which the supervisor's child for a drone of engine "namespaces"
+// takes itself, without executing it.
 //
 // Why a check after bubblewrap: bwrap started by root keeps every capability unless told
 // otherwise; hangar tells it (--unshare-user --cap-drop ALL), and this check refuses to run the

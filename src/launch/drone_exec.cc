@@ -7,8 +7,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <string>
 
 #include "shell/child_run.h"
 
@@ -24,6 +30,42 @@ void DefaultEverySignal() {
   } dfl{SIG_DFL, 0, nullptr, 0};
   for (int s = 1; s < NSIG; s++)
     if (s != SIGKILL && s != SIGSTOP) syscall(SYS_rt_sigaction, s, &dfl, nullptr, sizeof dfl.mask);
+}
+
+namespace {
+
+// Closes every descriptor above 2 but KEEP and ALSO, as exec(2) closes the close-on-exec ones (and
+// stricter: one left inheritable by mistake is closed too). False (errno set) when it cannot.
+bool CloseAllBut(std::vector<int> keep, int also) {
+  keep.push_back(also);
+  keep.push_back(2);
+  std::sort(keep.begin(), keep.end());
+  unsigned from = 3;
+  for (int fd : keep) {
+    if (fd < int(from)) continue;
+    if (unsigned(fd) > from && close_range(from, unsigned(fd) - 1, 0) != 0) return false;
+    from = unsigned(fd) + 1;
+  }
+  return close_range(from, ~0U, 0) == 0;
+}
+
+// What hangar-confine would say before exit 126, in the drone's process (its stderr).
+[[noreturn]] void Refuse(const char* why) {
+  static const char kSay[] = "hangar-confine: refusing to run the drone: ";
+  (void)!write(2, kSay, sizeof kSay - 1);
+  (void)!write(2, why, strlen(why));
+  (void)!write(2, "\n", 1);
+  _exit(126);
+}
+
+}  // namespace
+
+bool OnlyThread() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Threads:", 0) == 0) return std::strtol(line.c_str() + 8, nullptr, 10) == 1;
+  return false;
 }
 
 [[noreturn]] void ExecDrone(const DroneSpec& spec, int report) {
@@ -58,6 +100,24 @@ void DefaultEverySignal() {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (spec.confined) {
+    if (!CloseAllBut(spec.inherit, report)) fail(Step::kClose);
+    close(report);
+    prctl(PR_SET_NAME, "hangar-confine");
+    // A change of user (BecomeDroneUser) left this process undumpable, and the kernel then gives
+    // its /proc/self files to root: the drone's user could not write its own uid_map. The exec
+    // would have made it dumpable again; the sandbox's processes make themselves undumpable.
+    if (prctl(PR_SET_DUMPABLE, 1) != 0) Refuse("cannot make its process dumpable again");
+    // The environment the exec would have given it, for what it starts (egress's forwarder).
+    environ = const_cast<char**>(spec.envp.data());
+    try {
+      _exit(RunConfined(*spec.confined, environ));
+    } catch (const std::exception& e) {  // never back into the supervisor's code
+      Refuse(e.what());
+    } catch (...) {
+      Refuse("an unknown exception");
+    }
+  }
   execve(spec.exe.c_str(), spec.argv.data(), spec.envp.data());
   fail(Step::kExec);
   _exit(127);  // not reached

@@ -1,6 +1,13 @@
 // Starting the drone between fork and exec: everything is prepared before fork (DroneSpec), and the
 // child then makes only async-signal-safe calls. A failure before exec is reported through a
 // close-on-exec pipe as a StepFailure; nothing arrives when exec succeeded.
+//
+// With a sandbox of engine "namespaces" (DroneSpec::confined), the child does hangar-confine's work
+// itself instead of executing it (launch/confined_exec.h), and that work allocates. That is safe
+// only in the child of a process with one thread (the supervisor: OnlyThread() says so before each
+// fork; with another thread it executes hangar-confine, as before): the child is then a whole copy
+// of its parent, whose locks no other thread held. Its pipe is closed where the exec would have
+// closed it, and its failures said as hangar-confine says them.
 #pragma once
 
 #include <sys/types.h>
@@ -9,11 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "launch/confined_exec.h"
+
 namespace hangar {
 
 // What the drone's child process reports through a close-on-exec pipe when it fails between fork
 // and exec: which step, and errno. Nothing arrives when exec succeeded.
-enum class Step : int { kGroup, kDeathSignal, kStdio, kRoom, kExec, kLimits, kUser };
+enum class Step : int { kGroup, kDeathSignal, kStdio, kRoom, kExec, kLimits, kUser, kClose };
 struct StepFailure {
   Step step;
   int error;
@@ -31,6 +40,9 @@ struct DroneSpec {
   int64_t processes = 0, file_mb = 0, memory_mb = 0;  // the plan's limits (SetDroneLimits)
   int64_t uid = -1, gid = -1;                         // the plan's user (BecomeDroneUser)
   pid_t supervisor = 0;
+  // Engine "namespaces": hangar-confine's arguments (exe and argv run it), which the child then
+  // follows itself, without the exec; null: execve(exe, argv, envp).
+  const ConfineArgs* confined = nullptr;
 };
 
 // Every signal to its default disposition, by the kernel's own call: glibc's sigaction(2) refuses
@@ -41,8 +53,15 @@ void DefaultEverySignal();
 // Runs in the forked child: default signal dispositions (DefaultEverySignal), its own session (and
 // so its own process group, and no controlling terminal), PR_SET_PDEATHSIG, stdio, the inherited
 // descriptors' FD_CLOEXEC cleared, cwd = the room, an empty signal mask, then execve. Writes a
-// StepFailure to REPORT on error.
+// StepFailure to REPORT on error. With spec.confined, in place of execve: every descriptor closed
+// but stdio and the inherited ones (REPORT too, as the exec would: from there on a failure is said
+// on stderr and by the exit status, 126 or 127, as by hangar-confine), the name "hangar-confine"
+// (ps shows what it shows with the exec), then RunConfined.
 [[noreturn]] void ExecDrone(const DroneSpec& spec, int report);
+
+// Whether this process has a single thread (/proc/self/status): the condition for
+// DroneSpec::confined. False when it cannot tell.
+bool OnlyThread();
 
 // Where execve(2) finds NAME: NAME itself when it holds a '/', otherwise the first entry of
 // PATH_VAR (colon-separated; an empty entry is "."; relative entries are taken from BASE_DIR, the

@@ -255,6 +255,15 @@ Result<pid_t> Supervisor::SpawnDrone() {
   spec.uid = plan_.uid;
   spec.gid = plan_.gid;
   spec.supervisor = getpid();
+  // Engine "namespaces": the child does hangar-confine's work itself, from the very arguments it
+  // would have been given (launch/drone_exec.h, launch/confined_exec.h), when the fork is safe.
+  ConfineArgs confined;
+  if (plan_.sandbox.engine == "namespaces" && OnlyThread()) {
+    const int argc = int(spec.argv.size()) - 1;  // without the closing null
+    if (std::string bad = ParseConfineArgs(argc, spec.argv.data(), &confined); !bad.empty())
+      return Status::Invalid("the drone's sandbox command: " + bad);
+    spec.confined = &confined;
+  }
 
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) return Status::Errno("create a pipe for the drone", errno);
@@ -288,6 +297,8 @@ Result<pid_t> Supervisor::SpawnDrone() {
     case Step::kUser:
       return Status::Errno("change to the drone's user (uid " + std::to_string(plan_.uid) + ")",
                            f.error);
+    case Step::kClose:
+      return Status::Errno("close the supervisor's descriptors in the drone's process", f.error);
     case Step::kExec:
       break;
   }

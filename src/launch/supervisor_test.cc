@@ -514,6 +514,36 @@ TEST_P(ShimTestSandbox, DeadlineTermReachesTheDroneInsideTheSandbox) {
   EXPECT_GE(e.ended - e.started, 300 - kClockSlackMs);
 }
 
+// With engine "namespaces" the supervisor's child takes hangar-confine's steps without executing
+// it (launch/drone_exec.h), and two of the sandbox's processes never execute anything: the one that
+// waits in the host's PID namespace and the namespace's first. They must hold none of the
+// supervisor's descriptors, as after the exec: no file of the spool (its run/lock would keep the
+// supervisor's lock after the supervisor died), no socket; above 2 only a pipe (the namespace's
+// death pipe) or an anonymous inode (the Landlock ruleset). Fails without the close before the
+// sandbox's steps. With bwrap, hangar-confine executes the drone: no process keeps its name.
+TEST_P(ShimTestSandbox, TheSandboxsOwnProcessesHoldNoneOfTheSupervisorsDescriptors) {
+  ASSERT_TRUE(Start(MakeSandboxedPlan({"sh", "-c", "touch ready; sleep 30"})).ok());
+  const auto until = steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(room_ + "/ready") && steady_clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(10));
+  ASSERT_TRUE(fs::exists(room_ + "/ready")) << Slurp(run_ + "/stderr");
+  json::Value shim = ShimJson();
+  ASSERT_TRUE(shim.find("drone_pid"));
+  int looked = 0;
+  for (pid_t pid : ProcessGroupMembers(pid_t(shim.find("drone_pid")->as_int()))) {
+    if (Slurp("/proc/" + std::to_string(pid) + "/comm") != "hangar-confine\n") continue;
+    looked++;
+    std::error_code ec;
+    for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+      if (std::stoi(fd.path().filename().string()) <= 2) continue;
+      const std::string to = fs::read_symlink(fd.path(), ec).string();
+      EXPECT_TRUE(to.rfind("pipe:", 0) == 0 || to.rfind("anon_inode:", 0) == 0)
+          << "process " << pid << " holds descriptor " << fd.path().filename() << " on " << to;
+    }
+  }
+  EXPECT_EQ(looked, Namespaces() ? 2 : 0);
+}
+
 TEST_P(ShimTestSandbox, DroneIgnoringTermIsKilledAfterGrace) {
   ASSERT_TRUE(
       Start(MakeSandboxedPlan({"sh", "-c", "trap '' TERM; touch ready; sleep 30; true"}, 300, 200))

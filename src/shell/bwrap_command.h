@@ -40,7 +40,8 @@
 //           [--forward ...] [--landlock FD] unix-deny|unix-allow PROGRAM ARGS...
 //
 // where hangar-confine makes the namespaces and mounts itself (shell/namespace_sandbox.h) from the
-// same hidden paths, descriptors and ruleset.
+// same hidden paths, descriptors and ruleset; the supervisor's child for a drone takes its steps
+// from this argv without executing it (launch/drone_exec.h).
 #pragma once
 
 #include <string>

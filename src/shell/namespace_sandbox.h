@@ -22,6 +22,10 @@
 //   the inherited descriptors are closed then (opened on the host's mounts, their ".." leads out
 //   of every cover); the egress socket bound read-only (connect(2) needs no write to the mount)
 //
+// Called by hangar-confine, or by the supervisor's child for the drone, which takes
+// hangar-confine's steps without executing it (launch/confined_exec.h): a process with one thread
+// either way.
+//
 // Processes: this one (the caller, left in the host's PID namespace) waits for the namespace's
 // first process and exits with its status; that one (PID 1) mounts /proc, starts the drone's
 // process, reaps every orphan, and exits with the drone's status (128 + N when signal N ended
