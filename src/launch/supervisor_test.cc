@@ -534,6 +534,9 @@ TEST_P(ShimTestSandbox, TheSandboxsOwnProcessesHoldNoneOfTheSupervisorsDescripto
     if (Slurp("/proc/" + std::to_string(pid) + "/comm") != "hangar-confine\n") continue;
     looked++;
     std::error_code ec;
+    // The shim's copy, not an executed hangar-confine: else this test would look at nothing new.
+    EXPECT_EQ(fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec).filename(),
+              "hangar-shim");
     for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
       if (std::stoi(fd.path().filename().string()) <= 2) continue;
       const std::string to = fs::read_symlink(fd.path(), ec).string();
