@@ -49,12 +49,11 @@ bool CloseAllBut(std::vector<int> keep, int also) {
   return close_range(from, ~0U, 0) == 0;
 }
 
-// What hangar-confine would say before exit 126, in the drone's process (its stderr).
-[[noreturn]] void Refuse(const char* why) {
-  static const char kSay[] = "hangar-confine: refusing to run the drone: ";
-  (void)!write(2, kSay, sizeof kSay - 1);
-  (void)!write(2, why, strlen(why));
-  (void)!write(2, "\n", 1);
+// What hangar-confine would say before exit 126, in the drone's process (its stderr), with no
+// allocation: "hangar-confine: refusing to run PROGRAM: WHY".
+[[noreturn]] void Refuse(const char* program, const char* why) {
+  for (const char* part : {"hangar-confine: refusing to run ", program, ": ", why, "\n"})
+    (void)!write(2, part, strlen(part));
   _exit(126);
 }
 
@@ -80,11 +79,14 @@ bool OnlyThread() {
   // terminal of ours is its controlling terminal (no TIOCSTI into the admin's shell).
   if (setsid() < 0) fail(Step::kGroup);
   // Should the supervisor die, nobody would enforce the deadline: the drone dies with it.
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(Step::kDeathSignal);
-  if (getppid() != spec.supervisor) {  // it died before prctl took effect
-    errno = ESRCH;
-    fail(Step::kDeathSignal);
-  }
+  auto tie = [&] {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(Step::kDeathSignal);
+    if (getppid() != spec.supervisor) {  // it died before prctl took effect
+      errno = ESRCH;
+      fail(Step::kDeathSignal);
+    }
+  };
+  tie();
   if (dup2(spec.in, 0) < 0 || dup2(spec.out, 1) < 0 || dup2(spec.err, 2) < 0) fail(Step::kStdio);
   for (int fd : spec.inherit)
     if (fcntl(fd, F_SETFD, 0) != 0) fail(Step::kStdio);
@@ -97,25 +99,31 @@ bool OnlyThread() {
     errno = e;
     fail(Step::kUser);
   }
+  // A change of user clears the death signal (the kernel's commit_creds): tied again. Else a
+  // supervisor killed would leave the sandbox of engine "namespaces" (its first process is this
+  // one) and an unsandboxed drone running, with no deadline. bwrap sets its own after its exec.
+  if (spec.uid >= 0) tie();
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (spec.confined) {
-    if (!CloseAllBut(spec.inherit, report)) fail(Step::kClose);
-    close(report);
-    prctl(PR_SET_NAME, "hangar-confine");
-    // A change of user (BecomeDroneUser) left this process undumpable, and the kernel then gives
-    // its /proc/self files to root: the drone's user could not write its own uid_map. The exec
-    // would have made it dumpable again; the sandbox's processes make themselves undumpable.
-    if (prctl(PR_SET_DUMPABLE, 1) != 0) Refuse("cannot make its process dumpable again");
-    // The environment the exec would have given it, for what it starts (egress's forwarder).
-    environ = const_cast<char**>(spec.envp.data());
-    try {
+    const char* program = spec.confined->argv.front().c_str();
+    try {  // never back into the supervisor's code
+      if (!CloseAllBut(spec.inherit, report)) fail(Step::kClose);
+      close(report);
+      (void)prctl(PR_SET_NAME, "hangar-confine");
+      // A change of user (BecomeDroneUser) left this process undumpable, and the kernel then
+      // gives its /proc/self files to root: the drone's user could not write its own uid_map.
+      // The exec would have made it dumpable again; the sandbox's processes make themselves
+      // undumpable again before the drone runs.
+      if (prctl(PR_SET_DUMPABLE, 1) != 0) Refuse(program, "cannot make its process dumpable");
+      // The environment the exec would have given it, for what it starts (egress's forwarder).
+      environ = const_cast<char**>(spec.envp.data());
       _exit(RunConfined(*spec.confined, environ));
-    } catch (const std::exception& e) {  // never back into the supervisor's code
-      Refuse(e.what());
+    } catch (const std::exception& e) {
+      Refuse(program, e.what());
     } catch (...) {
-      Refuse("an unknown exception");
+      Refuse(program, "an unknown exception");
     }
   }
   execve(spec.exe.c_str(), spec.argv.data(), spec.envp.data());

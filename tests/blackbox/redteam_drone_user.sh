@@ -4,7 +4,10 @@
 # readable to it by its owner bits; RLIMIT_NPROC binds no process of uid 0. With the config's
 # drone_user the supervisor changes to that user before bubblewrap runs: the drone's files in its
 # room belong to that uid (stat on the host), a root-only file stays unreadable to it and to its
-# done-checks, and 200 forks run at most `limits.processes` at once (counted on the host).
+# done-checks, and 200 forks run at most `limits.processes` at once (counted on the host). Its
+# supervisor killed, its drone dies with it: a heartbeat the drone writes stops, and no process of
+# the drone's user is left (the change of user cleared the death signal the supervisor's child had
+# set, and with engine "namespaces" the sandbox and its drone ran on with no deadline).
 # Only a hangard run as root can change users: skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 [[ "$(id -u)" == 0 ]] || skip "skipped: drone_user needs hangard run as root"
@@ -31,6 +34,7 @@ c = json.load(open(conf))
 c["drone_user"] = user
 c["limits"] = {"processes": 64}
 c["profiles"]["attack"] = {"argv": ["/bin/sh", t + "/attack.sh"], "prompt": "stdin"}
+c["profiles"]["beat"] = {"argv": ["/bin/sh", t + "/beat.sh"], "prompt": "stdin"}
 json.dump(c, open(conf, "w"), indent=2)
 PY
 cat >"$T/attack.sh" <<ATTACK
@@ -39,6 +43,7 @@ cat "$T/root-only.txt" >got.txt 2>>err.txt
 grep -E '^Cap(Eff|Bnd)' /proc/self/status >caps.txt
 ATTACK
 fork_bomb fork-marker-5731 >>"$T/attack.sh"
+echo 'while :; do date +%s%N >>beat.txt; sleep 0.1; done' >"$T/beat.sh"
 start_hangard
 hangar status | grep -q "drones as uid $DUID; processes 64 (RLIMIT_NPROC)" ||
   fail "hangar status does not say the drones' user and limit: $(hangar status | grep limits)"
@@ -55,6 +60,15 @@ check processes-limited test "$most" -le 64
 check processes-ran test "$most" -ge 1
 check check-ran-as-the-drone-user grep -qx "$DUID" "$S/returned/U-attack/run/check-1.out"
 check check-read-nothing test -z "$(grep -l TOPSECRET "$S/returned/U-attack/run/check-1.out")"
+mission U-beat beat 5 '' 'beat' | drop U-beat.json
+for _ in $(seq 300); do [[ -s "$S/rooms/U-beat/beat.txt" ]] && break; sleep 0.1; done
+[[ -s "$S/rooms/U-beat/beat.txt" ]] || fail "the heartbeat drone did not start (state: $(state_of U-beat))"
+kill -KILL "$(jget "$S/running/U-beat/run/shim.json" 'd["shim_pid"]')"
+sleep 1
+beats=$(wc -l <"$S/rooms/U-beat/beat.txt")
+sleep 2
+check drone-dies-with-its-supervisor test "$(wc -l <"$S/rooms/U-beat/beat.txt")" == "$beats"
+check no-process-of-the-drone-user-left test -z "$(pgrep -u "$DRONE_USER")"
 note "drone as uid $DUID: at most $most forked processes at once"
 ((FAILED == 0)) || exit 1
 pass
