@@ -1,10 +1,11 @@
 #include "shell/child_run.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
-#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -42,7 +43,12 @@ int PrepareChild(const ChildFds& f) {
   for (int fd : f.inherit)
     if (fcntl(fd, F_SETFD, 0) != 0) return errno;
   if (int e = SetDroneLimits(f.processes, f.file_mb, f.memory_mb); e != 0) return e;
-  return BecomeDroneUser(f.uid, f.gid);
+  if (int e = BecomeDroneUser(f.uid, f.gid); e != 0) return e;
+  if (f.parent > 0) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return errno;
+    if (getppid() != f.parent) return ESRCH;  // gone before the prctl took effect
+  }
+  return 0;
 }
 
 }  // namespace

@@ -46,6 +46,11 @@ struct ChildFds {
   std::vector<int> inherit = {};  // above 2, also inherited (a sandbox's binds)
   int64_t processes = 0, file_mb = 0, memory_mb = 0;  // SetDroneLimits (0: as they are)
   int64_t uid = -1, gid = -1;  // BecomeDroneUser in the child (-1: as it is)
+  // > 0: the child dies with the thread that starts it (PR_SET_PDEATHSIG SIGKILL, set after the
+  // change of user, which clears it), and is not started when PARENT, this process, is gone
+  // already: a done-check, whose timeout only hangard enforces, ends with hangard (bwrap's
+  // --die-with-parent does the same for its sandbox; engine "namespaces" has no bwrap).
+  pid_t parent = 0;
 };
 
 struct ChildEnd {

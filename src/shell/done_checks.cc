@@ -95,11 +95,11 @@ json::Object RunCheck(const std::string& room_path, const Result<UniqueFd>& room
     r["error"] = error;
     return r;
   }
-  ChildEnd e =
-      RunChild(cmd->exe, cmd->argv, env,
-               {room->get(), in.get(), out.get(), -1, cmd->inherit(), sandbox.limits.processes,
-                sandbox.limits.file_mb, sandbox.limits.memory_mb, sandbox.uid, sandbox.gid},
-               std::chrono::milliseconds(c.timeout_ms));
+  ChildEnd e = RunChild(
+      cmd->exe, cmd->argv, env,
+      {room->get(), in.get(), out.get(), -1, cmd->inherit(), sandbox.limits.processes,
+       sandbox.limits.file_mb, sandbox.limits.memory_mb, sandbox.uid, sandbox.gid, getpid()},
+      std::chrono::milliseconds(c.timeout_ms));
   r["duration_ms"] = e.duration_ms;
   if (e.rc) r["rc"] = *e.rc;
   if (e.signal) r["signal"] = *e.signal;

@@ -9,6 +9,8 @@
 // network, no unix socket, no capability, and the room read-only. Its program may be one the drone
 // planted (./check.sh), or one the drone's files steer (git and the room's .git/config, pytest and
 // its conftest.py): whatever it runs can read no more than the drone could and write nothing.
+// A check dies with the thread that runs it (ChildFds::parent, shell/child_run.h): nothing but
+// hangard enforces its timeout.
 // Inside the sandbox's pid namespace the check is bubblewrap's child, and bwrap tells its death by
 // signal N as exit status 128 + N: "rc" then holds that, "signal" only bwrap's own death.
 #pragma once
