@@ -64,6 +64,12 @@ std::string DescribeShimEnd(int status) {
   return "hangar-shim was killed by signal " + std::to_string(WTERMSIG(status));
 }
 
+namespace {
+
+const char* const kShimEnvironment[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", nullptr};
+
+}  // namespace
+
 Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std::string>& args,
                             int stdin_fd) {
   // The shim's words go to an anonymous file, not a pipe: the supervisor the shim forks must not
@@ -72,8 +78,11 @@ Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std:
   if (fd < 0) return Status::Errno("create a report file for hangar-shim", errno);
   // glibc's posix_spawn starts the child in hangard's memory (clone with CLONE_VM|CLONE_VFORK)
   // until it execs, and reports a failed exec as its return value, the child reaped. The child
-  // keeps the caller's signal mask (the loop's signals blocked, as in the launch pool's threads)
-  // and environment; the supervisor sets its own.
+  // keeps the caller's signal mask (the loop's signals blocked, as in the launch pool's threads);
+  // the supervisor sets its own. Its environment is kShimEnvironment, none of hangard's: the shim
+  // reads no variable, a drone's environment is its plan's, and what hangard was started with
+  // (an admin's credentials, say) is not copied into every launch's processes, whose sandbox's
+  // first two are copies of the supervisor (launch/drone_exec.h).
   posix_spawn_file_actions_t actions;
   int spawned = posix_spawn_file_actions_init(&actions);
   if (spawned != 0) {
@@ -93,7 +102,8 @@ Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std:
     spawned = spawned ? spawned : rc;
   pid_t pid = -1;
   if (spawned == 0)
-    spawned = posix_spawn(&pid, shim_path.c_str(), &actions, nullptr, argv.data(), environ);
+    spawned = posix_spawn(&pid, shim_path.c_str(), &actions, nullptr, argv.data(),
+                          const_cast<char* const*>(kShimEnvironment));
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) {
     close(fd);

@@ -25,9 +25,9 @@ struct ShimChild {
 };
 
 // posix_spawn of SHIM_PATH with ARGS after argv[0], stdin from STDIN_FD (/dev/null when -1),
-// stdout and stderr to a fresh memfd. Not Boost.Process: Boost 1.74 only forks, and a fork copies
-// hangard's page tables at each launch (docs/ARCHITECTURE.md, hangar-shim). Io naming SHIM_PATH
-// when it cannot be run.
+// stdout and stderr to a fresh memfd, and no environment but PATH (none of hangard's). Not
+// Boost.Process: Boost 1.74 only forks, and a fork copies hangard's page tables at each launch
+// (docs/ARCHITECTURE.md, hangar-shim). Io naming SHIM_PATH when it cannot be run.
 Result<ShimChild> SpawnShim(const std::string& shim_path, const std::vector<std::string>& args,
                             int stdin_fd);
 

@@ -553,6 +553,34 @@ TEST_P(ShimTestSandbox, TheSandboxsOwnProcessesHoldNoneOfTheSupervisorsDescripto
   EXPECT_EQ(looked, Namespaces() ? 2 : 0);
 }
 
+// hangard's environment (what an admin started it with: credentials, say) reaches no process of a
+// launch: not the supervisor, nor the sandbox's own processes, copies of it (engine "namespaces"),
+// nor the drone, whose environment is its plan's. Fails with the shim spawned with hangard's
+// environ. Root only, as above: the sandbox's processes are undumpable.
+TEST_P(ShimTestSandbox, NoProcessOfTheLaunchCarriesHangardsEnvironment) {
+  if (geteuid() != 0) GTEST_SKIP() << "reading another user's undumpable process needs root";
+  const std::string secret = "TOPSECRET-ENV-5521";
+  setenv("HANGAR_SHIM_TEST_SECRET", secret.c_str(), 1);  // this process plays hangard
+  ASSERT_TRUE(Start(MakeSandboxedPlan({"sh", "-c", "touch ready; sleep 30"})).ok());
+  unsetenv("HANGAR_SHIM_TEST_SECRET");
+  const auto until = steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(room_ + "/ready") && steady_clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(10));
+  ASSERT_TRUE(fs::exists(room_ + "/ready")) << Slurp(run_ + "/stderr");
+  json::Value shim = ShimJson();
+  ASSERT_TRUE(shim.find("drone_pid") && shim.find("shim_pid"));
+  std::vector<pid_t> launch = ProcessGroupMembers(pid_t(shim.find("drone_pid")->as_int()));
+  launch.push_back(pid_t(shim.find("shim_pid")->as_int()));
+  if (GetParam() & 1) launch.push_back(zygote_.pid());
+  for (pid_t pid : launch) {
+    const std::string env = Slurp("/proc/" + std::to_string(pid) + "/environ");
+    EXPECT_FALSE(env.empty()) << "process " << pid << ": no environment read";
+    EXPECT_EQ(env.find(secret), std::string::npos)
+        << "process " << pid << " (" << Slurp("/proc/" + std::to_string(pid) + "/comm")
+        << ") carries hangard's environment";
+  }
+}
+
 TEST_P(ShimTestSandbox, DroneIgnoringTermIsKilledAfterGrace) {
   ASSERT_TRUE(
       Start(MakeSandboxedPlan({"sh", "-c", "trap '' TERM; touch ready; sleep 30; true"}, 300, 200))
