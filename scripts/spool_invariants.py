@@ -174,8 +174,12 @@ class Run:
         return True
 
     def kill_everything(self):
-        """SIGKILL to every process that names the scratch directory, until none is left."""
+        """SIGKILL to every process of the run, until none is left: each that names the scratch
+        directory (its working directory, command line or environment), holds a file beneath it
+        open (a supervisor: hangard starts the shims with no environment of its own, and they
+        work from /), or is in hangard's session (the shim zygote)."""
         me = os.getpid()
+        session = self.proc.pid if self.proc else None
         for _ in range(50):
             found = []
             for pid in os.listdir("/proc"):
@@ -188,11 +192,23 @@ class Run:
                 try:
                     cmd = open(f"/proc/{pid}/cmdline", "rb").read()
                     env = open(f"/proc/{pid}/environ", "rb").read()
+                    stat = open(f"/proc/{pid}/stat").read()
                 except OSError:
                     continue
+                files = []
+                try:
+                    for fd in os.listdir(f"/proc/{pid}/fd"):
+                        try:
+                            files.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+                        except OSError:
+                            pass  # closed meanwhile
+                except OSError:
+                    pass
+                sid = int(stat.rsplit(")", 1)[1].split()[3])
                 # Beneath the directory, never a prefix of its name (another run's directory).
                 t = (self.t + "/").encode()
-                if cwd == self.t or cwd.startswith(self.t + "/") or t in cmd or t in env:
+                if (cwd == self.t or cwd.startswith(self.t + "/") or t in cmd or t in env
+                        or any(f.startswith(self.t + "/") for f in files) or sid == session):
                     found.append(int(pid))
             if not found:
                 return
