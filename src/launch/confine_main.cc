@@ -9,7 +9,7 @@
 // "hangar-confine: refusing to run PROGRAM: REASON" on stderr when it does not run it; 127 when
 // PROGRAM cannot be executed; 64 on a usage error. The steps are launch/confined_exec.h's, which a
 // supervisor's child for a drone of engine "namespaces" takes without executing this program.
-#include <unistd.h>
+#include <unistd.h>  // environ
 
 #include <cstdio>
 #include <string>
@@ -21,10 +21,7 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--version")
     return std::puts(hangar::VersionLine("hangar-confine").c_str()) < 0;
   hangar::ConfineArgs args;
-  if (std::string bad = hangar::ParseConfineArgs(argc, argv, &args); !bad.empty()) {
-    const std::string text = "hangar-confine: " + bad + "\n";
-    (void)!write(2, text.data(), text.size());
-    return 64;
-  }
+  if (std::string bad = hangar::ParseConfineArgs(argc, argv, &args); !bad.empty())
+    return hangar::SayConfine(bad, 64);
   return hangar::RunConfined(args, environ);
 }

@@ -11,15 +11,11 @@
 
 namespace hangar {
 
-namespace {
-
-int Say(const std::string& line, int rc) {
+int SayConfine(const std::string& line, int rc) {
   const std::string text = "hangar-confine: " + line + "\n";
   (void)!write(2, text.data(), text.size());
   return rc;
 }
-
-}  // namespace
 
 std::string ParseConfineArgs(int argc, char** argv, ConfineArgs* out) {
   *out = ConfineArgs{};
@@ -68,29 +64,31 @@ int RunConfined(const ConfineArgs& a, char* const envp[]) {
   // Returns in the drone's process, inside the sandbox, every capability dropped.
   if (a.sandbox)
     if (std::string why = EnterNamespaceSandbox(*a.sandbox); !why.empty())
-      return Say("refusing to run " + program + ": cannot make its sandbox: " + why, 126);
+      return SayConfine("refusing to run " + program + ": cannot make its sandbox: " + why, 126);
   // The forwarder runs outside the filter, a child of what becomes the drone: only Landlock, which
   // forbids ptrace of a less restricted process, keeps the drone from driving it.
   if (a.forward_port && a.landlock < 0)
-    return Say("refusing to run " + program +
-                   ": network \"egress\" needs --landlock (without it the drone could ptrace the "
-                   "forwarder, which the system-call filter does not bind)",
-               126);
+    return SayConfine(
+        "refusing to run " + program +
+            ": network \"egress\" needs --landlock (without it the drone could ptrace the "
+            "forwarder, which the system-call filter does not bind)",
+        126);
   if (std::optional<std::string> held = CapabilityHeld(ReadCapabilities()))
-    return Say("refusing to run " + program + ": " + *held, 126);
+    return SayConfine("refusing to run " + program + ": " + *held, 126);
   if (a.forward_port) {
     const std::string started = StartForwarder(a.forward_port, a.forwarder, a.socket);
-    if (!started.empty()) return Say("refusing to run " + program + ": " + started, 126);
+    if (!started.empty()) return SayConfine("refusing to run " + program + ": " + started, 126);
   }
   if (a.landlock >= 0) {
     const std::string why = EnterRuleset(a.landlock);
-    if (!why.empty()) return Say("refusing to run " + program + ": cannot hide paths: " + why, 126);
+    if (!why.empty())
+      return SayConfine("refusing to run " + program + ": cannot hide paths: " + why, 126);
     close(a.landlock);  // the drone has no use for it
   }
   const std::string locked = LockDown(a.sockets);
-  if (!locked.empty()) return Say("refusing to run " + program + ": " + locked, 126);
+  if (!locked.empty()) return SayConfine("refusing to run " + program + ": " + locked, 126);
   execve(program.c_str(), argv.data(), envp);
-  return Say("cannot execute " + program + ": " + std::strerror(errno), 127);
+  return SayConfine("cannot execute " + program + ": " + std::strerror(errno), 127);
 }
 
 }  // namespace hangar

@@ -34,6 +34,9 @@ struct ConfineArgs {
 // (hangar-confine exits 64 with it).
 std::string ParseConfineArgs(int argc, char** argv, ConfineArgs* out);
 
+// Writes "hangar-confine: LINE" to stderr, and returns RC: how hangar-confine says why it stops.
+int SayConfine(const std::string& line, int rc);
+
 // Makes the sandbox (with args.sandbox), refuses to go on while any capability remains, starts the
 // forwarder, enters the Landlock ruleset and closes it, sets no_new_privs and loads the
 // system-call filter, then execve(PROGRAM, argv, ENVP). Returns only when PROGRAM does not run: 126

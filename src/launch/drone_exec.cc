@@ -16,6 +16,7 @@
 #include <fstream>
 #include <string>
 
+#include "launch/confined_exec.h"
 #include "shell/child_run.h"
 
 namespace hangar {

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "launch/confined_exec.h"
-
 namespace hangar {
+
+struct ConfineArgs;  // launch/confined_exec.h
 
 // What the drone's child process reports through a close-on-exec pipe when it fails between fork
 // and exec: which step, and errno. Nothing arrives when exec succeeded.

@@ -21,6 +21,7 @@
 #include "base/sha256.h"
 #include "env/env.h"
 #include "launch/checkout.h"
+#include "launch/confined_exec.h"
 #include "launch/drone_exec.h"
 #include "launch/sandbox_command.h"
 #include "launch/stop_policy.h"
