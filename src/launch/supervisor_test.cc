@@ -420,6 +420,17 @@ class ShimTestSandbox : public ShimTest {
     return out;
   }
   static constexpr char kNetDevices[] = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
+
+  // Starts a sandboxed drone that sleeps once it has touched "ready" in its room, waits for that
+  // file, and puts the run's shim.json in *SHIM.
+  void StartSleeper(json::Value* shim) {
+    ASSERT_TRUE(Start(MakeSandboxedPlan({"sh", "-c", "touch ready; sleep 30"})).ok());
+    const auto until = steady_clock::now() + std::chrono::seconds(30);
+    while (!fs::exists(room_ + "/ready") && steady_clock::now() < until)
+      std::this_thread::sleep_for(milliseconds(10));
+    ASSERT_TRUE(fs::exists(room_ + "/ready")) << Slurp(run_ + "/stderr");
+    *shim = ShimJson();
+  }
 };
 
 TEST_P(ShimTestSandbox, DroneWritesInItsRoomAndNowhereElse) {
@@ -524,12 +535,8 @@ TEST_P(ShimTestSandbox, DeadlineTermReachesTheDroneInsideTheSandbox) {
 // Root only: the two make themselves undumpable, and only root reads their /proc/PID/fd then.
 TEST_P(ShimTestSandbox, TheSandboxsOwnProcessesHoldNoneOfTheSupervisorsDescriptors) {
   if (geteuid() != 0) GTEST_SKIP() << "reading another user's undumpable process needs root";
-  ASSERT_TRUE(Start(MakeSandboxedPlan({"sh", "-c", "touch ready; sleep 30"})).ok());
-  const auto until = steady_clock::now() + std::chrono::seconds(30);
-  while (!fs::exists(room_ + "/ready") && steady_clock::now() < until)
-    std::this_thread::sleep_for(milliseconds(10));
-  ASSERT_TRUE(fs::exists(room_ + "/ready")) << Slurp(run_ + "/stderr");
-  json::Value shim = ShimJson();
+  json::Value shim;
+  ASSERT_NO_FATAL_FAILURE(StartSleeper(&shim));
   ASSERT_TRUE(shim.find("drone_pid"));
   int looked = 0;
   for (pid_t pid : ProcessGroupMembers(pid_t(shim.find("drone_pid")->as_int()))) {
@@ -561,13 +568,10 @@ TEST_P(ShimTestSandbox, NoProcessOfTheLaunchCarriesHangardsEnvironment) {
   if (geteuid() != 0) GTEST_SKIP() << "reading another user's undumpable process needs root";
   const std::string secret = "TOPSECRET-ENV-5521";
   setenv("HANGAR_SHIM_TEST_SECRET", secret.c_str(), 1);  // this process plays hangard
-  ASSERT_TRUE(Start(MakeSandboxedPlan({"sh", "-c", "touch ready; sleep 30"})).ok());
+  json::Value shim;
+  StartSleeper(&shim);
   unsetenv("HANGAR_SHIM_TEST_SECRET");
-  const auto until = steady_clock::now() + std::chrono::seconds(30);
-  while (!fs::exists(room_ + "/ready") && steady_clock::now() < until)
-    std::this_thread::sleep_for(milliseconds(10));
-  ASSERT_TRUE(fs::exists(room_ + "/ready")) << Slurp(run_ + "/stderr");
-  json::Value shim = ShimJson();
+  if (HasFatalFailure()) return;
   ASSERT_TRUE(shim.find("drone_pid") && shim.find("shim_pid"));
   std::vector<pid_t> launch = ProcessGroupMembers(pid_t(shim.find("drone_pid")->as_int()));
   launch.push_back(pid_t(shim.find("shim_pid")->as_int()));
