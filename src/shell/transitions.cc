@@ -301,32 +301,54 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
     }
   }
 
-  // Every plan.json and gate2.json (a mission that failed too: they say what was tried) and every
-  // key, in one wait (WriteTogether): their data at once, keys/ with them. The plans' names
-  // become durable with launch.json's, in the same directory; a power loss before it ends the
-  // launch as lost (or before the key, launches anew) and writes them again. The keys are durable
-  // before any move. When a file's write(2) fails no key is taken (WriteTogether): the spool's
-  // failure stops every launch of the batch before its point of no return, to be launched anew
-  // at the next start. A file's fsync or rename that fails is met after the keys are made: its
-  // launch and those after it stop with their key, and end lost at the next start.
+  // Every plan.json and gate2.json (a mission that failed too: they say what was tried), every
+  // launch.json and every key, in one wait (WriteTogether): their data at once, keys/ with them.
+  // launch.json goes with its plan into queued/ID, before the move, so that it needs no wait of
+  // its own: it is placed only where its directory's files all were (the plan's and gate2's
+  // before it), and written only for a launch whose key is not there yet (a key left by a cut
+  // launch ends this one lost, which then launched nothing). The names become durable with the
+  // move, by the closing sync of running/ID; a power loss before it ends the launch as lost (or
+  // before the key, launches anew), and queued/ID's launch.json is then written again, or
+  // names the attempt its key took. The keys are durable before any move. When a file's write(2)
+  // fails no key is taken (WriteTogether): the spool's failure stops every launch of the batch
+  // before its point of no return, to be launched anew at the next start. A file's fsync or
+  // rename that fails is met after the keys are made: its launch and those after it stop with
+  // their key, and end lost at the next start.
   Env::Together t;
   t.key_dir = l.Keys();
   std::vector<size_t> planned, keyed;
   for (size_t i = 0; i < n; ++i) {
     if (!going(i) && !own_failure[i]) continue;
     const Launch& x = *launches[i];
-    t.files.push_back({queued[i], {{"plan.json", x.plan_text}, {"gate2.json", x.gate2_text}}});
+    Env::DirFiles files{queued[i], {{"plan.json", x.plan_text}, {"gate2.json", x.gate2_text}}};
     planned.push_back(i);
-    if (!going(i)) continue;
-    key[i] = LaunchKeyName(x.id, x.attempt);
-    json::Object k;
-    k["hangar"] = 1;
-    k["id"] = x.id;
-    k["attempt"] = x.attempt;
-    k["plan_sha256"] = plan_sha[i];
-    k["time"] = FormatTime(now);
-    key_text[i] = json::WritePretty(k);
-    keyed.push_back(i);
+    if (going(i)) {
+      key[i] = LaunchKeyName(x.id, x.attempt);
+      json::Object k;
+      k["hangar"] = 1;
+      k["id"] = x.id;
+      k["attempt"] = x.attempt;
+      k["plan_sha256"] = plan_sha[i];
+      k["time"] = FormatTime(now);
+      key_text[i] = json::WritePretty(k);
+      keyed.push_back(i);
+      if (!env->Exists(l.Keys() + "/" + key[i])) {
+        json::Object rec;
+        rec["hangar"] = 1;
+        rec["id"] = x.id;
+        rec["attempt"] = x.attempt;
+        rec["key"] = "keys/" + key[i];
+        rec["launcher"] = x.plan.launcher;
+        rec["plan_sha256"] = plan_sha[i];
+        if (x.plan.workspace)
+          rec["workspace"] =
+              json::Object{{"git", x.plan.workspace->git}, {"commit", x.plan.workspace->commit}};
+        rec["time"] = FormatTime(now);
+        record[i] = json::WritePretty(rec);  // Env::Files holds views: the text lives here
+        files.files.emplace_back("launch.json", record[i]);
+      }
+    }
+    t.files.push_back(std::move(files));
   }
   for (size_t i : keyed) t.keys.emplace_back(key[i], key_text[i]);
   Env::TogetherDone done = env->WriteTogether(t);
@@ -343,9 +365,8 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
   }
 
   // The key is durable before the move, the move and every name before the supervisor: the
-  // moves, launch.json and the rooms are synced by one call, their directories at once.
-  std::vector<Env::DirFiles> records;
-  std::vector<size_t> recorded;
+  // moves, launch.json's names and the rooms are synced by one call, their directories at once.
+  std::vector<size_t> moved;
   for (size_t i = 0; i < n; ++i) {
     if (!going(i)) continue;
     if (Status s = env->RenameLater(queued[i], running[i]); !s.ok()) {
@@ -354,27 +375,10 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
     }
     r[i].dir = running[i];
     r[i].in_running = true;
-    const Launch& x = *launches[i];
-    json::Object rec;
-    rec["hangar"] = 1;
-    rec["id"] = x.id;
-    rec["attempt"] = x.attempt;
-    rec["key"] = "keys/" + key[i];
-    rec["launcher"] = x.plan.launcher;
-    rec["plan_sha256"] = plan_sha[i];
-    if (x.plan.workspace)
-      rec["workspace"] =
-          json::Object{{"git", x.plan.workspace->git}, {"commit", x.plan.workspace->commit}};
-    rec["time"] = FormatTime(now);
-    record[i] = json::WritePretty(rec);
-    recorded.push_back(i);
+    moved.push_back(i);
   }
-  for (size_t i : recorded) records.push_back({running[i], {{"launch.json", record[i]}}});
-  std::vector<Status> written = env->WriteFilesDirsLater(records);
-  for (size_t j = 0; j < recorded.size(); ++j)
-    if (!written[j].ok()) spool_fail(recorded[j], written[j]);
   std::vector<size_t> synced;
-  for (size_t i : recorded)
+  for (size_t i : moved)
     if (going(i)) synced.push_back(i);
   if (!synced.empty()) {
     std::vector<std::string> dirs;

@@ -111,6 +111,10 @@ TEST_F(TransitionsTest, ExistingLaunchKeyStopsTheLaunchBeforeAnythingMoves) {
   EXPECT_FALSE(r.in_running);
   EXPECT_TRUE(RealEnv()->Exists(l_.MissionDir(Phase::kQueued, "K")));
   EXPECT_FALSE(RealEnv()->Exists(l_.MissionDir(Phase::kRunning, "K")));
+  // Written with the plan, launch.json is written only for a launch that takes its key: this one
+  // launched nothing.
+  EXPECT_TRUE(RealEnv()->Exists(l_.MissionDir(Phase::kQueued, "K") + "/plan.json"));
+  EXPECT_FALSE(RealEnv()->Exists(l_.MissionDir(Phase::kQueued, "K") + "/launch.json"));
 }
 
 TEST_F(TransitionsTest, ARoomThatCannotBeMadeFailsTheLaunchWithoutTakingAKey) {
@@ -328,9 +332,11 @@ TEST_F(TransitionsTest, ADropGoneMidBatchLeavesTheMovedOnesSynced) {
 
 // A launch's calls, as the fault log names them: the only ones left unsynced (which a power loss
 // may take back, scripts/spool_invariants.py) are what the drone is given, room/ops, room_dirs,
-// the prompt and MISSION.md; the key is durable before the move, and the last call makes the room,
-// the move, launch.json and every name in running/ID (plan.json, gate2.json, run/) durable before
-// any supervisor starts, queued/ last: the move's new name before its old one's removal.
+// the prompt and MISSION.md; the key is durable before the move (launch.json's data with it, and
+// with the plan's: written into queued/ID, it costs no wait of its own), and the last call makes
+// the room, the move and every name in running/ID (plan.json, gate2.json, launch.json, run/)
+// durable before any supervisor starts, queued/ last: the move's new name before its old one's
+// removal.
 TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
   std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "V"));
   FaultEnv env(RealEnv(), FaultPlan{});
@@ -353,11 +359,10 @@ TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
                 "4 mkdir-visible " + q + "/run\n" +            //
                 "5 write-visible " + q + "/run/prompt.md\n" +  //
                 "6 write-visible " + room + "/MISSION.md\n" +  //
-                "7 write-files-dir-later " + q + "/plan.json plan.json,gate2.json\n" + "8 create " +
-                l_.LaunchKey("V", 1) + "\n" +                 //
+                "7 write-files-dir-later " + q + "/plan.json plan.json,gate2.json,launch.json\n" +
+                "8 create " + l_.LaunchKey("V", 1) + "\n" +   //
                 "9 rename-later " + q + " " + r.dir + "\n" +  //
-                "10 write-files-dir-later " + r.dir + "/launch.json launch.json\n" +
-                "11 sync-dirs " + r.dir + " " + l_.StateDir(Phase::kRunning) + " " + l_.rooms +
+                "10 sync-dirs " + r.dir + " " + l_.StateDir(Phase::kRunning) + " " + l_.rooms +
                 " " + q.substr(0, q.rfind('/')) + "\n");
   EXPECT_EQ(Read(r.dir + "/run/prompt.md"), "go\n");
   EXPECT_TRUE(std::filesystem::is_directory(room + "/out"));
@@ -402,16 +407,14 @@ TEST_F(TransitionsTest, ATurnsLaunchesArePreparedStepByStepTogether) {
                 "6 mkdir-visible " + l_.Room("W") + "/ops\n" +  //
                 "7 mkdir-visible " + qw + "/run\n" +            //
                 "8 write-visible " + qw + "/run/prompt.md\n" +  //
-                "9 write-files-dir-later " + qv + "/plan.json plan.json,gate2.json\n" +
-                "10 write-files-dir-later " + qw + "/plan.json plan.json,gate2.json\n" +
+                "9 write-files-dir-later " + qv + "/plan.json plan.json,gate2.json,launch.json\n" +
+                "10 write-files-dir-later " + qw + "/plan.json plan.json,gate2.json,launch.json\n" +
                 "11 create " + l_.LaunchKey("V", 1) + "\n" +  //
                 "12 create " + l_.LaunchKey("W", 1) + "\n" +  //
                 "13 rename-later " + qv + " " + rv + "\n" +   //
                 "14 rename-later " + qw + " " + rw + "\n" +   //
-                "15 write-files-dir-later " + rv + "/launch.json launch.json\n" +
-                "16 write-files-dir-later " + rw + "/launch.json launch.json\n" + "17 sync-dirs " +
-                rv + " " + rw + " " + l_.StateDir(Phase::kRunning) + " " + l_.rooms + " " +
-                l_.StateDir(Phase::kQueued) + "\n");
+                "15 sync-dirs " + rv + " " + rw + " " + l_.StateDir(Phase::kRunning) + " " +
+                l_.rooms + " " + l_.StateDir(Phase::kQueued) + "\n");
   EXPECT_EQ(Read(rv + "/plan.json") + Read(rw + "/plan.json"), "{V}{W}");
   EXPECT_EQ(Read(rw + "/run/prompt.md"), "go W\n");
   EXPECT_NE(Read(l_.LaunchKey("W", 1)).find("\"id\": \"W\""), std::string::npos);
@@ -432,6 +435,7 @@ TEST_F(TransitionsTest, AKeyAlreadyThereStopsOnlyItsOwnLaunch) {
   EXPECT_FALSE(r[0].in_running);
   EXPECT_TRUE(std::filesystem::is_directory(l_.MissionDir(Phase::kQueued, "V")));
   EXPECT_EQ(Read(l_.LaunchKey("V", 1)), "launched before");
+  EXPECT_FALSE(std::filesystem::exists(l_.MissionDir(Phase::kQueued, "V") + "/launch.json"));
   ASSERT_TRUE(r[1].ok) << r[1].error;
   EXPECT_TRUE(std::filesystem::exists(l_.MissionDir(Phase::kRunning, "W") + "/launch.json"));
 }
@@ -504,8 +508,7 @@ TEST_F(TransitionsTest, ASpoolFailureStopsItsLaunchAndTheLaterOnes) {
       << log;
   EXPECT_EQ(log.find("rename-later " + l_.MissionDir(Phase::kQueued, "W")), std::string::npos)
       << log;
-  EXPECT_NE(log.find("21 write-files-dir-later " + ru + "/launch.json"), std::string::npos) << log;
-  EXPECT_NE(log.find("22 sync-dirs " + ru + " " + l_.StateDir(Phase::kRunning) + " "),
+  EXPECT_NE(log.find("21 sync-dirs " + ru + " " + l_.StateDir(Phase::kRunning) + " "),
             std::string::npos)
       << log;
 }
