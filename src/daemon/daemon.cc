@@ -407,9 +407,14 @@ Status Daemon::Commit() {
   // The batch's intakes first, together; then every other act in order (an intake's mission is
   // acted on only after its intake, which no other act needs before it).
   std::vector<const Intake*> intakes;
-  for (const Action& a : b.acts)
+  bool launching = false;
+  for (const Action& a : b.acts) {
     if (auto* x = std::get_if<Intake>(&a)) intakes.push_back(x);
-  if (Status s = PerformIntakeActions(intakes, &undone, &forgotten, &no_space); !s.ok()) return s;
+    launching = launching || std::holds_alternative<Launch>(a);
+  }
+  intakes_unsynced_.clear();
+  if (Status s = PerformIntakeActions(intakes, &undone, &forgotten, &no_space, launching); !s.ok())
+    return s;
   std::vector<const Action*> left;  // the acts left, in order
   Status cut = Status::Ok();        // set: after those, the work stops with it
   for (const Action& a : b.acts) {
@@ -456,10 +461,18 @@ Status Daemon::Commit() {
       k = end;
       continue;
     }
-    // At most one launch among them: each act in turn, and the scan goes on after them.
-    for (const size_t stop = std::max(end, k + 1); k < stop; ++k)
-      if (Status s = Perform(*left[k], &follow_); !s.ok()) return s;
+    // At most one launch among them: each act in turn, and the scan goes on after them. An act
+    // that writes or tells anything, but a launch, finds the intakes durable (SyncIntakes).
+    for (const size_t stop = std::max(end, k + 1); k < stop; ++k) {
+      const Action& a = *left[k];
+      if (!intakes_unsynced_.empty() && !std::holds_alternative<Launch>(a) &&
+          !std::holds_alternative<Log>(a) && !std::holds_alternative<Observe>(a) &&
+          !std::holds_alternative<Warm>(a))
+        if (Status s = SyncIntakes(); !s.ok()) return s;
+      if (Status s = Perform(a, &follow_); !s.ok()) return s;
+    }
   }
+  if (Status s = SyncIntakes(); !s.ok()) return s;  // no launch came after all
   if (!cut.ok()) return cut;
   follow_.insert(follow_.begin(), std::make_move_iterator(undone.begin()),
                  std::make_move_iterator(undone.end()));

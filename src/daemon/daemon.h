@@ -18,22 +18,23 @@
 // written durably before its ledger entries, which carry the line's hash; only then its acts.
 // A line that cannot be written is a failed decision write: the work stops (below).
 //
-// THE BATCH (group commit across decisions). The drops and control requests one turn takes, the
-// drones' ends one turn finds, and the observations the workers finished, are each decided one
-// after the other without a write in between: each decision's entries are staged (LedgerKeeper::
-// Stage: their hashes are known, so the next decision's line names the head it follows) and its
-// acts wait. Then one commit: every line in one write and fsync, every entry in one ledger write
-// and fsync and one anchor write and fsync, then every act in decision order. The order a crash
-// can cut stays the one above (lines, entries, anchor, acts), for the whole batch at once: a crash
-// before the acts leaves decisions whose entries name no file yet, which a start decides again
-// from the spool (as it did for one decision); a crash between the lines and the entries leaves a
-// tail of lines whose entries never reached the ledger, all after the last committed one
-// (replay/replayer.h accepts exactly that). A batch holds at most LedgerKeeper::kMaxBatch entries;
-// a reanchor is never in one. Outside a batch every decision commits at once, as before.
-// Two steps of the acts wait together: the batch's intakes (PerformIntakes, before the other acts),
-// and launches that follow one another with only log lines between them (PerformLaunches:
-// prepared step by step together, then each act of the run in order), so that their fsyncs wait
-// at once (shell/transitions.h).
+// THE BATCH (group commit across decisions). Everything one turn of the loop finds (Turn,
+// DecideTurn: the drones' ends, the launches' and the observations' reports the workers finished,
+// a canary's time, the window's requests, the drops and control requests it takes, the rechecks
+// due) is decided one decision after the other without a write in between: each decision's entries
+// are staged (LedgerKeeper:: Stage: their hashes are known, so the next decision's line names the
+// head it follows) and its acts wait. Then one commit: every line in one write and fsync, every
+// entry in one ledger write and fsync and one anchor write and fsync, then every act in decision
+// order. The order a crash can cut stays the one above (lines, entries, anchor, acts), for the
+// whole batch at once: a crash before the acts leaves decisions whose entries name no file yet,
+// which a start decides again from the spool (as it did for one decision); a crash between the
+// lines and the entries leaves a tail of lines whose entries never reached the ledger, all after
+// the last committed one (replay/replayer.h accepts exactly that). A batch holds at most
+// LedgerKeeper::kMaxBatch entries; a reanchor is never in one. Outside a batch every decision
+// commits at once, as before. Two steps of the acts wait together: the batch's intakes
+// (PerformIntakes, before the other acts), and launches that follow one another with only log lines
+// between them (PerformLaunches: prepared step by step together, then each act of the run in
+// order), so that their fsyncs wait at once (shell/transitions.h).
 //
 // Storage failures (issue 6). A failed write, sync, rename or ledger append made for a decision
 // leaves that file's state unknown: a failed fsync may already have dropped the data, and trying
@@ -198,8 +199,15 @@ class Daemon {
   // Performs a batch's Intakes together (shell/transitions.h PerformIntakes: the directory fsyncs
   // they share made once), in order; the ids of those that failed for lack of space and were undone
   // go to *forgotten and that failure to *no_space (intake paused, IntakeFailed added to *undone).
+  // With LAUNCHING (the batch launches too), the fsync of queued/ that ends them is left to the
+  // batch's first launch (intakes_unsynced_).
   Status PerformIntakeActions(const std::vector<const Intake*>& ins, std::deque<Signal>* undone,
-                              std::set<std::string>* forgotten, Status* no_space);
+                              std::set<std::string>* forgotten, Status* no_space, bool launching);
+  // The state directories a batch's intakes left unsynced (PerformIntakes' UNSYNCED): the first
+  // launch syncs them in its first wait (PrepareLaunches' SYNC_FIRST); an act before it that
+  // writes or tells anything (all but a log line, an observation or a warm read), or the batch's
+  // end, first by SyncIntakes.
+  Status SyncIntakes();
   // What follows one performed intake, given what its steps gave (S): a hold's notice and the
   // intake resumed; or, for want of space, the undo, *why = S.
   Status IntakeDone(const Intake& in, Status s, std::deque<Signal>* undone, Status* why);
@@ -225,6 +233,10 @@ class Daemon {
   // ---- daemon_loop.cc: the loop's events and checks ----
   // One turn after poll (which of the signalfd, inotify and the workers' eventfd are readable).
   Status Turn(bool signals, bool events, bool observations, bool launches, bool* quit);
+  // The turn's decisions, inside the one batch Turn opens: the drones' ends inotify told of, the
+  // launches and observations finished, a canary's time, the window's requests, the drops and
+  // requests waiting, the rechecks due.
+  Status DecideTurn(bool events, bool observations, bool launches);
   Status ReadInotify(bool* overflow);
   Status CheckExit(const std::string& id);
   Status RecheckExits();
@@ -279,6 +291,7 @@ class Daemon {
     bool flush = false;        // a decision acts: the lines go out before anything of it
   };
   Batch batch_;
+  std::vector<std::string> intakes_unsynced_;  // see SyncIntakes
   int batching_ = 0;                   // BeginBatch calls not yet ended
   std::deque<Signal> follow_;          // signals waiting to be decided
   std::set<std::string> batch_names_;  // drops and requests taken since the last commit

@@ -1,5 +1,5 @@
 // The loop: poll on the signalfd, inotify and the workers' eventfd; each turn takes what they
-// say, then the drops and requests that wait (a batch per turn), then the periodic checks that
+// say, then the drops and requests that wait (all of it one batch), then the periodic checks that
 // are due (daemon/periodic.h: a wall clock stepped back stalls none of them).
 #include <poll.h>
 #include <signal.h>
@@ -88,39 +88,15 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool launches,
     *quit = true;
     return WritePresence("stopped");
   }
-  if (events) {
-    bool overflow = false;
-    Status s = ReadInotify(&overflow);
-    if (s.ok() && overflow) {
-      Say("inotify queue overflowed: rescanning the spool", Priority::kWarning);
-      s = ScanAll();
-    }
-    if (!s.ok()) return s;
-  }
-  if (launches)  // the launches finished meanwhile, as the observations below
-    if (Status s = DecideLaunched(launches_->Drain()); !s.ok()) return s;
-  if (observations) {
-    BeginBatch();  // one commit for every observation finished meanwhile (daemon.h, THE BATCH)
-    for (Signal& sig : pool_->Drain())
-      if (Status s = Dispatch(std::move(sig)); !s.ok()) {
-        (void)EndBatch();
-        return s;
-      }
-    if (Status s = EndBatch(); !s.ok()) return s;
-  }
+  // Everything the turn finds is decided before anything is written: the drones' ends, the
+  // launches' and the observations' reports, the drops and requests. One commit for all
+  // (daemon.h, THE BATCH): the lines, the entries and the anchor wait once for the turn, not once
+  // for each kind of news it brought.
+  BeginBatch();
+  Status decided = DecideTurn(events, observations, launches);
+  if (Status s = EndBatch(); decided.ok()) decided = s;
+  if (!decided.ok()) return decided;
   const TimeMs now = env_->Now();
-  if (!work_.stopped() && work_.intake_paused() && intake_retry_.Due(now)) RetryIntake();
-  // A canary that has run its span: the kernel hears the time (nothing else may come meanwhile).
-  if (!work_.stopped())
-    if (std::optional<TimeMs> due = CanaryDue(state_); due && now >= *due)
-      if (Status s = Dispatch(Tick{now}); !s.ok()) return s;
-  drops_.TakeSettled(now);
-  if (Status s = TakeOps(); !s.ok()) return s;
-  BeginBatch();  // the turn's drops and requests: one commit (daemon.h, THE BATCH)
-  Status taken = TakePending(kTakePerTurn);
-  if (Status s = EndBatch(); taken.ok()) taken = s;
-  if (!taken.ok()) return taken;
-  if (Status s = RecheckExits(); !s.ok()) return s;
   if (supervisor_check_.Due(now)) {
     Status s = CheckSupervisors();
     if (!s.ok()) return s;
@@ -144,6 +120,33 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool launches,
     if (!s.ok()) return s;
   }
   return Status::Ok();
+}
+
+Status Daemon::DecideTurn(bool events, bool observations, bool launches) {
+  if (events) {
+    bool overflow = false;
+    Status s = ReadInotify(&overflow);
+    if (s.ok() && overflow) {
+      Say("inotify queue overflowed: rescanning the spool", Priority::kWarning);
+      s = ScanAll();
+    }
+    if (!s.ok()) return s;
+  }
+  if (launches)  // the launches finished meanwhile, as the observations below
+    if (Status s = DecideLaunched(launches_->Drain()); !s.ok()) return s;
+  if (observations)
+    for (Signal& sig : pool_->Drain())
+      if (Status s = Dispatch(std::move(sig)); !s.ok()) return s;
+  const TimeMs now = env_->Now();
+  if (!work_.stopped() && work_.intake_paused() && intake_retry_.Due(now)) RetryIntake();
+  // A canary that has run its span: the kernel hears the time (nothing else may come meanwhile).
+  if (!work_.stopped())
+    if (std::optional<TimeMs> due = CanaryDue(state_); due && now >= *due)
+      if (Status s = Dispatch(Tick{now}); !s.ok()) return s;
+  drops_.TakeSettled(now);
+  if (Status s = TakeOps(); !s.ok()) return s;
+  if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
+  return RecheckExits();
 }
 
 Status Daemon::ReadInotify(bool* overflow) {

@@ -16,7 +16,7 @@ namespace hangar {
 
 Status Daemon::PerformIntakeActions(const std::vector<const Intake*>& ins,
                                     std::deque<Signal>* undone, std::set<std::string>* forgotten,
-                                    Status* no_space) {
+                                    Status* no_space, bool launching) {
   // In runs whose .ID.tmp directories are distinct (two drops of one id into one state directory,
   // as two rejected ones, go in turn).
   for (size_t begin = 0; begin < ins.size();) {
@@ -27,7 +27,12 @@ Status Daemon::PerformIntakeActions(const std::vector<const Intake*>& ins,
       run.push_back(ins[begin]);
     }
     std::vector<Status> full;
-    if (Status s = PerformIntakes(env_, layout_, run, &full); !s.ok()) return s;
+    // A launch out of queued/ fsyncs queued/ in its first wait: the intakes' last fsync of it
+    // waits there too (shell/transitions.h PerformIntakes, UNSYNCED).
+    Status s = launching ? PerformIntakes(env_, layout_, run, &full,
+                                          layout_.StateDir(Phase::kQueued), &intakes_unsynced_)
+                         : PerformIntakes(env_, layout_, run, &full);
+    if (!s.ok()) return s;
     for (size_t i = 0; i < run.size(); ++i) {
       Status why = Status::Ok();
       if (Status s = IntakeDone(*run[i], full[i], undone, &why); !s.ok()) return s;
@@ -163,15 +168,25 @@ Status Daemon::PerformConsumeAction(const ConsumeControl& x) {
   return env_->Remove(layout_.ControlNew() + "/" + x.name);
 }
 
+Status Daemon::SyncIntakes() {
+  std::vector<std::string> dirs = std::move(intakes_unsynced_);
+  intakes_unsynced_.clear();
+  return env_->SyncDirs(dirs, "");
+}
+
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
-  return LaunchPrepared(l, PrepareLaunch(env_, layout_, l, env_->Now()), follow);
+  std::vector<std::string> first = std::move(intakes_unsynced_);
+  intakes_unsynced_.clear();
+  return LaunchPrepared(l, PrepareLaunch(env_, layout_, l, env_->Now(), first), follow);
 }
 
 Status Daemon::PerformLaunches(const std::vector<const Action*>& run, std::deque<Signal>* follow) {
   std::vector<const Launch*> ls;
   for (const Action* a : run)
     if (auto* x = std::get_if<Launch>(a)) ls.push_back(x);
-  std::vector<LaunchPrep> preps = PrepareLaunches(env_, layout_, ls, env_->Now());
+  std::vector<std::string> first = std::move(intakes_unsynced_);
+  intakes_unsynced_.clear();
+  std::vector<LaunchPrep> preps = PrepareLaunches(env_, layout_, ls, env_->Now(), first);
   // Then each act in the run's order, a launch from where its preparation left it.
   size_t i = 0;
   for (const Action* a : run) {

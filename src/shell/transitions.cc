@@ -30,7 +30,8 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in) {
 }
 
 Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
-                      std::vector<Status>* no_space) {
+                      std::vector<Status>* no_space, const std::string& later,
+                      std::vector<std::string>* unsynced) {
   const size_t n = ins.size();
   no_space->assign(n, Status::Ok());
   std::vector<std::string> dir(n), tmp(n);
@@ -99,8 +100,16 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     return s;
   }
   s = each([&](size_t i) { return env->RenameLater(tmp[i], dir[i] + "/" + ins[i]->id); });
-  if (s.ok()) s = sync(dir, "");
-  return s;
+  if (!s.ok()) return s;
+  std::vector<std::string> dirs = live_dirs(dir);
+  if (unsynced && !later.empty()) {
+    auto it = std::find(dirs.begin(), dirs.end(), later);
+    if (it != dirs.end()) {
+      dirs.erase(it);
+      unsynced->push_back(later);  // the caller's to sync, before anything relies on it
+    }
+  }
+  return env->SyncDirs(dirs, "");
 }
 
 bool NoSpace(const Status& s) {
@@ -241,7 +250,8 @@ Status SyncCutLaunches(Env* env, const Layout& l) {
 }
 
 std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
-                                        const std::vector<const Launch*>& launches, TimeMs now) {
+                                        const std::vector<const Launch*>& launches, TimeMs now,
+                                        const std::vector<std::string>& sync_first) {
   const size_t n = launches.size();
   std::vector<LaunchPrep> r(n);
   std::vector<std::string> queued(n), running(n), plan_sha(n), key(n), key_text(n), record(n);
@@ -315,6 +325,7 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
   // rename that fails is met after the keys are made: its launch and those after it stop with
   // their key, and end lost at the next start.
   Env::Together t;
+  t.dirs = sync_first;
   t.key_dir = l.Keys();
   std::vector<size_t> planned, keyed;
   for (size_t i = 0; i < n; ++i) {
@@ -352,6 +363,9 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
   }
   for (size_t i : keyed) t.keys.emplace_back(key[i], key_text[i]);
   Env::TogetherDone done = env->WriteTogether(t);
+  if (!done.dirs.ok())  // the caller's intakes are not known to be durable: every launch stops
+    for (size_t i = 0; i < n; ++i)
+      if (r[i].storage.ok()) spool_fail(i, done.dirs);
   for (size_t j = 0; j < planned.size(); ++j)
     if (!done.files[j].ok()) spool_fail(planned[j], done.files[j]);
   for (size_t j = 0; j < keyed.size(); ++j) {
@@ -401,8 +415,9 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
   return r;
 }
 
-LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now) {
-  return PrepareLaunches(env, l, {&launch}, now).front();
+LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now,
+                         const std::vector<std::string>& sync_first) {
+  return PrepareLaunches(env, l, {&launch}, now, sync_first).front();
 }
 
 Status PerformWriteMemory(Env* env, const Layout& l, const WriteMemory& w) {

@@ -40,8 +40,13 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in);
 // step 2 comes with step 3's files written, which the undo or the next start's recovery removes
 // with their .ID.tmp); when it came between steps 4 and 5, the drops already moved are synced
 // where they are first, best effort.
+// With UNSYNCED, step 7 leaves the state directory LATER out of its fsync and appends it to
+// *UNSYNCED: the caller syncs it before anything relies on those intakes (hangard hands it to the
+// first wait of the batch's launch, PrepareLaunches' SYNC_FIRST, which a launch out of queued/
+// needs before its key anyway; a power loss before that sync leaves .ID.tmp, as above).
 Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
-                      std::vector<Status>* no_space);
+                      std::vector<Status>* no_space, const std::string& later = "",
+                      std::vector<std::string>* unsynced = nullptr);
 
 // True when s says the disk or the quota is full (ENOSPC, EDQUOT): an intake that fails so waits
 // for space (the drop stays in incoming/new); any other failure of the spool stops hangard's work.
@@ -70,21 +75,20 @@ Status PerformMove(Env* env, const Layout& l, const Move& mv);
 
 // Everything of a launch before the supervisor starts. Whatever can fail for this mission alone
 // (its room, its prompt) is done before the O_EXCL key, so a failure there leaves no key behind:
-// the room (and MISSION.md), run/ with prompt.md; then plan.json, gate2.json and the key by one
-// WriteTogether (their data, the key and keys/ fsynced at once; the key only once both files are
-// written, and for a room that failed the files alone, which say what was tried); then
-// queued/ID -> running/ID and launch.json, and one SyncDirs makes the move, every name in
-// running/ID and the room durable, running/ID, running/ and rooms/ at once, then queued/ (4 fsync
-// waits, where each call durable alone made 9). A failure of the room's making is the mission's,
-// reported in the result (where its directory is, whether the key already existed) for LaunchDone.
-// A failed write, sync or rename of the spool itself (plan.json, gate2.json, run/, the key, the
-// rename, launch.json) is not: it is in `storage`, and the spool is in a state only the next start
-// may read (hangard stops its work).
-// At start, before recovery reads running/: what a launch cut short by a crash may have left
-// unsynced made durable, as PrepareLaunch's closing sync would have (every running/ID, running/
-// and rooms/ at once, then queued/). Without it, a launch cut between its move and that sync,
-// then ended lost by recovery, could be taken back by a later power loss into queued/ID as well as
-// returned/ID.
+// the room (and MISSION.md), run/ with prompt.md; then plan.json, gate2.json, launch.json and the
+// key by one WriteTogether (their data, the key and keys/ fsynced at once; the key only once the
+// files are written; launch.json only when the key is not there yet; for a room that failed the
+// plan and gate2 alone, which say what was tried); then queued/ID -> running/ID, and one SyncDirs
+// makes the move, every name in running/ID and the room durable, running/ID, running/ and rooms/
+// at once, then queued/ (3 fsync waits, where each call durable alone made 9). A failure of the
+// room's making is the mission's, reported in the result (where its directory is, whether the key
+// already existed) for LaunchDone. A failed write, sync or rename of the spool itself (plan.json,
+// gate2.json, launch.json, run/, the key, the rename) is not: it is in `storage`, and the spool is
+// in a state only the next start may read (hangard stops its work). At start, before recovery reads
+// running/: what a launch cut short by a crash may have left unsynced made durable, as
+// PrepareLaunch's closing sync would have (every running/ID, running/ and rooms/ at once, then
+// queued/). Without it, a launch cut between its move and that sync, then ended lost by recovery,
+// could be taken back by a later power loss into queued/ID as well as returned/ID.
 Status SyncCutLaunches(Env* env, const Layout& l);
 
 struct LaunchPrep {
@@ -95,24 +99,28 @@ struct LaunchPrep {
   std::string error;  // when not ok
   Status storage;     // not Ok: the spool failed (error says the same)
 };
-LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now);
+// SYNC_FIRST: directories the caller left unsynced (a batch's intakes into queued/, PerformIntakes'
+// UNSYNCED), fsynced in the launch's first wait, with its plan's data and key; when that fsync
+// fails, every launch stops there as for a failure of the spool (storage).
+LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now,
+                         const std::vector<std::string>& sync_first = {});
 
 // PrepareLaunch of several missions (a turn's launches), each step for every launch before the
-// next step, so that their fsyncs wait at once: the rooms in turn, the plans, gate2s and keys of
-// all by one WriteTogether, the moves and every launch.json by one WriteFilesDirsLater, one
-// closing SyncLaunched: 4 fsync waits for the turn (up to 64 plans' files and keys, some 21
-// launches; past that each part waits on its own), where one launch after the other waited 4
-// each. Each launch keeps its own order (its key durable before its move, its move and names
-// before its supervisor) and its result is what PrepareLaunch would say of it, but for a spool
-// failure: a plan.json or gate2.json whose write(2) fails stops every launch of the batch before
-// any key is taken (WriteTogether takes no key then; each says "not created"), those before it
-// too. A failure found later (a file's fsync or rename, which RealEnv meets after the keys are
-// made, in the same wait), and any failure of the spool for launch I after the keys, stops every
-// launch from I on where it is (hangard stops its work at I, as it would have); launches that
-// got further than they would have alone (their key, their move) end lost at the next start,
-// never launched twice. The missions are distinct.
+// next step, so that their fsyncs wait at once: the rooms in turn, the plans, gate2s, launch.jsons
+// and keys of all by one WriteTogether, the moves, one closing SyncLaunched: 3 fsync waits for the
+// turn (up to 64 files and keys, some 16 launches; past that each part waits on its own), where
+// one launch after the other waited 3 each. Each launch keeps its own order (its key durable before
+// its move, its move and names before its supervisor) and its result is what PrepareLaunch would
+// say of it, but for a spool failure: a plan.json or gate2.json whose write(2) fails stops every
+// launch of the batch before any key is taken (WriteTogether takes no key then; each says "not
+// created"), those before it too. A failure found later (a file's fsync or rename, which RealEnv
+// meets after the keys are made, in the same wait), and any failure of the spool for launch I after
+// the keys, stops every launch from I on where it is (hangard stops its work at I, as it would
+// have); launches that got further than they would have alone (their key, their move) end lost at
+// the next start, never launched twice. The missions are distinct.
 std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
-                                        const std::vector<const Launch*>& launches, TimeMs now);
+                                        const std::vector<const Launch*>& launches, TimeMs now,
+                                        const std::vector<std::string>& sync_first = {});
 
 // Writes memory/REQUESTER/vVERSION.json (kernel.h WriteMemory), making memory/REQUESTER first.
 // Ok when the file is there already with the same bytes (written before a stop); Exists when it

@@ -17,6 +17,17 @@
 namespace hangar {
 namespace {
 
+// A launch of mission ID with a plan and a prompt of its own, nothing more.
+Launch TwoStepLaunch(const Layout& l, const std::string& id) {
+  Launch x;
+  x.id = id;
+  x.attempt = 1;
+  x.plan.room = l.Room(id);
+  x.plan_text = "{" + id + "}";
+  x.prompt = "go " + id + "\n";
+  return x;
+}
+
 class TransitionsTest : public ::testing::Test {
  protected:
   ScratchDir scratch_{"transitions"};
@@ -199,6 +210,56 @@ TEST_F(TransitionsTest, AnIntakeMakesItsDirectoryDurableBeforeTheDropMovesIn) {
   EXPECT_EQ(Read(q + "/I/mission.json"), "{}");
 }
 
+// A batch that launches too (hangard's Commit) leaves the intakes' last fsync of queued/ to its
+// first launch, whose first wait fsyncs queued/ with the plan's data and the key: one wait less
+// from a drop to its drone. Every other state directory is synced as before, and the launch finds
+// its mission where the intake put it.
+TEST_F(TransitionsTest, AnIntakeLaunchedInItsBatchLeavesQueuedsLastSyncToTheLaunch) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  std::vector<Intake> ins;
+  DropAll({"A", "R"}, &ins);
+  const std::string q = l_.StateDir(Phase::kQueued), r = l_.StateDir(Phase::kRejected);
+  std::vector<Status> full;
+  std::vector<std::string> unsynced;
+  ASSERT_TRUE(PerformIntakes(&env, l_, {&ins[0], &ins[1]}, &full, q, &unsynced).ok());
+  EXPECT_EQ(unsynced, std::vector<std::string>{q});
+  std::string log = Read(root_ + "/fault.log");
+  EXPECT_NE(log.find("11 sync-dirs " + r + "\n"), std::string::npos) << log;  // queued/ left out
+  EXPECT_EQ(env.calls(), 11u);
+  Launch a = TwoStepLaunch(l_, "A");
+  LaunchPrep p = PrepareLaunch(&env, l_, a, 0, unsynced);
+  ASSERT_TRUE(p.ok) << p.error;
+  log = Read(root_ + "/fault.log");
+  // The launch's room, ops/, run/ and prompt (12-15), then its first wait: queued/ first in it.
+  EXPECT_NE(log.find("16 sync-dirs " + q + "\n17 write-files-dir-later " + q +
+                     "/A/plan.json plan.json,gate2.json,launch.json\n"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(Read(p.dir + "/mission.json"), "{A}");
+}
+
+// When that fsync fails, the intakes are not known to be durable: the launch stops where it is,
+// as for any failure of the spool (hangard stops its work; the next start finds the mission in
+// queued/, its key taken or not, never launched twice).
+TEST_F(TransitionsTest, AFailedSyncOfTheIntakesStopsTheLaunch) {
+  std::vector<Intake> ins;
+  DropAll({"A"}, &ins);
+  const std::string q = l_.StateDir(Phase::kQueued);
+  std::vector<Status> full;
+  std::vector<std::string> unsynced;
+  ASSERT_TRUE(PerformIntakes(RealEnv(), l_, {&ins[0]}, &full, q, &unsynced).ok());
+  // Calls: the room, ops/, run/, prompt.md, then the sync of queued/ (5).
+  FaultEnv env(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, 5, EIO, false});
+  Launch a = TwoStepLaunch(l_, "A");
+  LaunchPrep p = PrepareLaunch(&env, l_, a, 0, unsynced);
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.storage.sys_errno(), EIO) << p.storage.message();
+  EXPECT_FALSE(p.in_running);
+  EXPECT_TRUE(std::filesystem::is_directory(l_.MissionDir(Phase::kQueued, "A")));
+  EXPECT_FALSE(std::filesystem::exists(l_.MissionDir(Phase::kRunning, "A")));
+}
+
 // A batch's intakes share their fsyncs: three drops into queued/ and one into rejected/ make one
 // sync of the two state directories before any drop moves, one of every .ID.tmp and incoming/new
 // after the drops moved in, one of the state directories after the renames into place.
@@ -372,15 +433,6 @@ TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
 // plans, the keys and the launch records of all wait for their fsyncs at once, and one closing
 // sync makes every move durable. Each launch keeps its own order: its key (a durable call) before
 // its move, its move before the closing sync.
-Launch TwoStepLaunch(const Layout& l, const std::string& id) {
-  Launch x;
-  x.id = id;
-  x.attempt = 1;
-  x.plan.room = l.Room(id);
-  x.plan_text = "{" + id + "}";
-  x.prompt = "go " + id + "\n";
-  return x;
-}
 
 TEST_F(TransitionsTest, ATurnsLaunchesArePreparedStepByStepTogether) {
   for (const char* id : {"V", "W"})
