@@ -412,7 +412,7 @@ Status Daemon::Commit() {
     if (auto* x = std::get_if<Intake>(&a)) intakes.push_back(x);
     launching = launching || std::holds_alternative<Launch>(a);
   }
-  intakes_unsynced_.clear();
+  if (Status s = SyncIntakes(); !s.ok()) return s;  // none left by a batch before, as a rule
   if (Status s = PerformIntakeActions(intakes, &undone, &forgotten, &no_space, launching); !s.ok())
     return s;
   std::vector<const Action*> left;  // the acts left, in order

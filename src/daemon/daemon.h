@@ -23,7 +23,10 @@
 // a canary's time, the window's requests, the drops and control requests it takes, the rechecks
 // due) is decided one decision after the other without a write in between: each decision's entries
 // are staged (LedgerKeeper:: Stage: their hashes are known, so the next decision's line names the
-// head it follows) and its acts wait. Then one commit: every line in one write and fsync, every
+// head it follows) and its acts wait. Control requests are the exception: what hangard reads for
+// one (a retry's returned/ID, a cancel's mission.json) must be what the decisions before it left,
+// so when one waits, what the turn decided so far is committed first, and the requests and drops
+// go into a second batch. Then one commit: every line in one write and fsync, every
 // entry in one ledger write and fsync and one anchor write and fsync, then every act in decision
 // order. The order a crash can cut stays the one above (lines, entries, anchor, acts), for the
 // whole batch at once: a crash before the acts leaves decisions whose entries name no file yet,
@@ -60,7 +63,7 @@
 // until it can be written (launch/supervisor.cc), so no end is lost to a full disk.
 //
 // LAUNCHES OFF THE LOOP. A direct launch's spool part (PrepareLaunch: the room, plan.json,
-// gate2.json, the key, the move to running/, launch.json) is done on the loop as an act of its
+// gate2.json, the key, launch.json, the move to running/) is done on the loop as an act of its
 // decision; starting hangar-shim and waiting for its report (up to 10 s, some 20 ms as a rule) runs
 // on the launch pool, so the loop takes drops and ends meanwhile. The mission is then *launching*
 // (launching_, by attempt: a report of an attempt that is no longer the one launching is said

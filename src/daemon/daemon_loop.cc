@@ -145,6 +145,14 @@ Status Daemon::DecideTurn(bool events, bool observations, bool launches) {
       if (Status s = Dispatch(Tick{now}); !s.ok()) return s;
   drops_.TakeSettled(now);
   if (Status s = TakeOps(); !s.ok()) return s;
+  // A control request is judged on the files of the missions it names (a retry's returned/ID, a
+  // cancel's mission.json), read as it is taken: what the turn decided so far is committed and
+  // performed first, so that it reads them as those decisions left them.
+  if (drops_.Controls()) {
+    Status s = EndBatch();
+    BeginBatch();
+    if (!s.ok()) return s;
+  }
   if (Status s = TakePending(kTakePerTurn); !s.ok()) return s;
   return RecheckExits();
 }

@@ -38,6 +38,7 @@ class DropQueue {
   std::optional<std::string> NextControl() { return Pop(&controls_); }
   std::optional<std::string> NextDrop() { return Pop(&drops_); }
   bool Backlog() const { return !drops_.empty() || !controls_.empty(); }
+  bool Controls() const { return !controls_.empty(); }  // a control request waits
   void ClearDrops() { drops_.clear(); }
   void Clear() {
     drops_.clear();

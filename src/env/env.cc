@@ -55,6 +55,13 @@ std::vector<Status> Env::KeysAfter(const std::vector<Status>& files, size_t n) {
   return {};
 }
 
+std::vector<Status> Env::NotWritten(const std::vector<Keyed>& keyed) {
+  std::vector<Status> r;
+  for (const Keyed& k : keyed)
+    r.push_back(Status::NotFound("not written in " + k.files.dir + ": its key was not made"));
+  return r;
+}
+
 Result<std::unique_ptr<Env::Dir>> Env::OpenDir(const std::string& path) {
   if (!Exists(path)) return Status::Errno("open directory " + path, ENOENT);
   return std::unique_ptr<Dir>(std::make_unique<PathDir>(this, path));

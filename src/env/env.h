@@ -52,8 +52,8 @@ class Env {
   // The same without the directory's fsync: each file's data is durable, its name in DIR only once
   // a later call fsyncs DIR, and a power loss before that may take the names back. For files whose
   // directory the next call there fsyncs (an intake's gate1.json and intake.json, then the drop
-  // renamed in; a launch's plan.json and gate2.json, then launch.json); the default is
-  // WriteFilesAtomic.
+  // renamed in; a launch's plan.json, gate2.json and launch.json, then the closing sync of
+  // running/ID after the move); the default is WriteFilesAtomic.
   virtual Status WriteFilesDirLater(const std::string& dir, const Files& files) {
     return WriteFilesAtomic(dir, files);
   }
@@ -107,19 +107,30 @@ class Env {
   // the keys are made, and they stand), then fsyncs every file's and key's data, KEY_DIR and DIRS
   // at once: one wait where the three calls waited for three or four in a row (an intake's state
   // directory with its gate1.json and intake.json; a launch's plan.json and gate2.json with its
-  // key). A batch of more than 64 files and keys is the three calls in turn. The default is the
-  // three calls in that order, so FaultEnv counts and the crash sweep sees the calls each part
-  // would make alone.
+  // key). KEYED are files as FILES, each written only once the key it names (an index of KEYS)
+  // was created by this call, so that no such file stands without its key (a launch's
+  // launch.json); RealEnv writes them after the keys are created and fsyncs their data in the same
+  // wait. A batch of more than 64 files and keys is the calls in turn. The default is the calls in
+  // that order (SyncDirs, WriteFilesDirsLater, CreateExclusives, WriteFilesDirsLater of the keyed
+  // files whose key is Ok), so FaultEnv counts and the crash sweep sees the calls each part would
+  // make alone.
+  struct Keyed {
+    size_t key;  // KEYS' index
+    DirFiles files;
+  };
   struct Together {
     std::vector<std::string> dirs;
     std::vector<DirFiles> files;
     std::string key_dir;
     Files keys;
+    std::vector<Keyed> keyed;
   };
   struct TogetherDone {
     Status dirs;
     std::vector<Status> files;  // at FILES' indexes
     std::vector<Status> keys;   // at KEYS' indexes
+    std::vector<Status>
+        keyed;  // at KEYED's indexes; NotFound "not written" when its key was not made
   };
   virtual TogetherDone WriteTogether(const Together& t) {
     TogetherDone r;
@@ -127,8 +138,20 @@ class Env {
     r.files = WriteFilesDirsLater(t.files);
     r.keys = KeysAfter(r.files, t.keys.size());
     if (!t.keys.empty() && r.keys.empty()) r.keys = CreateExclusives(t.key_dir, t.keys);
+    std::vector<DirFiles> keyed;
+    std::vector<size_t> at;
+    for (size_t k = 0; k < t.keyed.size(); ++k)
+      if (t.keyed[k].key < r.keys.size() && r.keys[t.keyed[k].key].ok()) {
+        keyed.push_back(t.keyed[k].files);
+        at.push_back(k);
+      }
+    r.keyed = NotWritten(t.keyed);
+    std::vector<Status> written = WriteFilesDirsLater(keyed);
+    for (size_t j = 0; j < at.size(); ++j) r.keyed[at[j]] = written[j];
     return r;
   }
+  // A status for each of KEYED saying "not written: its key was not made".
+  static std::vector<Status> NotWritten(const std::vector<Keyed>& keyed);
   // WriteTogether's keys when a file failed: N statuses saying "not created" with the first
   // failure of FILES; none when every file is Ok (the keys are to be created).
   static std::vector<Status> KeysAfter(const std::vector<Status>& files, size_t n);

@@ -164,37 +164,49 @@ TEST_F(FaultEnvTest, SeveralFilesOfOneDirectoryAreOneCall) {
   EXPECT_EQ(env.calls(), 1u) << "an empty list is no call";
 }
 
-// WriteTogether is, through FaultEnv, the calls its three parts make alone, in order (the crash
-// sweep's model of RealEnv's one wait): the directories' sync, each directory's files, each key;
-// and no key at all after a file that failed.
+// WriteTogether is, through FaultEnv, the calls its parts make alone, in order (the crash sweep's
+// model of RealEnv's one wait): the directories' sync, each directory's files, each key, then the
+// keyed files of the keys made; no key at all after a file that failed, and no keyed file without
+// its key.
 TEST_F(FaultEnvTest, WritingTogetherIsThePartsCallsInTurn) {
   FaultEnv env(RealEnv(), FaultPlan{});
   ASSERT_TRUE(env.OpenLog(P("fault.log")).ok());
   for (const char* d : {"d", "e", "k"}) ASSERT_TRUE(fs::create_directory(P(d)));
+  std::ofstream(P("k/k2")) << "old";
   Env::Together t{{P("d"), P("e")},
                   {{P("d"), {{"a", "1"}}}, {P("e"), {{"b", "2"}}}},
                   P("k"),
-                  {{"k1", "x"}, {"k2", "y"}}};
+                  {{"k1", "x"}, {"k2", "y"}},
+                  {{0, {P("d"), {{"r1", "R"}}}}, {1, {P("e"), {{"r2", "S"}}}}}};
   Env::TogetherDone r = env.WriteTogether(t);
   EXPECT_TRUE(r.dirs.ok());
   ASSERT_EQ(r.files.size(), 2u);
   ASSERT_EQ(r.keys.size(), 2u);
-  EXPECT_EQ(Read("d/a") + Read("e/b") + Read("k/k1") + Read("k/k2"), "12xy");
+  EXPECT_EQ(r.keys[1].code(), Code::kExists);
+  ASSERT_EQ(r.keyed.size(), 2u);
+  EXPECT_TRUE(r.keyed[0].ok()) << r.keyed[0].message();
+  EXPECT_EQ(r.keyed[1].code(), Code::kNotFound) << r.keyed[1].message();
+  EXPECT_EQ(Read("d/a") + Read("e/b") + Read("k/k1") + Read("k/k2") + Read("d/r1"), "12xoldR");
+  EXPECT_FALSE(fs::exists(P("e/r2"))) << "k2 was there: its keyed file is not written";
   EXPECT_EQ(Read("fault.log"), "1 sync-dirs " + P("d") + " " + P("e") + "\n" +       //
                                    "2 write-files-dir-later " + P("d") + "/a a\n" +  //
                                    "3 write-files-dir-later " + P("e") + "/b b\n" +  //
                                    "4 create " + P("k") + "/k1\n" +                  //
-                                   "5 create " + P("k") + "/k2\n");
+                                   "5 create " + P("k") + "/k2\n" +                  //
+                                   "6 write-files-dir-later " + P("d") + "/r1 r1\n");
   t.dirs.clear();
   t.files[0].dir = P("no/such");
   t.keys = {{"k3", "z"}};
+  t.keyed = {{0, {P("e"), {{"r3", "T"}}}}};
   r = env.WriteTogether(t);
   EXPECT_EQ(r.files.at(0).code(), Code::kNotFound) << r.files[0].message();
   EXPECT_TRUE(r.files.at(1).ok()) << r.files[1].message();
   EXPECT_EQ(r.keys.at(0).code(), Code::kIo);
   EXPECT_NE(r.keys[0].message().find("not created: "), std::string::npos) << r.keys[0].message();
   EXPECT_FALSE(fs::exists(P("k/k3")));
-  EXPECT_EQ(env.calls(), 7u) << "two directories' files, no key";
+  EXPECT_EQ(r.keyed.at(0).code(), Code::kNotFound);
+  EXPECT_FALSE(fs::exists(P("e/r3")));
+  EXPECT_EQ(env.calls(), 8u) << "two directories' files, no key, no keyed file";
 }
 
 TEST_F(FaultEnvTest, SeveralFilesFailedOrCrashedBeforeWriteNone) {

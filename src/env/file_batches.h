@@ -68,6 +68,7 @@ class KeyBatch {
   bool stopped() const { return !stop_.ok(); }
   void Create(size_t begin, size_t end);
   bool AnyCreated() const;  // DIR needs its fsync
+  bool Created(size_t i) const { return fd_[i] >= 0 && r_[i].ok(); }  // by Create, and written
   void Sync(size_t i);
   void Close(size_t begin, size_t end);
   bool AnyMade() const;  // created, written and fsynced

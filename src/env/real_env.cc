@@ -232,33 +232,50 @@ class Real : public Env {
     return keys.Finish(keys.AnyMade() ? FsyncPath(dir) : Status::Ok());
   }
 
-  // The files written and (when every file's write went through) the keys created, then one wait
-  // for every fsync: the files' and keys' data, KEY_DIR (the keys are created before it starts)
-  // and DIRS. More than kFilesAtOnce files and keys: the three calls in turn, each in its parts.
+  // The files written and (when every file's write went through) the keys created, then the keyed
+  // files of the keys created, then one wait for every fsync: the files', keys' and keyed files'
+  // data, KEY_DIR (the keys are created before it starts) and DIRS. More than kFilesAtOnce files
+  // and keys: the three calls in turn, each in its parts.
   TogetherDone WriteTogether(const Together& t) override {
     TmpFileBatch files(t.files);
     KeyBatch keys(t.key_dir, t.keys);
-    if (files.size() + keys.size() > kFilesAtOnce) return Env::WriteTogether(t);
+    size_t nkeyed = 0;
+    for (const Keyed& k : t.keyed) nkeyed += k.files.files.size();
+    if (files.size() + keys.size() + nkeyed > kFilesAtOnce) return Env::WriteTogether(t);
     const size_t nf = files.size(), nk = keys.size(), nd = t.dirs.size();
     files.Write(0, nf);
     std::vector<Status> refused = KeysAfter(files.Written(), nk);
     if (refused.empty()) keys.Create(0, nk);
+    // The keyed files of the keys just created, written now, their data fsynced in the same wait.
+    std::vector<DirFiles> keyed_dirs;
+    std::vector<size_t> keyed_at;
+    for (size_t k = 0; k < t.keyed.size(); ++k)
+      if (t.keyed[k].key < nk && keys.Created(t.keyed[k].key)) {
+        keyed_dirs.push_back(t.keyed[k].files);
+        keyed_at.push_back(k);
+      }
+    TmpFileBatch keyed(keyed_dirs);
+    const size_t nx = keyed.size();
+    keyed.Write(0, nx);
     const bool key_dir = keys.AnyCreated();
     std::vector<Status> dirs(nd);
     Status key_dir_synced = Status::Ok();
     const size_t kd = key_dir ? 1 : 0;  // keys/ and the keys first: the launches wait on them
-    AtOnce(kd + nk + nf + nd, [&](size_t j) {
+    AtOnce(kd + nk + nf + nx + nd, [&](size_t j) {
       if (j < kd) {
         key_dir_synced = FsyncPath(t.key_dir);
       } else if ((j -= kd) < nk) {
         keys.Sync(j);
       } else if ((j -= nk) < nf) {
         files.Sync(j);
+      } else if ((j -= nf) < nx) {
+        keyed.Sync(j);
       } else {
-        dirs[j - nf] = FsyncPath(t.dirs[j - nf]);
+        dirs[j - nx] = FsyncPath(t.dirs[j - nx]);
       }
     });
     files.Place(0, nf);
+    keyed.Place(0, nx);
     keys.Close(0, nk);
     TogetherDone r;
     for (const Status& s : dirs)
@@ -270,6 +287,9 @@ class Real : public Env {
     r.keys = !refused.empty() ? std::move(refused)
              : nk             ? keys.Finish(key_dir_synced)
                               : std::vector<Status>{};
+    r.keyed = NotWritten(t.keyed);
+    std::vector<Status> placed = keyed.Results();
+    for (size_t j = 0; j < keyed_at.size(); ++j) r.keyed[keyed_at[j]] = placed[j];
     return r;
   }
 

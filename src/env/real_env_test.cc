@@ -307,7 +307,8 @@ TEST(RealEnvWriteTogether, WritesTheFilesMakesTheKeysAndSyncsTheDirectories) {
       {dir.path() + "/d", dir.path() + "/gone", dir.path() + "/e"},
       {{dir.path() + "/d", {{"a", "1"}, {"b", "2"}}}, {dir.path() + "/e", {{"c", "3"}}}},
       dir.path() + "/k",
-      {{"k1", "x"}, {"k2", "y"}, {"k3", "z"}}};
+      {{"k1", "x"}, {"k2", "y"}, {"k3", "z"}},
+      {{0, {dir.path() + "/e", {{"r1", "R"}}}}, {1, {dir.path() + "/e", {{"r2", "S"}}}}}};
   Env::TogetherDone r = RealEnv()->WriteTogether(t);
   EXPECT_EQ(r.dirs.code(), Code::kNotFound) << r.dirs.message();
   EXPECT_NE(r.dirs.message().find(dir.path() + "/gone"), std::string::npos) << r.dirs.message();
@@ -325,10 +326,18 @@ TEST(RealEnvWriteTogether, WritesTheFilesMakesTheKeysAndSyncsTheDirectories) {
   Result<std::vector<std::string>> d = RealEnv()->ListDir(dir.path() + "/d");
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->size(), 2u) << "no temporary name left";
+  // A keyed file is written for the key made (k1), not for the one that was there (k2).
+  ASSERT_EQ(r.keyed.size(), 2u);
+  EXPECT_TRUE(r.keyed[0].ok()) << r.keyed[0].message();
+  EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/e/r1", 10), "R");
+  EXPECT_EQ(r.keyed[1].code(), Code::kNotFound) << r.keyed[1].message();
+  EXPECT_FALSE(RealEnv()->Exists(dir.path() + "/e/r2"));
+  EXPECT_EQ(RealEnv()->ListDir(dir.path() + "/e")->size(), 2u) << "c and r1, no temporary name";
 }
 
 // A key is a point of no return: after a file that could not be written, no key is made, and
-// each says why; the other directories' files are written all the same. Past 64 files and keys
+// each says why, and no keyed file is written; the other directories' files are written all the
+// same. Past 64 files and keys
 // (the descriptors held open at once) the same holds, by the three calls in turn.
 TEST(RealEnvWriteTogether, AFileThatFailsTakesNoKeyInSmallAndBigBatches) {
   for (const int many : {2, 70}) {
@@ -342,7 +351,8 @@ TEST(RealEnvWriteTogether, AFileThatFailsTakesNoKeyInSmallAndBigBatches) {
     Env::Together t{{},
                     {{dir.path() + "/d", files}, {dir.path() + "/no/such", {{"x", "1"}}}},
                     dir.path() + "/k",
-                    keys};
+                    keys,
+                    {{0, {dir.path() + "/d", {{"keyed", "K"}}}}}};
     Env::TogetherDone r = RealEnv()->WriteTogether(t);
     ASSERT_EQ(r.files.size(), 2u);
     EXPECT_TRUE(r.files[0].ok()) << many << ": " << r.files[0].message();
@@ -353,7 +363,9 @@ TEST(RealEnvWriteTogether, AFileThatFailsTakesNoKeyInSmallAndBigBatches) {
       EXPECT_NE(k.message().find("not created: "), std::string::npos) << k.message();
     }
     EXPECT_EQ(RealEnv()->ListDir(dir.path() + "/k")->size(), 0u) << many;
-    EXPECT_EQ(RealEnv()->ListDir(dir.path() + "/d")->size(), size_t(many)) << many;
+    EXPECT_EQ(RealEnv()->ListDir(dir.path() + "/d")->size(), size_t(many)) << many << ": no keyed";
+    ASSERT_EQ(r.keyed.size(), 1u);
+    EXPECT_EQ(r.keyed[0].code(), Code::kNotFound) << many;
     // Without the failing directory, every key is made.
     t.files.pop_back();
     ScratchDir again("together-ok");
@@ -361,6 +373,8 @@ TEST(RealEnvWriteTogether, AFileThatFailsTakesNoKeyInSmallAndBigBatches) {
     t.key_dir = again.path() + "/k";
     r = RealEnv()->WriteTogether(t);
     for (const Status& k : r.keys) EXPECT_TRUE(k.ok()) << many << ": " << k.message();
+    EXPECT_TRUE(r.keyed.at(0).ok()) << many << ": " << r.keyed[0].message();
+    EXPECT_EQ(*RealEnv()->ReadFile(dir.path() + "/d/keyed", 10), "K");
     EXPECT_EQ(RealEnv()->ListDir(again.path() + "/k")->size(), size_t(many)) << many;
   }
 }

@@ -535,8 +535,8 @@ struct Intake {
   std::optional<std::string> notify_dir;
 };
 // Launch attempt `attempt` of a queued mission: make the room and run dir, write the prompt, write
-// plan.json and gate2.json and create the key (O_EXCL), rename queued/ID -> running/ID, write
-// launch.json, start the supervisor. Answer with LaunchDone.
+// plan.json and gate2.json, create the key (O_EXCL) and then write launch.json, rename queued/ID ->
+// running/ID, start the supervisor. Answer with LaunchDone.
 struct Launch {
   std::string id;
   int attempt = 1;

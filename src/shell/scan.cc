@@ -207,8 +207,9 @@ void ReadRecovered(Env* env, Env::Dir* state, const Layout& l, const std::string
     r->held_plan_sha256 =
         std::move(StringMembersOf(state, r->id + "/gate2.json", {"plan_sha256"})[0]);
   if (p == Phase::kRunning) {
-    // Without launch.json (a stop between the move to running/ and its write) the attempt is
-    // the one after a retry's previous, or the first: its lost return must name the key taken.
+    // Without launch.json (a power loss took its name back; or a spool of an older hangard
+    // stopped between the move to running/ and its write) the attempt is the one after a retry's
+    // previous, or the first: its lost return must name the key taken.
     const std::optional<int> launched = LaunchAttempt(env, dir);
     r->attempt = launched ? *launched : RetriedAttempt(state, r->id) + 1;
     const std::string run = dir + "/run";

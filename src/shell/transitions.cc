@@ -312,18 +312,17 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
   }
 
   // Every plan.json and gate2.json (a mission that failed too: they say what was tried), every
-  // launch.json and every key, in one wait (WriteTogether): their data at once, keys/ with them.
-  // launch.json goes with its plan into queued/ID, before the move, so that it needs no wait of
-  // its own: it is placed only where its directory's files all were (the plan's and gate2's
-  // before it), and written only for a launch whose key is not there yet (a key left by a cut
-  // launch ends this one lost, which then launched nothing). The names become durable with the
-  // move, by the closing sync of running/ID; a power loss before it ends the launch as lost (or
-  // before the key, launches anew), and queued/ID's launch.json is then written again, or
-  // names the attempt its key took. The keys are durable before any move. When a file's write(2)
-  // fails no key is taken (WriteTogether): the spool's failure stops every launch of the batch
-  // before its point of no return, to be launched anew at the next start. A file's fsync or
-  // rename that fails is met after the keys are made: its launch and those after it stop with
-  // their key, and end lost at the next start.
+  // key and every launch.json, in one wait (WriteTogether): their data at once, keys/ with them.
+  // launch.json goes into queued/ID with its plan, before the move, so that it needs no wait of
+  // its own; it is a keyed file, written only once its key is created (a key left by a cut launch
+  // ends this one lost, which then launched nothing): no launch.json stands without its key. The
+  // names become durable with the move, by the closing sync of running/ID; a power loss before it
+  // ends the launch as lost (or before the key, launches anew, and queued/ID's launch.json is
+  // written again). The keys are durable before any move. When a file's write(2) fails no key is
+  // taken (WriteTogether): the spool's failure stops every launch of the batch before its point of
+  // no return, to be launched anew at the next start. A file's fsync or rename that fails is met
+  // after the keys are made: its launch and those after it stop with their key, and end lost at
+  // the next start.
   Env::Together t;
   t.dirs = sync_first;
   t.key_dir = l.Keys();
@@ -331,35 +330,31 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
   for (size_t i = 0; i < n; ++i) {
     if (!going(i) && !own_failure[i]) continue;
     const Launch& x = *launches[i];
-    Env::DirFiles files{queued[i], {{"plan.json", x.plan_text}, {"gate2.json", x.gate2_text}}};
+    t.files.push_back({queued[i], {{"plan.json", x.plan_text}, {"gate2.json", x.gate2_text}}});
     planned.push_back(i);
-    if (going(i)) {
-      key[i] = LaunchKeyName(x.id, x.attempt);
-      json::Object k;
-      k["hangar"] = 1;
-      k["id"] = x.id;
-      k["attempt"] = x.attempt;
-      k["plan_sha256"] = plan_sha[i];
-      k["time"] = FormatTime(now);
-      key_text[i] = json::WritePretty(k);
-      keyed.push_back(i);
-      if (!env->Exists(l.Keys() + "/" + key[i])) {
-        json::Object rec;
-        rec["hangar"] = 1;
-        rec["id"] = x.id;
-        rec["attempt"] = x.attempt;
-        rec["key"] = "keys/" + key[i];
-        rec["launcher"] = x.plan.launcher;
-        rec["plan_sha256"] = plan_sha[i];
-        if (x.plan.workspace)
-          rec["workspace"] =
-              json::Object{{"git", x.plan.workspace->git}, {"commit", x.plan.workspace->commit}};
-        rec["time"] = FormatTime(now);
-        record[i] = json::WritePretty(rec);  // Env::Files holds views: the text lives here
-        files.files.emplace_back("launch.json", record[i]);
-      }
-    }
-    t.files.push_back(std::move(files));
+    if (!going(i)) continue;
+    key[i] = LaunchKeyName(x.id, x.attempt);
+    json::Object k;
+    k["hangar"] = 1;
+    k["id"] = x.id;
+    k["attempt"] = x.attempt;
+    k["plan_sha256"] = plan_sha[i];
+    k["time"] = FormatTime(now);
+    key_text[i] = json::WritePretty(k);
+    json::Object rec;
+    rec["hangar"] = 1;
+    rec["id"] = x.id;
+    rec["attempt"] = x.attempt;
+    rec["key"] = "keys/" + key[i];
+    rec["launcher"] = x.plan.launcher;
+    rec["plan_sha256"] = plan_sha[i];
+    if (x.plan.workspace)
+      rec["workspace"] =
+          json::Object{{"git", x.plan.workspace->git}, {"commit", x.plan.workspace->commit}};
+    rec["time"] = FormatTime(now);
+    record[i] = json::WritePretty(rec);  // Env::Files holds views: the text lives here
+    t.keyed.push_back({keyed.size(), {queued[i], {{"launch.json", record[i]}}}});
+    keyed.push_back(i);
   }
   for (size_t i : keyed) t.keys.emplace_back(key[i], key_text[i]);
   Env::TogetherDone done = env->WriteTogether(t);
@@ -375,6 +370,8 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
       if (r[i].error.empty()) r[i].error = "keys/" + key[i];
     } else if (!done.keys[j].ok() && r[i].storage.ok()) {
       spool_fail(i, done.keys[j]);
+    } else if (!done.keyed[j].ok() && r[i].storage.ok()) {
+      spool_fail(i, done.keyed[j]);  // launch.json: written after its key, which stands
     }
   }
 

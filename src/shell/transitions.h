@@ -75,20 +75,20 @@ Status PerformMove(Env* env, const Layout& l, const Move& mv);
 
 // Everything of a launch before the supervisor starts. Whatever can fail for this mission alone
 // (its room, its prompt) is done before the O_EXCL key, so a failure there leaves no key behind:
-// the room (and MISSION.md), run/ with prompt.md; then plan.json, gate2.json, launch.json and the
-// key by one WriteTogether (their data, the key and keys/ fsynced at once; the key only once the
-// files are written; launch.json only when the key is not there yet; for a room that failed the
-// plan and gate2 alone, which say what was tried); then queued/ID -> running/ID, and one SyncDirs
-// makes the move, every name in running/ID and the room durable, running/ID, running/ and rooms/
-// at once, then queued/ (3 fsync waits, where each call durable alone made 9). A failure of the
-// room's making is the mission's, reported in the result (where its directory is, whether the key
-// already existed) for LaunchDone. A failed write, sync or rename of the spool itself (plan.json,
-// gate2.json, launch.json, run/, the key, the rename) is not: it is in `storage`, and the spool is
-// in a state only the next start may read (hangard stops its work). At start, before recovery reads
-// running/: what a launch cut short by a crash may have left unsynced made durable, as
-// PrepareLaunch's closing sync would have (every running/ID, running/ and rooms/ at once, then
-// queued/). Without it, a launch cut between its move and that sync, then ended lost by recovery,
-// could be taken back by a later power loss into queued/ID as well as returned/ID.
+// the room (and MISSION.md), run/ with prompt.md; then plan.json, gate2.json, the key and
+// launch.json by one WriteTogether (their data, the key and keys/ fsynced at once; the key only
+// once the files are written; launch.json only once the key is made, a keyed file; for a room
+// that failed the plan and gate2 alone, which say what was tried); then queued/ID -> running/ID,
+// and one SyncDirs makes the move, every name in running/ID and the room durable, running/ID,
+// running/ and rooms/ at once, then queued/ (3 fsync waits, where each call durable alone made 9).
+// A failure of the room's making is the mission's, reported in the result (where its directory is,
+// whether the key already existed) for LaunchDone. A failed write, sync or rename of the spool
+// itself (plan.json, gate2.json, launch.json, run/, the key, the rename) is not: it is in
+// `storage`, and the spool is in a state only the next start may read (hangard stops its work). At
+// start, before recovery reads running/: what a launch cut short by a crash may have left unsynced
+// made durable, as PrepareLaunch's closing sync would have (every running/ID, running/ and rooms/
+// at once, then queued/). Without it, a launch cut between its move and that sync, then ended lost
+// by recovery, could be taken back by a later power loss into queued/ID as well as returned/ID.
 Status SyncCutLaunches(Env* env, const Layout& l);
 
 struct LaunchPrep {

@@ -233,7 +233,7 @@ TEST_F(TransitionsTest, AnIntakeLaunchedInItsBatchLeavesQueuedsLastSyncToTheLaun
   log = Read(root_ + "/fault.log");
   // The launch's room, ops/, run/ and prompt (12-15), then its first wait: queued/ first in it.
   EXPECT_NE(log.find("16 sync-dirs " + q + "\n17 write-files-dir-later " + q +
-                     "/A/plan.json plan.json,gate2.json,launch.json\n"),
+                     "/A/plan.json plan.json,gate2.json\n"),
             std::string::npos)
       << log;
   EXPECT_EQ(Read(p.dir + "/mission.json"), "{A}");
@@ -420,10 +420,11 @@ TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
                 "4 mkdir-visible " + q + "/run\n" +            //
                 "5 write-visible " + q + "/run/prompt.md\n" +  //
                 "6 write-visible " + room + "/MISSION.md\n" +  //
-                "7 write-files-dir-later " + q + "/plan.json plan.json,gate2.json,launch.json\n" +
-                "8 create " + l_.LaunchKey("V", 1) + "\n" +   //
-                "9 rename-later " + q + " " + r.dir + "\n" +  //
-                "10 sync-dirs " + r.dir + " " + l_.StateDir(Phase::kRunning) + " " + l_.rooms +
+                "7 write-files-dir-later " + q + "/plan.json plan.json,gate2.json\n" + "8 create " +
+                l_.LaunchKey("V", 1) + "\n" +  //
+                "9 write-files-dir-later " + q + "/launch.json launch.json\n" + "10 rename-later " +
+                q + " " + r.dir + "\n" +  //
+                "11 sync-dirs " + r.dir + " " + l_.StateDir(Phase::kRunning) + " " + l_.rooms +
                 " " + q.substr(0, q.rfind('/')) + "\n");
   EXPECT_EQ(Read(r.dir + "/run/prompt.md"), "go\n");
   EXPECT_TRUE(std::filesystem::is_directory(room + "/out"));
@@ -459,18 +460,37 @@ TEST_F(TransitionsTest, ATurnsLaunchesArePreparedStepByStepTogether) {
                 "6 mkdir-visible " + l_.Room("W") + "/ops\n" +  //
                 "7 mkdir-visible " + qw + "/run\n" +            //
                 "8 write-visible " + qw + "/run/prompt.md\n" +  //
-                "9 write-files-dir-later " + qv + "/plan.json plan.json,gate2.json,launch.json\n" +
-                "10 write-files-dir-later " + qw + "/plan.json plan.json,gate2.json,launch.json\n" +
+                "9 write-files-dir-later " + qv + "/plan.json plan.json,gate2.json\n" +
+                "10 write-files-dir-later " + qw + "/plan.json plan.json,gate2.json\n" +
                 "11 create " + l_.LaunchKey("V", 1) + "\n" +  //
                 "12 create " + l_.LaunchKey("W", 1) + "\n" +  //
-                "13 rename-later " + qv + " " + rv + "\n" +   //
-                "14 rename-later " + qw + " " + rw + "\n" +   //
-                "15 sync-dirs " + rv + " " + rw + " " + l_.StateDir(Phase::kRunning) + " " +
+                "13 write-files-dir-later " + qv + "/launch.json launch.json\n" +
+                "14 write-files-dir-later " + qw + "/launch.json launch.json\n" +
+                "15 rename-later " + qv + " " + rv + "\n" +  //
+                "16 rename-later " + qw + " " + rw + "\n" +  //
+                "17 sync-dirs " + rv + " " + rw + " " + l_.StateDir(Phase::kRunning) + " " +
                 l_.rooms + " " + l_.StateDir(Phase::kQueued) + "\n");
   EXPECT_EQ(Read(rv + "/plan.json") + Read(rw + "/plan.json"), "{V}{W}");
   EXPECT_EQ(Read(rw + "/run/prompt.md"), "go W\n");
   EXPECT_NE(Read(l_.LaunchKey("W", 1)).find("\"id\": \"W\""), std::string::npos);
   EXPECT_NE(Read(rv + "/launch.json").find("\"key\": \"keys/"), std::string::npos);
+}
+
+// launch.json is written only once its key is made: a key that cannot be created (a full disk)
+// stops the launch with its plan and gate2 written, and no launch.json that a later move could
+// carry into returned/ as a launch that never took its key.
+TEST_F(TransitionsTest, ALaunchWhoseKeyFailsLeavesNoLaunchJson) {
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "V"));
+  // Calls: the room, ops/, run/, prompt.md (1-4), the plan's files (5), the key (6).
+  FaultEnv env(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, 6, ENOSPC, false});
+  LaunchPrep r = PrepareLaunch(&env, l_, TwoStepLaunch(l_, "V"), 0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.storage.sys_errno(), ENOSPC) << r.storage.message();
+  EXPECT_FALSE(r.in_running);
+  const std::string q = l_.MissionDir(Phase::kQueued, "V");
+  EXPECT_TRUE(std::filesystem::exists(q + "/plan.json"));
+  EXPECT_FALSE(std::filesystem::exists(q + "/launch.json"));
+  EXPECT_FALSE(std::filesystem::exists(l_.LaunchKey("V", 1)));
 }
 
 // A key already there ends its own launch (not launched again: it may have been) and no other.
@@ -536,8 +556,9 @@ TEST_F(TransitionsTest, APlanFailedAfterTheKeysStopsItsLaunchAndTheLaterOnesWith
 TEST_F(TransitionsTest, ASpoolFailureStopsItsLaunchAndTheLaterOnes) {
   for (const char* id : {"U", "V", "W"})
     std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, id));
-  // Calls: 4 x 3 for the rooms and run/, 3 plans, 3 keys, then U's rename (19) and V's (20).
-  FaultEnv env(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, 20, EIO, false});
+  // Calls: 4 x 3 for the rooms and run/, 3 plans, 3 keys, 3 launch.json, then U's rename (22) and
+  // V's (23).
+  FaultEnv env(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, 23, EIO, false});
   ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
   const Launch u = TwoStepLaunch(l_, "U"), v = TwoStepLaunch(l_, "V"), w = TwoStepLaunch(l_, "W");
   std::vector<LaunchPrep> r = PrepareLaunches(&env, l_, {&u, &v, &w}, 0);
@@ -556,11 +577,11 @@ TEST_F(TransitionsTest, ASpoolFailureStopsItsLaunchAndTheLaterOnes) {
   EXPECT_TRUE(std::filesystem::exists(l_.LaunchKey("W", 1)));
   const std::string log = Read(root_ + "/fault.log");
   const std::string ru = l_.MissionDir(Phase::kRunning, "U");
-  EXPECT_NE(log.find("20 rename-later " + l_.MissionDir(Phase::kQueued, "V")), std::string::npos)
+  EXPECT_NE(log.find("23 rename-later " + l_.MissionDir(Phase::kQueued, "V")), std::string::npos)
       << log;
   EXPECT_EQ(log.find("rename-later " + l_.MissionDir(Phase::kQueued, "W")), std::string::npos)
       << log;
-  EXPECT_NE(log.find("21 sync-dirs " + ru + " " + l_.StateDir(Phase::kRunning) + " "),
+  EXPECT_NE(log.find("24 sync-dirs " + ru + " " + l_.StateDir(Phase::kRunning) + " "),
             std::string::npos)
       << log;
 }
