@@ -27,9 +27,9 @@ HANGAR_FAULT_LOG=$FLOG start_hangard
 wait_returned D1 30
 stop_hangard
 key=$(call_of "create .*keys.*launch\.D1\.1")
-rec=$(call_of "write(-files-dir-later)? .*/running/D1/launch\.json")
-# The launch record is durable with the sync of running/D1 after it (PrepareLaunch), and the
-# supervisor starts after that call.
+rec=$(call_of "write(-files-dir-later)? .*/queued/D1/launch\.json")
+# The launch record is written into queued/D1 once the key is made, and durable with the sync of
+# running/D1 after the move (PrepareLaunch); the supervisor starts after that call.
 dur=$(call_of "sync-dirs .*/running/D1 ")
 [[ -n "$key" && -n "$rec" && -n "$dur" ]] && ((key < rec && rec < dur)) ||
   fail "no key creation, launch record and its sync in that order in the log: key '$key', launch.json '$rec', sync '$dur'"

@@ -32,7 +32,7 @@ wait_returned C0 60
 stop_hangard
 [[ "$(outcome C0)" == done ]] || fail "the counting run ended $(outcome C0), expected done"
 key=$(call_of "create .*keys.*launch\.C0\.1")
-rec=$(call_of "write(-files-dir-later)? .*/running/C0.*launch\.json")
+rec=$(call_of "write(-files-dir-later)? .*/queued/C0.*launch\.json")
 ask=$(call_of "write .*run.*engine-start\.json")
 got=$(call_of "write .*run.*engine\.json")
 [[ -n "$key" && -n "$rec" && -n "$ask" && -n "$got" ]] && ((key < rec && rec < ask && ask < got)) ||
