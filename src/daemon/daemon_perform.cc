@@ -2,6 +2,8 @@
 // an action type hangard does not perform is a compile error, not an act silently skipped.
 #include <signal.h>
 
+#include <utility>
+
 #include "daemon/daemon.h"
 #include "launch/direct_launcher.h"
 #include "shell/observer.h"
@@ -169,24 +171,21 @@ Status Daemon::PerformConsumeAction(const ConsumeControl& x) {
 }
 
 Status Daemon::SyncIntakes() {
-  std::vector<std::string> dirs = std::move(intakes_unsynced_);
-  intakes_unsynced_.clear();
-  return env_->SyncDirs(dirs, "");
+  return env_->SyncDirs(std::exchange(intakes_unsynced_, {}), "");
 }
 
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
-  std::vector<std::string> first = std::move(intakes_unsynced_);
-  intakes_unsynced_.clear();
-  return LaunchPrepared(l, PrepareLaunch(env_, layout_, l, env_->Now(), first), follow);
+  return LaunchPrepared(
+      l, PrepareLaunch(env_, layout_, l, env_->Now(), std::exchange(intakes_unsynced_, {})),
+      follow);
 }
 
 Status Daemon::PerformLaunches(const std::vector<const Action*>& run, std::deque<Signal>* follow) {
   std::vector<const Launch*> ls;
   for (const Action* a : run)
     if (auto* x = std::get_if<Launch>(a)) ls.push_back(x);
-  std::vector<std::string> first = std::move(intakes_unsynced_);
-  intakes_unsynced_.clear();
-  std::vector<LaunchPrep> preps = PrepareLaunches(env_, layout_, ls, env_->Now(), first);
+  std::vector<LaunchPrep> preps =
+      PrepareLaunches(env_, layout_, ls, env_->Now(), std::exchange(intakes_unsynced_, {}));
   // Then each act in the run's order, a launch from where its preparation left it.
   size_t i = 0;
   for (const Action* a : run) {

@@ -55,10 +55,24 @@ std::vector<Status> Env::KeysAfter(const std::vector<Status>& files, size_t n) {
   return {};
 }
 
-std::vector<Status> Env::NotWritten(const std::vector<Keyed>& keyed) {
+std::vector<Env::DirFiles> Env::KeyedOf(const std::vector<Keyed>& keyed,
+                                        const std::function<bool(size_t key)>& made,
+                                        std::vector<size_t>* at) {
+  std::vector<DirFiles> r;
+  for (size_t k = 0; k < keyed.size(); ++k)
+    if (made(keyed[k].key)) {
+      r.push_back(keyed[k].files);
+      at->push_back(k);
+    }
+  return r;
+}
+
+std::vector<Status> Env::KeyedDone(const std::vector<Keyed>& keyed, const std::vector<size_t>& at,
+                                   const std::vector<Status>& written) {
   std::vector<Status> r;
   for (const Keyed& k : keyed)
     r.push_back(Status::NotFound("not written in " + k.files.dir + ": its key was not made"));
+  for (size_t j = 0; j < at.size(); ++j) r[at[j]] = written[j];
   return r;
 }
 

@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -129,8 +130,8 @@ class Env {
     Status dirs;
     std::vector<Status> files;  // at FILES' indexes
     std::vector<Status> keys;   // at KEYS' indexes
-    std::vector<Status>
-        keyed;  // at KEYED's indexes; NotFound "not written" when its key was not made
+    // At KEYED's indexes; NotFound ("not written") where its key was not made.
+    std::vector<Status> keyed;
   };
   virtual TogetherDone WriteTogether(const Together& t) {
     TogetherDone r;
@@ -138,20 +139,21 @@ class Env {
     r.files = WriteFilesDirsLater(t.files);
     r.keys = KeysAfter(r.files, t.keys.size());
     if (!t.keys.empty() && r.keys.empty()) r.keys = CreateExclusives(t.key_dir, t.keys);
-    std::vector<DirFiles> keyed;
     std::vector<size_t> at;
-    for (size_t k = 0; k < t.keyed.size(); ++k)
-      if (t.keyed[k].key < r.keys.size() && r.keys[t.keyed[k].key].ok()) {
-        keyed.push_back(t.keyed[k].files);
-        at.push_back(k);
-      }
-    r.keyed = NotWritten(t.keyed);
-    std::vector<Status> written = WriteFilesDirsLater(keyed);
-    for (size_t j = 0; j < at.size(); ++j) r.keyed[at[j]] = written[j];
+    std::vector<DirFiles> keyed = KeyedOf(
+        t.keyed, [&](size_t key) { return key < r.keys.size() && r.keys[key].ok(); }, &at);
+    r.keyed = KeyedDone(t.keyed, at, WriteFilesDirsLater(keyed));
     return r;
   }
-  // A status for each of KEYED saying "not written: its key was not made".
-  static std::vector<Status> NotWritten(const std::vector<Keyed>& keyed);
+  // WriteTogether's keyed files whose key MADE says was made, their indexes in KEYED into *AT.
+  static std::vector<DirFiles> KeyedOf(const std::vector<Keyed>& keyed,
+                                       const std::function<bool(size_t key)>& made,
+                                       std::vector<size_t>* at);
+  // A status for each of KEYED: WRITTEN's for those at AT (KeyedOf's), "not written: its key was
+  // not made" for the others.
+  static std::vector<Status> KeyedDone(const std::vector<Keyed>& keyed,
+                                       const std::vector<size_t>& at,
+                                       const std::vector<Status>& written);
   // WriteTogether's keys when a file failed: N statuses saying "not created" with the first
   // failure of FILES; none when every file is Ok (the keys are to be created).
   static std::vector<Status> KeysAfter(const std::vector<Status>& files, size_t n);

@@ -234,8 +234,8 @@ class Real : public Env {
 
   // The files written and (when every file's write went through) the keys created, then the keyed
   // files of the keys created, then one wait for every fsync: the files', keys' and keyed files'
-  // data, KEY_DIR (the keys are created before it starts) and DIRS. More than kFilesAtOnce files
-  // and keys: the three calls in turn, each in its parts.
+  // data, KEY_DIR (the keys are created before it starts) and DIRS. More than kFilesAtOnce files,
+  // keys and keyed files: Env's calls in turn, each in its parts.
   TogetherDone WriteTogether(const Together& t) override {
     TmpFileBatch files(t.files);
     KeyBatch keys(t.key_dir, t.keys);
@@ -247,13 +247,9 @@ class Real : public Env {
     std::vector<Status> refused = KeysAfter(files.Written(), nk);
     if (refused.empty()) keys.Create(0, nk);
     // The keyed files of the keys just created, written now, their data fsynced in the same wait.
-    std::vector<DirFiles> keyed_dirs;
     std::vector<size_t> keyed_at;
-    for (size_t k = 0; k < t.keyed.size(); ++k)
-      if (t.keyed[k].key < nk && keys.Created(t.keyed[k].key)) {
-        keyed_dirs.push_back(t.keyed[k].files);
-        keyed_at.push_back(k);
-      }
+    const std::vector<DirFiles> keyed_dirs = KeyedOf(
+        t.keyed, [&](size_t key) { return key < nk && keys.Created(key); }, &keyed_at);
     TmpFileBatch keyed(keyed_dirs);
     const size_t nx = keyed.size();
     keyed.Write(0, nx);
@@ -287,9 +283,7 @@ class Real : public Env {
     r.keys = !refused.empty() ? std::move(refused)
              : nk             ? keys.Finish(key_dir_synced)
                               : std::vector<Status>{};
-    r.keyed = NotWritten(t.keyed);
-    std::vector<Status> placed = keyed.Results();
-    for (size_t j = 0; j < keyed_at.size(); ++j) r.keyed[keyed_at[j]] = placed[j];
+    r.keyed = KeyedDone(t.keyed, keyed_at, keyed.Results());
     return r;
   }
 

@@ -337,8 +337,8 @@ TEST(RealEnvWriteTogether, WritesTheFilesMakesTheKeysAndSyncsTheDirectories) {
 
 // A key is a point of no return: after a file that could not be written, no key is made, and
 // each says why, and no keyed file is written; the other directories' files are written all the
-// same. Past 64 files and keys
-// (the descriptors held open at once) the same holds, by the three calls in turn.
+// same. Past 64 files and keys (the descriptors held open at once) the same holds, by the calls in
+// turn.
 TEST(RealEnvWriteTogether, AFileThatFailsTakesNoKeyInSmallAndBigBatches) {
   for (const int many : {2, 70}) {
     ScratchDir dir("together-fail");
