@@ -367,5 +367,40 @@ TEST_F(DaemonTest, ALateReportOfAnEndedAttemptIsDropped) {
       << "attempt 2 was ended by another report than its own: " << text;
 }
 
+// A control request taken in the turn whose observation returns its mission reads the mission as
+// that decision left it (daemon.h, THE BATCH): the turn commits and performs what it decided before
+// it takes the request, so a retry finds returned/A and is accepted. Without that, the retry read
+// returned/A before the move that makes it and was refused ("nothing was read").
+TEST_F(DaemonTest, ARetryInTheTurnThatReturnsItsMissionReadsTheReturn) {
+  const std::string dir = scratch_.path(), run = dir + "/spool/running/A/run";
+  std::unique_ptr<Daemon> d = LaunchingA();
+  ExitInfo end;
+  end.rc = 1;
+  end.started = end.ended = 1'800'000'000'000;
+  std::ofstream(run + "/exit.json") << json::Write(end.ToJson());
+  // The turn that decides the end sends the room to be observed (its line has "exit" in it).
+  const std::string record = dir + "/spool/signals/live/signals.jsonl";
+  ASSERT_TRUE(StepUntil(*d, [&] {
+    std::ifstream in(record);
+    return std::string((std::istreambuf_iterator<char>(in)), {}).find("\"exit\"") !=
+           std::string::npos;
+  })) << "the end was not decided";
+  ASSERT_FALSE(Exists("spool/returned/A"));
+  // The observation ends meanwhile, and the retry comes: one turn finds both.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Drop("spool", "control", "r1.json", R"({"hangar":1,"request":"retry","id":"A"})");
+  bool quit = false;
+  ASSERT_TRUE(d->Step(50, &quit).ok());
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/control/done/r1.json.json"); }))
+      << "the retry was not answered";
+  std::ifstream in(dir + "/spool/control/done/r1.json.json");
+  const std::string answer((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(answer.find("nothing was read"), std::string::npos) << answer;
+  EXPECT_TRUE(StepUntil(*d, [&] { return Exists("started.1"); }))
+      << "attempt 2 did not launch: " << answer;
+  std::ofstream(dir + "/go").flush();
+  StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); });
+}
+
 }  // namespace
 }  // namespace hangar
