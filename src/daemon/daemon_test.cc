@@ -386,8 +386,9 @@ TEST_F(DaemonTest, ARetryInTheTurnThatReturnsItsMissionReadsTheReturn) {
            std::string::npos;
   })) << "the end was not decided";
   ASSERT_FALSE(Exists("spool/returned/A"));
-  // The observation ends meanwhile, and the retry comes: one turn finds both.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The observation ends meanwhile (a room of nothing: a millisecond; a second leaves room for a
+  // loaded machine), and the retry comes: one turn finds both.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   Drop("spool", "control", "r1.json", R"({"hangar":1,"request":"retry","id":"A"})");
   bool quit = false;
   ASSERT_TRUE(d->Step(50, &quit).ok());
