@@ -372,15 +372,22 @@ Status Daemon::Decided(const Signal& sig) {
 }
 
 Status Daemon::CommitRecords(std::vector<Record>* epoch_records) {
-  // The lines first: every line durable before an entry names it.
-  if (setup_.config.record_signals && batch_.flush)
+  // The lines with the staged entries that name them, in one wait, and the anchor lines after
+  // both (a power loss can keep entries whose lines it took: the start cuts them, being
+  // unanchored, man/hangar-ledger.5 START-UP); before a reanchor's entries, or alone, first.
+  const bool lines = setup_.config.record_signals && batch_.flush;
+  const bool together = lines && !epoch_records && ledger_.staged();
+  if (lines && !together)
     if (Status f = signals_.Flush(); !f.ok()) return f;
   const bool any = ledger_.staged() || (epoch_records && !epoch_records->empty());
   if (!any) return Status::Ok();
   const int64_t first = ledger_.head_seq() + 1;
   std::string anchor_error;
+  Status lines_done = Status::Ok();
   Status s = epoch_records ? ledger_.AppendAll(*epoch_records, &anchor_error)
+             : together    ? ledger_.Commit(&anchor_error, signals_.Unwritten(), &lines_done)
                            : ledger_.Commit(&anchor_error);
+  if (together) signals_.Wrote(lines_done);
   if (!s.ok()) return s;
   if (!anchor_error.empty()) {
     // Record before act holds for the anchor as for the ledger: entries the anchor does not

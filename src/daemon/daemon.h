@@ -15,7 +15,8 @@
 //
 // The signal record (ledger/signal_log.h, man/hangar-signals.5). Every signal is decided, then its
 // line (the signal, the decision's digest, the state's) is buffered and, when the decision acts,
-// written durably before its ledger entries, which carry the line's hash; only then its acts.
+// written durably with its ledger entries, which carry the line's hash, and before their anchor
+// lines; only then its acts.
 // A line that cannot be written is a failed decision write: the work stops (below).
 //
 // THE BATCH (group commit across decisions). Everything one turn of the loop finds (Turn,
@@ -26,13 +27,15 @@
 // head it follows) and its acts wait. Control requests are the exception: what hangard reads for
 // one (a retry's returned/ID, a cancel's mission.json) must be what the decisions before it left,
 // so when one waits, what the turn decided so far is committed first, and the requests and drops
-// go into a second batch. Then one commit: every line in one write and fsync, every
-// entry in one ledger write and fsync and one anchor write and fsync, then every act in decision
-// order. The order a crash can cut stays the one above (lines, entries, anchor, acts), for the
-// whole batch at once: a crash before the acts leaves decisions whose entries name no file yet,
-// which a start decides again from the spool (as it did for one decision); a crash between the
-// lines and the entries leaves a tail of lines whose entries never reached the ledger, all after
-// the last committed one (replay/replayer.h accepts exactly that). A batch holds at most
+// go into a second batch. Then one commit: every line in one write and every entry in one ledger
+// write, fsynced in one wait (Env::AppendTogether), then one anchor write and fsync, then every
+// act in decision order. The anchor follows both, and the acts the anchor, for the whole batch at
+// once: a crash before the acts leaves decisions whose entries name no file yet, which a start
+// decides again from the spool (as it did for one decision); a crash that keeps the lines and not
+// the entries leaves a tail of lines whose entries never reached the ledger, all after the last
+// committed one (replay/replayer.h accepts exactly that); a crash between the two writes or a
+// power loss can leave unanchored entries naming lines the record lacks, which the start cuts
+// (LedgerKeeper::Start), and the lines before them are again such a tail. A batch holds at most
 // LedgerKeeper::kMaxBatch entries; a reanchor is never in one. Outside a batch every decision
 // commits at once, as before. Two steps of the acts wait together: the batch's intakes
 // (PerformIntakes, before the other acts), and launches that follow one another with only log lines
@@ -168,11 +171,11 @@ class Daemon {
   Status Drain();  // decides every signal in follow_, and commits when no batch is open
   // Decides one signal: its line buffered, its entries staged, its acts added to the batch.
   Status Decided(const Signal& s);
-  // The batch to the disk: the lines (one flush), the entries (one ledger and one anchor write),
-  // then every act in order; what the acts give rise to goes to follow_.
+  // The batch to the disk: the lines and the entries (one wait), the anchor lines, then every act
+  // in order; what the acts give rise to goes to follow_.
   Status Commit();
-  // Commit's first half: the lines, then the staged entries, or EPOCH_RECORDS (a reanchor, which
-  // is never staged) appended at once. An anchor that refuses them drops the batch's acts.
+  // Commit's first half: the lines with the staged entries, or before EPOCH_RECORDS (a reanchor,
+  // which is never staged) appended at once. An anchor that refuses them drops the batch's acts.
   Status CommitRecords(std::vector<Record>* epoch_records);
   Status TakePending(size_t max);
   Status TakeName(const std::string& name);
@@ -269,7 +272,7 @@ class Daemon {
   std::map<std::string, int> launching_;  // their missions and attempts, until decided
   LedgerKeeper ledger_;
   ledger::SignalLog
-      signals_;  // the signal record: each decision's line before its entries and acts
+      signals_;  // the signal record: each decision's line with its entries, before its acts
   NotifyOutbox outbox_;
   WorkState work_;
   DropQueue drops_;

@@ -104,7 +104,16 @@ Status Daemon::Start() {
 
   // The ledger before anything is decided: recovery's decisions (a drone that ended while
   // hangard was down) are recorded too, and nothing launches on a ledger that does not verify.
-  if (Status l = ledger_.Start(env_->Now()); !l.ok()) return l;
+  // The signal record is read first: the ledger's unanchored tail keeps only the entries whose
+  // lines it holds (daemon/ledger_keeper.h).
+  std::optional<int64_t> lines_cover;
+  if (setup_.config.record_signals) {
+    std::string said;
+    if (Status o = signals_.Open(&said); !o.ok()) return o;
+    if (!said.empty()) Say(said);
+    if (signals_.ledger_covered() >= 0) lines_cover = signals_.ledger_covered();
+  }
+  if (Status l = ledger_.Start(env_->Now(), lines_cover); !l.ok()) return l;
   state_.ledger_seq = ledger_.head_seq();
   state_.ledger_time = ledger_.HeadTime();
   if (Status g = ledger_.FoldBooks(&state_.grants, &state_.requesters, &state_.canaries);
@@ -112,9 +121,6 @@ Status Daemon::Start() {
     return Status::Invalid("cannot fold the ledger's grants and requesters: " + g.message());
   // The signal record: this start's line, before any of its decisions.
   if (setup_.config.record_signals) {
-    std::string said;
-    if (Status o = signals_.Open(&said); !o.ok()) return o;
-    if (!said.empty()) Say(said);
     Status s = signals_.Start(facts_, ledger_.head_seq(), ledger_.head_hash(), ledger_.HeadTime());
     if (!s.ok()) return s;
   }

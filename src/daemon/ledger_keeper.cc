@@ -52,7 +52,7 @@ LedgerKeeper::LedgerKeeper(Env* env, std::string spool, std::string anchor_dir, 
       store_(env_, spool_, name),
       anchor_path_(anchor_dir_ + "/" + name + ".anchor") {}
 
-Status LedgerKeeper::Start(TimeMs now) {
+Status LedgerKeeper::Start(TimeMs now, std::optional<int64_t> lines_cover) {
   struct stat a {
   }, s{};
   if (::stat(anchor_dir_.c_str(), &a) != 0)
@@ -79,11 +79,38 @@ Status LedgerKeeper::Start(TimeMs now) {
   // A short unvouched tail after vouched entries of the same epoch, or the whole of a new
   // ledger's first epoch while its anchor file holds no line of it: a crash between the ledger
   // write and the anchor line (see the header).
-  const bool after_vouched = v->missing_from > v->first_seq;
-  const bool new_ledger = v->epoch == 1 && v->first_seq == 1 && v->missing_from == 1 &&
-                          v->anchor_own == 0 && env_->Exists(anchor_path_);
-  if (v->failure == ledger::Failure::kAnchorBehind && v->missing_to == v->head_seq &&
-      (after_vouched || new_ledger) && v->missing_to - v->missing_from + 1 <= kMaxCatchUp) {
+  auto crash_tail = [&](const ledger::VerifyReport& r) {
+    const bool after_vouched = r.missing_from > r.first_seq;
+    const bool new_ledger = r.epoch == 1 && r.first_seq == 1 && r.missing_from == 1 &&
+                            r.anchor_own == 0 && env_->Exists(anchor_path_);
+    return r.failure == ledger::Failure::kAnchorBehind && r.missing_to == r.head_seq &&
+           (after_vouched || new_ledger) && r.missing_to - r.missing_from + 1 <= kMaxCatchUp;
+  };
+  if (crash_tail(*v) && lines_cover) {
+    // Entries of that tail whose signal record lines the crash took (written in one wait with
+    // them, see the header) are cut, not adopted: from the first that names a line past the
+    // record's last.
+    Result<int64_t> lost = FirstNamingLostLine(v->missing_from, *lines_cover);
+    if (!lost.ok()) return lost.status();
+    if (*lost) {
+      Status c = store_.CutAfter(
+          *lost - 1,
+          "the signal record lacks the lines these entries name: a power loss kept the entries "
+          "and took their lines, written in the same wait, before their anchor lines, so no act "
+          "followed them; the kernel decides again from the spool");
+      if (c.code() == Code::kInvalid) {
+        failure_ = "ledger verification failed (anchor-behind at seq " + N(v->missing_from) +
+                   "): the unanchored tail names signal record lines the record lacks from seq " +
+                   N(*lost) + " on, and cannot be cut: " + c.message();
+        return Status::Ok();
+      }
+      if (!c.ok()) return c;
+      v = ledger::Verify(store_, *anchor_);
+      if (!v.ok()) return v.status();
+      if (v->ok) return HoldToCheckpoint();
+    }
+  }
+  if (crash_tail(*v)) {
     Result<std::optional<ledger::Entry>> authority = FirstAuthority(v->missing_from);
     if (!authority.ok()) return authority.status();
     if (!authority->has_value()) {
@@ -160,6 +187,16 @@ Result<std::optional<ledger::Entry>> LedgerKeeper::FirstAuthority(int64_t from) 
   std::optional<ledger::Entry> found;
   Status s = store_.ForEach(from, [&](const ledger::Entry& e) {
     if (!found && CarriesAuthority(e)) found = e;
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return found;
+}
+
+Result<int64_t> LedgerKeeper::FirstNamingLostLine(int64_t from, int64_t cover) const {
+  int64_t found = 0;
+  Status s = store_.ForEach(from, [&](const ledger::Entry& e) {
+    if (!found && e.seq > cover && e.body.find("signal_record") != nullptr) found = e.seq;
     return Status::Ok();
   });
   if (!s.ok()) return s;
@@ -244,10 +281,15 @@ Status LedgerKeeper::Stage(const std::vector<Record>& rs) {
   return Status::Ok();
 }
 
-Status LedgerKeeper::Commit(std::string* anchor_error) {
+Status LedgerKeeper::Commit(std::string* anchor_error, std::optional<Env::Appended> with,
+                            Status* with_done) {
   std::vector<ledger::AnchorMark> marks = std::move(staged_marks_);
   staged_marks_.clear();
-  if (Status s = store_.Commit(); !s.ok()) return s;
+  Status also = Status::Ok();
+  Status s = store_.Commit(with, &also);
+  if (with_done) *with_done = also;
+  if (!s.ok()) return s;
+  if (!also.ok()) return also;  // entries whose lines are not on disk get no anchor line
   // Failed closed already; a rolled-back ledger's anchor keeps the evidence as it stands (see
   // Append) until the reanchor, which is never in a batch.
   if (marks.empty() || anchor_missing_ || rolled_back_ || foreign_) return Status::Ok();

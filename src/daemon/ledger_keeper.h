@@ -15,6 +15,15 @@
 // there). It records that as a "ledger.caught-up" entry naming the seqs. Anything else the anchor
 // does not vouch for (a missing anchor file, a long unvouched tail) fails closed.
 //
+// Entries whose signal record lines were lost are cut, not adopted. The daemon writes a batch's
+// lines and its entries in one wait, then the anchor lines, so a crash between the two writes, or
+// a power loss, can leave entries without their lines. Start
+// is given the ledger seq the record's last line accounts for (the head its decision followed
+// plus the entries it made); the first entry of a tail as above that names a line past it, and
+// every entry after, are cut (LedgerStore::CutAfter, recorded by a "ledger.cut" entry naming
+// their bytes' sha256) before the rest is caught up. No act followed them: a decision's acts wait
+// for its anchor lines. A tail whose entries span two segments is not cut: that fails closed.
+//
 // Catch-up never adopts authority: a tail holding a grant, a revoke, a person's approval or
 // denial, or a reanchor (an entry that opens an epoch) fails closed, whatever else it holds. Such
 // an entry is something a later decision reads (the window folds grants from the ledger) or a
@@ -55,7 +64,10 @@ class LedgerKeeper {
   // Opens the ledger (cutting and recording a torn tail), verifies it in full against the anchor
   // and catches up a short tail as above. Ok with failure() set when the ledger is not to be
   // trusted; an error only when the ledger or anchor directory cannot be read or written at all.
-  Status Start(TimeMs now);
+  // LINES_COVER: the ledger seq the signal record's last line accounts for
+  // (SignalLog::ledger_covered), when the record is kept: entries of that tail past it that name
+  // a line are cut (see the header).
+  Status Start(TimeMs now, std::optional<int64_t> lines_cover = std::nullopt);
   // Why the ledger is not to be trusted, as found by Start; empty when it verified.
   const std::string& failure() const { return failure_; }
   // The head entry's time (0 for an empty ledger or one whose head time cannot be read): the
@@ -75,8 +87,12 @@ class LedgerKeeper {
   // decision follows) and writes nothing; Commit writes every staged entry in one ledger write
   // and fsync, then their anchor lines in one write and fsync. A reanchor is never staged (Io).
   // Same errors as Append; a failed Commit drops what was staged.
+  // WITH, when given (the signal record's lines the staged entries name), is appended in the
+  // entries' wait (LedgerStore::Commit) and *WITH_DONE says what became of it; the anchor lines
+  // follow only when both are on disk: a failure of either is Commit's error.
   Status Stage(const std::vector<Record>& rs);
-  Status Commit(std::string* anchor_error);
+  Status Commit(std::string* anchor_error, std::optional<Env::Appended> with = std::nullopt,
+                Status* with_done = nullptr);
   int64_t staged_seq() const { return store_.staged_seq(); }
   const std::string& staged_hash() const { return store_.staged_hash(); }
   bool staged() const { return store_.staged(); }
@@ -129,6 +145,8 @@ class LedgerKeeper {
 
  private:
   Status CatchUp(int64_t from, int64_t to, TimeMs now);
+  // The first entry from seq FROM on past seq COVER that names a signal record line; 0 for none.
+  Result<int64_t> FirstNamingLostLine(int64_t from, int64_t cover) const;
   // The first entry from seq `from` on that carries authority (see the header), if any.
   Result<std::optional<ledger::Entry>> FirstAuthority(int64_t from) const;
   // The newest checkpoint hangard signed (ANCHOR_DIR/NAME.checkpoint) is a commitment: a ledger

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "ledger/checkpoint.h"
 #include "ledger/ledger_testutil.h"
 #include "ledger/verify.h"
@@ -274,6 +276,99 @@ TEST(LedgerKeeper, CatchUpAdoptsATailOfMissionEntries) {
   ASSERT_TRUE(k.Start(kNow).ok());
   EXPECT_EQ(k.failure(), "");
   EXPECT_EQ(Lines(s.anchor_path()).size(), 6u);  // 2 + the tail of 3 + ledger.caught-up
+}
+
+// The daemon writes a batch's signal record lines and ledger entries in one wait, then the anchor
+// lines: a power loss can keep entries whose lines it took. Such entries (unanchored, so no act
+// followed them) are cut, not adopted, from the first naming a line past the record's last; those
+// before it are adopted as any crash's tail.
+std::vector<Record> NamingLines(const std::vector<std::string>& lines) {
+  std::vector<Record> r;
+  for (const std::string& l : lines)
+    r.push_back(Record{0, "mission.launched",
+                       json::Object{{"id", "M1"}, {"signal_record", std::string(64, l[0])}}, kNow});
+  return r;
+}
+
+TEST(LedgerKeeper, EntriesWhoseSignalLinesWereLostAreCutNotAdopted) {
+  Scratch s;
+  UnanchoredTail(s, 3, NamingLines({"a", "b", "b"}));  // seqs 4, 5, 6
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  // The record's last line followed seq 3 and made one entry: it accounts for seq 4, not 5 and 6.
+  ASSERT_TRUE(k.Start(kNow, 4).ok());
+  EXPECT_EQ(k.failure(), "");
+  std::vector<std::string> lines = Lines(Segment(s));
+  ASSERT_EQ(lines.size(), 6u) << "3 vouched, seq 4 kept, ledger.cut, ledger.caught-up";
+  EXPECT_NE(lines[3].find("\"seq\":4"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("\"kind\":\"ledger.cut\""), std::string::npos) << lines[4];
+  EXPECT_NE(lines[4].find("\"after_seq\":4"), std::string::npos) << lines[4];
+  EXPECT_NE(lines[5].find("\"kind\":\"ledger.caught-up\""), std::string::npos) << lines[5];
+  EXPECT_NE(lines[5].find("\"from\":4,\"reason\""), std::string::npos) << lines[5];
+  EXPECT_EQ(Lines(s.anchor_path()).size(), 6u);
+  EXPECT_FALSE(std::filesystem::exists(s.spool() + "/ledger/live/cut-pending.json"));
+  ExpectVerifies(s);
+}
+
+TEST(LedgerKeeper, ATailWhoseLinesAreAllThereIsAdopted) {
+  for (int64_t cover : {6, 9}) {  // the last line made seq 6, or only logged after it
+    SCOPED_TRACE(cover);
+    Scratch s;
+    UnanchoredTail(s, 3, NamingLines({"a", "b", "b"}));
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow, cover).ok());
+    EXPECT_EQ(k.failure(), "");
+    EXPECT_EQ(k.head_seq(), 7) << "3 vouched, the tail of 3, ledger.caught-up";
+    EXPECT_EQ(Lines(s.anchor_path()).size(), 7u);
+  }
+}
+
+// Entries that name no line (written with the record off, or outside a decision) are no
+// record's loss: adopted whatever the record holds.
+TEST(LedgerKeeper, ATailThatNamesNoLineIsAdoptedWhateverTheRecordHolds) {
+  Scratch s;
+  UnanchoredTail(s, 2, {Record{0, "mission.accepted", json::Object{{"id", "M1"}}, kNow}});
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow, 0).ok());
+  EXPECT_EQ(k.failure(), "");
+  EXPECT_EQ(k.head_seq(), 4);
+}
+
+// A grant whose line was lost is cut with the rest: its act (the op through the window) waited
+// for an anchor line that was never written, and the kernel decides the request again. Without
+// the cut, the start would fail closed on it (catch-up never adopts authority).
+TEST(LedgerKeeper, AGrantWhoseLineWasLostIsCutNotAdopted) {
+  Scratch s;
+  std::vector<Record> tail = NamingLines({"a"});
+  tail.push_back(Record{0, "grant",
+                        json::Object{{"op", "wire.funds"}, {"signal_record", std::string(64, 'c')}},
+                        kNow});
+  UnanchoredTail(s, 2, tail);  // seqs 3, 4
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow, 3).ok());
+  EXPECT_EQ(k.failure(), "");
+  for (const std::string& l : Lines(Segment(s)))
+    EXPECT_EQ(l.find("wire.funds"), std::string::npos) << "the unvouched grant stayed: " << l;
+  ExpectVerifies(s);
+}
+
+// A cut the crash stopped before its truncation (cut-pending.json written, every entry still
+// there): the next start records nothing for that note and cuts again, once.
+TEST(LedgerKeeper, ACutStoppedBeforeItsTruncationIsMadeAgainOnce) {
+  Scratch s;
+  UnanchoredTail(s, 3, NamingLines({"a", "b"}));  // seqs 4, 5
+  ledger::testing::WriteText(s.spool() + "/ledger/live/cut-pending.json",
+                             "{\"after_seq\":3,\"bytes\":1,\"reason\":\"x\",\"segment\":"
+                             "\"000000000001.jsonl\",\"sha256\":\"" +
+                                 std::string(64, 'b') + "\"}");
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow, 3).ok());
+  EXPECT_EQ(k.failure(), "");
+  std::vector<std::string> lines = Lines(Segment(s));
+  int cuts = 0;
+  for (const std::string& l : lines) cuts += l.find("\"kind\":\"ledger.cut\"") != std::string::npos;
+  EXPECT_EQ(cuts, 1);
+  EXPECT_EQ(lines.size(), 5u) << "3 vouched, ledger.cut, ledger.caught-up";
+  ExpectVerifies(s);
 }
 
 TEST(LedgerKeeper, AMissingAnchorFileIsNeverRecreatedAtStart) {

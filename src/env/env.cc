@@ -76,6 +76,13 @@ std::vector<Status> Env::KeyedDone(const std::vector<Keyed>& keyed, const std::v
   return r;
 }
 
+std::vector<Status> Env::AppendTogether(const std::vector<Appended>& parts) {
+  std::vector<Status> r;
+  r.reserve(parts.size());
+  for (const Appended& p : parts) r.push_back(AppendDurable(p.path, p.data));
+  return r;
+}
+
 Result<std::unique_ptr<Env::Dir>> Env::OpenDir(const std::string& path) {
   if (!Exists(path)) return Status::Errno("open directory " + path, ENOENT);
   return std::unique_ptr<Dir>(std::make_unique<PathDir>(this, path));

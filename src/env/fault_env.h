@@ -11,7 +11,8 @@
 // a file that failed),
 // CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, RenameLater, SyncDirs (one call for
 // all its directories; none for an empty list), MakeDir, MakeDirVisible, Remove, RemoveTree,
-// AppendDurable, Truncate, WriteMaildir), each once, whatever it returns; never a read
+// AppendDurable (AppendTogether: one for each part, in turn), Truncate, WriteMaildir), each once,
+// whatever it returns; never a read
 // (FileSize, ReadAt, ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its
 // Dir) nor Now, nor a LockExclusive (a lock is on no disk). Numbers start at 1 and are taken under
 // one lock, across threads. What is not counted: whatever the process changes without its Env (a

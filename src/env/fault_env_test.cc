@@ -209,6 +209,26 @@ TEST_F(FaultEnvTest, WritingTogetherIsThePartsCallsInTurn) {
   EXPECT_EQ(env.calls(), 8u) << "two directories' files, no key, no keyed file";
 }
 
+// The crash sweep's order (env.h): a power loss between the parts keeps the first alone.
+TEST_F(FaultEnvTest, AppendingTogetherIsThePartsAppendsInTurn) {
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(P("fault.log")).ok());
+  std::vector<Status> r = env.AppendTogether({{P("ledger"), "e\n"}, {P("lines"), "l\n"}});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_TRUE(r[0].ok() && r[1].ok());
+  EXPECT_EQ(Read("ledger") + Read("lines"), "e\nl\n");
+  EXPECT_EQ(Read("fault.log"), "1 append " + P("ledger") + "\n2 append " + P("lines") + "\n");
+  EXPECT_EQ(env.calls(), 2u);
+  const int status = InChild([&] {
+    FaultEnv crash(RealEnv(), Plan(FaultPlan::Kind::kCrashAfter, 1));
+    (void)crash.AppendTogether({{P("ledger"), "f\n"}, {P("lines"), "m\n"}});
+    _exit(4);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kFaultCrashStatus);
+  EXPECT_EQ(Read("ledger") + Read("lines"), "e\nf\nl\n") << "the first part alone";
+}
+
 TEST_F(FaultEnvTest, SeveralFilesFailedOrCrashedBeforeWriteNone) {
   ASSERT_TRUE(fs::create_directory(P("d")));
   const std::string before = Tree();

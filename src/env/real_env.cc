@@ -126,6 +126,19 @@ class Real : public Env {
   static constexpr size_t kSyncsAtOnce = 8;
   static constexpr size_t kFilesAtOnce = 64;
 
+  // PATH opened for appending (O_APPEND, never following a symbolic link), created with mode 0644
+  // when absent (*created says so).
+  static Result<UniqueFd> OpenForAppend(const std::string& path, bool* created) {
+    const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
+    int fd = open(path.c_str(), flags);
+    if (fd < 0 && errno == ENOENT) {
+      fd = open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
+      *created = fd >= 0;
+    }
+    if (fd < 0) return Status::Errno("open " + path + " for appending", errno);
+    return UniqueFd(fd);
+  }
+
   // fn(i) for each i of [0, n) at once, on the caller's thread and the threads kept for it
   // (base/wait_pool.h). The pool is never destroyed: its threads stay parked until the process
   // ends, and another thread may still write through RealEnv while exit() destroys statics.
@@ -343,18 +356,44 @@ class Real : public Env {
   }
 
   Status AppendDurable(const std::string& path, std::string_view data) override {
-    const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
     bool created = false;
-    int fd = open(path.c_str(), flags);
-    if (fd < 0 && errno == ENOENT) {
-      fd = open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
-      created = fd >= 0;
-    }
-    if (fd < 0) return Status::Errno("open " + path + " for appending", errno);
-    Status s = WriteAll(fd, data, path);
-    close(fd);
+    Result<UniqueFd> fd = OpenForAppend(path, &created);
+    if (!fd.ok()) return fd.status();
+    Status s = WriteAll(fd->get(), data, path);
     if (!s.ok() || !created) return s;
     return FsyncPath(Parent(path));
+  }
+
+  std::vector<Status> AppendTogether(const std::vector<Appended>& parts) override {
+    const size_t n = parts.size();
+    if (n > kSyncsAtOnce) return Env::AppendTogether(parts);
+    std::vector<Status> r(n);
+    std::vector<UniqueFd> fds(n);
+    std::vector<size_t> syncs;  // part i's file; n + i: its directory, when it was created
+    for (size_t i = 0; i < n; ++i) {
+      bool created = false;
+      Result<UniqueFd> fd = OpenForAppend(parts[i].path, &created);
+      if (!fd.ok()) {
+        r[i] = fd.status();
+        continue;
+      }
+      fds[i] = std::move(fd).value();
+      r[i] = WriteAll(fds[i].get(), parts[i].data, parts[i].path, false);
+      if (!r[i].ok()) continue;
+      syncs.push_back(i);
+      if (created) syncs.push_back(n + i);
+    }
+    std::vector<Status> synced(syncs.size());
+    AtOnce(syncs.size(), [&](size_t j) {
+      const size_t i = syncs[j] % n;
+      synced[j] = syncs[j] < n
+                      ? (fsync(fds[i].get()) == 0 ? Status::Ok()
+                                                  : Status::Errno("fsync " + parts[i].path, errno))
+                      : FsyncPath(Parent(parts[i].path));
+    });
+    for (size_t j = 0; j < syncs.size(); ++j)
+      if (!synced[j].ok() && r[syncs[j] % n].ok()) r[syncs[j] % n] = synced[j];
+    return r;
   }
 
   Status Truncate(const std::string& path, uint64_t size) override {

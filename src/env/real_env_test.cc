@@ -401,5 +401,35 @@ TEST(RealEnvSyncDirs, SaysTheFirstDirectoryThatFailed) {
   EXPECT_TRUE(RealEnv()->SyncDirs({}, dir.path() + "/gone-then").ok());
 }
 
+// The lines and the ledger entries of one commit (daemon/daemon.cc, CommitRecords): each part
+// appended to its file, made when absent, with a status each; one that cannot be opened or is a
+// symbolic link fails alone.
+TEST(RealEnvAppendTogether, AppendsEachPartAndSaysWhichFailed) {
+  ScratchDir dir("append-together");
+  const std::string a = dir.path() + "/a.jsonl", b = dir.path() + "/b.jsonl";
+  std::ofstream(a) << "old\n";
+  std::vector<Status> r = RealEnv()->AppendTogether({{a, "one\n"}, {b, "two\n"}});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_TRUE(r[0].ok()) << r[0].message();
+  EXPECT_TRUE(r[1].ok()) << r[1].message();
+  auto read = [](const std::string& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read(a), "old\none\n");
+  EXPECT_EQ(read(b), "two\n");
+  const std::string link = dir.path() + "/link.jsonl";
+  std::filesystem::create_symlink(a, link);
+  r = RealEnv()->AppendTogether({{dir.path() + "/no/such", "x"}, {b, "three\n"}, {link, "y"}});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].code(), Code::kNotFound) << r[0].message();
+  EXPECT_NE(r[0].message().find("/no/such"), std::string::npos) << r[0].message();
+  EXPECT_TRUE(r[1].ok()) << r[1].message();
+  EXPECT_FALSE(r[2].ok()) << "a symbolic link was followed";
+  EXPECT_EQ(read(b), "two\nthree\n");
+  EXPECT_EQ(read(a), "old\none\n");
+  EXPECT_TRUE(RealEnv()->AppendTogether({}).empty());
+}
+
 }  // namespace
 }  // namespace hangar

@@ -65,6 +65,13 @@ Status SignalLog::Open(std::string* said) {
                            "record");
   n_ = n;
   hash_ = std::string(hash);
+  // The head its decision followed and the entries it made (a start line makes none); unknown (-1)
+  // when it says neither, which no hangard writes.
+  int64_t seq = 0, records = 0;
+  const bool has_records = !root["records"].get(records);
+  covered_ = root["ledger"]["seq"].get(seq) || (!has_records && root["signal"].error() == 0)
+                 ? -1
+                 : seq + records;
   return Status::Ok();
 }
 
@@ -150,13 +157,21 @@ Result<std::string> SignalLog::Add(const Signal& signal, const std::vector<Actio
 Status SignalLog::Flush() {
   if (pending_.empty()) return Status::Ok();
   Status s = env_->AppendDurable(path_, pending_);
+  Wrote(s);
+  return s;
+}
+
+std::optional<Env::Appended> SignalLog::Unwritten() const {
+  if (pending_.empty()) return std::nullopt;
+  return Env::Appended{path_, pending_};
+}
+
+void SignalLog::Wrote(const Status& s) {
   // A failed append leaves the file's tail unknown; the daemon stops its work on it (a failed
   // decision write), and the next start reads the tail again.
-  if (s.ok()) {
-    pending_.clear();
-    if (pending_.capacity() > (size_t(1) << 20)) pending_.shrink_to_fit();  // after a big batch
-  }
-  return s;
+  if (!s.ok()) return;
+  pending_.clear();
+  if (pending_.capacity() > (size_t(1) << 20)) pending_.shrink_to_fit();  // after a big batch
 }
 
 }  // namespace hangar::ledger

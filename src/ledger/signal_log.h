@@ -10,15 +10,19 @@
 // line its own, larger ones as SPOOL/signals/NAME/blobs/HEX, written durably before the line that
 // names them. Nothing is kept from one line to the next, however long hangard runs.
 //
-// Durability: Add only buffers; Flush appends what is buffered in one write and one fsync. The
-// daemon flushes before the first act of any decision that acts (a decision that only logs acts
-// on nothing a crash could leave behind, so its line goes with the next flush, in order). A crash
-// can lose only lines whose decisions did nothing outside hangard's memory, which the next start
-// rebuilds from the spool anyway; a stop (SIGTERM) flushes them. Not thread-safe: the event
-// loop's own.
+// Durability: Add only buffers; Flush appends what is buffered in one write and one fsync
+// (Unwritten and Wrote: the same append made in the wait of the ledger entries that name the
+// lines). The daemon writes them before the anchor lines of any decision that acts (a decision
+// that only logs acts on nothing a crash could leave behind, so its line goes with the next
+// write, in order). A crash can lose only lines whose decisions did nothing outside hangard's
+// memory, which the next start rebuilds from the spool anyway (a crash can leave the entries of
+// such a decision, never their anchor lines: the start cuts them, see daemon/ledger_keeper.h); a
+// stop (SIGTERM) flushes them. Not thread-safe: the event loop's
+// own.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +52,17 @@ class SignalLog {
                           int64_t ledger_seq, const std::string& ledger_hash);
   // Appends the buffered lines durably (one write, one fsync); Ok when none wait.
   Status Flush();
+  // Flush in two halves, for a caller that appends the lines with another file in one wait (the
+  // daemon's commit: lines and ledger entries, Env::AppendTogether): the buffered lines as that
+  // append's part (nullopt when none wait; the view lasts until Add, Flush or Wrote), then what
+  // became of it.
+  std::optional<Env::Appended> Unwritten() const;
+  void Wrote(const Status& s);
+  // The ledger seq the record's last line accounts for, as Open found it: the head its decision
+  // followed plus the entries it made (a start line: its head). 0 for an empty record, -1 when the
+  // last line does not say. A ledger entry past it that names a line names one the record lost
+  // (daemon/ledger_keeper.h, start-up).
+  int64_t ledger_covered() const { return covered_; }
   // Bytes of lines buffered: lines of decisions that only log wait for the next that acts, but
   // not without bound (a start's recovery of a deep queue logs one per mission).
   size_t buffered() const { return pending_.size(); }
@@ -65,6 +80,7 @@ class SignalLog {
   Env* env_;
   std::string dir_, path_;
   int64_t n_ = 0;
+  int64_t covered_ = 0;
   std::string hash_;                  // of the last line (buffered or written)
   std::string pending_;               // lines not yet written
   Status blob_error_ = Status::Ok();  // a blob file that could not be written

@@ -128,6 +128,41 @@ TEST_F(SignalLogTest, ATornLastLineIsCutAndTheChainGoesOn) {
   EXPECT_EQ(lines->size(), 2u);
 }
 
+// What the start checks an unanchored ledger tail against (daemon/ledger_keeper.h): the head the
+// last line's decision followed plus the entries it made; and the lines as another append's part.
+TEST_F(SignalLogTest, TheLastLineSaysUpToWhichLedgerSeqEntriesHaveLines) {
+  auto reopened = [&] {
+    ledger::SignalLog log(RealEnv(), dir_.path(), "live");
+    std::string said;
+    EXPECT_TRUE(log.Open(&said).ok());
+    return log.ledger_covered();
+  };
+  EXPECT_EQ(reopened(), 0) << "no record";
+  ledger::SignalLog log(RealEnv(), dir_.path(), "live");
+  std::string said;
+  ASSERT_TRUE(log.Open(&said).ok());
+  EXPECT_FALSE(log.Unwritten().has_value());
+  ASSERT_TRUE(log.Start(Facts(), 7, std::string(64, '7'), 0).ok());
+  EXPECT_EQ(reopened(), 7) << "a start line: its head";
+  const Dropped d{"a.json", Mission("A"), "", kT, {}, kRoot};
+  const std::vector<Action> two{Record{8, "mission.accepted", json::Object{}, kT},
+                                Record{9, "mission.queued", json::Object{}, kT}};
+  ASSERT_TRUE(log.Add(d, two, State{}, 7, std::string(64, '7')).ok());
+  std::optional<Env::Appended> part = log.Unwritten();
+  ASSERT_TRUE(part.has_value());
+  EXPECT_EQ(part->path, file());
+  EXPECT_NE(part->data.find("a.json"), std::string::npos);
+  log.Wrote(Status::Io("the disk said no"));
+  EXPECT_TRUE(log.Unwritten().has_value()) << "kept after a failed append";
+  ASSERT_TRUE(RealEnv()->AppendDurable(part->path, part->data).ok());
+  log.Wrote(Status::Ok());
+  EXPECT_FALSE(log.Unwritten().has_value());
+  EXPECT_EQ(reopened(), 9) << "followed 7, made 2";
+  ASSERT_TRUE(log.Add(d, {Log{"x"}}, State{}, 9, std::string(64, '9')).ok());
+  ASSERT_TRUE(log.Flush().ok());
+  EXPECT_EQ(reopened(), 9) << "a line that only logs, after 9";
+}
+
 TEST_F(SignalLogTest, ALastLineThatDoesNotReadRefusesTheStart) {
   std::filesystem::create_directories(dir_.path() + "/signals/live");
   std::ofstream(file()) << "{\"n\":\"one\"}\n";

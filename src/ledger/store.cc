@@ -64,6 +64,10 @@ Status LedgerStore::Open() {
   if (!s.ok()) return s;
   open_ = true;
   broken_ = false;
+  return RecordPendingCut();
+}
+
+Status LedgerStore::RecordPendingCut() {
   // A pending cut whose entry did not make it: record it now (the bytes are already gone).
   const std::string pending = dir_ + "/" + std::string(kPendingCut);
   Result<std::string> text = env_->ReadFile(pending, 4096);
@@ -72,17 +76,65 @@ Status LedgerStore::Open() {
   if (!body.ok()) return Status::Invalid("cannot read " + pending + ": " + body.status().message());
   bool recorded = false;
   if (head_seq_ > 0) {
-    s = ForEach(head_seq_, [&](const Entry& e) {
+    Status s = ForEach(head_seq_, [&](const Entry& e) {
       recorded = e.kind == "ledger.cut" && e.body == *body;
       return Status::Ok();
     });
     if (!s.ok()) return s;
   }
-  if (!recorded) {
+  // A cut of whole entries (CutAfter) that a crash stopped before its truncation: the entries are
+  // still there, so nothing was cut; whoever asked for it asks again.
+  const json::Value* after = body->find("after_seq");
+  const bool undone = after && after->is_int() && after->as_int() < head_seq_;
+  if (!recorded && !undone) {
     Result<Entry> cut = Append("ledger.cut", *body, env_->Now());
     if (!cut.ok()) return cut.status();
   }
   return env_->Remove(pending);
+}
+
+Status LedgerStore::CutAfter(int64_t seq, const std::string& reason) {
+  if (!open_ || read_only_ || broken_ || staged())
+    return Status::Unavailable("cannot cut ledger " + dir_ + ": not open for appending");
+  if (seq >= head_seq_) return Status::Ok();
+  int64_t first = 0;
+  if (segment_.empty() || !ParseSegmentName(segment_, &first) || first > seq + 1)
+    return Status::Invalid("cannot cut ledger " + dir_ + " after seq " + std::to_string(seq) +
+                           ": the entries after it are not all in its last segment (" + segment_ +
+                           ")");
+  // Back from the end, one line at a time, to the start of entry seq + 1.
+  const std::string path = dir_ + "/" + segment_;
+  uint64_t at = segment_size_;
+  for (;;) {
+    Result<int64_t> nl = LastNewlineBefore(env_, path, at - 1);
+    if (!nl.ok()) return nl.status();
+    const uint64_t start = uint64_t(*nl + 1);
+    Result<std::string> line = env_->ReadAt(path, start, size_t(at - 1 - start));
+    if (!line.ok()) return line.status();
+    Result<Entry> e = ParseEntryLine(*line);
+    if (!e.ok())
+      return Status::Invalid("cannot cut ledger " + dir_ + ": an entry of " + segment_ +
+                             " unreadable: " + e.status().message());
+    if (e->seq < seq + 1)
+      return Status::Invalid("cannot cut ledger " + dir_ + " after seq " + std::to_string(seq) +
+                             ": " + segment_ + " holds no entry " + std::to_string(seq + 1));
+    at = start;
+    if (e->seq == seq + 1) break;
+  }
+  Result<std::string> cut = env_->ReadAt(path, at, size_t(segment_size_ - at));
+  if (!cut.ok()) return cut.status();
+  json::Object body{{"after_seq", seq},
+                    {"bytes", int64_t(segment_size_ - at)},
+                    {"reason", reason},
+                    {"segment", segment_},
+                    {"sha256", Sha256Hex(*cut)}};
+  Status s = env_->WriteFileAtomic(dir_, std::string(kPendingCut), json::Write(json::Value(body)));
+  if (s.ok()) s = env_->Truncate(path, at);
+  if (!s.ok()) return s;
+  Result<std::vector<std::string>> segments = Segments();
+  if (!segments.ok()) return segments.status();
+  if (s = FindHead(*segments); !s.ok()) return s;
+  return RecordPendingCut();
 }
 
 Status LedgerStore::OpenForReading() {
@@ -251,14 +303,25 @@ void LedgerStore::Unstage() {
   staged_epoch_ = epoch_;
 }
 
-Status LedgerStore::Commit() {
-  if (staged_bytes_.empty()) return Status::Ok();
+Status LedgerStore::Commit(std::optional<Env::Appended> with, Status* with_done) {
+  if (staged_bytes_.empty()) {
+    if (with) *with_done = env_->AppendDurable(with->path, with->data);
+    return Status::Ok();
+  }
   // A batch never straddles two segments: it goes where its first entry would.
   if (segment_.empty() || segment_size_ >= segment_bytes_) {
     segment_ = SegmentName(head_seq_ + 1);
     segment_size_ = 0;
   }
-  Status s = env_->AppendDurable(dir_ + "/" + segment_, staged_bytes_);
+  Status s = Status::Ok();
+  if (with) {
+    std::vector<Status> done =
+        env_->AppendTogether({{dir_ + "/" + segment_, staged_bytes_}, *with});
+    s = done[0];
+    *with_done = done[1];
+  } else {
+    s = env_->AppendDurable(dir_ + "/" + segment_, staged_bytes_);
+  }
   if (!s.ok()) {
     broken_ = true;
     Unstage();

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,8 +74,18 @@ class LedgerStore {
   // stages nothing. Commit appends everything staged durably (Ok when nothing is); on a failure
   // the staged entries are dropped and the store is broken as after a failed append.
   Result<std::vector<Entry>> Stage(std::vector<Draft> drafts);  // the drafts move in, as above
-  Status Commit();
+  // WITH, when given, is appended in the same wait as the entries (Env::AppendTogether, the
+  // entries first) and *WITH_DONE says what became of it; when nothing is staged it is appended
+  // alone.
+  Status Commit(std::optional<Env::Appended> with = std::nullopt, Status* with_done = nullptr);
   bool staged() const { return !staged_bytes_.empty(); }
+
+  // Cuts every entry after SEQ from the ledger, recorded as a torn tail's cut is: a "ledger.cut"
+  // entry {after_seq, bytes, reason, segment, sha256} appended after the head that is left, its
+  // body written to a pending file before the truncation so a crash cannot lose it (and a crash
+  // before the truncation, leaving the entries, records nothing). For entries no act followed
+  // (daemon/ledger_keeper.h); Invalid when they are not all in the last segment.
+  Status CutAfter(int64_t seq, const std::string& reason);
 
   // Calls fn on every entry with seq >= from_seq in order, across segments, stopping at the first
   // non-Ok it returns (which ForEach returns). Invalid, naming segment and line, for a line that
@@ -97,6 +108,9 @@ class LedgerStore {
  private:
   Status FindHead(const std::vector<std::string>& segments);
   Status CutTornTail(const std::string& segment, uint64_t size, uint64_t keep);
+  // The pending cut's "ledger.cut" entry appended, unless it is the head already or the cut did
+  // not happen; then the pending file removed.
+  Status RecordPendingCut();
   // The entries that drafts become after the last staged entry (their kinds and bodies moved in),
   // and their lines appended to *bytes.
   Result<std::vector<Entry>> Seal(std::vector<Draft> drafts, std::string* bytes) const;

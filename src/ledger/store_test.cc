@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "base/sha256.h"
 #include "gtest/gtest.h"
 #include "ledger/ledger_testutil.h"
 #include "ledger/verify.h"
@@ -146,19 +147,69 @@ TEST(LedgerStore, CutInterruptedBeforeItsEntryIsRecordedAtNextOpen) {
   LedgerStore store(RealEnv(), dir.spool(), "live");
   ASSERT_TRUE(store.Open().ok());
   Grow(&store, nullptr, 2);
+  // A pending note left by a crash, then the head the next open leaves, and the note gone.
+  auto reopened_after_note = [&](int64_t after_seq) {
+    testing::WriteText(store.dir() + "/cut-pending.json",
+                       "{\"after_seq\":" + std::to_string(after_seq) +
+                           ",\"bytes\":5,\"segment\":\"000000000001.jsonl\",\"sha256\":\"" +
+                           std::string(64, 'b') + "\"}");
+    LedgerStore again(RealEnv(), dir.spool(), "live");
+    EXPECT_TRUE(again.Open().ok());
+    EXPECT_FALSE(std::filesystem::exists(again.dir() + "/cut-pending.json"));
+    return again.head_seq();
+  };
   // The state a crash right after the truncate leaves: the pending note, no torn bytes.
-  testing::WriteText(store.dir() + "/cut-pending.json",
-                     "{\"after_seq\":2,\"bytes\":5,\"segment\":\"000000000001.jsonl\","
-                     "\"sha256\":\"" +
-                         std::string(64, 'b') + "\"}");
+  EXPECT_EQ(reopened_after_note(2), 3);
   LedgerStore again(RealEnv(), dir.spool(), "live");
   ASSERT_TRUE(again.Open().ok());
-  EXPECT_EQ(again.head_seq(), 3);
+  EXPECT_EQ(again.head_seq(), 3) << "recorded only once";
   EXPECT_EQ(HeadEntry(again).kind, "ledger.cut");
-  EXPECT_FALSE(std::filesystem::exists(again.dir() + "/cut-pending.json"));
-  LedgerStore third(RealEnv(), dir.spool(), "live");  // and only once
-  ASSERT_TRUE(third.Open().ok());
-  EXPECT_EQ(third.head_seq(), 3);
+  // A note of a cut of whole entries (CutAfter) that a crash stopped before its truncation: the
+  // entries after its after_seq are all there, so it records nothing (the keeper cuts again).
+  EXPECT_EQ(reopened_after_note(1), 3);
+}
+
+// Whole entries cut (a tail whose signal record lines a power loss took, daemon/ledger_keeper.h):
+// gone from the segment, recorded by a ledger.cut entry that names them by their bytes' sha256.
+TEST(LedgerStore, CutAfterTakesWholeEntriesAndRecordsThem) {
+  Scratch dir;
+  LedgerStore store(RealEnv(), dir.spool(), "live");
+  ASSERT_TRUE(store.Open().ok());
+  std::vector<Entry> es = Grow(&store, nullptr, 5);
+  const std::string seg = store.dir() + "/000000000001.jsonl";
+  const std::string cut_bytes = EntryLine(es[3]) + EntryLine(es[4]);
+  ASSERT_TRUE(store.CutAfter(3, "lines lost").ok());
+  EXPECT_EQ(store.head_seq(), 4);
+  Entry cut = HeadEntry(store);
+  EXPECT_EQ(cut.kind, "ledger.cut");
+  EXPECT_EQ(cut.prev, es[2].hash) << "the cut entry follows the head that is left";
+  EXPECT_EQ(cut.body.find("after_seq")->as_int(), 3);
+  EXPECT_EQ(cut.body.find("bytes")->as_int(), int64_t(cut_bytes.size()));
+  EXPECT_EQ(cut.body.find("sha256")->as_string(), Sha256Hex(cut_bytes));
+  EXPECT_EQ(cut.body.find("reason")->as_string(), "lines lost");
+  EXPECT_EQ(ReadText(seg), EntryLine(es[0]) + EntryLine(es[1]) + EntryLine(es[2]) + EntryLine(cut));
+  EXPECT_FALSE(std::filesystem::exists(store.dir() + "/cut-pending.json"));
+  LedgerStore again(RealEnv(), dir.spool(), "live");  // recorded once
+  ASSERT_TRUE(again.Open().ok());
+  EXPECT_EQ(again.head_seq(), 4);
+}
+
+// Entries in two segments are not cut (the keeper fails closed): nothing changes.
+TEST(LedgerStore, CutAfterRefusesEntriesInTwoSegments) {
+  Scratch dir;
+  LedgerStore store(RealEnv(), dir.spool(), "live", /*segment_bytes=*/700);
+  ASSERT_TRUE(store.Open().ok());
+  Grow(&store, nullptr, 5);  // three lines per segment: 1-3, 4-5
+  const std::string before =
+      ReadText(store.dir() + "/000000000001.jsonl") + ReadText(store.dir() + "/000000000004.jsonl");
+  EXPECT_EQ(store.CutAfter(2, "lines lost").code(), Code::kInvalid);
+  EXPECT_EQ(store.head_seq(), 5);
+  EXPECT_EQ(
+      ReadText(store.dir() + "/000000000001.jsonl") + ReadText(store.dir() + "/000000000004.jsonl"),
+      before);
+  ASSERT_TRUE(store.CutAfter(3, "lines lost").ok()) << "from the last segment's first entry";
+  EXPECT_EQ(store.head_seq(), 4);
+  EXPECT_EQ(HeadEntry(store).kind, "ledger.cut");
 }
 
 TEST(LedgerStore, DamageBeforeTheLastLineIsNotRepaired) {
