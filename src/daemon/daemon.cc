@@ -335,8 +335,9 @@ Status Daemon::Decided(const Signal& sig) {
   const std::string head_hash = ledger_.staged_hash();
   std::vector<Action> acts = Decide(setup_, &state_, sig);
   const bool acts_any = Acts(acts);
-  // The signal record first: the line of what was decided, durable before the decision's entries
-  // and acts when it has any (a decision that only logs goes with the next one's line).
+  // The signal record first: the line of what was decided, durable with the decision's entries
+  // and before their anchor lines and its acts when it has any (a decision that only logs goes
+  // with the next one's line).
   std::optional<std::string> line;
   if (setup_.config.record_signals) {
     Result<std::string> added = signals_.Add(sig, acts, state_, head_seq, head_hash);
@@ -373,17 +374,19 @@ Status Daemon::Decided(const Signal& sig) {
 
 Status Daemon::CommitRecords(std::vector<Record>* epoch_records) {
   // The lines with the staged entries that name them, in one wait, and the anchor lines after
-  // both (a power loss can keep entries whose lines it took: the start cuts them, being
-  // unanchored, man/hangar-ledger.5 START-UP); before a reanchor's entries, or alone, first.
+  // both (a crash between the writes or a power loss can leave entries without their lines: the
+  // start cuts them, being unanchored, man/hangar-ledger.5 START-UP); first and alone before a
+  // reanchor's entries, or while no anchor line is written (nothing would tell such entries
+  // from acted-on ones).
   const bool lines = setup_.config.record_signals && batch_.flush;
-  const bool together = lines && !epoch_records && ledger_.staged();
+  const bool together = lines && !epoch_records && ledger_.staged() && ledger_.anchoring();
   if (lines && !together)
     if (Status f = signals_.Flush(); !f.ok()) return f;
   const bool any = ledger_.staged() || (epoch_records && !epoch_records->empty());
   if (!any) return Status::Ok();
   const int64_t first = ledger_.head_seq() + 1;
   std::string anchor_error;
-  Status lines_done = Status::Ok();
+  Status lines_done = Status::Io("the signal record's lines were not written");
   Status s = epoch_records ? ledger_.AppendAll(*epoch_records, &anchor_error)
              : together    ? ledger_.Commit(&anchor_error, signals_.Unwritten(), &lines_done)
                            : ledger_.Commit(&anchor_error);

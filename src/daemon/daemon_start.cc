@@ -104,16 +104,17 @@ Status Daemon::Start() {
 
   // The ledger before anything is decided: recovery's decisions (a drone that ended while
   // hangard was down) are recorded too, and nothing launches on a ledger that does not verify.
-  // The signal record is read first: the ledger's unanchored tail keeps only the entries whose
-  // lines it holds (daemon/ledger_keeper.h).
-  std::optional<int64_t> lines_cover;
-  if (setup_.config.record_signals) {
+  // The signal record is read first (also when it is no longer kept, if there is one): the
+  // ledger's unanchored tail keeps only the entries whose lines it holds (daemon/ledger_keeper.h).
+  std::optional<ledger::LinesCover> lines;
+  if (setup_.config.record_signals || env_->Exists(signals_.path())) {
     std::string said;
     if (Status o = signals_.Open(&said); !o.ok()) return o;
     if (!said.empty()) Say(said);
-    if (signals_.ledger_covered() >= 0) lines_cover = signals_.ledger_covered();
+    lines = signals_.cover();
   }
-  if (Status l = ledger_.Start(env_->Now(), lines_cover); !l.ok()) return l;
+  if (Status l = ledger_.Start(env_->Now(), lines); !l.ok()) return l;
+  if (!ledger_.said().empty()) Say(ledger_.said(), Priority::kWarning);
   state_.ledger_seq = ledger_.head_seq();
   state_.ledger_time = ledger_.HeadTime();
   if (Status g = ledger_.FoldBooks(&state_.grants, &state_.requesters, &state_.canaries);

@@ -52,7 +52,7 @@ LedgerKeeper::LedgerKeeper(Env* env, std::string spool, std::string anchor_dir, 
       store_(env_, spool_, name),
       anchor_path_(anchor_dir_ + "/" + name + ".anchor") {}
 
-Status LedgerKeeper::Start(TimeMs now, std::optional<int64_t> lines_cover) {
+Status LedgerKeeper::Start(TimeMs now, std::optional<ledger::LinesCover> lines) {
   struct stat a {
   }, s{};
   if (::stat(anchor_dir_.c_str(), &a) != 0)
@@ -86,25 +86,37 @@ Status LedgerKeeper::Start(TimeMs now, std::optional<int64_t> lines_cover) {
     return r.failure == ledger::Failure::kAnchorBehind && r.missing_to == r.head_seq &&
            (after_vouched || new_ledger) && r.missing_to - r.missing_from + 1 <= kMaxCatchUp;
   };
-  if (crash_tail(*v) && lines_cover) {
-    // Entries of that tail whose signal record lines the crash took (written in one wait with
-    // them, see the header) are cut, not adopted: from the first that names a line past the
-    // record's last.
-    Result<int64_t> lost = FirstNamingLostLine(v->missing_from, *lines_cover);
+  if (crash_tail(*v) && lines) {
+    // Entries of that tail whose signal record lines a crash took (written in one wait with them,
+    // see the header) are cut, not adopted: from the first that names a line past the record's
+    // last.
+    Result<std::optional<int64_t>> covered = LinesCovered(*lines);
+    if (!covered.ok()) return covered.status();
+    Result<std::optional<ledger::Entry>> lost =
+        *covered ? FirstNamingLostLine(v->missing_from, **covered) : std::optional<ledger::Entry>();
     if (!lost.ok()) return lost.status();
     if (*lost) {
+      const int64_t from = (*lost)->seq, to = v->head_seq;
+      Result<std::optional<ledger::Entry>> authority = FirstAuthority(from);
+      if (!authority.ok()) return authority.status();
       Status c = store_.CutAfter(
-          *lost - 1,
-          "the signal record lacks the lines these entries name: a power loss kept the entries "
-          "and took their lines, written in the same wait, before their anchor lines, so no act "
-          "followed them; the kernel decides again from the spool");
+          from - 1,
+          "the signal record lacks the lines these entries name, written in the same wait (a "
+          "crash between the two writes, or a power loss) and never anchored, so no act followed "
+          "them; the kernel decides again from the spool");
       if (c.code() == Code::kInvalid) {
         failure_ = "ledger verification failed (anchor-behind at seq " + N(v->missing_from) +
                    "): the unanchored tail names signal record lines the record lacks from seq " +
-                   N(*lost) + " on, and cannot be cut: " + c.message();
+                   N(from) + " on, and cannot be cut: " + c.message();
         return Status::Ok();
       }
       if (!c.ok()) return c;
+      said_ = "ledger: cut unanchored seqs " + N(from) + ".." + N(to) +
+              ", which name signal record lines the record lacks (a crash between their writes, "
+              "or a power loss); their decisions are made again from the spool";
+      if (*authority)
+        said_ += "; among them a " + (*authority)->kind + " entry (seq " + N((*authority)->seq) +
+                 "), not adopted: check it with `hangar ledger show --from " + N(from) + "`";
       v = ledger::Verify(store_, *anchor_);
       if (!v.ok()) return v.status();
       if (v->ok) return HoldToCheckpoint();
@@ -193,10 +205,25 @@ Result<std::optional<ledger::Entry>> LedgerKeeper::FirstAuthority(int64_t from) 
   return found;
 }
 
-Result<int64_t> LedgerKeeper::FirstNamingLostLine(int64_t from, int64_t cover) const {
-  int64_t found = 0;
+Result<std::optional<int64_t>> LedgerKeeper::LinesCovered(const ledger::LinesCover& c) const {
+  // The record is this ledger's only if the head its last line followed is on this ledger.
+  bool linked = c.seq == 0 && c.hash == ledger::kGenesisPrev;
+  if (c.seq > 0 && c.seq <= store_.head_seq()) {
+    Status s = store_.ForEach(c.seq, [&](const ledger::Entry& e) {
+      if (e.seq == c.seq) linked = e.hash == c.hash;
+      return Status::Ok();
+    });
+    if (!s.ok()) return s;
+  }
+  if (!linked) return std::optional<int64_t>();
+  return std::optional<int64_t>(c.seq + c.records);
+}
+
+Result<std::optional<ledger::Entry>> LedgerKeeper::FirstNamingLostLine(int64_t from,
+                                                                       int64_t cover) const {
+  std::optional<ledger::Entry> found;
   Status s = store_.ForEach(from, [&](const ledger::Entry& e) {
-    if (!found && e.seq > cover && e.body.find("signal_record") != nullptr) found = e.seq;
+    if (!found && e.seq > cover && e.body.find("signal_record") != nullptr) found = e;
     return Status::Ok();
   });
   if (!s.ok()) return s;

@@ -15,17 +15,20 @@
 // there). It records that as a "ledger.caught-up" entry naming the seqs. Anything else the anchor
 // does not vouch for (a missing anchor file, a long unvouched tail) fails closed.
 //
-// Entries whose signal record lines were lost are cut, not adopted. The daemon writes a batch's
-// lines and its entries in one wait, then the anchor lines, so a crash between the two writes, or
-// a power loss, can leave entries without their lines. Start
-// is given the ledger seq the record's last line accounts for (the head its decision followed
-// plus the entries it made); the first entry of a tail as above that names a line past it, and
-// every entry after, are cut (LedgerStore::CutAfter, recorded by a "ledger.cut" entry naming
-// their bytes' sha256) before the rest is caught up. No act followed them: a decision's acts wait
-// for its anchor lines. A tail whose entries span two segments is not cut: that fails closed.
+// Entries whose signal record lines were lost are cut, not adopted. While it anchors, the daemon
+// writes a batch's lines and its entries in one wait, then the anchor lines, so a crash between
+// the two writes, or a power loss, can leave entries without their lines. Start is given what the
+// record's last line says of the ledger: the head its decision followed and the entries it made.
+// When that head is on this ledger (else the record is another's and says nothing), the entries
+// up to it plus those made have their lines; the first entry of a tail as above past that which
+// names a line, and every entry after, are cut (LedgerStore::CutAfter, recorded by a "ledger.cut"
+// entry naming their bytes' sha256) before the rest is caught up, and said(). No act followed
+// them: a decision's acts wait for the write of both files and for its anchor lines. A tail
+// whose entries span two segments is not cut: that fails closed.
 //
 // Catch-up never adopts authority: a tail holding a grant, a revoke, a person's approval or
-// denial, or a reanchor (an entry that opens an epoch) fails closed, whatever else it holds. Such
+// denial, or a reanchor (an entry that opens an epoch) fails closed, whatever else it holds (one
+// cut as above is not adopted either, and said). Such
 // an entry is something a later decision reads (the window folds grants from the ledger) or a
 // person's word, and a hash-correct forged tail costs nothing to write. The rest is adopted for
 // what it is, a record of decisions whose acts never happened: a decision's acts wait for its
@@ -48,6 +51,7 @@
 #include "kernel/kernel.h"
 #include "kernel/requesters.h"
 #include "ledger/anchor.h"
+#include "ledger/signal_log.h"
 #include "ledger/signing_key.h"
 #include "ledger/store.h"
 
@@ -64,10 +68,15 @@ class LedgerKeeper {
   // Opens the ledger (cutting and recording a torn tail), verifies it in full against the anchor
   // and catches up a short tail as above. Ok with failure() set when the ledger is not to be
   // trusted; an error only when the ledger or anchor directory cannot be read or written at all.
-  // LINES_COVER: the ledger seq the signal record's last line accounts for
-  // (SignalLog::ledger_covered), when the record is kept: entries of that tail past it that name
-  // a line are cut (see the header).
-  Status Start(TimeMs now, std::optional<int64_t> lines_cover = std::nullopt);
+  // LINES: what the signal record's last line says of the ledger (SignalLog::cover), when there
+  // is a record: entries of a crash's tail past what it accounts for that name a line are cut
+  // (see the header), and said().
+  Status Start(TimeMs now, std::optional<ledger::LinesCover> lines = std::nullopt);
+  // What Start did that an operator should hear of (a cut of entries); empty when nothing.
+  const std::string& said() const { return said_; }
+  // Whether commits write anchor lines: not while failed closed on a missing or rolled-back
+  // anchor, or on another home's (until the reanchor).
+  bool anchoring() const { return !anchor_missing_ && !rolled_back_ && !foreign_; }
   // Why the ledger is not to be trusted, as found by Start; empty when it verified.
   const std::string& failure() const { return failure_; }
   // The head entry's time (0 for an empty ledger or one whose head time cannot be read): the
@@ -145,8 +154,11 @@ class LedgerKeeper {
 
  private:
   Status CatchUp(int64_t from, int64_t to, TimeMs now);
-  // The first entry from seq FROM on past seq COVER that names a signal record line; 0 for none.
-  Result<int64_t> FirstNamingLostLine(int64_t from, int64_t cover) const;
+  // The ledger seq up to which C says the entries have their lines, when the head C names is on
+  // this ledger (else the record is not this ledger's, and says nothing of it).
+  Result<std::optional<int64_t>> LinesCovered(const ledger::LinesCover& c) const;
+  // The first entry from seq FROM on past seq COVER that names a signal record line.
+  Result<std::optional<ledger::Entry>> FirstNamingLostLine(int64_t from, int64_t cover) const;
   // The first entry from seq `from` on that carries authority (see the header), if any.
   Result<std::optional<ledger::Entry>> FirstAuthority(int64_t from) const;
   // The newest checkpoint hangard signed (ANCHOR_DIR/NAME.checkpoint) is a commitment: a ledger
@@ -161,6 +173,7 @@ class LedgerKeeper {
   std::optional<ledger::Anchor> anchor_;          // bound by Start
   std::vector<ledger::AnchorMark> staged_marks_;  // the anchor lines of the staged entries
   std::string failure_;
+  std::string said_;  // Start's cut, for the operator
   bool same_fs_ = false, anchor_missing_ = false, rolled_back_ = false;
   bool foreign_ = false;  // the anchor's checkpoint names another home (StartCheckpoints)
   std::vector<int64_t> unvouched_grants_;

@@ -279,9 +279,9 @@ TEST(LedgerKeeper, CatchUpAdoptsATailOfMissionEntries) {
 }
 
 // The daemon writes a batch's signal record lines and ledger entries in one wait, then the anchor
-// lines: a power loss can keep entries whose lines it took. Such entries (unanchored, so no act
-// followed them) are cut, not adopted, from the first naming a line past the record's last; those
-// before it are adopted as any crash's tail.
+// lines: a crash between the writes or a power loss can leave entries without their lines. Such
+// entries (unanchored, so no act followed them) are cut, not adopted, from the first naming a line
+// past what the record's last line accounts for; those before it are adopted as any crash's tail.
 std::vector<Record> NamingLines(const std::vector<std::string>& lines) {
   std::vector<Record> r;
   for (const std::string& l : lines)
@@ -290,13 +290,28 @@ std::vector<Record> NamingLines(const std::vector<std::string>& lines) {
   return r;
 }
 
+// What a record's last line says when its decision followed ledger seq SEQ (as the ledger holds
+// it) and made RECORDS entries.
+ledger::LinesCover Cover(const Scratch& s, int64_t seq, int64_t records) {
+  std::string hash(ledger::kGenesisPrev);
+  if (seq > 0) hash = json::Parse(Lines(Segment(s)).at(size_t(seq - 1)))->find("hash")->as_string();
+  return ledger::LinesCover{seq, hash, records};
+}
+
+int CutsIn(const std::vector<std::string>& lines) {
+  int n = 0;
+  for (const std::string& l : lines) n += l.find("\"kind\":\"ledger.cut\"") != std::string::npos;
+  return n;
+}
+
 TEST(LedgerKeeper, EntriesWhoseSignalLinesWereLostAreCutNotAdopted) {
   Scratch s;
   UnanchoredTail(s, 3, NamingLines({"a", "b", "b"}));  // seqs 4, 5, 6
   LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
   // The record's last line followed seq 3 and made one entry: it accounts for seq 4, not 5 and 6.
-  ASSERT_TRUE(k.Start(kNow, 4).ok());
+  ASSERT_TRUE(k.Start(kNow, Cover(s, 3, 1)).ok());
   EXPECT_EQ(k.failure(), "");
+  EXPECT_NE(k.said().find("cut unanchored seqs 5..6"), std::string::npos) << k.said();
   std::vector<std::string> lines = Lines(Segment(s));
   ASSERT_EQ(lines.size(), 6u) << "3 vouched, seq 4 kept, ledger.cut, ledger.caught-up";
   EXPECT_NE(lines[3].find("\"seq\":4"), std::string::npos) << lines[3];
@@ -310,32 +325,37 @@ TEST(LedgerKeeper, EntriesWhoseSignalLinesWereLostAreCutNotAdopted) {
 }
 
 TEST(LedgerKeeper, ATailWhoseLinesAreAllThereIsAdopted) {
-  for (int64_t cover : {6, 9}) {  // the last line made seq 6, or only logged after it
-    SCOPED_TRACE(cover);
+  // The last line made seqs 5 and 6, or only logged after 6; or the record is not this ledger's
+  // (the head its last line names is not on it), and so says nothing of it.
+  for (int c = 0; c < 3; ++c) {
+    SCOPED_TRACE(c);
     Scratch s;
     UnanchoredTail(s, 3, NamingLines({"a", "b", "b"}));
+    ledger::LinesCover cover = c == 0 ? Cover(s, 4, 2) : c == 1 ? Cover(s, 6, 0) : Cover(s, 3, 1);
+    if (c == 2) cover.hash = std::string(64, 'f');
     LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
     ASSERT_TRUE(k.Start(kNow, cover).ok());
     EXPECT_EQ(k.failure(), "");
+    EXPECT_EQ(k.said(), "");
     EXPECT_EQ(k.head_seq(), 7) << "3 vouched, the tail of 3, ledger.caught-up";
-    EXPECT_EQ(Lines(s.anchor_path()).size(), 7u);
+    EXPECT_EQ(CutsIn(Lines(Segment(s))), 0);
   }
 }
 
 // Entries that name no line (written with the record off, or outside a decision) are no
-// record's loss: adopted whatever the record holds.
+// record's loss: adopted whatever the record holds, an empty one too.
 TEST(LedgerKeeper, ATailThatNamesNoLineIsAdoptedWhateverTheRecordHolds) {
   Scratch s;
   UnanchoredTail(s, 2, {Record{0, "mission.accepted", json::Object{{"id", "M1"}}, kNow}});
   LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
-  ASSERT_TRUE(k.Start(kNow, 0).ok());
+  ASSERT_TRUE(k.Start(kNow, Cover(s, 0, 0)).ok());
   EXPECT_EQ(k.failure(), "");
   EXPECT_EQ(k.head_seq(), 4);
 }
 
 // A grant whose line was lost is cut with the rest: its act (the op through the window) waited
 // for an anchor line that was never written, and the kernel decides the request again. Without
-// the cut, the start would fail closed on it (catch-up never adopts authority).
+// the cut, the start would fail closed on it (catch-up never adopts authority); the cut is said.
 TEST(LedgerKeeper, AGrantWhoseLineWasLostIsCutNotAdopted) {
   Scratch s;
   std::vector<Record> tail = NamingLines({"a"});
@@ -344,16 +364,35 @@ TEST(LedgerKeeper, AGrantWhoseLineWasLostIsCutNotAdopted) {
                         kNow});
   UnanchoredTail(s, 2, tail);  // seqs 3, 4
   LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
-  ASSERT_TRUE(k.Start(kNow, 3).ok());
+  ASSERT_TRUE(k.Start(kNow, Cover(s, 2, 1)).ok());
   EXPECT_EQ(k.failure(), "");
+  EXPECT_NE(k.said().find("a grant entry (seq 4), not adopted"), std::string::npos) << k.said();
   for (const std::string& l : Lines(Segment(s)))
     EXPECT_EQ(l.find("wire.funds"), std::string::npos) << "the unvouched grant stayed: " << l;
   ExpectVerifies(s);
 }
 
+// A torn ledger tail and lost lines at once (a power loss in the middle of the write): the torn
+// bytes' cut, recorded at open, is among the entries the lines' cut takes; its record goes on in
+// the new cut's body.
+TEST(LedgerKeeper, ATornTailsCutTakenByTheLinesCutIsCarriedOn) {
+  Scratch s;
+  UnanchoredTail(s, 3, NamingLines({"a", "b"}));                // seqs 4, 5
+  ledger::testing::AppendText(Segment(s), "{\"body\":{\"n\"");  // and a torn sixth
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow, Cover(s, 3, 1)).ok());
+  EXPECT_EQ(k.failure(), "");
+  std::vector<std::string> lines = Lines(Segment(s));
+  ASSERT_EQ(lines.size(), 6u) << "3 vouched, seq 4, ledger.cut, ledger.caught-up";
+  EXPECT_EQ(CutsIn(lines), 1);
+  EXPECT_NE(lines[4].find("\"cuts\":[{\"after_seq\":5,\"bytes\":12,"), std::string::npos)
+      << lines[4];
+  ExpectVerifies(s);
+}
+
 // A cut the crash stopped before its truncation (cut-pending.json written, every entry still
-// there): the next start records nothing for that note and cuts again, once.
-TEST(LedgerKeeper, ACutStoppedBeforeItsTruncationIsMadeAgainOnce) {
+// there): the next start records nothing for that note.
+TEST(LedgerKeeper, ACutStoppedBeforeItsTruncationRecordsNothing) {
   Scratch s;
   UnanchoredTail(s, 3, NamingLines({"a", "b"}));  // seqs 4, 5
   ledger::testing::WriteText(s.spool() + "/ledger/live/cut-pending.json",
@@ -361,13 +400,12 @@ TEST(LedgerKeeper, ACutStoppedBeforeItsTruncationIsMadeAgainOnce) {
                              "\"000000000001.jsonl\",\"sha256\":\"" +
                                  std::string(64, 'b') + "\"}");
   LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
-  ASSERT_TRUE(k.Start(kNow, 3).ok());
+  ASSERT_TRUE(k.Start(kNow, Cover(s, 4, 1)).ok());  // the lines are there now
   EXPECT_EQ(k.failure(), "");
   std::vector<std::string> lines = Lines(Segment(s));
-  int cuts = 0;
-  for (const std::string& l : lines) cuts += l.find("\"kind\":\"ledger.cut\"") != std::string::npos;
-  EXPECT_EQ(cuts, 1);
-  EXPECT_EQ(lines.size(), 5u) << "3 vouched, ledger.cut, ledger.caught-up";
+  EXPECT_EQ(CutsIn(lines), 0);
+  EXPECT_EQ(lines.size(), 6u) << "3 vouched, 4, 5, ledger.caught-up";
+  EXPECT_FALSE(std::filesystem::exists(s.spool() + "/ledger/live/cut-pending.json"));
   ExpectVerifies(s);
 }
 

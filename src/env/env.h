@@ -206,12 +206,14 @@ class Env {
     std::string path;
     std::string_view data;
   };
-  // AppendDurable of each part, their waits shared: RealEnv writes each part in turn, then fsyncs
-  // the files (and the directories of files it created) at once. A status for each part, in order;
-  // one part's failure says nothing of the others'. The default (FaultEnv's, so the crash sweep's)
-  // is AppendDurable of each part in turn, in the order given: a power loss between two parts
-  // leaves the first on disk without the second, as RealEnv's one wait can leave either. A caller
-  // names first the part whose being on disk alone is the state its recovery must handle.
+  // AppendDurable of each part, their waits shared: RealEnv writes the parts last to first, then
+  // fsyncs the files (and the directories of files it created) at once. A status for each part, in
+  // order; one part's failure says nothing of the others'. The default (FaultEnv's, so the crash
+  // sweep's) is AppendDurable of each part in turn, first to last. With RealEnv a crash of the
+  // process between two writes leaves a later part without an earlier one, and only a power loss
+  // (which may keep either) an earlier part without a later one, the state a FaultEnv crash
+  // between two parts leaves. A caller names first the part whose being on disk alone is the
+  // state its recovery must handle.
   virtual std::vector<Status> AppendTogether(const std::vector<Appended>& parts);
   // truncate(2) a regular file to size bytes, then fsync it.
   virtual Status Truncate(const std::string& path, uint64_t size) = 0;

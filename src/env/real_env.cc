@@ -370,7 +370,7 @@ class Real : public Env {
     std::vector<Status> r(n);
     std::vector<UniqueFd> fds(n);
     std::vector<size_t> syncs;  // part i's file; n + i: its directory, when it was created
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = n; i-- > 0;) {  // the last part written first (env.h)
       bool created = false;
       Result<UniqueFd> fd = OpenForAppend(parts[i].path, &created);
       if (!fd.ok()) {

@@ -23,8 +23,9 @@ inline constexpr std::string_view kKernelBuild = "hangar-kernel/4";
 // decisions the same here act the same on the spool, the ledger's verdicts and the window.
 std::string DecisionText(const std::vector<Action>& acts);
 
-// True when the decision does more than write log lines (the signal record flushes before such a
-// decision's entries and acts; a replay tells extra and missing steps by it).
+// True when the decision does more than write log lines (the signal record writes its line with
+// such a decision's entries, before its anchor lines and acts; a replay tells extra and missing
+// steps by it).
 bool Acts(const std::vector<Action>& acts);
 
 // The missions a decision may have changed: the signal's own and each action's (a Record's

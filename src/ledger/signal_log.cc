@@ -65,13 +65,16 @@ Status SignalLog::Open(std::string* said) {
                            "record");
   n_ = n;
   hash_ = std::string(hash);
-  // The head its decision followed and the entries it made (a start line makes none); unknown (-1)
+  // The head its decision followed and the entries it made (a start line makes none); unknown
   // when it says neither, which no hangard writes.
   int64_t seq = 0, records = 0;
+  std::string_view head;
   const bool has_records = !root["records"].get(records);
-  covered_ = root["ledger"]["seq"].get(seq) || (!has_records && root["signal"].error() == 0)
-                 ? -1
-                 : seq + records;
+  if (root["ledger"]["seq"].get(seq) || root["ledger"]["hash"].get(head) ||
+      (!has_records && root["signal"].error() == 0))
+    cover_.reset();
+  else
+    cover_ = LinesCover{seq, std::string(head), records};
   return Status::Ok();
 }
 

@@ -29,10 +29,20 @@
 #include "env/env.h"
 #include "kernel/kernel.h"
 #include "kernel/setup_record.h"
+#include "ledger/entry.h"
 
 namespace hangar::ledger {
 
 inline constexpr size_t kInlineBlobBytes = 16 * 1024;
+
+// A signal record line's word on the ledger: the head (SEQ, HASH) its decision followed and the
+// entries it made (RECORDS; none for a start line). The ledger's entries up to seq + records have
+// their lines in a record ending with that line.
+struct LinesCover {
+  int64_t seq = 0;
+  std::string hash;
+  int64_t records = 0;
+};
 
 class SignalLog {
  public:
@@ -58,11 +68,10 @@ class SignalLog {
   // became of it.
   std::optional<Env::Appended> Unwritten() const;
   void Wrote(const Status& s);
-  // The ledger seq the record's last line accounts for, as Open found it: the head its decision
-  // followed plus the entries it made (a start line: its head). 0 for an empty record, -1 when the
-  // last line does not say. A ledger entry past it that names a line names one the record lost
-  // (daemon/ledger_keeper.h, start-up).
-  int64_t ledger_covered() const { return covered_; }
+  // What the record's last line says of the ledger, as Open found it (an empty record: the
+  // genesis head, no entries); nullopt when the last line does not say. Start checks an unanchored
+  // ledger tail against it (daemon/ledger_keeper.h).
+  const std::optional<LinesCover>& cover() const { return cover_; }
   // Bytes of lines buffered: lines of decisions that only log wait for the next that acts, but
   // not without bound (a start's recovery of a deep queue logs one per mission).
   size_t buffered() const { return pending_.size(); }
@@ -80,7 +89,7 @@ class SignalLog {
   Env* env_;
   std::string dir_, path_;
   int64_t n_ = 0;
-  int64_t covered_ = 0;
+  std::optional<LinesCover> cover_ = LinesCover{0, std::string(kGenesisPrev), 0};
   std::string hash_;                  // of the last line (buffered or written)
   std::string pending_;               // lines not yet written
   Status blob_error_ = Status::Ok();  // a blob file that could not be written

@@ -131,19 +131,22 @@ TEST_F(SignalLogTest, ATornLastLineIsCutAndTheChainGoesOn) {
 // What the start checks an unanchored ledger tail against (daemon/ledger_keeper.h): the head the
 // last line's decision followed plus the entries it made; and the lines as another append's part.
 TEST_F(SignalLogTest, TheLastLineSaysUpToWhichLedgerSeqEntriesHaveLines) {
+  // What a reopened log's cover says: "SEQ HASH-FIRST-CHAR RECORDS".
   auto reopened = [&] {
     ledger::SignalLog log(RealEnv(), dir_.path(), "live");
     std::string said;
     EXPECT_TRUE(log.Open(&said).ok());
-    return log.ledger_covered();
+    const std::optional<ledger::LinesCover>& c = log.cover();
+    if (!c) return std::string("none");
+    return std::to_string(c->seq) + " " + c->hash.substr(0, 1) + " " + std::to_string(c->records);
   };
-  EXPECT_EQ(reopened(), 0) << "no record";
+  EXPECT_EQ(reopened(), "0 0 0") << "no record: the genesis head";
   ledger::SignalLog log(RealEnv(), dir_.path(), "live");
   std::string said;
   ASSERT_TRUE(log.Open(&said).ok());
   EXPECT_FALSE(log.Unwritten().has_value());
   ASSERT_TRUE(log.Start(Facts(), 7, std::string(64, '7'), 0).ok());
-  EXPECT_EQ(reopened(), 7) << "a start line: its head";
+  EXPECT_EQ(reopened(), "7 7 0") << "a start line: its head";
   const Dropped d{"a.json", Mission("A"), "", kT, {}, kRoot};
   const std::vector<Action> two{Record{8, "mission.accepted", json::Object{}, kT},
                                 Record{9, "mission.queued", json::Object{}, kT}};
@@ -157,10 +160,10 @@ TEST_F(SignalLogTest, TheLastLineSaysUpToWhichLedgerSeqEntriesHaveLines) {
   ASSERT_TRUE(RealEnv()->AppendDurable(part->path, part->data).ok());
   log.Wrote(Status::Ok());
   EXPECT_FALSE(log.Unwritten().has_value());
-  EXPECT_EQ(reopened(), 9) << "followed 7, made 2";
+  EXPECT_EQ(reopened(), "7 7 2") << "followed 7, made 2";
   ASSERT_TRUE(log.Add(d, {Log{"x"}}, State{}, 9, std::string(64, '9')).ok());
   ASSERT_TRUE(log.Flush().ok());
-  EXPECT_EQ(reopened(), 9) << "a line that only logs, after 9";
+  EXPECT_EQ(reopened(), "9 9 0") << "a line that only logs, after 9";
 }
 
 TEST_F(SignalLogTest, ALastLineThatDoesNotReadRefusesTheStart) {

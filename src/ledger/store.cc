@@ -14,6 +14,7 @@ constexpr std::string_view kSuffix = ".jsonl";
 // Written before a torn tail is cut and removed once the cut is in the ledger, so a crash between
 // the truncate and the "ledger.cut" entry still leaves the cut on record for the next Open.
 constexpr std::string_view kPendingCut = "cut-pending.json";
+constexpr size_t kPendingCutMax = 64 * 1024;  // its body, with the earlier cuts it carries
 
 bool ParseSegmentName(std::string_view n, int64_t* first) {
   if (n.size() != 12 + kSuffix.size() || n.substr(12) != kSuffix) return false;
@@ -70,7 +71,7 @@ Status LedgerStore::Open() {
 Status LedgerStore::RecordPendingCut() {
   // A pending cut whose entry did not make it: record it now (the bytes are already gone).
   const std::string pending = dir_ + "/" + std::string(kPendingCut);
-  Result<std::string> text = env_->ReadFile(pending, 4096);
+  Result<std::string> text = env_->ReadFile(pending, kPendingCutMax);
   if (!text.ok()) return text.status().code() == Code::kNotFound ? Status::Ok() : text.status();
   Result<json::Value> body = json::Parse(*text);
   if (!body.ok()) return Status::Invalid("cannot read " + pending + ": " + body.status().message());
@@ -105,7 +106,11 @@ Status LedgerStore::CutAfter(int64_t seq, const std::string& reason) {
   // Back from the end, one line at a time, to the start of entry seq + 1.
   const std::string path = dir_ + "/" + segment_;
   uint64_t at = segment_size_;
+  json::Array cuts;  // the records of earlier cuts among the entries cut, carried on
   for (;;) {
+    if (at == 0)
+      return Status::Invalid("cannot cut ledger " + dir_ + " after seq " + std::to_string(seq) +
+                             ": " + segment_ + " holds no entry " + std::to_string(seq + 1));
     Result<int64_t> nl = LastNewlineBefore(env_, path, at - 1);
     if (!nl.ok()) return nl.status();
     const uint64_t start = uint64_t(*nl + 1);
@@ -119,6 +124,7 @@ Status LedgerStore::CutAfter(int64_t seq, const std::string& reason) {
       return Status::Invalid("cannot cut ledger " + dir_ + " after seq " + std::to_string(seq) +
                              ": " + segment_ + " holds no entry " + std::to_string(seq + 1));
     at = start;
+    if (e->kind == "ledger.cut") cuts.insert(cuts.begin(), e->body);
     if (e->seq == seq + 1) break;
   }
   Result<std::string> cut = env_->ReadAt(path, at, size_t(segment_size_ - at));
@@ -128,6 +134,7 @@ Status LedgerStore::CutAfter(int64_t seq, const std::string& reason) {
                     {"reason", reason},
                     {"segment", segment_},
                     {"sha256", Sha256Hex(*cut)}};
+  if (!cuts.empty()) body["cuts"] = std::move(cuts);
   Status s = env_->WriteFileAtomic(dir_, std::string(kPendingCut), json::Write(json::Value(body)));
   if (s.ok()) s = env_->Truncate(path, at);
   if (!s.ok()) return s;
@@ -240,6 +247,14 @@ Status LedgerStore::CutTornTail(const std::string& segment, uint64_t size, uint6
     after -= 1;
   }
   body["after_seq"] = after;
+  // A note still pending (a cut whose entry a crash tore, so this cut takes it) goes on in this
+  // one, unless it is of a cut that never happened (the entries after its after_seq are kept).
+  const std::string pending = dir_ + "/" + std::string(kPendingCut);
+  if (Result<std::string> text = env_->ReadFile(pending, kPendingCutMax); text.ok()) {
+    Result<json::Value> earlier = json::Parse(*text);
+    const json::Value* a = earlier.ok() ? earlier->find("after_seq") : nullptr;
+    if (a && a->is_int() && a->as_int() >= after) body["cuts"] = json::Array{std::move(*earlier)};
+  }
   Status s = env_->WriteFileAtomic(dir_, std::string(kPendingCut), json::Write(json::Value(body)));
   if (!s.ok()) return s;
   return env_->Truncate(path, keep);
@@ -304,6 +319,8 @@ void LedgerStore::Unstage() {
 }
 
 Status LedgerStore::Commit(std::optional<Env::Appended> with, Status* with_done) {
+  Status ignored = Status::Ok();
+  if (!with_done) with_done = &ignored;
   if (staged_bytes_.empty()) {
     if (with) *with_done = env_->AppendDurable(with->path, with->data);
     return Status::Ok();

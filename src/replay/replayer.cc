@@ -206,8 +206,9 @@ Result<Summary> Replay(ledger::SignalReader& reader, const LiveLedger& live,
   }
   if (Status c = compare.Finish(&sum); !c.ok()) return c;
   ahead.Finish();  // the reader is this thread's again
-  // Every entry a decision made names its line, written before it: one past the lines read means
-  // the record was cut, unless hangard wrote it after the record was opened.
+  // Every entry a decision made names its line, written with it (the line first, and a start cuts
+  // entries whose lines a crash took): one past the lines read means the record was cut, unless
+  // hangard wrote it after the record was opened.
   if (int64_t seq = live.FirstNamingALine(covered); seq && !stopped_early && !reader.grown())
     return Status::Invalid("ledger seq " + std::to_string(seq) +
                            " names a signal record line after the record's last (" + reader.path() +

@@ -11,9 +11,11 @@
 // difference: a signal line or start line naming a ledger entry (seq, hash) the live ledger does
 // not hold; a decision whose ledger entries do not all carry its line's hash; a decision whose
 // entries never reached the ledger followed, in the same start, by one whose entries did, or by a
-// line that does not follow it on the ledger as staged. A crash between a batch's lines and its
-// entries (daemon/daemon.h, THE BATCH) is the only way to have lines without their entries: they
-// are then the last of their start, each following the one before as staged.
+// line that does not follow it on the ledger as staged. A crash that keeps a batch's lines and
+// not its entries (daemon/daemon.h, THE BATCH) is the only way to have lines without their
+// entries: they are then the last of their start, each following the one before as staged. (The
+// other way round, entries without their lines, a power loss can leave until the next start of
+// hangard cuts them; a replay before that start refuses the record as cut.)
 //
 // Each step is classified: same; decision differs (its actions, DecisionText, differ); state
 // differs only (same actions, another state digest: e.g. another rule gave the same verdict);

@@ -1,5 +1,5 @@
 // The replay against a history recorded as hangard records it (a ledger and a signal record on a
-// scratch spool, each decision's line before its entries, which carry its hash): the same setup
+// scratch spool, each decision's line with its entries, which carry its hash): the same setup
 // replays with every step the same, across a restart; another policy names the step and the rule
 // that decide otherwise, and one that allows what was held is widening; a decision whose entries
 // never reached the ledger is taken as hangard stopping before them when a start follows (a whole
