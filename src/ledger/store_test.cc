@@ -125,6 +125,22 @@ TEST(LedgerStore, TornTailCutAndRecorded) {
   EXPECT_EQ(cut.body.find("segment")->as_string(), "000000000001.jsonl");
   EXPECT_EQ(ReadText(seg), kept + EntryLine(cut));
   EXPECT_FALSE(std::filesystem::exists(again.dir() + "/cut-pending.json"));
+  // Now the cut entry of a CutAfter torn by a crash (its note still pending): the torn bytes' cut
+  // takes it, and carries the note it would have recorded, not overwritten.
+  testing::WriteText(store.dir() + "/cut-pending.json",
+                     "{\"after_seq\":4,\"bytes\":9,\"reason\":\"lines lost\",\"segment\":"
+                     "\"000000000001.jsonl\",\"sha256\":\"" +
+                         std::string(64, 'd') + "\"}");
+  AppendText(seg, "{\"body\":{\"after");
+  LedgerStore third(RealEnv(), dir.spool(), "live");
+  ASSERT_TRUE(third.Open().ok());
+  EXPECT_EQ(third.head_seq(), 5);
+  cut = HeadEntry(third);
+  EXPECT_EQ(cut.body.find("bytes")->as_int(), 15);
+  const json::Value* carried = cut.body.find("cuts");
+  ASSERT_NE(carried, nullptr) << json::Write(cut.body);
+  EXPECT_EQ(carried->as_array().at(0).find("reason")->as_string(), "lines lost");
+  EXPECT_FALSE(std::filesystem::exists(third.dir() + "/cut-pending.json"));
 }
 
 TEST(LedgerStore, UnparsableLastLineCutAndRecorded) {
@@ -192,30 +208,6 @@ TEST(LedgerStore, CutAfterTakesWholeEntriesAndRecordsThem) {
   LedgerStore again(RealEnv(), dir.spool(), "live");  // recorded once
   ASSERT_TRUE(again.Open().ok());
   EXPECT_EQ(again.head_seq(), 4);
-}
-
-// The cut entry of a CutAfter torn by a crash: the torn bytes' cut takes it, and carries the
-// note it would have recorded, which is not overwritten.
-TEST(LedgerStore, ATornCutEntryIsCutWithItsRecordCarriedOn) {
-  Scratch dir;
-  LedgerStore store(RealEnv(), dir.spool(), "live");
-  ASSERT_TRUE(store.Open().ok());
-  Grow(&store, nullptr, 3);
-  testing::WriteText(store.dir() + "/cut-pending.json",
-                     "{\"after_seq\":3,\"bytes\":9,\"reason\":\"lines lost\",\"segment\":"
-                     "\"000000000001.jsonl\",\"sha256\":\"" +
-                         std::string(64, 'd') + "\"}");
-  AppendText(store.dir() + "/000000000001.jsonl", "{\"body\":{\"after");
-  LedgerStore again(RealEnv(), dir.spool(), "live");
-  ASSERT_TRUE(again.Open().ok());
-  EXPECT_EQ(again.head_seq(), 4);
-  Entry cut = HeadEntry(again);
-  EXPECT_EQ(cut.kind, "ledger.cut");
-  EXPECT_EQ(cut.body.find("bytes")->as_int(), 15);
-  const json::Value* carried = cut.body.find("cuts");
-  ASSERT_NE(carried, nullptr) << json::Write(cut.body);
-  EXPECT_EQ(carried->as_array().at(0).find("reason")->as_string(), "lines lost");
-  EXPECT_FALSE(std::filesystem::exists(again.dir() + "/cut-pending.json"));
 }
 
 // Entries in two segments are not cut (the keeper fails closed): nothing changes.
