@@ -356,12 +356,7 @@ class Real : public Env {
   }
 
   Status AppendDurable(const std::string& path, std::string_view data) override {
-    bool created = false;
-    Result<UniqueFd> fd = OpenForAppend(path, &created);
-    if (!fd.ok()) return fd.status();
-    Status s = WriteAll(fd->get(), data, path);
-    if (!s.ok() || !created) return s;
-    return FsyncPath(Parent(path));
+    return AppendTogether({{path, data}}).front();  // a file it created: its directory at once
   }
 
   std::vector<Status> AppendTogether(const std::vector<Appended>& parts) override {

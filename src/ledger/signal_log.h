@@ -17,8 +17,7 @@
 // write, in order). A crash can lose only lines whose decisions did nothing outside hangard's
 // memory, which the next start rebuilds from the spool anyway (a crash can leave the entries of
 // such a decision, never their anchor lines: the start cuts them, see daemon/ledger_keeper.h); a
-// stop (SIGTERM) flushes them. Not thread-safe: the event loop's
-// own.
+// stop (SIGTERM) flushes them. Not thread-safe: the event loop's own.
 #pragma once
 
 #include <cstdint>
