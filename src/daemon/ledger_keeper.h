@@ -96,10 +96,10 @@ class LedgerKeeper {
   // decision follows) and writes nothing; Commit writes every staged entry in one ledger write
   // and fsync, then their anchor lines in one write and fsync. A reanchor is never staged (Io).
   // Same errors as Append; a failed Commit drops what was staged.
+  Status Stage(const std::vector<Record>& rs);
   // WITH, when given (the signal record's lines the staged entries name), is appended in the
   // entries' wait (LedgerStore::Commit) and *WITH_DONE says what became of it; the anchor lines
   // follow only when both are on disk: a failure of either is Commit's error.
-  Status Stage(const std::vector<Record>& rs);
   Status Commit(std::string* anchor_error, std::optional<Env::Appended> with = std::nullopt,
                 Status* with_done = nullptr);
   int64_t staged_seq() const { return store_.staged_seq(); }

@@ -107,10 +107,11 @@ Status LedgerStore::CutAfter(int64_t seq, const std::string& reason) {
   const std::string path = dir_ + "/" + segment_;
   uint64_t at = segment_size_;
   json::Array cuts;  // the records of earlier cuts among the entries cut, carried on
+  const Status no_entry =
+      Status::Invalid("cannot cut ledger " + dir_ + " after seq " + std::to_string(seq) + ": " +
+                      segment_ + " holds no entry " + std::to_string(seq + 1));
   for (;;) {
-    if (at == 0)
-      return Status::Invalid("cannot cut ledger " + dir_ + " after seq " + std::to_string(seq) +
-                             ": " + segment_ + " holds no entry " + std::to_string(seq + 1));
+    if (at == 0) return no_entry;
     Result<int64_t> nl = LastNewlineBefore(env_, path, at - 1);
     if (!nl.ok()) return nl.status();
     const uint64_t start = uint64_t(*nl + 1);
@@ -120,9 +121,7 @@ Status LedgerStore::CutAfter(int64_t seq, const std::string& reason) {
     if (!e.ok())
       return Status::Invalid("cannot cut ledger " + dir_ + ": an entry of " + segment_ +
                              " unreadable: " + e.status().message());
-    if (e->seq < seq + 1)
-      return Status::Invalid("cannot cut ledger " + dir_ + " after seq " + std::to_string(seq) +
-                             ": " + segment_ + " holds no entry " + std::to_string(seq + 1));
+    if (e->seq < seq + 1) return no_entry;
     at = start;
     if (e->kind == "ledger.cut") cuts.insert(cuts.begin(), e->body);
     if (e->seq == seq + 1) break;
