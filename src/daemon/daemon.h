@@ -81,6 +81,11 @@
 // The shim is not executed for the launch: the shim zygote (zygote_, launch/shim_zygote.h),
 // started with hangard, forks it on the launch pool's request, loaded and ready. Engine launchers
 // (systemd, Slurm) still start on the loop.
+// A direct launch is *begun* (Launcher::Begin) as soon as its room and run/ are made, before the
+// waits for its plan, key and move: the zygote's child checks the plan's bytes and makes the
+// drone's command meanwhile, and waits. The launch pool's task tells it to go (StartBegun) once
+// PrepareLaunches has made the records durable; a launch that does not get that far drops its
+// Begun, which withdraws it: nothing of it runs.
 //
 // A full disk at intake (ENOSPC, EDQUOT while taking incoming/new/NAME in) is not such a failure:
 // the half-made .ID.tmp is removed and the drop stays where it is, the kernel forgets the mission
@@ -225,7 +230,13 @@ class Daemon {
   // A run of the batch's acts that are launches (at least two) and log lines: every launch
   // prepared together (PrepareLaunches), then each act in order, a launch from its preparation.
   Status PerformLaunches(const std::vector<const Action*>& run, std::deque<Signal>* follow);
-  Status LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signal>* follow);
+  // BEGUN: the launch as begun while it was prepared (null: started whole).
+  Status LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signal>* follow,
+                        std::unique_ptr<Launcher::Begun> begun = nullptr);
+  // PrepareLaunches of LS, each direct launch begun as soon as its room is made; *BEGUN gets each
+  // launch's Begun (null when not begun).
+  std::vector<LaunchPrep> PrepareBegun(const std::vector<const Launch*>& ls,
+                                       std::vector<std::unique_ptr<Launcher::Begun>>* begun);
   // A launch the pool finished: the shell's part (launching_, the watch of a failed one, its
   // note), then its LaunchDone decided.
   Status Launched(LaunchStarted r);

@@ -174,29 +174,52 @@ Status Daemon::SyncIntakes() {
   return env_->SyncDirs(std::exchange(intakes_unsynced_, {}), "");
 }
 
+std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& ls,
+                                             std::vector<std::unique_ptr<Launcher::Begun>>* begun) {
+  begun->clear();
+  begun->resize(ls.size());
+  auto made = [&](size_t i) {
+    const Launch& x = *ls[i];
+    if (x.plan.launcher != "direct") return;
+    if (Launcher* launcher = engines_.For(x.plan.launcher))
+      (*begun)[i] = launcher->Begin(layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json",
+                                    x.plan_sha256, x.plan_text);
+  };
+  return PrepareLaunches(env_, layout_, ls, env_->Now(), std::exchange(intakes_unsynced_, {}),
+                         made);
+}
+
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
-  return LaunchPrepared(
-      l, PrepareLaunch(env_, layout_, l, env_->Now(), std::exchange(intakes_unsynced_, {})),
-      follow);
+  std::vector<std::unique_ptr<Launcher::Begun>> begun;
+  std::vector<LaunchPrep> prep = PrepareBegun({&l}, &begun);
+  return LaunchPrepared(l, std::move(prep.front()), follow, std::move(begun.front()));
 }
 
 Status Daemon::PerformLaunches(const std::vector<const Action*>& run, std::deque<Signal>* follow) {
   std::vector<const Launch*> ls;
   for (const Action* a : run)
     if (auto* x = std::get_if<Launch>(a)) ls.push_back(x);
-  std::vector<LaunchPrep> preps =
-      PrepareLaunches(env_, layout_, ls, env_->Now(), std::exchange(intakes_unsynced_, {}));
-  // Then each act in the run's order, a launch from where its preparation left it.
+  std::vector<std::unique_ptr<Launcher::Begun>> begun;
+  std::vector<LaunchPrep> preps = PrepareBegun(ls, &begun);
+  // Then each act in the run's order, a launch from where its preparation left it. A stop of the
+  // work withdraws the launches begun and not reached (their Begun dropped).
   size_t i = 0;
   for (const Action* a : run) {
     const Launch* x = std::get_if<Launch>(a);
-    Status s = x ? LaunchPrepared(*x, std::move(preps[i++]), follow) : Perform(*a, follow);
+    Status s = Status::Ok();
+    if (x) {
+      s = LaunchPrepared(*x, std::move(preps[i]), follow, std::move(begun[i]));
+      ++i;
+    } else {
+      s = Perform(*a, follow);
+    }
     if (!s.ok()) return s;
   }
   return Status::Ok();
 }
 
-Status Daemon::LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signal>* follow) {
+Status Daemon::LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signal>* follow,
+                              std::unique_ptr<Launcher::Begun> begun) {
   if (!prep.storage.ok()) return prep.storage;
   if (!prep.ok) {
     follow->push_back(
@@ -209,10 +232,12 @@ Status Daemon::LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signa
   if (!engine && launcher) {
     // hangar-shim is started on the launch pool (daemon.h, LAUNCHES OFF THE LOOP).
     launching_[l.id] = l.attempt;
+    // (std::function copies its callable: the Begun goes in a shared_ptr, taken out once.)
     launches_->Submit([launcher, plan = l.plan, file = prep.dir + "/plan.json", sha = l.plan_sha256,
-                       id = l.id, attempt = l.attempt,
-                       run = layout_.RunDir(l.id)]() -> LaunchStarted {
-      LaunchStarted r{id, attempt, launcher->Start(plan, file, sha), ""};
+                       id = l.id, attempt = l.attempt, run = layout_.RunDir(l.id),
+                       begun = std::make_shared<std::unique_ptr<Launcher::Begun>>(
+                           std::move(begun))]() -> LaunchStarted {
+      LaunchStarted r{id, attempt, launcher->StartBegun(plan, file, sha, std::move(*begun)), ""};
       if (r.status.code() == Code::kUnavailable && SupervisorAlive(run)) {
         r.note = id + ": " + r.status.message() +
                  ", but its supervisor holds the lock: taken as launched";

@@ -21,6 +21,26 @@ class DirectLauncher : public Launcher {
     return zygote_ ? zygote_->Start(plan_file, sha256) : StartShim(shim_, plan_file, sha256);
   }
 
+  // The zygote's begun request, kept (ShimZygote::Begun).
+  struct ZygoteBegun : Begun {
+    explicit ZygoteBegun(ShimZygote::Begun b) : request(std::move(b)) {}
+    ShimZygote::Begun request;
+  };
+
+  std::unique_ptr<Begun> Begin(const std::string& plan_file, const std::string& sha256,
+                               const std::string& plan_text) override {
+    if (!zygote_) return nullptr;
+    std::optional<ShimZygote::Begun> b = zygote_->Begin(plan_file, sha256, plan_text);
+    return b ? std::make_unique<ZygoteBegun>(std::move(*b)) : nullptr;
+  }
+
+  Status StartBegun(const Plan& plan, const std::string& plan_file, const std::string& sha256,
+                    std::unique_ptr<Begun> begun) override {
+    auto* mine = dynamic_cast<ZygoteBegun*>(begun.get());
+    if (!zygote_ || !mine) return Start(plan, plan_file, sha256);
+    return zygote_->Start(plan_file, sha256, std::move(mine->request));
+  }
+
   Result<EngineReport> Observe(const Plan& plan) override {
     EngineReport r;
     r.name = r.id = plan.run;

@@ -37,6 +37,24 @@ class Launcher {
   virtual Status Start(const Plan& plan, const std::string& plan_file,
                        const std::string& sha256) = 0;
 
+  // A launch begun while its records are not durable yet (launch/shim_zygote.h, Begin): what the
+  // launcher can make from the plan's bytes alone is made during the launch's waits. Null when
+  // there is nothing to begin (an engine launcher; the direct launcher without a zygote ready):
+  // StartBegun is then Start. Destroyed without StartBegun, a begun launch is withdrawn, and
+  // nothing of it runs. Never waits: hangard's loop calls it.
+  struct Begun {
+    virtual ~Begun() = default;
+  };
+  virtual std::unique_ptr<Begun> Begin(const std::string& /*plan_file*/,
+                                       const std::string& /*sha256*/,
+                                       const std::string& /*plan_text*/) {
+    return nullptr;
+  }
+  // Start, for a launch BEGUN (null: as Start), once its records are durable; the same answers.
+  virtual Status StartBegun(const Plan& plan, const std::string& plan_file,
+                            const std::string& sha256, std::unique_ptr<Begun> /*begun*/) {
+    return Start(plan, plan_file, sha256);
+  }
   // What the engine says of the plan's drone now. Unavailable when the engine did not answer:
   // never taken as "gone" (a drone is declared lost only when the engine says it knows none).
   virtual Result<EngineReport> Observe(const Plan& plan) = 0;

@@ -75,7 +75,9 @@ std::string Receive(int sock, std::chrono::steady_clock::time_point until, bool*
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
     ssize_t got = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    // ECONNRESET: the other end was closed with a message of ours unread (a "g" its child ended
+    // before reading); said once, before what it had sent is read.
+    if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == ECONNRESET)) continue;
     if (got < 0) return "";
     for (int passed : PassedFds(&msg)) {
       if (fd && *fd < 0) {
@@ -135,7 +137,8 @@ struct Child {
 char* title = nullptr;
 
 // The child of the zygote: from here on the launch's shim. Never returns.
-[[noreturn]] void RunChild(int report, int answer, const std::string& plan_file,
+// PLAN: a begun launch's plan (its bytes; the child waits for hangard's go on ANSWER), or -1.
+[[noreturn]] void RunChild(int report, int answer, int plan, const std::string& plan_file,
                            const std::string& plan_sha256) {
   // Taken, before anything else: hangard starts no other shim for this launch from now on. With
   // it a pidfd of this process, so that hangard can tell when it has ended should the zygote,
@@ -157,7 +160,8 @@ char* title = nullptr;
   // The signal mask and dispositions are then a fresh hangar-shim's; every other descriptor (the
   // zygote's, the other launches' answers) RunShim closes first.
   signal(SIGPIPE, inherited_sigpipe);
-  _exit(RunShim(plan_file, plan_sha256));
+  _exit(plan >= 0 ? RunShimBegun(plan_file, plan_sha256, plan, answer)
+                  : RunShim(plan_file, plan_sha256));
 }
 
 // Takes one request off STDIN: forks its child, or refuses it. False at the end of the stream.
@@ -178,16 +182,18 @@ bool TakeRequest(std::vector<Child>* children) {
   const std::string in(buf, size_t(n));
   const size_t a = in.find('\n');
   const size_t b = a == std::string::npos ? a : in.find('\n', a + 1);
-  if (fds.size() != 2 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || b == std::string::npos ||
-      b + 1 != in.size() || a == 0 || b == a + 1) {
-    Say("refused a request: expected PLAN_FILE and SHA256, one line each, with two descriptors");
+  if ((fds.size() != 2 && fds.size() != 3) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+      b == std::string::npos || b + 1 != in.size() || a == 0 || b == a + 1) {
+    Say("refused a request: expected PLAN_FILE and SHA256, one line each, with two descriptors "
+        "(or three: a begun launch)");
     for (int fd : fds) close(fd);
     return true;
   }
-  const int report = fds[0], answer = fds[1];
+  const int report = fds[0], answer = fds[1], plan = fds.size() == 3 ? fds[2] : -1;
   pid_t pid = fork();
-  if (pid == 0) RunChild(report, answer, in.substr(0, a), in.substr(a + 1, b - a - 1));
+  if (pid == 0) RunChild(report, answer, plan, in.substr(0, a), in.substr(a + 1, b - a - 1));
   close(report);
+  if (plan >= 0) close(plan);
   if (pid < 0) {
     Say("cannot fork a shim: " + std::string(std::strerror(errno)));
     close(answer);  // not taken: hangard starts one cold
@@ -207,6 +213,11 @@ bool Reap(Child* c) {
   while (got < 0 && errno == EINTR);
   if (got == 0) return false;
   if (got == c->pid && c->answer >= 0) {
+    // A go its child ended before reading is read here: closed unread, it would reach hangard as
+    // a reset before the status.
+    char go[8];
+    while (recv(c->answer, go, sizeof go, MSG_DONTWAIT) > 0) {
+    }
     const std::string text = "s " + std::to_string(status);
     (void)!send(c->answer, text.data(), text.size(), MSG_NOSIGNAL);
   }
@@ -346,17 +357,59 @@ std::string ShimZygote::ReleaseLocked() {
   return how;
 }
 
-Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_sha256) {
+std::optional<ShimZygote::Begun> ShimZygote::Begin(const std::string& plan_file,
+                                                   const std::string& plan_sha256,
+                                                   const std::string& plan_text) {
+  if (plan_file.find('\n') != std::string::npos || plan_sha256.find('\n') != std::string::npos)
+    return std::nullopt;
+  UniqueFd plan(memfd_create("hangar-plan", MFD_CLOEXEC));
+  if (plan.get() < 0) return std::nullopt;
+  for (size_t at = 0; at < plan_text.size();) {
+    ssize_t n = pwrite(plan.get(), plan_text.data() + at, plan_text.size() - at, off_t(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    at += size_t(n);
+  }
+  Begun b;
+  b.report = UniqueFd(memfd_create("hangar-shim-report", MFD_CLOEXEC));
+  int pair[2] = {-1, -1};
+  if (b.report.get() < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+    return std::nullopt;
+  b.answer = UniqueFd(pair[0]);
+  UniqueFd theirs(pair[1]);
+  // Never waited for: a zygote another launch is starting, or one that is not running or takes
+  // no request at once, leaves this launch to Start, which deals with each.
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock() || pid_ <= 0 || EndedLocked()) return std::nullopt;
+  if (SendWithFds(control_, plan_file + "\n" + plan_sha256 + "\n",
+                  {b.report.get(), theirs.get(), plan.get()}, /*wait=*/false) != 0)
+    return std::nullopt;
+  b.asked = pid_;
+  return b;
+}
+
+Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_sha256,
+                         std::optional<Begun> begun) {
   const bool one_line =
       plan_file.find('\n') == std::string::npos && plan_sha256.find('\n') == std::string::npos;
-  UniqueFd report(memfd_create("hangar-shim-report", MFD_CLOEXEC));
-  int pair[2] = {-1, -1};
-  const bool paired = one_line && report.get() >= 0 &&
-                      socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0;
-  UniqueFd answer(pair[0]), theirs(pair[1]);
+  UniqueFd report, answer, theirs;
   bool sent = false;
   pid_t asked = -1;  // the zygote the request went to: a later one is not ended for its silence
-  if (paired) {
+  if (begun) {
+    report = std::move(begun->report);
+    answer = std::move(begun->answer);
+    sent = true;
+    asked = begun->asked;
+  } else {
+    report = UniqueFd(memfd_create("hangar-shim-report", MFD_CLOEXEC));
+    int pair[2] = {-1, -1};
+    if (one_line && report.get() >= 0 &&
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0) {
+      answer = UniqueFd(pair[0]);
+      theirs = UniqueFd(pair[1]);
+    }
+  }
+  if (!begun && answer.get() >= 0) {
     const std::string request = plan_file + "\n" + plan_sha256 + "\n";
     std::lock_guard<std::mutex> lock(mu_);
     // A zygote that ended, or is stuck, is started anew, once, and asked again.
@@ -392,7 +445,9 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
   UniqueFd child(child_fd);
   if (took) {
     // Taken: the child is the launch's shim; its end decides, as a cold start's would, within
-    // ~10 s of its "y".
+    // ~10 s of its "y". A begun child goes on once told (one that has ended already is told
+    // nothing: its status follows).
+    if (begun) (void)SendWithFds(answer.get(), "g", {}, /*wait=*/false);
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++taken_;

@@ -16,17 +16,27 @@
 // the stream on its stdin (hangard ended, or let it go) ends the zygote once its children have
 // ended; it runs nothing more.
 //
-// Nothing of a mission reaches the zygote before the launch's records are durable: it learns the
-// plan at the moment a shim started cold would have been started.
+// A begun launch (Begin): the same request carries a third descriptor, an anonymous file with
+// the plan's bytes, sent while hangard still waits for the launch's records (its key, its move) to
+// be durable. The child says "y", then reads and checks the plan from that file and makes what
+// depends only on it (supervisor.h, RunShimBegun: the drone's command, its hidden paths and
+// Landlock ruleset), writing nothing and starting nothing, and waits for "g" (go) on the answer.
+// hangard sends "g" once the records are durable; withdrawing the launch (the records failed, the
+// key was there already, hangard ended) is closing its end unsaid: the zygote kills the child, and
+// the child, should it see the end of the stream first, ends having run nothing. So no drone runs
+// before its records are durable, as when the zygote learns the plan only then (a request
+// without the third descriptor, Start's own).
 #pragma once
 
 #include <sys/types.h>
 
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
+#include "env/nofollow.h"
 
 namespace hangar {
 
@@ -47,7 +57,26 @@ class ShimZygote {
   // is not running, and started anew when it has ended). A launch the zygote did not take (it
   // ended, or its child said nothing within 10 s: killed) starts a shim cold, so a zygote that
   // died fails no launch; one it took is decided by the child's report as a cold start's is.
-  Status Start(const std::string& plan_file, const std::string& plan_sha256);
+  Status Start(const std::string& plan_file, const std::string& plan_sha256) {
+    return Start(plan_file, plan_sha256, std::nullopt);
+  }
+
+  // A launch begun: its request sent, the answer kept. Destroyed without Start, it is withdrawn.
+  struct Begun {
+    UniqueFd report, answer;
+    pid_t asked = -1;  // the zygote that took the request
+  };
+  // Sends the begun request for PLAN_FILE (its name once the launch's records are durable) whose
+  // bytes are PLAN_TEXT, hashing to PLAN_SHA256, and returns at once: never waits (a zygote
+  // another thread is starting or asking, one not running or not taking the request at once:
+  // nullopt, and the launch is Start's, whole). Called by hangard's loop.
+  std::optional<Begun> Begin(const std::string& plan_file, const std::string& plan_sha256,
+                             const std::string& plan_text);
+  // Start for a launch BEGUN (when given): its records now durable, the child told to go; the
+  // same answers as Start. A child that did not take it (the zygote ended first) leaves the launch
+  // to a cold start, as in Start.
+  Status Start(const std::string& plan_file, const std::string& plan_sha256,
+               std::optional<Begun> begun);
 
   // Starts the zygote now when it is not running (hangard's start calls it: the first launch
   // then finds it ready). False when it cannot be started; launches then start cold.

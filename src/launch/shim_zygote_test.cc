@@ -171,6 +171,90 @@ TEST_F(ShimZygoteTest, APlanChangedAfterTheGateIsNeverRunByTheZygote) {
   EXPECT_FALSE(fs::exists(dir_ + "/proof"));
 }
 
+// The pids of PID's children (its main thread's).
+std::string ChildrenOf(pid_t pid) {
+  return Slurp("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+}
+
+// A begun launch: the zygote's child has the plan's bytes from hangard (here no plan file exists
+// at all), and runs nothing until it is told to go, then exactly that plan.
+TEST_F(ShimZygoteTest, ABegunLaunchRunsItsPlanOnlyOnceToldToGo) {
+  ShimZygote zygote(BuiltShimPath());
+  ASSERT_TRUE(zygote.Ready());
+  const std::string plan = dir_ + "/plan.json";
+  const std::string text = WritePlan(plan, "begun");
+  fs::remove(plan);
+  std::optional<ShimZygote::Begun> begun = zygote.Begin(plan, Sha256Hex(text), text);
+  ASSERT_TRUE(begun.has_value());
+  const auto until = steady_clock::now() + std::chrono::seconds(10);
+  while (ChildrenOf(zygote.pid()).empty() && steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_FALSE(ChildrenOf(zygote.pid()).empty()) << "the zygote forked the launch's child";
+  // Ample time for a child that did not wait for its go to run the drone.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(fs::exists(dir_ + "/proof")) << "a drone ran before its go";
+  EXPECT_TRUE(fs::is_empty(dir_ + "/run")) << "the run directory was touched before the go";
+  Status s = zygote.Start(plan, Sha256Hex(text), std::move(begun));
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(ProofAfterExit(), "begun");
+  EXPECT_EQ(zygote.taken(), 1u);
+}
+
+// A begun launch that is withdrawn (its Begun dropped: hangard's records failed, its key was
+// there, hangard ended) runs nothing, and the zygote goes on with the next launch.
+TEST_F(ShimZygoteTest, ABegunLaunchWithdrawnRunsNothing) {
+  ShimZygote zygote(BuiltShimPath());
+  ASSERT_TRUE(zygote.Ready());
+  const std::string plan = dir_ + "/plan.json";
+  const std::string text = WritePlan(plan, "withdrawn");
+  {
+    std::optional<ShimZygote::Begun> begun = zygote.Begin(plan, Sha256Hex(text), text);
+    ASSERT_TRUE(begun.has_value());
+    const auto until = steady_clock::now() + std::chrono::seconds(10);
+    while (ChildrenOf(zygote.pid()).empty() && steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ASSERT_FALSE(ChildrenOf(zygote.pid()).empty()) << "the zygote forked the launch's child";
+  }  // withdrawn
+  const auto until = steady_clock::now() + std::chrono::seconds(10);
+  while (!ChildrenOf(zygote.pid()).empty() && steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_TRUE(ChildrenOf(zygote.pid()).empty()) << "the withdrawn child was ended and reaped";
+  EXPECT_FALSE(fs::exists(dir_ + "/proof")) << "a withdrawn launch ran its drone";
+  EXPECT_TRUE(fs::is_empty(dir_ + "/run"));
+  const std::string next = WritePlan(plan, "next");
+  ASSERT_TRUE(zygote.Start(plan, Sha256Hex(next)).ok());
+  EXPECT_EQ(ProofAfterExit(), "next");
+}
+
+// The bytes a begun launch is handed are checked as a plan file's are: other bytes than the ones
+// the gate passed are never run.
+TEST_F(ShimZygoteTest, ABegunPlanChangedAfterTheGateIsNeverRun) {
+  ShimZygote zygote(BuiltShimPath());
+  ASSERT_TRUE(zygote.Ready());
+  const std::string plan = dir_ + "/plan.json";
+  const std::string passed = WritePlan(plan, "passed");
+  const std::string tampered = WritePlan(plan, "tampered");
+  std::optional<ShimZygote::Begun> begun = zygote.Begin(plan, Sha256Hex(passed), tampered);
+  ASSERT_TRUE(begun.has_value());
+  Status s = zygote.Start(plan, Sha256Hex(passed), std::move(begun));
+  EXPECT_EQ(s.code(), Code::kInvalid) << s.message();
+  EXPECT_NE(s.message().find("changed after the gate"), std::string::npos) << s.message();
+  EXPECT_TRUE(fs::is_empty(dir_ + "/run"));
+  EXPECT_FALSE(fs::exists(dir_ + "/proof"));
+}
+
+// Without a zygote running, nothing is begun (Begin never waits for one to start); the launch is
+// Start's, whole.
+TEST_F(ShimZygoteTest, NothingIsBegunWithoutAZygoteRunning) {
+  ShimZygote zygote(BuiltShimPath());
+  const std::string plan = dir_ + "/plan.json";
+  const std::string text = WritePlan(plan, "whole");
+  EXPECT_FALSE(zygote.Begin(plan, Sha256Hex(text), text).has_value());
+  EXPECT_EQ(zygote.pid(), -1) << "Begin started no zygote";
+  ASSERT_TRUE(zygote.Start(plan, Sha256Hex(text), std::nullopt).ok());
+  EXPECT_EQ(ProofAfterExit(), "whole");
+}
+
 // Launches on several threads at once (the launch pool): each gets its own shim's answer.
 TEST_F(ShimZygoteTest, LaunchesAtOnceEachGetTheirOwnAnswer) {
   ShimZygote zygote(BuiltShimPath());

@@ -6,6 +6,7 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +21,7 @@
 #include "base/json.h"
 #include "base/sha256.h"
 #include "env/env.h"
+#include "kernel/path_norm.h"
 #include "launch/checkout.h"
 #include "launch/confined_exec.h"
 #include "launch/drone_exec.h"
@@ -54,9 +56,17 @@ void WriteText(int fd, std::string_view s) {
 // The shim outlives hangard, so holding any of them would keep that lock (or a pipe) alive after
 // hangard is gone. Close all but 0-2 first, then make sure 0-2 are open so that no descriptor we
 // open later lands on them.
-void SanitizeDescriptors() {
-  if (close_range(3, ~0U, 0) != 0) {
-    for (int fd = 3; fd < 1024; fd++) close(fd);
+// KEEP: descriptors above 2 that stay open (a begun launch's plan and answer).
+void SanitizeDescriptors(std::vector<int> keep = {}) {
+  std::sort(keep.begin(), keep.end());
+  unsigned from = 3;
+  keep.push_back(INT_MAX);  // closes the last stretch, to the end
+  for (int k : keep) {
+    if (k < int(from)) continue;
+    const unsigned to = k == INT_MAX ? ~0U : unsigned(k) - 1;
+    if (to >= from && close_range(from, to, 0) != 0)
+      for (unsigned fd = from; fd <= std::min(to, 1023U); fd++) close(int(fd));
+    if (k != INT_MAX) from = unsigned(k) + 1;
   }
   for (int fd = 0; fd <= 2; fd++) {
     if (fcntl(fd, F_GETFD) < 0) {
@@ -89,7 +99,9 @@ int AwaitReport(int fd, const std::string& id) {
 
 class Supervisor {
  public:
-  Supervisor(const Plan& plan, int report) : plan_(plan), report_(report) {}
+  // EARLY: the drone's command, when it was made before the launch's go (RunShimBegun).
+  Supervisor(const Plan& plan, int report, std::optional<Result<DroneCommand>> early)
+      : plan_(plan), report_(report), early_(std::move(early)) {}
   int Run();
 
  private:
@@ -110,6 +122,7 @@ class Supervisor {
 
   const Plan& plan_;
   int report_;
+  std::optional<Result<DroneCommand>> early_;
   int sigfd_ = -1, run_fd_ = -1, lock_fd_ = -1, room_fd_ = -1, in_ = -1, out_ = -1, err_ = -1;
   int64_t start_mono_ = 0;
   std::optional<int> drone_status_;
@@ -235,7 +248,8 @@ Status Supervisor::TakeLock() {
 // handler, and reports every failure as one error code).
 Result<pid_t> Supervisor::SpawnDrone() {
   const std::string& name = plan_.argv[0];
-  Result<DroneCommand> cmd = PlanCommand(plan_);
+  Result<DroneCommand> cmd = early_ ? std::move(*early_) : PlanCommand(plan_);
+  early_.reset();
   if (!cmd.ok()) return cmd.status();
   DroneSpec spec;
   spec.exe = cmd->exe;
@@ -504,15 +518,14 @@ void Supervisor::Note(const std::string& msg) {
 
 }  // namespace
 
-Result<Plan> LoadPlanFile(const std::string& plan_file, const std::string& plan_sha256) {
-  Result<std::string> text = RealEnv()->ReadFile(plan_file, 1 << 20);
-  if (!text.ok()) return text.status();
-  // The bytes read here are the bytes run: hashed once, parsed once.
-  if (const std::string got = Sha256Hex(*text); got != plan_sha256)
+Result<Plan> LoadPlanText(const std::string& text, const std::string& plan_file,
+                          const std::string& plan_sha256) {
+  // The bytes given here are the bytes run: hashed once, parsed once.
+  if (const std::string got = Sha256Hex(text); got != plan_sha256)
     return Status::Invalid("cannot read plan " + plan_file + ": its sha256 is " + got +
                            ", not the " + plan_sha256 +
                            " the gate passed; a plan changed after the gate is never run");
-  Result<json::Value> doc = json::Parse(*text);
+  Result<json::Value> doc = json::Parse(text);
   if (!doc.ok())
     return Status::Invalid("cannot read plan " + plan_file + ": " + doc.status().message());
   Result<Plan> plan = Plan::FromJson(*doc);
@@ -521,10 +534,17 @@ Result<Plan> LoadPlanFile(const std::string& plan_file, const std::string& plan_
   return plan;
 }
 
-Result<Plan> LoadShimPlan(const std::string& plan_file, const std::string& plan_sha256) {
-  Result<Plan> plan = LoadPlanFile(plan_file, plan_sha256);
-  if (!plan.ok()) return plan;
-  if (plan->launcher != "direct") {
+Result<Plan> LoadPlanFile(const std::string& plan_file, const std::string& plan_sha256) {
+  Result<std::string> text = RealEnv()->ReadFile(plan_file, 1 << 20);
+  if (!text.ok()) return text.status();
+  return LoadPlanText(*text, plan_file, plan_sha256);
+}
+
+namespace {
+
+// The launcher check of LoadShimPlan, on a plan read.
+Result<Plan> DirectOnly(Result<Plan> plan, const std::string& plan_file) {
+  if (plan.ok() && plan->launcher != "direct") {
     return Status::Invalid(
         "cannot read plan " + plan_file +
         ": plan.json: launcher: expected \"direct\", the launcher hangar-shim is");
@@ -532,13 +552,8 @@ Result<Plan> LoadShimPlan(const std::string& plan_file, const std::string& plan_
   return plan;
 }
 
-int RunShim(const std::string& plan_file, const std::string& plan_sha256) {
-  SanitizeDescriptors();
-  Result<Plan> plan = LoadShimPlan(plan_file, plan_sha256);
-  if (!plan.ok()) {
-    WriteText(2, "hangar-shim: " + plan.status().message() + "\n");
-    return kShimBadPlan;
-  }
+// The first process, with the plan loaded: forks the supervisor and waits for its report.
+int ForkSupervisor(const Plan& plan, std::optional<Result<DroneCommand>> early) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     WriteText(2, "hangar-shim: " + Status::Errno("create a pipe", errno).message() + "\n");
@@ -551,11 +566,85 @@ int RunShim(const std::string& plan_file, const std::string& plan_sha256) {
   }
   if (pid > 0) {
     close(p[1]);
-    return AwaitReport(p[0], plan->id);
+    return AwaitReport(p[0], plan.id);
   }
   close(p[0]);
   setsid();  // no longer in hangard's session or process group: its signals are not ours
-  return Supervisor(*plan, p[1]).Run();
+  return Supervisor(plan, p[1], std::move(early)).Run();
+}
+
+// The plan's bytes in FD (a memfd hangard wrote), read from its start; at most 1 MiB, as a plan
+// file is read.
+Result<std::string> ReadPlanFd(int fd, const std::string& plan_file) {
+  std::string text;
+  char buf[65536];
+  for (off_t at = 0;;) {
+    ssize_t n = pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      return Status::Errno("cannot read plan " + plan_file + " as hangard handed it", errno);
+    if (n == 0) return text;
+    text.append(buf, size_t(n));
+    at += n;
+    if (text.size() > (1 << 20))
+      return Status::Invalid("cannot read plan " + plan_file + ": larger than 1 MiB");
+  }
+}
+
+// Waits for hangard's go on GO: true on "g"; false at the end of the stream (hangard withdrew
+// the launch, or ended) or on an error.
+bool AwaitGo(int go) {
+  for (;;) {
+    char c[8];
+    ssize_t n = recv(go, c, sizeof c, 0);
+    if (n < 0 && errno == EINTR) continue;
+    return n == 1 && c[0] == 'g';
+  }
+}
+
+}  // namespace
+
+Result<Plan> LoadShimPlan(const std::string& plan_file, const std::string& plan_sha256) {
+  return DirectOnly(LoadPlanFile(plan_file, plan_sha256), plan_file);
+}
+
+bool CommandBeforeGo(const Plan& plan) {
+  return !plan.workspace && plan.network != "egress" &&
+         (plan.last_message.empty() || PathInside(plan.last_message, plan.room));
+}
+
+int RunShim(const std::string& plan_file, const std::string& plan_sha256) {
+  SanitizeDescriptors();
+  Result<Plan> plan = LoadShimPlan(plan_file, plan_sha256);
+  if (!plan.ok()) {
+    WriteText(2, "hangar-shim: " + plan.status().message() + "\n");
+    return kShimBadPlan;
+  }
+  return ForkSupervisor(*plan, std::nullopt);
+}
+
+int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd,
+                 int go) {
+  SanitizeDescriptors({plan_fd, go});
+  Result<std::string> text = ReadPlanFd(plan_fd, plan_file);
+  close(plan_fd);
+  Result<Plan> plan = text.ok() ? DirectOnly(LoadPlanText(*text, plan_file, plan_sha256), plan_file)
+                                : Result<Plan>(text.status());
+  // Refused before the go as after it: hangard learns it once the launch's records are durable,
+  // as from a shim started then.
+  if (!plan.ok()) {
+    WriteText(2, "hangar-shim: " + plan.status().message() + "\n");
+    return kShimBadPlan;
+  }
+  std::optional<Result<DroneCommand>> early;
+  if (CommandBeforeGo(*plan)) early = PlanCommand(*plan);
+  if (!AwaitGo(go)) {
+    WriteText(2, "hangar-shim: the launch of mission " + plan->id +
+                     " was withdrawn before its go: nothing was started\n");
+    return kShimNotStarted;
+  }
+  close(go);
+  return ForkSupervisor(*plan, std::move(early));
 }
 
 }  // namespace hangar

@@ -30,6 +30,26 @@ inline constexpr int kShimBadPlan = 78;    // EX_CONFIG: the plan could not be r
 // Call once, from main, in a process that has no other threads.
 int RunShim(const std::string& plan_file, const std::string& plan_sha256);
 
+// RunShim for a launch begun before its records are durable (launch/shim_zygote.h, the zygote's
+// child of a begun request): the plan's bytes are in PLAN_FD (read from its start, then closed;
+// PLAN_FILE only names the plan in messages), and hangard sends "g" on the socket GO once the
+// launch's key and move are durable. Before the go it loads and checks the plan and, when
+// CommandBeforeGo, makes the drone's command (its program found, the hidden paths resolved, the
+// Landlock ruleset made, the room and writes opened); it writes nothing anywhere and starts
+// nothing. Without the go (the end of the stream: hangard withdrew the launch, or ended) it
+// returns kShimNotStarted, having run nothing; with it, it goes on as RunShim, the command made.
+// A plan refused returns kShimBadPlan at once (hangard learns it after its go, as from RunShim).
+int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd, int go);
+
+// Whether PLAN's drone command may be made before the launch's go: it depends on nothing the
+// supervisor makes first (a workspace's checkout in the room, the egress proxy's socket, a
+// last-message file outside the room). Otherwise it is made where RunShim makes it.
+bool CommandBeforeGo(const Plan& plan);
+
+// Checks that TEXT hashes to PLAN_SHA256 and parses it as a plan (PLAN_FILE names it in messages).
+Result<Plan> LoadPlanText(const std::string& text, const std::string& plan_file,
+                          const std::string& plan_sha256);
+
 // Reads PLAN_FILE and checks that its bytes hash to plan_sha256 (the plan the gate passed), for
 // any launcher. Invalid or NotFound with a message of the shape "cannot read plan FILE: reason".
 Result<Plan> LoadPlanFile(const std::string& plan_file, const std::string& plan_sha256);

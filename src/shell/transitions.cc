@@ -251,7 +251,8 @@ Status SyncCutLaunches(Env* env, const Layout& l) {
 
 std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
                                         const std::vector<const Launch*>& launches, TimeMs now,
-                                        const std::vector<std::string>& sync_first) {
+                                        const std::vector<std::string>& sync_first,
+                                        const std::function<void(size_t)>& made) {
   const size_t n = launches.size();
   std::vector<LaunchPrep> r(n);
   std::vector<std::string> queued(n), running(n), plan_sha(n), key(n), key_text(n), record(n);
@@ -310,6 +311,9 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
       fail(i, s);
     }
   }
+  if (made)
+    for (size_t i = 0; i < n; ++i)
+      if (going(i)) made(i);
 
   // Every plan.json and gate2.json (a mission that failed too: they say what was tried), every
   // key and every launch.json, in one wait (WriteTogether): their data at once, keys/ with them.

@@ -5,6 +5,7 @@
 // rather than guess; the directories stay the truth for the next start.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -118,9 +119,13 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
 // the keys, stops every launch from I on where it is (hangard stops its work at I, as it would
 // have); launches that got further than they would have alone (their key, their move) end lost at
 // the next start, never launched twice. The missions are distinct.
+// MADE (when given) is called with the index of each launch whose room and run/ are made, before
+// the first wait: hangard begins those launches there (launch/launcher.h, Begin), so that what
+// depends only on the plan is made during the waits.
 std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
                                         const std::vector<const Launch*>& launches, TimeMs now,
-                                        const std::vector<std::string>& sync_first = {});
+                                        const std::vector<std::string>& sync_first = {},
+                                        const std::function<void(size_t)>& made = nullptr);
 
 // Writes memory/REQUESTER/vVERSION.json (kernel.h WriteMemory), making memory/REQUESTER first.
 // Ok when the file is there already with the same bytes (written before a stop); Exists when it

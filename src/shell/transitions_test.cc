@@ -476,6 +476,35 @@ TEST_F(TransitionsTest, ATurnsLaunchesArePreparedStepByStepTogether) {
   EXPECT_NE(Read(rv + "/launch.json").find("\"key\": \"keys/"), std::string::npos);
 }
 
+// MADE is told of each launch whose room and run/ are made, before the first wait: at that point
+// nothing of the launch is durable (no plan, no key, no move), and a launch whose room failed
+// is not told of (hangard begins nothing for it).
+TEST_F(TransitionsTest, MadeIsToldOfEachLaunchWithItsRoomBeforeAnyRecord) {
+  for (const char* id : {"V", "W"})
+    std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, id));
+  const Launch v = TwoStepLaunch(l_, "V");
+  Launch w = TwoStepLaunch(l_, "W");
+  std::ofstream(root_ + "/not-a-dir") << "x";
+  w.plan.room = root_ + "/not-a-dir/room";  // its room cannot be made
+  std::vector<size_t> told;
+  std::vector<std::string> seen;  // at each call: what of the launch's records there was
+  auto made = [&](size_t i) {
+    told.push_back(i);
+    const Launch& x = i == 0 ? v : w;
+    const std::string q = l_.MissionDir(Phase::kQueued, x.id);
+    seen.push_back(std::string(std::filesystem::is_directory(x.plan.room) ? "room" : "") +
+                   (std::filesystem::exists(q + "/run/prompt.md") ? ",run" : "") +
+                   (std::filesystem::exists(q + "/plan.json") ? ",plan" : "") +
+                   (std::filesystem::exists(l_.LaunchKey(x.id, 1)) ? ",key" : ""));
+  };
+  std::vector<LaunchPrep> r = PrepareLaunches(RealEnv(), l_, {&v, &w}, 0, {}, made);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_TRUE(r[0].ok) << r[0].error;
+  EXPECT_FALSE(r[1].ok);
+  EXPECT_EQ(told, std::vector<size_t>{0});
+  EXPECT_EQ(seen, std::vector<std::string>{"room,run"});
+}
+
 // launch.json is written only once its key is made: a key that cannot be created (a full disk)
 // stops the launch with its plan and gate2 written, and no launch.json that a later move could
 // carry into returned/ as a launch that never took its key.
