@@ -79,13 +79,15 @@
 // (SIGTERM, a restart for space) first waits for the launches in flight and decides them, so a
 // stop leaves no launch half known; a crash in flight is a crash during a launch, as before.
 // The shim is not executed for the launch: the shim zygote (zygote_, launch/shim_zygote.h),
-// started with hangard, forks it on the launch pool's request, loaded and ready. Engine launchers
+// started with hangard, forks it on request (the loop's Begin, or the launch pool's), loaded and
+// ready. Engine launchers
 // (systemd, Slurm) still start on the loop.
 // A direct launch is *begun* (Launcher::Begin) as soon as its room and run/ are made, before the
 // waits for its plan, key and move: the zygote's child checks the plan's bytes and makes the
 // drone's command meanwhile, and waits. The launch pool's task tells it to go (StartBegun) once
 // PrepareLaunches has made the records durable; a launch that does not get that far drops its
-// Begun, which withdraws it: nothing of it runs.
+// Begun, which withdraws it: nothing of it runs. Nothing is begun while the zygote is not running
+// or another thread holds it (Begin never waits): such a launch is asked for whole, as before.
 //
 // A full disk at intake (ENOSPC, EDQUOT while taking incoming/new/NAME in) is not such a failure:
 // the half-made .ID.tmp is removed and the drop stays where it is, the kernel forgets the mission

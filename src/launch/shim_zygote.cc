@@ -362,6 +362,10 @@ std::optional<ShimZygote::Begun> ShimZygote::Begin(const std::string& plan_file,
                                                    const std::string& plan_text) {
   if (plan_file.find('\n') != std::string::npos || plan_sha256.find('\n') != std::string::npos)
     return std::nullopt;
+  // Never waited for: a zygote another launch is starting or asking, or one that is not running
+  // or takes no request at once, leaves this launch to Start, which deals with each.
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock() || pid_ <= 0 || EndedLocked()) return std::nullopt;
   UniqueFd plan(memfd_create("hangar-plan", MFD_CLOEXEC));
   if (plan.get() < 0) return std::nullopt;
   for (size_t at = 0; at < plan_text.size();) {
@@ -377,10 +381,6 @@ std::optional<ShimZygote::Begun> ShimZygote::Begin(const std::string& plan_file,
     return std::nullopt;
   b.answer = UniqueFd(pair[0]);
   UniqueFd theirs(pair[1]);
-  // Never waited for: a zygote another launch is starting, or one that is not running or takes
-  // no request at once, leaves this launch to Start, which deals with each.
-  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-  if (!lock.owns_lock() || pid_ <= 0 || EndedLocked()) return std::nullopt;
   if (SendWithFds(control_, plan_file + "\n" + plan_sha256 + "\n",
                   {b.report.get(), theirs.get(), plan.get()}, /*wait=*/false) != 0)
     return std::nullopt;
@@ -443,11 +443,17 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
     }
   }
   UniqueFd child(child_fd);
+  if (took && begun) {
+    // A begun child goes on once told. One that has ended already is told nothing (EPIPE,
+    // ECONNRESET): its status follows. A go that cannot be sent to a child that waits for it
+    // withdraws the launch (the child runs nothing without it) and starts it cold, as one not
+    // taken.
+    const int e = SendWithFds(answer.get(), "g", {}, /*wait=*/true);
+    if (e != 0 && e != EPIPE && e != ECONNRESET) took = false;
+  }
   if (took) {
     // Taken: the child is the launch's shim; its end decides, as a cold start's would, within
-    // ~10 s of its "y". A begun child goes on once told (one that has ended already is told
-    // nothing: its status follows).
-    if (begun) (void)SendWithFds(answer.get(), "g", {}, /*wait=*/false);
+    // ~10 s of its "y".
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++taken_;
@@ -483,8 +489,8 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
                                ": the shim zygote did not say how the shim it forked ended" +
                                (words.empty() ? "" : " (it said: " + words + ")"));
   }
-  // Not taken (no zygote, it ended, it refused, or its child never answered and is killed once
-  // this end is closed): nothing of this launch ran there.
+  // Not taken (no zygote, it ended, it refused, its child never answered, or a begun child could
+  // not be told to go; it is killed once this end is closed): nothing of this launch ran there.
   answer.Reset();
   report.Reset();
   {

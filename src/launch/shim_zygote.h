@@ -115,10 +115,10 @@ class ShimZygote {
 
 // The shim's side, `hangar-shim --zygote`: closes every descriptor but 0-2, makes ready, then
 // serves requests on stdin as above until the end of the stream and its children have ended;
-// returns 0. A request that is not two lines with two descriptors is refused (its answer closed
-// unanswered, why on stderr), and the zygote goes on. MODE_ARG is the command line's "--zygote",
-// which each child rewrites in place to "--forked", so that ps(1) and pkill(1) tell the zygote
-// from the launches' shims and supervisors.
+// returns 0. A request that is not two lines with two descriptors (three: begun) is refused (its
+// answer closed unanswered, why on stderr), and the zygote goes on. MODE_ARG is the command line's
+// "--zygote", which each child rewrites in place to "--forked", so that ps(1) and pkill(1) tell the
+// zygote from the launches' shims and supervisors.
 int RunShimZygote(char* mode_arg);
 
 }  // namespace hangar

@@ -201,29 +201,57 @@ TEST_F(ShimZygoteTest, ABegunLaunchRunsItsPlanOnlyOnceToldToGo) {
 }
 
 // A begun launch that is withdrawn (its Begun dropped: hangard's records failed, its key was
-// there, hangard ended) runs nothing, and the zygote goes on with the next launch.
+// there, hangard ended) runs nothing, and the zygote goes on with the next launch. With the zygote
+// stopped (so that it cannot kill the child), the child's own reading of the withdrawal: it ends
+// having run nothing.
 TEST_F(ShimZygoteTest, ABegunLaunchWithdrawnRunsNothing) {
-  ShimZygote zygote(BuiltShimPath());
-  ASSERT_TRUE(zygote.Ready());
-  const std::string plan = dir_ + "/plan.json";
-  const std::string text = WritePlan(plan, "withdrawn");
-  {
-    std::optional<ShimZygote::Begun> begun = zygote.Begin(plan, Sha256Hex(text), text);
-    ASSERT_TRUE(begun.has_value());
+  for (const bool stopped : {false, true}) {
+    SCOPED_TRACE(stopped ? "the zygote stopped" : "the zygote running");
+    ShimZygote zygote(BuiltShimPath());
+    ASSERT_TRUE(zygote.Ready());
+    const pid_t z = zygote.pid();
+    const std::string plan = dir_ + "/plan.json";
+    const std::string text = WritePlan(plan, "withdrawn");
+    std::string child;  // the zygote's child, "PID "
+    {
+      std::optional<ShimZygote::Begun> begun = zygote.Begin(plan, Sha256Hex(text), text);
+      ASSERT_TRUE(begun.has_value());
+      const auto until = steady_clock::now() + std::chrono::seconds(10);
+      while ((child = ChildrenOf(z)).empty() && steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      ASSERT_FALSE(child.empty()) << "the zygote forked the launch's child";
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // it waits for its go now
+      if (stopped) {
+        ASSERT_EQ(kill(z, SIGSTOP), 0);
+      }
+    }  // withdrawn
+    const pid_t c = std::stoi(child);
     const auto until = steady_clock::now() + std::chrono::seconds(10);
-    while (ChildrenOf(zygote.pid()).empty() && steady_clock::now() < until)
+    // Ended: a zombie of the stopped zygote, or reaped by the running one.
+    auto ended = [&] {
+      const std::string st = Slurp("/proc/" + std::to_string(c) + "/stat");
+      return st.empty() || st.find(") Z ") != std::string::npos;
+    };
+    while (!ended() && steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    ASSERT_FALSE(ChildrenOf(zygote.pid()).empty()) << "the zygote forked the launch's child";
-  }  // withdrawn
-  const auto until = steady_clock::now() + std::chrono::seconds(10);
-  while (!ChildrenOf(zygote.pid()).empty() && steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  EXPECT_TRUE(ChildrenOf(zygote.pid()).empty()) << "the withdrawn child was ended and reaped";
-  EXPECT_FALSE(fs::exists(dir_ + "/proof")) << "a withdrawn launch ran its drone";
-  EXPECT_TRUE(fs::is_empty(dir_ + "/run"));
-  const std::string next = WritePlan(plan, "next");
-  ASSERT_TRUE(zygote.Start(plan, Sha256Hex(next)).ok());
-  EXPECT_EQ(ProofAfterExit(), "next");
+    EXPECT_TRUE(ended()) << "the withdrawn child ended";
+    if (stopped) {
+      ASSERT_EQ(kill(z, SIGCONT), 0);
+    }
+    // Ample time for a drone, had one been started, to leave its proof.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_FALSE(fs::exists(dir_ + "/proof")) << "a withdrawn launch ran its drone";
+    EXPECT_TRUE(fs::is_empty(dir_ + "/run"));
+    const std::string next = WritePlan(plan, "next");
+    ASSERT_TRUE(zygote.Start(plan, Sha256Hex(next)).ok());
+    EXPECT_EQ(ProofAfterExit(), "next");
+    EXPECT_EQ(zygote.pid(), z) << "the zygote went on";
+    fs::remove(dir_ + "/proof");
+    fs::remove(dir_ + "/run/exit.json");
+    while (SupervisorAlive(dir_ + "/run") && steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (const auto& f : fs::directory_iterator(dir_ + "/run")) fs::remove(f.path());
+  }
 }
 
 // The bytes a begun launch is handed are checked as a plan file's are: other bytes than the ones
@@ -234,11 +262,13 @@ TEST_F(ShimZygoteTest, ABegunPlanChangedAfterTheGateIsNeverRun) {
   const std::string plan = dir_ + "/plan.json";
   const std::string passed = WritePlan(plan, "passed");
   const std::string tampered = WritePlan(plan, "tampered");
+  WritePlan(plan, "passed");  // on the disk, the plan passed: only the bytes handed over differ
   std::optional<ShimZygote::Begun> begun = zygote.Begin(plan, Sha256Hex(passed), tampered);
   ASSERT_TRUE(begun.has_value());
   Status s = zygote.Start(plan, Sha256Hex(passed), std::move(begun));
   EXPECT_EQ(s.code(), Code::kInvalid) << s.message();
   EXPECT_NE(s.message().find("changed after the gate"), std::string::npos) << s.message();
+  EXPECT_EQ(zygote.taken(), 1u) << "refused by the child it was handed to, not started cold";
   EXPECT_TRUE(fs::is_empty(dir_ + "/run"));
   EXPECT_FALSE(fs::exists(dir_ + "/proof"));
 }

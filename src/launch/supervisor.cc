@@ -248,7 +248,8 @@ Status Supervisor::TakeLock() {
 // handler, and reports every failure as one error code).
 Result<pid_t> Supervisor::SpawnDrone() {
   const std::string& name = plan_.argv[0];
-  Result<DroneCommand> cmd = early_ ? std::move(*early_) : PlanCommand(plan_);
+  // One made before the go that failed is made again: its reason may have gone since.
+  Result<DroneCommand> cmd = early_ && early_->ok() ? std::move(*early_) : PlanCommand(plan_);
   early_.reset();
   if (!cmd.ok()) return cmd.status();
   DroneSpec spec;
@@ -591,8 +592,8 @@ Result<std::string> ReadPlanFd(int fd, const std::string& plan_file) {
   }
 }
 
-// Waits for hangard's go on GO: true on "g"; false at the end of the stream (hangard withdrew
-// the launch, or ended) or on an error.
+// Waits for hangard's go on GO: true on "g"; false at the end of the stream or a reset (hangard
+// withdrew the launch, or ended: its end closed, our "y" unread or read) or on any other error.
 bool AwaitGo(int go) {
   for (;;) {
     char c[8];

@@ -36,9 +36,11 @@ int RunShim(const std::string& plan_file, const std::string& plan_sha256);
 // launch's key and move are durable. Before the go it loads and checks the plan and, when
 // CommandBeforeGo, makes the drone's command (its program found, the hidden paths resolved, the
 // Landlock ruleset made, the room and writes opened); it writes nothing anywhere and starts
-// nothing. Without the go (the end of the stream: hangard withdrew the launch, or ended) it
-// returns kShimNotStarted, having run nothing; with it, it goes on as RunShim, the command made.
-// A plan refused returns kShimBadPlan at once (hangard learns it after its go, as from RunShim).
+// nothing. The command is thus what the disk said at the begin, some milliseconds (hangard's
+// fsync waits) before the go; one that failed then is made again after the go. Without the go (the
+// end of the stream: hangard withdrew the launch, or ended) it returns kShimNotStarted, having run
+// nothing; with it, it goes on as RunShim, the command made. A plan refused returns kShimBadPlan at
+// once (hangard learns it after its go, as from RunShim).
 int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd, int go);
 
 // Whether PLAN's drone command may be made before the launch's go: it depends on nothing the

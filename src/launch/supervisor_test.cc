@@ -77,6 +77,26 @@ TEST(StopPolicy, ZeroGraceKillsAtTheNextTick) {
   EXPECT_EQ(p.Tick(50), Act::kKill);
 }
 
+// What a begun launch may make before its go: a command that needs nothing the supervisor makes
+// first. A workspace's program may be in its checkout, egress binds the proxy's socket, and a
+// last-message file outside the room is bound by a descriptor of the file the supervisor creates.
+TEST(CommandBeforeGo, OnlyWhenTheCommandNeedsNothingTheSupervisorMakes) {
+  Plan p;
+  p.room = "/spool/rooms/M";
+  p.run = "/spool/running/M/run";
+  EXPECT_TRUE(CommandBeforeGo(p));
+  p.last_message = p.room + "/last.txt";
+  EXPECT_TRUE(CommandBeforeGo(p)) << "inside the room: not bound on its own";
+  p.last_message = p.run + "/last-message.txt";
+  EXPECT_FALSE(CommandBeforeGo(p));
+  p.last_message.clear();
+  p.network = "egress";
+  EXPECT_FALSE(CommandBeforeGo(p));
+  p.network = "none";
+  p.workspace = PlanWorkspace{};
+  EXPECT_FALSE(CommandBeforeGo(p));
+}
+
 TEST(SetEnding, ExitStatusOrSignal) {
   ExitInfo a, b;
   SetEnding(W_EXITCODE(3, 0), &a);
@@ -103,7 +123,9 @@ bool SleepAlive(pid_t pid) {
 
 // Each test twice: hangar-shim started cold for its launch (StartShim), and forked by the shim
 // zygote (launch/shim_zygote.h), which must behave the same in every way. The parameter's bit 0:
-// the zygote; bit 1 (ShimTestSandbox): engine "namespaces" instead of "bwrap".
+// the zygote; bit 1 (ShimTestSandbox): engine "namespaces" instead of "bwrap"; bit 2 (with bit 0):
+// the launch begun (ShimZygote::Begin: the drone's command made before the go, in the first
+// process, and carried into the supervisor and the drone).
 class ShimTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
@@ -146,7 +168,12 @@ class ShimTest : public ::testing::TestWithParam<int> {
     if (!(GetParam() & 1)) return StartShim(BuiltShimPath(), path, Sha256Hex(text));
     EXPECT_TRUE(zygote_.Ready()) << "no zygote: the launch would start cold";
     const size_t before = zygote_.taken();
-    Status s = zygote_.Start(path, Sha256Hex(text));
+    std::optional<ShimZygote::Begun> begun;
+    if (GetParam() & 4) {
+      begun = zygote_.Begin(path, Sha256Hex(text), text);
+      EXPECT_TRUE(begun.has_value()) << "not begun";
+    }
+    Status s = zygote_.Start(path, Sha256Hex(text), std::move(begun));
     EXPECT_EQ(zygote_.taken(), before + 1) << "the launch started cold, not through the zygote";
     return s;
   }
@@ -617,10 +644,11 @@ TEST_P(ShimTestSandbox, DroneIgnoringTermIsKilledAfterGrace) {
 }
 
 std::string ColdOrZygote(const ::testing::TestParamInfo<int>& info) {
-  return std::string(info.param & 1 ? "Zygote" : "Cold") + (info.param & 2 ? "Namespaces" : "");
+  return std::string(info.param & 1 ? "Zygote" : "Cold") + (info.param & 4 ? "Begun" : "") +
+         (info.param & 2 ? "Namespaces" : "");
 }
-INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Values(0, 1), ColdOrZygote);
-INSTANTIATE_TEST_SUITE_P(Start, ShimTestSandbox, ::testing::Values(0, 1, 2, 3), ColdOrZygote);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Values(0, 1, 5), ColdOrZygote);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTestSandbox, ::testing::Values(0, 1, 2, 3, 5, 7), ColdOrZygote);
 
 }  // namespace
 }  // namespace hangar
