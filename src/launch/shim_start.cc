@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "shell/child_run.h"
+
 namespace hangar {
 
 namespace {
@@ -46,12 +48,7 @@ Result<int> WaitWithin(pid_t pid, std::chrono::milliseconds limit) {
 }  // namespace
 
 std::string ReadShimReport(int fd) {
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while (text.size() < 65536 && (n = pread(fd, buf, sizeof buf, off_t(text.size()))) > 0) {
-    text.append(buf, size_t(n));
-  }
+  std::string text = ReadCaptured(fd, 65536);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   const std::string prefix = "hangar-shim: ";  // our caller puts its own program name first
   if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());

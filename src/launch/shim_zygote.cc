@@ -17,6 +17,7 @@
 
 #include "base/json.h"
 #include "base/sha256.h"
+#include "env/file_batches.h"
 #include "env/nofollow.h"
 #include "launch/direct_launcher.h"
 #include "launch/shim_start.h"
@@ -116,6 +117,18 @@ int SendWithFds(int sock, const std::string& text, const std::vector<int>& fds, 
     pollfd p{sock, POLLOUT, 0};
     poll(&p, 1, 10);
   }
+}
+
+// A launch's report (the memfd its first process's stdout and stderr go to) and its answer socket
+// pair: ours and the zygote's. False when any cannot be made.
+bool MakeAnswer(UniqueFd* report, UniqueFd* answer, UniqueFd* theirs) {
+  *report = UniqueFd(memfd_create("hangar-shim-report", MFD_CLOEXEC));
+  int pair[2] = {-1, -1};
+  if (report->get() < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+    return false;
+  *answer = UniqueFd(pair[0]);
+  *theirs = UniqueFd(pair[1]);
+  return true;
 }
 
 void Say(const std::string& line) {
@@ -367,20 +380,11 @@ std::optional<ShimZygote::Begun> ShimZygote::Begin(const std::string& plan_file,
   std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
   if (!lock.owns_lock() || pid_ <= 0 || EndedLocked()) return std::nullopt;
   UniqueFd plan(memfd_create("hangar-plan", MFD_CLOEXEC));
-  if (plan.get() < 0) return std::nullopt;
-  for (size_t at = 0; at < plan_text.size();) {
-    ssize_t n = pwrite(plan.get(), plan_text.data() + at, plan_text.size() - at, off_t(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return std::nullopt;
-    at += size_t(n);
-  }
-  Begun b;
-  b.report = UniqueFd(memfd_create("hangar-shim-report", MFD_CLOEXEC));
-  int pair[2] = {-1, -1};
-  if (b.report.get() < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+  if (plan.get() < 0 || !WriteAll(plan.get(), plan_text, "hangar-plan", /*sync=*/false).ok())
     return std::nullopt;
-  b.answer = UniqueFd(pair[0]);
-  UniqueFd theirs(pair[1]);
+  Begun b;
+  UniqueFd theirs;
+  if (!MakeAnswer(&b.report, &b.answer, &theirs)) return std::nullopt;
   if (SendWithFds(control_, plan_file + "\n" + plan_sha256 + "\n",
                   {b.report.get(), theirs.get(), plan.get()}, /*wait=*/false) != 0)
     return std::nullopt;
@@ -400,14 +404,8 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
     answer = std::move(begun->answer);
     sent = true;
     asked = begun->asked;
-  } else {
-    report = UniqueFd(memfd_create("hangar-shim-report", MFD_CLOEXEC));
-    int pair[2] = {-1, -1};
-    if (one_line && report.get() >= 0 &&
-        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0) {
-      answer = UniqueFd(pair[0]);
-      theirs = UniqueFd(pair[1]);
-    }
+  } else if (one_line) {
+    (void)MakeAnswer(&report, &answer, &theirs);  // none made: not asked, started cold below
   }
   if (!begun && answer.get() >= 0) {
     const std::string request = plan_file + "\n" + plan_sha256 + "\n";

@@ -27,6 +27,7 @@
 #include "launch/drone_exec.h"
 #include "launch/sandbox_command.h"
 #include "launch/stop_policy.h"
+#include "shell/child_run.h"
 #include "shell/proc.h"
 
 namespace hangar {
@@ -574,24 +575,6 @@ int ForkSupervisor(const Plan& plan, std::optional<Result<DroneCommand>> early) 
   return Supervisor(plan, p[1], std::move(early)).Run();
 }
 
-// The plan's bytes in FD (a memfd hangard wrote), read from its start; at most 1 MiB, as a plan
-// file is read.
-Result<std::string> ReadPlanFd(int fd, const std::string& plan_file) {
-  std::string text;
-  char buf[65536];
-  for (off_t at = 0;;) {
-    ssize_t n = pread(fd, buf, sizeof buf, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-      return Status::Errno("cannot read plan " + plan_file + " as hangard handed it", errno);
-    if (n == 0) return text;
-    text.append(buf, size_t(n));
-    at += n;
-    if (text.size() > (1 << 20))
-      return Status::Invalid("cannot read plan " + plan_file + ": larger than 1 MiB");
-  }
-}
-
 // Waits for hangard's go on GO: true on "g"; false at the end of the stream or a reset (hangard
 // withdrew the launch, or ended: its end closed, our "y" unread or read) or on any other error.
 bool AwaitGo(int go) {
@@ -627,10 +610,13 @@ int RunShim(const std::string& plan_file, const std::string& plan_sha256) {
 int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd,
                  int go) {
   SanitizeDescriptors({plan_fd, go});
-  Result<std::string> text = ReadPlanFd(plan_fd, plan_file);
+  // At most 1 MiB, as a plan file is read; bytes that cannot be read fail the sha256.
+  const std::string text = ReadCaptured(plan_fd, (1 << 20) + 1);
   close(plan_fd);
-  Result<Plan> plan = text.ok() ? DirectOnly(LoadPlanText(*text, plan_file, plan_sha256), plan_file)
-                                : Result<Plan>(text.status());
+  Result<Plan> plan =
+      text.size() > (1 << 20)
+          ? Result<Plan>(Status::Invalid("cannot read plan " + plan_file + ": larger than 1 MiB"))
+          : DirectOnly(LoadPlanText(text, plan_file, plan_sha256), plan_file);
   // Refused before the go as after it: hangard learns it once the launch's records are durable,
   // as from a shim started then.
   if (!plan.ok()) {

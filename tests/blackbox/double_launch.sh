@@ -11,11 +11,8 @@
 setup 1
 FLOG=$T/fault.log
 fresh() {  # a new spool and anchor with D1 waiting in incoming/new, nothing else
-  rm -rf "$S" "$A" "$T/starts" "$FLOG"
-  mkdir -p "$S" "$A"
-  cp -a "$ROOT/spool/." "$S/"
-  set_slots 1
-  : >"$LOG"
+  fresh_spool 1
+  rm -f "$FLOG"
   mission D1 script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'sleep 1' 'write REPORT.md ran' | drop D1.json
 }
 starts() { grep -c '^start D1 ' "$T/starts" 2>/dev/null || true; }

@@ -10,11 +10,8 @@
 setup 1
 FLOG=$T/fault.log
 fresh() {
-  rm -rf "$S" "$A" "$T/starts" "$FLOG"
-  mkdir -p "$S" "$A"
-  cp -a "$ROOT/spool/." "$S/"
-  set_slots 1
-  : >"$LOG"
+  fresh_spool 1
+  rm -f "$FLOG"
   mission D1 script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' | drop D1.json
 }
 
