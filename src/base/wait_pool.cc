@@ -63,6 +63,42 @@ void WaitPool::Work() {
   }
 }
 
+void WaitPool::Grow(size_t want) {
+  while (pool_.size() < std::min(threads_, want)) {
+    try {
+      pool_.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+}
+
+void WaitPool::Beside(const std::function<void()>& away, const std::function<void()>& here) {
+  if (forked || getpid() != owner_) {
+    away();
+    return here();
+  }
+  const std::function<void(size_t)> fn = [&away](size_t) { away(); };
+  Batch b{&fn, 1};
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    Grow(1);
+    queue_.push_back(&b);
+  }
+  work_.notify_one();
+  here();
+  std::unique_lock<std::mutex> lk(mu_);
+  if (b.next < b.n) {  // no pool thread took it: every one is busy, or none could be made
+    b.next = b.n;
+    queue_.erase(std::find(queue_.begin(), queue_.end(), &b));
+    lk.unlock();
+    Run(fn, 0);
+    lk.lock();
+    ++b.done;
+  }
+  done_.wait(lk, [&] { return b.done == b.n; });
+}
+
 void WaitPool::Each(size_t n, const std::function<void(size_t)>& fn) {
   if (n == 0) return;
   if (n == 1) return fn(0);
@@ -70,13 +106,7 @@ void WaitPool::Each(size_t n, const std::function<void(size_t)>& fn) {
   Batch b{&fn, n};
   {
     std::lock_guard<std::mutex> lk(mu_);
-    while (pool_.size() < std::min(threads_, n - 1)) {
-      try {
-        pool_.emplace_back([this] { Work(); });
-      } catch (const std::system_error&) {
-        break;
-      }
-    }
+    Grow(n - 1);
     queue_.push_back(&b);
   }
   for (size_t k = 1; k < n; ++k) work_.notify_one();

@@ -34,6 +34,11 @@ class WaitPool {
   // In a child forked after a pool was made (which has none of its threads), EachConcurrently
   // does the work instead.
   void Each(size_t n, const std::function<void(size_t)>& fn);
+  // AWAY on one of the pool's threads while HERE runs on the caller's; returns when both have. The
+  // caller runs AWAY itself after HERE when no pool thread took it meanwhile (every one busy with
+  // other batches), so it always ends. For work that must stay on its caller's thread beside work
+  // that needs only the disk. In a forked child (no pool threads), AWAY then HERE on the caller's.
+  void Beside(const std::function<void()>& away, const std::function<void()>& here);
 
  private:
   struct Batch {
@@ -43,6 +48,8 @@ class WaitPool {
     size_t done = 0;  // the items whose call has returned
   };
   void Work();
+  // Up to WANT threads made (fewer when one cannot be), under mu_.
+  void Grow(size_t want);
   // The next item of the first batch queued (the queue is not empty), under mu_: the batch leaves
   // the queue with its last.
   Batch* Take(size_t* item);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -70,6 +71,56 @@ TEST(WaitPool, ManyCallersAtOnceEachFinishTheirBatch) {
     });
   for (std::thread& t : callers) t.join();
   for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i].load(), 1) << i;
+}
+
+// Beside: HERE on the caller's thread, AWAY on a pool thread at the same time (each waits for the
+// other to start: in a row, the first would give up after 10 s having seen only itself).
+TEST(WaitPool, BesideRunsHereOnTheCallerAndAwayAtTheSameTime) {
+  WaitPool pool(2);
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> started{0};
+    std::atomic<bool> away_saw{false}, here_saw{false};
+    pid_t away_tid = 0, here_tid = 0;
+    auto meet = [&](std::atomic<bool>* saw, pid_t* tid) {
+      *tid = gettid();
+      started++;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started.load() < 2 && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      *saw = started.load() == 2;
+    };
+    pool.Beside([&] { meet(&away_saw, &away_tid); }, [&] { meet(&here_saw, &here_tid); });
+    ASSERT_TRUE(away_saw && here_saw) << "round " << round;
+    EXPECT_EQ(here_tid, gettid());
+    EXPECT_NE(away_tid, gettid());
+  }
+}
+
+// Every pool thread busy with another caller's batch: Beside still ends, the caller running AWAY
+// itself after HERE.
+TEST(WaitPool, BesideEndsWhenEveryPoolThreadIsBusy) {
+  WaitPool pool(1);
+  std::atomic<int> blocked{0};
+  std::atomic<bool> release{false};
+  std::thread other([&] {
+    pool.Each(2, [&](size_t) {
+      blocked++;
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+  });
+  while (blocked.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::vector<std::string> order;
+  pid_t away_tid = 0;
+  pool.Beside(
+      [&] {
+        away_tid = gettid();
+        order.push_back("away");
+      },
+      [&] { order.push_back("here"); });
+  release = true;
+  other.join();
+  EXPECT_EQ(order, (std::vector<std::string>{"here", "away"}));
+  EXPECT_EQ(away_tid, gettid());
 }
 
 // A child forked from the process that made the pool has none of its threads (nor perhaps a

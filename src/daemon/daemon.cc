@@ -361,7 +361,7 @@ Status Daemon::Decided(const Signal& sig) {
     if (Status s = Commit(); !s.ok()) return s;
   if (epoch) {
     batch_.flush = true;
-    if (Status s = CommitRecords(&records); !s.ok()) return s;
+    if (Status s = CommitRecords(&records, true); !s.ok()) return s;
   } else if (!records.empty()) {
     if (Status s = ledger_.Stage(records); !s.ok()) return s;
     batch_.records += int64_t(records.size());
@@ -372,13 +372,13 @@ Status Daemon::Decided(const Signal& sig) {
   return Status::Ok();
 }
 
-Status Daemon::CommitRecords(std::vector<Record>* epoch_records) {
+Status Daemon::CommitRecords(std::vector<Record>* epoch_records, bool flush) {
   // The lines with the staged entries that name them, in one wait, and the anchor lines after
   // both (a crash between the writes or a power loss can leave entries without their lines: the
   // start cuts them, being unanchored, man/hangar-ledger.5 START-UP); first and alone before a
   // reanchor's entries, or while no anchor line is written (nothing would tell such entries
   // from acted-on ones).
-  const bool lines = setup_.config.record_signals && batch_.flush;
+  const bool lines = setup_.config.record_signals && flush;
   const bool together = lines && !epoch_records && ledger_.staged() && ledger_.anchoring();
   if (lines && !together)
     if (Status f = signals_.Flush(); !f.ok()) return f;
@@ -394,12 +394,11 @@ Status Daemon::CommitRecords(std::vector<Record>* epoch_records) {
   if (!s.ok()) return s;
   if (!anchor_error.empty()) {
     // Record before act holds for the anchor as for the ledger: entries the anchor does not
-    // vouch for back no act. The batch's acts are dropped (nothing launched, moved, granted or
-    // answered) and the work stops, failed closed; the next start decides again from the spool,
-    // anchoring or refusing the unvouched tail (man/hangar-ledger.5, START-UP).
+    // vouch for back no act. The caller drops the batch's acts (nothing launched, moved, granted
+    // or answered) and the work stops, failed closed; the next start decides again from the
+    // spool, anchoring or refusing the unvouched tail (man/hangar-ledger.5, START-UP).
     const std::string seqs = std::to_string(first) + ".." + std::to_string(ledger_.head_seq());
     if (state_.fail_closed.empty()) state_.fail_closed = anchor_error;
-    batch_ = Batch{};
     return Status::Io("ledger seqs " + seqs + " are not on the anchor (" + anchor_error +
                       "): their acts are dropped");
   }
@@ -408,8 +407,7 @@ Status Daemon::CommitRecords(std::vector<Record>* epoch_records) {
 }
 
 Status Daemon::Commit() {
-  if (Status s = CommitRecords(nullptr); !s.ok()) return s;
-  Batch b = std::move(batch_);
+  Batch b = std::move(batch_);  // a commit that fails drops its acts: none is performed
   batch_ = Batch{};
   std::deque<Signal> undone;        // IntakeFailed, decided before anything else
   std::set<std::string> forgotten;  // missions whose intake was undone for lack of space
@@ -423,8 +421,33 @@ Status Daemon::Commit() {
     launching = launching || std::holds_alternative<Launch>(a);
   }
   if (Status s = SyncIntakes(); !s.ok()) return s;  // none left by a batch before, as a rule
-  if (Status s = PerformIntakeActions(intakes, &undone, &forgotten, &no_space, launching); !s.ok())
-    return s;
+  const std::vector<std::vector<const Intake*>> runs = IntakeRuns(intakes);
+  std::vector<Status> full;
+  if (runs.empty()) {
+    if (Status s = CommitRecords(nullptr, b.flush); !s.ok()) return s;
+  } else {
+    // The first run's drops go into their .ID.tmp (BeginIntakes) while the lines, the entries and
+    // the anchor lines wait for the disk: three fsyncs in a row of the intake beside the records'
+    // two, where they came after them. Nothing of an intake is a mission before FinishIntakes
+    // renames it into its state directory, after the records (a start puts such drops back), so
+    // the record still comes before the act. A crash before the records leaves a drop in
+    // .ID.tmp, put back and decided again, as a crash after them did.
+    Status begun = Status::Ok(), committed = Status::Ok();
+    env_->Alongside([&] { begun = BeginIntakes(env_, layout_, runs[0], &full); },
+                    [&] { committed = CommitRecords(nullptr, b.flush); });
+    if (!committed.ok()) {
+      if (begun.ok()) UndoBegun(runs[0]);  // else the next start's RecoverIntakes, as ever
+      return committed;
+    }
+    if (!begun.ok()) return begun;
+  }
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (k > 0)
+      if (Status s = BeginIntakes(env_, layout_, runs[k], &full); !s.ok()) return s;
+    if (Status s = FinishIntakeRun(runs[k], &full, &undone, &forgotten, &no_space, launching);
+        !s.ok())
+      return s;
+  }
   std::vector<const Action*> left;  // the acts left, in order
   Status cut = Status::Ok();        // set: after those, the work stops with it
   for (const Action& a : b.acts) {

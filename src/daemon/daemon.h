@@ -179,11 +179,14 @@ class Daemon {
   // Decides one signal: its line buffered, its entries staged, its acts added to the batch.
   Status Decided(const Signal& s);
   // The batch to the disk: the lines and the entries (one wait), the anchor lines, then every act
-  // in order; what the acts give rise to goes to follow_.
+  // in order, the first intakes begun alongside the records (Commit's comment); what the acts
+  // give rise to goes to follow_.
   Status Commit();
-  // Commit's first half: the lines with the staged entries, or before EPOCH_RECORDS (a reanchor,
-  // which is never staged) appended at once. An anchor that refuses them drops the batch's acts.
-  Status CommitRecords(std::vector<Record>* epoch_records);
+  // Commit's first half: the lines with the staged entries (the buffered lines with them when
+  // FLUSH, a decision of the batch acting), or before EPOCH_RECORDS (a reanchor, which is never
+  // staged) appended at once. An anchor that refuses them is an error, and the caller drops the
+  // batch's acts.
+  Status CommitRecords(std::vector<Record>* epoch_records, bool flush);
   Status TakePending(size_t max);
   Status TakeName(const std::string& name);
   Status TakeControl(const std::string& name);
@@ -209,13 +212,22 @@ class Daemon {
 
   // ---- daemon_perform.cc: one method per action ----
   Status Perform(const Action& a, std::deque<Signal>* follow);  // std::visit: every action type
-  // Performs a batch's Intakes together (shell/transitions.h PerformIntakes: the directory fsyncs
-  // they share made once), in order; the ids of those that failed for lack of space and were undone
-  // go to *forgotten and that failure to *no_space (intake paused, IntakeFailed added to *undone).
-  // With LAUNCHING (the batch launches too), the fsync of queued/ that ends them is left to the
-  // batch's first launch (intakes_unsynced_).
-  Status PerformIntakeActions(const std::vector<const Intake*>& ins, std::deque<Signal>* undone,
-                              std::set<std::string>* forgotten, Status* no_space, bool launching);
+  // A batch's Intakes in runs whose STATE/.ID.tmp directories are distinct, in order (two drops
+  // of one id into one state directory, as two rejected ones, go in turn); the intakes of a run are
+  // performed together (shell/transitions.h PerformIntakes: the directory fsyncs they share made
+  // once).
+  std::vector<std::vector<const Intake*>> IntakeRuns(const std::vector<const Intake*>& ins) const;
+  // The rest of a run BeginIntakes took through with *FULL (FinishIntakes), then IntakeDone of
+  // each: the ids of those that failed for lack of space and were undone go to *forgotten and that
+  // failure to *no_space (intake paused, IntakeFailed added to *undone). With LAUNCHING (the batch
+  // launches too), the fsync of queued/ that ends them is left to the batch's first launch
+  // (intakes_unsynced_).
+  Status FinishIntakeRun(const std::vector<const Intake*>& run, std::vector<Status>* full,
+                         std::deque<Signal>* undone, std::set<std::string>* forgotten,
+                         Status* no_space, bool launching);
+  // A run begun alongside records that then failed: each drop back into incoming/new
+  // (UndoIntake), best effort; what is not is said, and the next start finishes it.
+  void UndoBegun(const std::vector<const Intake*>& run);
   // The state directories a batch's intakes left unsynced (PerformIntakes' UNSYNCED): the first
   // launch syncs them in its first wait (PrepareLaunches' SYNC_FIRST); an act before it that
   // writes or tells anything (all but a log line, an observation or a warm read), or the batch's

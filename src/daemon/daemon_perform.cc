@@ -16,35 +16,46 @@
 
 namespace hangar {
 
-Status Daemon::PerformIntakeActions(const std::vector<const Intake*>& ins,
-                                    std::deque<Signal>* undone, std::set<std::string>* forgotten,
-                                    Status* no_space, bool launching) {
-  // In runs whose .ID.tmp directories are distinct (two drops of one id into one state directory,
-  // as two rejected ones, go in turn).
-  for (size_t begin = 0; begin < ins.size();) {
-    std::vector<const Intake*> run;
-    std::set<std::string> tmps;
-    for (; begin < ins.size(); ++begin) {
-      if (!tmps.insert(layout_.StateDir(ins[begin]->to) + "/" + ins[begin]->id).second) break;
-      run.push_back(ins[begin]);
+std::vector<std::vector<const Intake*>> Daemon::IntakeRuns(
+    const std::vector<const Intake*>& ins) const {
+  std::vector<std::vector<const Intake*>> runs;
+  std::set<std::string> tmps;  // the run's STATE/ID
+  for (const Intake* in : ins) {
+    if (runs.empty() || !tmps.insert(layout_.StateDir(in->to) + "/" + in->id).second) {
+      runs.emplace_back();
+      tmps = {layout_.StateDir(in->to) + "/" + in->id};
     }
-    std::vector<Status> full;
-    // A launch out of queued/ fsyncs queued/ in its first wait: the intakes' last fsync of it
-    // waits there too (shell/transitions.h PerformIntakes, UNSYNCED).
-    Status s = launching ? PerformIntakes(env_, layout_, run, &full,
-                                          layout_.StateDir(Phase::kQueued), &intakes_unsynced_)
-                         : PerformIntakes(env_, layout_, run, &full);
-    if (!s.ok()) return s;
-    for (size_t i = 0; i < run.size(); ++i) {
-      Status why = Status::Ok();
-      if (Status s = IntakeDone(*run[i], full[i], undone, &why); !s.ok()) return s;
-      if (!why.ok()) {
-        forgotten->insert(run[i]->id);
-        *no_space = why;
-      }
+    runs.back().push_back(in);
+  }
+  return runs;
+}
+
+Status Daemon::FinishIntakeRun(const std::vector<const Intake*>& run, std::vector<Status>* full,
+                               std::deque<Signal>* undone, std::set<std::string>* forgotten,
+                               Status* no_space, bool launching) {
+  // A launch out of queued/ fsyncs queued/ in its first wait: the intakes' last fsync of it
+  // waits there too (shell/transitions.h PerformIntakes, UNSYNCED).
+  Status s = launching ? FinishIntakes(env_, layout_, run, full, layout_.StateDir(Phase::kQueued),
+                                       &intakes_unsynced_)
+                       : FinishIntakes(env_, layout_, run, full);
+  if (!s.ok()) return s;
+  for (size_t i = 0; i < run.size(); ++i) {
+    Status why = Status::Ok();
+    if (Status s = IntakeDone(*run[i], (*full)[i], undone, &why); !s.ok()) return s;
+    if (!why.ok()) {
+      forgotten->insert(run[i]->id);
+      *no_space = why;
     }
   }
   return Status::Ok();
+}
+
+void Daemon::UndoBegun(const std::vector<const Intake*>& run) {
+  for (const Intake* in : run)
+    if (Status u = UndoIntake(env_, layout_, *in); !u.ok())
+      Say("the intake of " + in->id + " is not wholly undone (" + u.message() +
+              "); the next start finishes it",
+          Priority::kErr);
 }
 
 Status Daemon::IntakeDone(const Intake& in, Status s, std::deque<Signal>* undone, Status* why) {

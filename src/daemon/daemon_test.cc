@@ -183,13 +183,57 @@ TEST_F(DaemonTest, TheDropsOfATurnShareOneCommit) {
                       : line.find("/ledger/live/") != std::string::npos ? "ledger"
                       : line.find(".anchor") != std::string::npos       ? "anchor"
                                                                         : "append");
-    } else if (line.find("/hold/") != std::string::npos) {
+    } else if (line.find("/hold/H") != std::string::npos) {  // a mission in hold/
       if (order.empty() || order.back() != "act") order.push_back("act");
+    } else if (line.find("/hold/.") != std::string::npos) {  // a drop into its hold/.ID.tmp
+      if (order.empty() || order.back() != "begun") order.push_back("begun");
     }
   }
-  EXPECT_EQ(order, (std::vector<std::string>{"ledger", "record", "anchor", "act"}))
+  // The drops go into their .ID.tmp alongside the records (Env::Alongside, FaultEnv's order);
+  // none is a mission in hold/ before the anchor lines.
+  EXPECT_EQ(order, (std::vector<std::string>{"begun", "ledger", "record", "anchor", "act"}))
       << "the calls: " << testing::PrintToString(order);
   EXPECT_TRUE(d->stopped().empty()) << d->stopped();
+}
+
+// A drop is moved into its .ID.tmp alongside its decision's records (daemon.cc, Commit); when
+// the ledger's or the anchor's append then fails, the work stops and the drop is back in
+// incoming/new at once, under its name, with no .ID.tmp left: nothing of a decision the disk does
+// not hold is kept.
+TEST_F(DaemonTest, ADropTakenInBesideRecordsThatFailGoesBack) {
+  for (const std::string part : {"/ledger/live/", "/live.anchor"}) {
+    SCOPED_TRACE(part);
+    const std::string tag = part == "/live.anchor" ? "a" : "l";
+    // Which call of one held drop is that append, on a spool of its own.
+    FaultEnv counting(RealEnv(), FaultPlan{});
+    std::unique_ptr<Daemon> c = Make("counted" + tag, "anchor-c" + tag, &counting);
+    ASSERT_TRUE(c->Start().ok());
+    const uint64_t start_calls = counting.calls();
+    const std::string log = scratch_.path() + "/calls" + tag + ".log";
+    ASSERT_TRUE(counting.OpenLog(log).ok());
+    Drop("counted" + tag, "incoming", "a.json", HeldMission("A"));
+    ASSERT_TRUE(StepUntil(*c, [&] { return Exists("counted" + tag + "/hold/A/gate1.json"); }));
+    uint64_t at = 0;
+    bool begun_before = false;  // the drop left incoming/new before that append
+    std::ifstream in(log);
+    for (std::string line; at == 0 && std::getline(in, line);) {
+      if (line.find("/incoming/new/a.json") != std::string::npos) begun_before = true;
+      if (line.find(" append ") != std::string::npos && line.find(part) != std::string::npos)
+        at = std::stoull(line);
+    }
+    ASSERT_GT(at, 0u);
+    ASSERT_TRUE(begun_before) << "the drop moved only after the records: nothing to undo";
+
+    FaultEnv failing(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, at, EIO, false});
+    std::unique_ptr<Daemon> d = Make("spool" + tag, "anchor-f" + tag, &failing);
+    ASSERT_TRUE(d->Start().ok());
+    ASSERT_EQ(failing.calls(), start_calls) << "the two starts differ";
+    Drop("spool" + tag, "incoming", "a.json", HeldMission("A"));
+    ASSERT_TRUE(StepUntil(*d, [&] { return !d->stopped().empty(); })) << "the work did not stop";
+    EXPECT_TRUE(Exists("spool" + tag + "/incoming/new/a.json")) << "the drop is not back";
+    EXPECT_FALSE(Exists("spool" + tag + "/hold/A"));
+    EXPECT_FALSE(Exists("spool" + tag + "/hold/.A.tmp"));
+  }
 }
 
 // The signal record (man/hangar-signals.5): a start line, then the drop's line, whose hash the

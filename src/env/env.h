@@ -215,6 +215,20 @@ class Env {
   // between two parts leaves. A caller names first the part whose being on disk alone is the
   // state its recovery must handle.
   virtual std::vector<Status> AppendTogether(const std::vector<Appended>& parts);
+  // FIRST and SECOND, two chains of calls no order binds to each other, their waits shared:
+  // RealEnv runs them at once, SECOND on the caller's thread and FIRST on a thread kept for
+  // waiting (base/wait_pool.h Beside), and returns when both have. Neither may need the other
+  // done; FIRST should touch nothing but this Env and what it is given. The default (FaultEnv's,
+  // so the crash sweep's) runs FIRST, then SECOND: a crash at any call of either leaves a state
+  // RealEnv may leave too (the other chain not begun, or done), and the states between, each chain
+  // cut somewhere, are for the caller to show safe by what each chain's recovery needs of the
+  // other (none, when they share nothing). A caller names first the chain whose being done alone
+  // is the state its recovery must handle. Not a mutating call itself: FaultEnv counts the calls
+  // within.
+  virtual void Alongside(const std::function<void()>& first, const std::function<void()>& second) {
+    first();
+    second();
+  }
   // truncate(2) a regular file to size bytes, then fsync it.
   virtual Status Truncate(const std::string& path, uint64_t size) = 0;
 

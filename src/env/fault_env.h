@@ -39,6 +39,8 @@
 // never starts (its thread waits for the exit), and the process ends only when every call numbered
 // before N has completed; the disk then holds the effects of calls 1 .. N-1, and of N for
 // crash-after. (A real crash may also cut a call of another thread mid-way; see above.)
+// Alongside is Env's default: its first chain, then its second, on the caller's thread, so their
+// calls are numbered the same from run to run (RealEnv runs the two at once).
 #pragma once
 
 #include <condition_variable>

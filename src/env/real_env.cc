@@ -142,15 +142,20 @@ class Real : public Env {
   // fn(i) for each i of [0, n) at once, on the caller's thread and the threads kept for it
   // (base/wait_pool.h). The pool is never destroyed: its threads stay parked until the process
   // ends, and another thread may still write through RealEnv while exit() destroys statics.
-  static void AtOnce(size_t n, const std::function<void(size_t)>& fn) {
+  static void AtOnce(size_t n, const std::function<void(size_t)>& fn) { Pool()->Each(n, fn); }
+  static WaitPool* Pool() {
     static WaitPool* const pool = new WaitPool(kSyncsAtOnce - 1);
-    pool->Each(n, fn);
+    return pool;
   }
 
  public:
   TimeMs Now() override {
     using namespace std::chrono;
     return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  }
+
+  void Alongside(const std::function<void()>& first, const std::function<void()>& second) override {
+    Pool()->Beside(first, second);
   }
 
   Status WriteFileAtomic(const std::string& dir, const std::string& name,

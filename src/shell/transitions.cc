@@ -32,13 +32,42 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in) {
 Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
                       std::vector<Status>* no_space, const std::string& later,
                       std::vector<std::string>* unsynced) {
+  if (Status s = BeginIntakes(env, l, ins, no_space); !s.ok()) return s;
+  return FinishIntakes(env, l, ins, no_space, later, unsynced);
+}
+
+namespace {
+
+// Each intake's state directory and its STATE/.ID.tmp.
+struct IntakeDirs {
+  std::vector<std::string> dir, tmp;
+  explicit IntakeDirs(const Layout& l, const std::vector<const Intake*>& ins)
+      : dir(ins.size()), tmp(ins.size()) {
+    for (size_t i = 0; i < ins.size(); ++i) {
+      dir[i] = l.StateDir(ins[i]->to);
+      tmp[i] = dir[i] + "/" + TmpName(ins[i]->id);
+    }
+  }
+};
+
+// Each directory WHERE[i] of the intakes I still going (LIVE[i] Ok), once, in order.
+std::vector<std::string> LiveDirs(const std::vector<Status>& live,
+                                  const std::vector<std::string>& where) {
+  std::vector<std::string> dirs;
+  for (size_t i = 0; i < where.size(); ++i)
+    if (live[i].ok() && std::find(dirs.begin(), dirs.end(), where[i]) == dirs.end())
+      dirs.push_back(where[i]);
+  return dirs;
+}
+
+}  // namespace
+
+Status BeginIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
+                    std::vector<Status>* no_space) {
   const size_t n = ins.size();
   no_space->assign(n, Status::Ok());
-  std::vector<std::string> dir(n), tmp(n);
-  for (size_t i = 0; i < n; ++i) {
-    dir[i] = l.StateDir(ins[i]->to);
-    tmp[i] = dir[i] + "/" + TmpName(ins[i]->id);
-  }
+  const IntakeDirs d(l, ins);
+  const std::vector<std::string>&dir = d.dir, &tmp = d.tmp;
   // One step's outcome for intake I: a full disk takes that intake out of the rest; any other
   // failure ends them all.
   auto failed = [&](size_t i, Status s) {
@@ -47,13 +76,8 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     return Status::Ok();
   };
   auto live = [&](size_t i) { return (*no_space)[i].ok(); };
-  // Each directory WHERE[i] of the intakes I still going, once.
   auto live_dirs = [&](const std::vector<std::string>& where) {
-    std::vector<std::string> dirs;
-    for (size_t i = 0; i < n; ++i)
-      if (live(i) && std::find(dirs.begin(), dirs.end(), where[i]) == dirs.end())
-        dirs.push_back(where[i]);
-    return dirs;
+    return LiveDirs(*no_space, where);
   };
   // One fsync of each of those directories, all at once, then of LAST. A failed fsync ends them
   // all, whatever its errno: what it covered is not known to be on the disk, and undoing one
@@ -97,11 +121,23 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
     // they are, best effort, so that no later fsync of incoming/new (an undo, a recovery, anyone
     // dropping a file) makes a removal durable before its new name; the next start puts them back.
     if (!moved.empty()) (void)env->SyncDirs(moved, l.IncomingNew());
-    return s;
   }
-  s = each([&](size_t i) { return env->RenameLater(tmp[i], dir[i] + "/" + ins[i]->id); });
-  if (!s.ok()) return s;
-  std::vector<std::string> dirs = live_dirs(dir);
+  return s;
+}
+
+Status FinishIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
+                     std::vector<Status>* no_space, const std::string& later,
+                     std::vector<std::string>* unsynced) {
+  const IntakeDirs d(l, ins);
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (!(*no_space)[i].ok()) continue;
+    Status s = env->RenameLater(d.tmp[i], d.dir[i] + "/" + ins[i]->id);
+    if (NoSpace(s))
+      (*no_space)[i] = std::move(s);  // this intake alone, as in BeginIntakes
+    else if (!s.ok())
+      return s;
+  }
+  std::vector<std::string> dirs = LiveDirs(*no_space, d.dir);
   if (unsynced && !later.empty()) {
     auto it = std::find(dirs.begin(), dirs.end(), later);
     if (it != dirs.end()) {

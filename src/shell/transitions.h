@@ -48,6 +48,19 @@ Status PerformIntake(Env* env, const Layout& l, const Intake& in);
 Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
                       std::vector<Status>* no_space, const std::string& later = "",
                       std::vector<std::string>* unsynced = nullptr);
+// PerformIntakes in two halves, for a caller with something to do between them.
+// BeginIntakes: steps 1 to 5, each drop moved into its STATE/.ID.tmp with the kernel's files, all
+// durable; nothing a reader takes for a mission yet (a start puts those drops back,
+// RecoverIntakes), so it may go before or alongside the decision's ledger entries (hangard,
+// Env::Alongside): a crash before the entries are durable leaves a drop that is decided again, as
+// one before the intake. Fills NO_SPACE as PerformIntakes does; a failure is returned as there.
+Status BeginIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
+                    std::vector<Status>* no_space);
+// FinishIntakes: steps 6 and 7 for the intakes BeginIntakes took through (Ok in NO_SPACE, which
+// a rename that fails for want of space sets), LATER and UNSYNCED as PerformIntakes'.
+Status FinishIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
+                     std::vector<Status>* no_space, const std::string& later = "",
+                     std::vector<std::string>* unsynced = nullptr);
 
 // True when s says the disk or the quota is full (ENOSPC, EDQUOT): an intake that fails so waits
 // for space (the drop stays in incoming/new); any other failure of the spool stops hangard's work.

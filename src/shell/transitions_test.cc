@@ -77,6 +77,38 @@ TEST_F(TransitionsTest, IntakeMovesTheRawBytesAndWritesTheKernelFiles) {
   EXPECT_FALSE(RealEnv()->Exists(l_.StateDir(Phase::kQueued) + "/.M.tmp"));
 }
 
+// BeginIntakes alone (hangard's, alongside the decision's records) leaves no mission: each drop
+// is in its .ID.tmp with the kernel's files, which a start puts back (RecoverIntakes) and
+// FinishIntakes makes missions of.
+TEST_F(TransitionsTest, BegunIntakesAreNoMissionsUntilFinished) {
+  std::vector<Intake> ins;
+  DropAll({"A", "B"}, &ins);
+  std::vector<Status> full;
+  ASSERT_TRUE(BeginIntakes(RealEnv(), l_, {&ins[0], &ins[1]}, &full).ok());
+  for (const char* id : {"A", "B"}) {
+    SCOPED_TRACE(id);
+    const std::string tmp = l_.StateDir(Phase::kQueued) + "/." + id + ".tmp";
+    EXPECT_EQ(Read(tmp + "/mission.json"), "{" + std::string(id) + "}");
+    EXPECT_TRUE(RealEnv()->Exists(tmp + "/intake.json"));
+    EXPECT_FALSE(RealEnv()->Exists(l_.MissionDir(Phase::kQueued, id)));
+    EXPECT_FALSE(RealEnv()->Exists(l_.IncomingNew() + "/" + id + ".json"));
+  }
+  // A start now: both drops back, as dropped.
+  Result<std::vector<std::string>> done = RecoverIntakes(RealEnv(), l_);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_EQ(done->size(), 2u);
+  EXPECT_EQ(Read(l_.IncomingNew() + "/A.json"), "{A}");
+  EXPECT_EQ(Read(l_.IncomingNew() + "/B.json"), "{B}");
+  // Begun again and finished: missions in queued/, no .ID.tmp left.
+  ASSERT_TRUE(BeginIntakes(RealEnv(), l_, {&ins[0], &ins[1]}, &full).ok());
+  ASSERT_TRUE(FinishIntakes(RealEnv(), l_, {&ins[0], &ins[1]}, &full).ok());
+  for (const char* id : {"A", "B"}) {
+    EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, id) + "/mission.json"),
+              "{" + std::string(id) + "}");
+    EXPECT_FALSE(RealEnv()->Exists(l_.StateDir(Phase::kQueued) + "/." + id + ".tmp"));
+  }
+}
+
 TEST_F(TransitionsTest, RejectedKeepsANonRegularDropAsItIs) {
   ASSERT_EQ(mkfifo((l_.IncomingNew() + "/pipe").c_str(), 0644), 0);
   Intake in{"pipe",
