@@ -7,6 +7,7 @@ namespace hangar::ledger {
 
 namespace {
 constexpr size_t kChunk = size_t(1) << 20;
+constexpr size_t kFirstChunk = size_t(8) << 10;
 }
 
 Status ForEachLine(Env* env, const std::string& path,
@@ -57,13 +58,19 @@ Status ForEachLineBlock(Env* env, const std::string& path, size_t chunk,
 }
 
 Result<int64_t> LastNewlineBefore(Env* env, const std::string& path, uint64_t end) {
+  // A line is a kilobyte or two: the first read is a few pages, each next one twice the last, up
+  // to kChunk. hangard finds its head this way before every protected decision (its ledger's
+  // head checked against the anchor), so a read of kChunk each time would cost every decision
+  // megabytes of copying once a segment is that long.
+  size_t chunk = kFirstChunk;
   while (end > 0) {
-    uint64_t from = end > kChunk ? end - kChunk : 0;
+    uint64_t from = end > chunk ? end - chunk : 0;
     Result<std::string> r = env->ReadAt(path, from, size_t(end - from));
     if (!r.ok()) return r.status();
     size_t at = r->rfind('\n');
     if (at != std::string::npos) return int64_t(from + at);
     end = from;
+    chunk = std::min(chunk * 2, kChunk);
   }
   return int64_t(-1);
 }

@@ -140,5 +140,24 @@ TEST(LedgerLines, BlocksHoldWholeLinesEvenWhenALineIsLongerThanTheRead) {
   }
 }
 
+// LastNewlineBefore finds the last newline before any END, across lines short and long: a line
+// of 3 MiB spans the first small reads and several of the largest.
+TEST(LastNewlineBefore, FindsTheLastNewlineBeforeEachEnd) {
+  Scratch dir;
+  const std::string path = dir.base() + "/lines";
+  const std::string longest(3 << 20, 'x'), mid(20000, 'y');
+  const std::string text = "a\n" + longest + "\n" + mid + "\nb\n" + "torn";
+  testing::WriteText(path, text);
+  for (uint64_t end : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(3), uint64_t(text.size()),
+                       uint64_t(text.size() - 4), uint64_t(text.size() - 5),
+                       uint64_t(text.size() - 6), uint64_t(2 + longest.size()),
+                       uint64_t(2 + longest.size() + 1), uint64_t(2 + longest.size() + 5000)}) {
+    const size_t expect = end == 0 ? std::string::npos : text.rfind('\n', end - 1);
+    Result<int64_t> got = LastNewlineBefore(RealEnv(), path, end);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(*got, expect == std::string::npos ? int64_t(-1) : int64_t(expect)) << "end " << end;
+  }
+}
+
 }  // namespace
 }  // namespace hangar::ledger
