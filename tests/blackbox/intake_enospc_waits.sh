@@ -22,9 +22,13 @@ drop_x
 wait_returned x 20
 N=$(fault_call "write(-files(-dir-later)?)? $S/queued/\.x\.tmp/.*")
 [[ -n "$N" ]] || fail "the counting run made no write into queued/.x.tmp"
-# The ledger entry that records x's intake (mission.accepted), written before the intake.
+# The ledger entry that records x's intake (mission.accepted), written alongside the intake's first
+# steps (hangard's Env::Alongside: under FaultEnv the intake's first, then the records), and before
+# the rename that makes x a mission in queued/.
 L=$(fault_call "append $S/ledger/.*" "$started")
-[[ -n "$L" && "$L" -lt "$N" ]] || fail "no ledger append between start ($started) and the intake ($N)"
+R=$(fault_call "rename-later $S/queued/\.x\.tmp $S/queued/x" "$started")
+[[ -n "$L" && -n "$R" && "$L" -lt "$R" ]] ||
+  fail "no ledger append between start ($started) and x made a mission (${R:-no rename})"
 note "the intake's first write is mutating call $N, its ledger entry call $L"
 fresh_spool 1
 
