@@ -436,7 +436,10 @@ Status Daemon::Commit() {
     env_->Alongside([&] { begun = BeginIntakes(env_, layout_, runs[0], &full); },
                     [&] { committed = CommitRecords(nullptr, b.flush); });
     if (!committed.ok()) {
-      if (begun.ok()) UndoBegun(runs[0]);  // else the next start's RecoverIntakes, as ever
+      // The drops back into incoming/new at once, best effort; after a failed begin, the next
+      // start's RecoverIntakes, as ever.
+      if (begun.ok())
+        for (const Intake* in : runs[0]) (void)UndoSaying(*in);
       return committed;
     }
     if (!begun.ok()) return begun;

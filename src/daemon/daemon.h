@@ -225,9 +225,9 @@ class Daemon {
   Status FinishIntakeRun(const std::vector<const Intake*>& run, std::vector<Status>* full,
                          std::deque<Signal>* undone, std::set<std::string>* forgotten,
                          Status* no_space, bool launching);
-  // A run begun alongside records that then failed: each drop back into incoming/new
-  // (UndoIntake), best effort; what is not is said, and the next start finishes it.
-  void UndoBegun(const std::vector<const Intake*>& run);
+  // UndoIntake of IN, its status; what it could not undo (but NotFound: done after all) is said,
+  // and the next start finishes it.
+  Status UndoSaying(const Intake& in);
   // The state directories a batch's intakes left unsynced (PerformIntakes' UNSYNCED): the first
   // launch syncs them in its first wait (PrepareLaunches' SYNC_FIRST); an act before it that
   // writes or tells anything (all but a log line, an observation or a warm read), or the batch's

@@ -50,12 +50,13 @@ Status Daemon::FinishIntakeRun(const std::vector<const Intake*>& run, std::vecto
   return Status::Ok();
 }
 
-void Daemon::UndoBegun(const std::vector<const Intake*>& run) {
-  for (const Intake* in : run)
-    if (Status u = UndoIntake(env_, layout_, *in); !u.ok())
-      Say("the intake of " + in->id + " is not wholly undone (" + u.message() +
-              "); the next start finishes it",
-          Priority::kErr);
+Status Daemon::UndoSaying(const Intake& in) {
+  Status u = UndoIntake(env_, layout_, in);
+  if (!u.ok() && u.code() != Code::kNotFound)
+    Say("the intake of " + in.id + " is not wholly undone (" + u.message() +
+            "); the next start finishes it",
+        Priority::kErr);
+  return u;
 }
 
 Status Daemon::IntakeDone(const Intake& in, Status s, std::deque<Signal>* undone, Status* why) {
@@ -73,12 +74,8 @@ Status Daemon::IntakeDone(const Intake& in, Status s, std::deque<Signal>* undone
     return s;
   }
   if (!NoSpace(s)) return s;
-  Status u = UndoIntake(env_, layout_, in);
-  if (u.code() == Code::kNotFound) return s;  // in place after all, but not known to be durable
-  if (!u.ok())
-    Say("the intake of " + in.id + " is not wholly undone (" + u.message() +
-            "); the next start finishes it",
-        Priority::kErr);
+  // NotFound: in place after all, but not known to be durable.
+  if (UndoSaying(in).code() == Code::kNotFound) return s;
   *why = s;
   undone->push_back(IntakeFailed{in.name, in.id, s.message(), env_->Now()});
   PauseIntake(s.message());

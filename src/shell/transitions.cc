@@ -50,6 +50,14 @@ struct IntakeDirs {
   }
 };
 
+// One step's outcome S for intake I: a full disk takes that intake out of the rest (into
+// *NO_SPACE, Ok returned); any other failure, returned, ends them all.
+Status TakenOut(std::vector<Status>* no_space, size_t i, Status s) {
+  if (s.ok() || !NoSpace(s)) return s;
+  (*no_space)[i] = std::move(s);
+  return Status::Ok();
+}
+
 // Each directory WHERE[i] of the intakes I still going (LIVE[i] Ok), once, in order.
 std::vector<std::string> LiveDirs(const std::vector<Status>& live,
                                   const std::vector<std::string>& where) {
@@ -68,13 +76,7 @@ Status BeginIntakes(Env* env, const Layout& l, const std::vector<const Intake*>&
   no_space->assign(n, Status::Ok());
   const IntakeDirs d(l, ins);
   const std::vector<std::string>&dir = d.dir, &tmp = d.tmp;
-  // One step's outcome for intake I: a full disk takes that intake out of the rest; any other
-  // failure ends them all.
-  auto failed = [&](size_t i, Status s) {
-    if (s.ok() || !NoSpace(s)) return s;
-    (*no_space)[i] = std::move(s);
-    return Status::Ok();
-  };
+  auto failed = [&](size_t i, Status s) { return TakenOut(no_space, i, std::move(s)); };
   auto live = [&](size_t i) { return (*no_space)[i].ok(); };
   auto live_dirs = [&](const std::vector<std::string>& where) {
     return LiveDirs(*no_space, where);
@@ -129,14 +131,11 @@ Status FinishIntakes(Env* env, const Layout& l, const std::vector<const Intake*>
                      std::vector<Status>* no_space, const std::string& later,
                      std::vector<std::string>* unsynced) {
   const IntakeDirs d(l, ins);
-  for (size_t i = 0; i < ins.size(); ++i) {
-    if (!(*no_space)[i].ok()) continue;
-    Status s = env->RenameLater(d.tmp[i], d.dir[i] + "/" + ins[i]->id);
-    if (NoSpace(s))
-      (*no_space)[i] = std::move(s);  // this intake alone, as in BeginIntakes
-    else if (!s.ok())
-      return s;
-  }
+  for (size_t i = 0; i < ins.size(); ++i)
+    if ((*no_space)[i].ok())
+      if (Status s = TakenOut(no_space, i, env->RenameLater(d.tmp[i], d.dir[i] + "/" + ins[i]->id));
+          !s.ok())
+        return s;
   std::vector<std::string> dirs = LiveDirs(*no_space, d.dir);
   if (unsynced && !later.empty()) {
     auto it = std::find(dirs.begin(), dirs.end(), later);
