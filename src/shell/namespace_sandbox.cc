@@ -152,13 +152,6 @@ std::string Hide(const NamespaceSandbox& s, bool in_proc, const std::vector<int>
   return "";
 }
 
-std::string ReadOnlyCovers(const std::vector<std::string>& covered) {
-  for (const std::string& d : covered)
-    if (SetAttr(AT_FDCWD, d.c_str(), 0, MOUNT_ATTR_RDONLY) != 0)
-      return Cannot("make " + d + " read-only", errno);
-  return "";
-}
-
 // What the namespace's first process and the one that waits for it need no more: every
 // capability, a working directory on the host's mounts (inherited: the room beneath the covers),
 // and being traced or dumped by the drone.
@@ -242,6 +235,13 @@ std::string BecomeInit(const NamespaceSandbox& s) {
 }
 
 }  // namespace
+
+std::string ReadOnlyCovers(const std::vector<std::string>& covered) {
+  for (const std::string& d : covered)
+    if (SetAttr(AT_FDCWD, d.c_str(), 0, MOUNT_ATTR_RDONLY) != 0 && errno != ENOENT)
+      return Cannot("make " + d + " read-only", errno);
+  return "";
+}
 
 std::vector<std::string> NamespaceSandboxArgs(const NamespaceSandbox& s) {
   std::vector<std::string> a;

@@ -73,6 +73,16 @@ std::vector<std::string> NamespaceSandboxArgs(const NamespaceSandbox& spec);
 // its "--", leaving *AT at the next argument. A usage error's message, or "".
 std::string ParseNamespaceSandboxArgs(int argc, char** argv, int* at, NamespaceSandbox* spec);
 
+// One step of EnterNamespaceSandbox, inside its mount namespace once the binds beneath them are
+// made: the empty tmpfs covering each hidden directory in COVERED made read-only. An error
+// message, or "". A directory removed on the host since it was covered (a user's home deleted
+// while a launch starts) took its cover with it (the kernel detaches a mount whose mount point is
+// removed in another namespace) and has nothing to read: it is passed over, as a hidden path gone
+// before it was covered is, and what appears there later is no more hidden than anything made
+// after the sandbox. (Its parent renamed away on the host, the cover stays where it went, still
+// hiding, and writable: its tmpfs is this namespace's own, and reaches no disk.)
+std::string ReadOnlyCovers(const std::vector<std::string>& covered);
+
 // Makes the sandbox. Returns only in the drone's process, inside it, with every capability still
 // held in its user namespace (hangar-confine drops them and checks), or in this process with the
 // reason it could not be made ("" on success). The other processes exit as said above.

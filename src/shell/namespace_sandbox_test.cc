@@ -1,7 +1,9 @@
 #include "shell/namespace_sandbox.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -263,6 +265,52 @@ TEST_F(NamespaceSandboxRoom, AHiddenPathGoneSinceItWasListedIsPassedOver) {
   EXPECT_EQ(Read("secret"), "") << r.err;
   EXPECT_EQ(Read("key"), "") << r.err;
   EXPECT_EQ(Read("version"), "") << r.err;
+}
+
+// A hidden directory removed on the host after its cover was mounted, before the covers are made
+// read-only (another test's user deleted while a launch started: make test's crash sweep met it):
+// that cover went with its mount point and is passed over, and the others are still made
+// read-only.
+TEST(NamespaceSandboxCovers, ACoverWhosePathWasRemovedMeanwhileIsPassedOver) {
+  ScratchDir scratch{"nscovers"};
+  const std::string dir = fs::canonical(scratch.path());
+  fs::create_directories(dir + "/home/.aws");
+  fs::create_directory(dir + "/kept");
+  int ready[2], go[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(go), 0);
+  const std::string err_file = dir + "/err";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(30);
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) _exit(3);
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) _exit(4);
+    for (const std::string& d : {dir + "/home/.aws", dir + "/kept"})
+      if (mount("tmpfs", d.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) _exit(5);
+    char c = 'r';
+    if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) _exit(6);
+    const std::string why = ReadOnlyCovers({dir + "/home/.aws", dir + "/kept"});
+    if (!why.empty()) {
+      std::ofstream(err_file) << why;
+      _exit(1);
+    }
+    const int fd = open((dir + "/kept/x").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+    _exit(fd < 0 && errno == EROFS ? 0 : 2);
+  }
+  char c = 0;
+  const bool up = read(ready[0], &c, 1) == 1;
+  if (up) fs::remove_all(dir + "/home");  // on the host, while the child's cover is mounted
+  EXPECT_EQ(write(go[1], "g", 1), 1);
+  int status = -1;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "no user namespaces here";
+  ASSERT_TRUE(up) << "the child did not mount its covers (exit " << WEXITSTATUS(status) << ")";
+  std::ifstream in(err_file);
+  std::stringstream why;
+  why << in.rdbuf();
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "exit " << WEXITSTATUS(status) << ": " << why.str();
 }
 
 TEST_F(NamespaceSandboxRoom, TheNamespacesFirstProcessHoldsNoCapability) {
