@@ -415,34 +415,53 @@ Status Daemon::Commit() {
   // The batch's intakes first, together; then every other act in order (an intake's mission is
   // acted on only after its intake, which no other act needs before it).
   std::vector<const Intake*> intakes;
-  bool launching = false;
+  std::vector<const Move*> returns;  // begun beside the records
+  std::set<std::string> launched;    // a mission launched by the batch is not in running/ yet
   for (const Action& a : b.acts) {
     if (auto* x = std::get_if<Intake>(&a)) intakes.push_back(x);
-    launching = launching || std::holds_alternative<Launch>(a);
+    if (auto* x = std::get_if<Launch>(&a)) launched.insert(x->id);
   }
+  const bool launching = !launched.empty();
+  for (const Action& a : b.acts)
+    if (auto* x = std::get_if<Move>(&a); x && BeginsEarly(*x) && !launched.count(x->id))
+      returns.push_back(x);
   if (Status s = SyncIntakes(); !s.ok()) return s;  // none left by a batch before, as a rule
   const std::vector<std::vector<const Intake*>> runs = IntakeRuns(intakes);
   std::vector<Status> full;
-  if (runs.empty()) {
+  struct Forget {  // the batch's acts go with this call
+    std::map<const Move*, Status>& written;
+    ~Forget() { written.clear(); }
+  } forget{returns_written_};
+  if (runs.empty() && returns.empty()) {
     if (Status s = CommitRecords(nullptr, b.flush); !s.ok()) return s;
   } else {
-    // The first run's drops go into their .ID.tmp (BeginIntakes) while the lines, the entries and
-    // the anchor lines wait for the disk: three fsyncs in a row of the intake beside the records'
-    // two, where they came after them. Nothing of an intake is a mission before FinishIntakes
-    // renames it into its state directory, after the records (a start puts such drops back), so
-    // the record still comes before the act. A crash before the records leaves a drop in
-    // .ID.tmp, put back and decided again, as a crash after them did.
+    // While the lines, the entries and the anchor lines wait for the disk, the first run's drops
+    // go into their .ID.tmp (BeginIntakes) and the returns' return.json into running/ID
+    // (BeginReturns): the intake's three fsyncs in a row and the return's two beside the records'
+    // two, where they came after them. Neither is an act a reader sees: nothing of an intake is
+    // a mission before FinishIntakes renames it into its state directory (a start puts such drops
+    // back), and a mission is returned when it is in returned/ (a start finishes a move out of
+    // running/ only when the ledger holds its entry, RecoverIntakes). The renames come after the
+    // records, so the record still comes before the act; a crash before the records leaves the
+    // drop and the ended drone to be decided again, as a crash after them did.
     Status begun = Status::Ok(), committed = Status::Ok();
-    env_->Alongside([&] { begun = BeginIntakes(env_, layout_, runs[0], &full); },
-                    [&] { committed = CommitRecords(nullptr, b.flush); });
+    std::vector<Status> written;
+    for (const Move* mv : returns) UnwatchRun(mv->id);  // its own writes are no news
+    env_->Alongside(
+        [&] {
+          if (!runs.empty()) begun = BeginIntakes(env_, layout_, runs[0], &full);
+          if (!returns.empty()) written = BeginReturns(env_, layout_, returns);
+        },
+        [&] { committed = CommitRecords(nullptr, b.flush); });
     if (!committed.ok()) {
       // The drops back into incoming/new at once, best effort; after a failed begin, the next
-      // start's RecoverIntakes, as ever.
-      if (begun.ok())
+      // start's RecoverIntakes, as ever. A return.json written stays: the start removes it.
+      if (begun.ok() && !runs.empty())
         for (const Intake* in : runs[0]) (void)UndoSaying(*in);
       return committed;
     }
     if (!begun.ok()) return begun;
+    for (size_t i = 0; i < returns.size(); ++i) returns_written_[returns[i]] = written[i];
   }
   for (size_t k = 0; k < runs.size(); ++k) {
     if (k > 0)

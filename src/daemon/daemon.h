@@ -209,6 +209,11 @@ class Daemon {
 
   // ---- daemon_start.cc ----
   Status ScanAll();  // what waits in the drop zones and the running missions' run/ and ops/
+  // Whether TEXT, a return.json a crash left in running/ID, is backed by its mission.returned
+  // entry on the ledger (the seq it names, that kind, this id, its sha256): RecoverIntakes then
+  // finishes its move, else it is removed (shell/transitions.h). A ledger that cannot be read
+  // there backs nothing.
+  Result<bool> ReturnOnLedger(const std::string& id, const std::string& text) const;
 
   // ---- daemon_perform.cc: one method per action ----
   Status Perform(const Action& a, std::deque<Signal>* follow);  // std::visit: every action type
@@ -323,6 +328,9 @@ class Daemon {
   };
   Batch batch_;
   std::vector<std::string> intakes_unsynced_;  // see SyncIntakes
+  // The committing batch's returns whose files BeginReturns wrote, with its status for each: their
+  // Move acts rename alone (PerformMoveAction).
+  std::map<const Move*, Status> returns_written_;
   int batching_ = 0;                   // BeginBatch calls not yet ended
   std::deque<Signal> follow_;          // signals waiting to be decided
   std::set<std::string> batch_names_;  // drops and requests taken since the last commit

@@ -153,11 +153,15 @@ Status Daemon::PerformKill(const Kill& x) {
 }
 
 Status Daemon::PerformMoveAction(const Move& x) {
+  // Its files written beside the batch's records (BeginReturns): their status, the rename left.
+  auto begun = returns_written_.find(&x);
+  const bool written = begun != returns_written_.end();
+  if (written && !begun->second.ok()) return begun->second;
   if (x.from == Phase::kRunning) UnwatchRun(x.id);
   const bool notify = x.notify_dir && x.to == Phase::kReturned && x.files.count("return.json");
   // The pending record is written before the move, so a crash in between still delivers later.
   Status s = notify ? outbox_.Record(x.id, *x.notify_dir, "pending delivery") : Status::Ok();
-  if (s.ok()) s = PerformMove(env_, layout_, x);
+  if (s.ok()) s = PerformMove(env_, layout_, x, written);
   if (!s.ok()) return s;
   if (x.to == Phase::kHold && x.notify_dir)
     for (const char* g : {"gate2.json", "gate1.json"})

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/plural.h"
+#include "base/sha256.h"
 #include "daemon/daemon.h"
 #include "launch/direct_launcher.h"
 #include "shell/scan.h"
@@ -146,7 +147,9 @@ Status Daemon::Start() {
             " is on the spool's filesystem: it guards against edits, not against losing the disk",
         Priority::kWarning);
 
-  Result<std::vector<std::string>> fixed = RecoverIntakes(env_, layout_);
+  Result<std::vector<std::string>> fixed = RecoverIntakes(
+      env_, layout_,
+      [this](const std::string& id, const std::string& text) { return ReturnOnLedger(id, text); });
   if (!fixed.ok()) return fixed.status();
   for (const std::string& f : *fixed) Say(f);
   if (Status s = SyncCutLaunches(env_, layout_); !s.ok()) return s;
@@ -208,6 +211,19 @@ Status Daemon::Start() {
   Status scanned = ScanAll();
   drops_.MarkFoundAtStart();
   return scanned;
+}
+
+Result<bool> Daemon::ReturnOnLedger(const std::string& id, const std::string& text) const {
+  Result<json::Value> v = json::Parse(text);
+  const json::Value* seq = v.ok() && v->is_object() ? v->find("ledger_seq") : nullptr;
+  if (!seq || !seq->is_int()) return false;
+  Result<std::optional<ledger::Entry>> e = ledger_.EntryAt(seq->as_int());
+  if (!e.ok() || !*e) return false;
+  const ledger::Entry& entry = **e;
+  const json::Value* named = entry.body.is_object() ? entry.body.find("id") : nullptr;
+  const json::Value* sha = entry.body.is_object() ? entry.body.find("sha256") : nullptr;
+  return entry.kind == "mission.returned" && named && named->is_string() &&
+         named->as_string() == id && sha && sha->is_string() && sha->as_string() == Sha256Hex(text);
 }
 
 Status Daemon::ScanAll() {

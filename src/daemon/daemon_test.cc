@@ -236,6 +236,98 @@ TEST_F(DaemonTest, ADropTakenInBesideRecordsThatFailGoesBack) {
   }
 }
 
+// Mission A as a crash of hangard leaves it once its drone has ended: in running/ with its
+// launch.json, its key and an exit.json no supervisor holds; its room empty. A start returns it.
+void EndedA(const std::string& spool) {
+  const std::string a = spool + "/running/A";
+  std::filesystem::create_directories(a + "/run");
+  std::filesystem::create_directories(spool + "/rooms/A");
+  std::filesystem::create_directories(spool + "/keys");
+  std::ofstream(a + "/mission.json") << LaunchedMission("A");
+  std::ofstream(a + "/launch.json") << R"({"hangar":1,"id":"A","attempt":1})";
+  std::ofstream(spool + "/keys/launch.A.1") << "{}";
+  ExitInfo end;
+  end.rc = 0;
+  end.started = end.ended = 1'800'000'000'000;
+  std::ofstream(a + "/run/exit.json") << json::Write(end.ToJson());
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// A return's return.json goes into running/ID beside its decision's records (daemon.cc,
+// Commit), and the move to returned/ comes after them. When the ledger's append then fails, the
+// work stops with the mission in running/, not returned; the next start finds that return.json
+// not backed by the ledger, removes it, observes the ended drone again and returns it once, its
+// return.json naming the mission.returned entry with its sha256.
+TEST_F(DaemonTest, AReturnWrittenBesideRecordsThatFailIsNoReturn) {
+  // Which call is the return's ledger append, on a spool of its own.
+  EndedA(scratch_.path() + "/counted");
+  FaultEnv counting(RealEnv(), FaultPlan{});
+  const std::string log = scratch_.path() + "/calls.log";
+  ASSERT_TRUE(counting.OpenLog(log).ok());
+  std::unique_ptr<Daemon> c = Make("counted", "anchor-c", &counting);
+  ASSERT_TRUE(c->Start().ok());
+  ASSERT_TRUE(StepUntil(*c, [&] { return Exists("counted/returned/A/return.json"); }));
+  uint64_t begun = 0, ledger = 0, anchor = 0, moved = 0;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    const uint64_t n = std::stoull(line);
+    if (!begun && line.find("/running/A/return.json") != std::string::npos) begun = n;
+    if (begun && !ledger && line.find(" append ") != std::string::npos &&
+        line.find("/ledger/live/") != std::string::npos)
+      ledger = n;
+    if (ledger && !anchor && line.find(" append ") != std::string::npos &&
+        line.find(".anchor") != std::string::npos)
+      anchor = n;
+    if (line.find(" rename ") != std::string::npos &&
+        line.find("/running/A ") != std::string::npos)
+      moved = n;
+  }
+  ASSERT_GT(begun, 0u) << ReadAll(log);
+  EXPECT_TRUE(ledger > begun && anchor > ledger && moved > anchor)
+      << "return.json " << begun << ", ledger " << ledger << ", anchor " << anchor << ", move "
+      << moved << ":\n"
+      << ReadAll(log);
+  c.reset();
+
+  EndedA(scratch_.path() + "/spool");
+  {
+    FaultEnv failing(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, ledger, EIO, false});
+    std::unique_ptr<Daemon> d = Make("spool", "anchor-f", &failing);
+    ASSERT_TRUE(d->Start().ok());
+    ASSERT_TRUE(StepUntil(*d, [&] { return !d->stopped().empty(); })) << "the work did not stop";
+    EXPECT_TRUE(Exists("spool/running/A/return.json")) << "not written beside the records";
+    EXPECT_FALSE(Exists("spool/returned/A")) << "returned without its entry";
+  }
+  std::unique_ptr<Daemon> again = Make("spool", "anchor-f");
+  ASSERT_TRUE(again->Start().ok());
+  ASSERT_TRUE(StepUntil(*again, [&] { return Exists("spool/returned/A/return.json"); }));
+  const std::string text = ReadAll(scratch_.path() + "/spool/returned/A/return.json");
+  Result<json::Value> ret = json::Parse(text);
+  ASSERT_TRUE(ret.ok() && ret->find("ledger_seq")) << text;
+  const int64_t seq = ret->find("ledger_seq")->as_int();
+  ledger::LedgerStore store(RealEnv(), scratch_.path() + "/spool", "live");
+  ASSERT_TRUE(store.OpenForReading().ok());
+  int returns = 0;
+  bool named = false;
+  ASSERT_TRUE(store
+                  .ForEach(1,
+                           [&](const ledger::Entry& e) {
+                             if (e.kind != "mission.returned") return Status::Ok();
+                             ++returns;
+                             named = e.seq == seq &&
+                                     e.body.find("sha256")->as_string() == Sha256Hex(text);
+                             return Status::Ok();
+                           })
+                  .ok());
+  EXPECT_EQ(returns, 1);
+  EXPECT_TRUE(named) << "return.json names seq " << seq << ", not its entry";
+  EXPECT_TRUE(again->stopped().empty()) << again->stopped();
+}
+
 // The signal record (man/hangar-signals.5): a start line, then the drop's line, whose hash the
 // decision's ledger entry carries; and nothing at all with record_signals false.
 TEST_F(DaemonTest, EachDecisionIsRecordedAndItsEntriesNameItsLine) {

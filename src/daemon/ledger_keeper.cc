@@ -195,6 +195,18 @@ bool CarriesAuthority(const ledger::Entry& e) {
 
 }  // namespace
 
+Result<std::optional<ledger::Entry>> LedgerKeeper::EntryAt(int64_t seq) const {
+  std::optional<ledger::Entry> found;
+  if (seq < 1 || seq > store_.head_seq()) return found;
+  Status s = store_.ForEach(seq, [&](const ledger::Entry& e) {
+    if (e.seq != seq) return Status::Ok();
+    found = e;
+    return Status::Exists("found");  // no need to read on
+  });
+  if (!found && !s.ok()) return s;
+  return found;
+}
+
 Result<std::optional<ledger::Entry>> LedgerKeeper::FirstAuthority(int64_t from) const {
   std::optional<ledger::Entry> found;
   Status s = store_.ForEach(from, [&](const ledger::Entry& e) {

@@ -106,6 +106,10 @@ class LedgerKeeper {
   const std::string& staged_hash() const { return store_.staged_hash(); }
   bool staged() const { return store_.staged(); }
 
+  // The entry of seq SEQ, none when the ledger ends before it (or SEQ < 1). An error when the
+  // ledger cannot be read there.
+  Result<std::optional<ledger::Entry>> EntryAt(int64_t seq) const;
+
   // Before a protected act: the head on disk is still the head this keeper wrote, with no partial
   // line after it, and equals the anchor's last line for this ledger. Invalid with the reason.
   Status CheckHead() const;

@@ -19,6 +19,11 @@
 namespace hangar {
 namespace {
 
+// No return.json left in running/ is backed by the ledger (none of these tests has a ledger).
+const ReturnBacked kBacksNone = [](const std::string&, const std::string&) -> Result<bool> {
+  return false;
+};
+
 class RetryShellTest : public ::testing::Test {
  protected:
   ScratchDir scratch_{"retry"};
@@ -123,7 +128,7 @@ TEST_F(RetryShellTest, RetryKeepsAttemptOneUnderAttemptsAndQueuesTheMission) {
   EXPECT_EQ((*rec)[0].attempt, 1);  // launched next as attempt 2
   // Cancelled while queued, cut short after its return.json: that is a return, not a retry.
   Write(l_.MissionDir(Phase::kQueued, "M") + "/return.json", R"({"outcome":"cancelled"})");
-  ASSERT_TRUE(RecoverIntakes(RealEnv(), l_).ok());
+  ASSERT_TRUE(RecoverIntakes(RealEnv(), l_, kBacksNone).ok());
   EXPECT_TRUE(Has(Phase::kReturned, "return.json"));
   EXPECT_TRUE(Has(Phase::kReturned, "attempts/1/return.json"));
   EXPECT_EQ(StatesHolding(), 1);
@@ -144,7 +149,7 @@ TEST_F(RetryShellTest, ACrashAtAnyStepLeavesOneStateThatRecoveryCompletesOrUndoe
     plan.sticky = true;
     FaultEnv fault(RealEnv(), plan);
     const bool finished = PerformRetry(&fault, l_, Action()).ok();
-    Result<std::vector<std::string>> fixed = RecoverIntakes(RealEnv(), l_);
+    Result<std::vector<std::string>> fixed = RecoverIntakes(RealEnv(), l_, kBacksNone);
     ASSERT_TRUE(fixed.ok()) << fixed.status().message();
     EXPECT_EQ(StatesHolding(), 1) << "crash at call " << n;
     if (Has(Phase::kQueued, "")) {

@@ -180,7 +180,8 @@ Status UndoIntake(Env* env, const Layout& l, const Intake& in) {
   return first;
 }
 
-Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
+Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l,
+                                                const ReturnBacked& backed) {
   std::vector<std::string> done;
   // A batch of intakes cut between its drops' moves and their sync leaves several .ID.tmp whose
   // new names may not be durable yet: each is fsynced before any drop moves back, since a move back
@@ -246,6 +247,20 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
           continue;
         }
       }
+      if (p == Phase::kRunning) {  // begun before its entry was durable (BeginReturns)?
+        const std::string file = l.MissionDir(p, id) + "/return.json";
+        Result<std::string> text = env->ReadFile(file, size_t(256) << 20);  // with its manifest
+        if (!text.ok()) return text.status();
+        Result<bool> ok = backed(id, *text);
+        if (!ok.ok()) return ok.status();
+        if (!*ok) {
+          if (Status s = env->Remove(file); !s.ok()) return s;
+          done.push_back("removed running/" + id +
+                         "/return.json, whose mission.returned entry is not on the ledger (a "
+                         "crash before it was durable): its end is observed again");
+          continue;
+        }
+      }
       Status s = env->RenameNoReplace(l.MissionDir(p, id), l.MissionDir(Phase::kReturned, id));
       if (!s.ok()) return s;
       done.push_back("finished moving " + id + " from " + std::string(PhaseName(p)) +
@@ -255,11 +270,32 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l) {
   return done;
 }
 
-Status PerformMove(Env* env, const Layout& l, const Move& mv) {
+Status PerformMove(Env* env, const Layout& l, const Move& mv, bool written) {
   const std::string from = l.MissionDir(mv.from, mv.id);
-  Status s = env->WriteFilesAtomic(from, Env::Files(mv.files.begin(), mv.files.end()));
-  if (!s.ok()) return s;
+  if (!written)
+    if (Status s = env->WriteFilesAtomic(from, Env::Files(mv.files.begin(), mv.files.end()));
+        !s.ok())
+      return s;
   return env->Rename(from, l.MissionDir(mv.to, mv.id));
+}
+
+bool BeginsEarly(const Move& mv) {
+  return mv.from == Phase::kRunning && mv.to == Phase::kReturned && !mv.files.empty();
+}
+
+std::vector<Status> BeginReturns(Env* env, const Layout& l, const std::vector<const Move*>& moves) {
+  std::vector<Env::DirFiles> batch;
+  for (const Move* mv : moves)
+    batch.push_back(
+        {l.MissionDir(mv->from, mv->id), Env::Files(mv->files.begin(), mv->files.end())});
+  std::vector<Status> r = env->WriteFilesDirsLater(batch);
+  std::vector<std::string> dirs;
+  for (size_t i = 0; i < r.size(); ++i)
+    if (r[i].ok()) dirs.push_back(batch[i].dir);
+  if (Status s = env->SyncDirs(dirs, ""); !s.ok())
+    for (Status& each : r)
+      if (each.ok()) each = s;
+  return r;
 }
 
 namespace {

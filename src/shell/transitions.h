@@ -78,14 +78,30 @@ Status UndoIntake(Env* env, const Layout& l, const Intake& in);
 // name meanwhile).
 // Then finishes every move to returned/ cut short after return.json was written (a live state
 // directory holding a return.json), except a retry cut short before its last step (queued/ID with
-// retry.json, shell/retry.h FinishRetry), which is completed instead. Returns what it did, a line
-// each.
-Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l);
+// retry.json, shell/retry.h FinishRetry), which is completed instead. A return out of running/
+// writes its return.json before its mission.returned entry is durable (BeginReturns): such a
+// move is finished only when BACKED says the ledger holds that entry (given the mission's id and
+// return.json's bytes); else return.json is removed, and the start observes the ended drone
+// again, as after a crash before it was written. Returns what it did, a line each.
+using ReturnBacked = std::function<Result<bool>(const std::string& id, const std::string& text)>;
+Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l,
+                                                const ReturnBacked& backed);
 
 // Writes the files into FROM/ID and renames it to TO/ID, each durable before the next: TO/ID is
 // never durable without its files (a returned mission without its return.json), as it could be
-// if FROM/ID and TO were fsynced at once and a power loss came between the two.
-Status PerformMove(Env* env, const Layout& l, const Move& mv);
+// if FROM/ID and TO were fsynced at once and a power loss came between the two. WRITTEN: the
+// files are already there, durable (BeginReturns); the rename alone is left.
+Status PerformMove(Env* env, const Layout& l, const Move& mv, bool written = false);
+
+// True for a move whose files may be written before its decision's entries are durable: a return
+// out of running/ (return.json into running/ID, which no reader takes for a returned mission; a
+// start finishes the move only when the ledger backs it, RecoverIntakes).
+bool BeginsEarly(const Move& mv);
+// The first half of PerformMove for each of MOVES (BeginsEarly): their files written into
+// FROM/ID, their data fsynced at once, then their directories at once. So it may go alongside the
+// entries of their decisions (hangard, Env::Alongside), and PerformMove(WRITTEN) after them.
+// One status a move: a directory that failed, or the sync that failed for all.
+std::vector<Status> BeginReturns(Env* env, const Layout& l, const std::vector<const Move*>& moves);
 
 // Everything of a launch before the supervisor starts. Whatever can fail for this mission alone
 // (its room, its prompt) is done before the O_EXCL key, so a failure there leaves no key behind:

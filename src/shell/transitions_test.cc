@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -16,6 +17,11 @@
 
 namespace hangar {
 namespace {
+
+// No return.json left in running/ is backed by the ledger (none of these tests has a ledger).
+const ReturnBacked kBacksNone = [](const std::string&, const std::string&) -> Result<bool> {
+  return false;
+};
 
 // A launch of mission ID with a plan and a prompt of its own, nothing more.
 Launch TwoStepLaunch(const Layout& l, const std::string& id) {
@@ -94,7 +100,7 @@ TEST_F(TransitionsTest, BegunIntakesAreNoMissionsUntilFinished) {
     EXPECT_FALSE(RealEnv()->Exists(l_.IncomingNew() + "/" + id + ".json"));
   }
   // A start now: both drops back, as dropped.
-  Result<std::vector<std::string>> done = RecoverIntakes(RealEnv(), l_);
+  Result<std::vector<std::string>> done = RecoverIntakes(RealEnv(), l_, kBacksNone);
   ASSERT_TRUE(done.ok()) << done.status().message();
   EXPECT_EQ(done->size(), 2u);
   EXPECT_EQ(Read(l_.IncomingNew() + "/A.json"), "{A}");
@@ -107,6 +113,74 @@ TEST_F(TransitionsTest, BegunIntakesAreNoMissionsUntilFinished) {
               "{" + std::string(id) + "}");
     EXPECT_FALSE(RealEnv()->Exists(l_.StateDir(Phase::kQueued) + "/." + id + ".tmp"));
   }
+}
+
+// BeginReturns (hangard's, alongside the decision's records) writes each return.json into
+// running/ID, durable, and returns no mission: a start finishes such a move only when the ledger
+// backs its return.json, and removes it otherwise (the ended drone is observed again);
+// PerformMove(WRITTEN) then only renames.
+TEST_F(TransitionsTest, BegunReturnsAreReturnedOnlyByTheRenameOrABackedStart) {
+  Move a{"A", Phase::kRunning, Phase::kReturned, {{"return.json", "{A}"}}, std::nullopt};
+  Move b{"B", Phase::kRunning, Phase::kReturned, {{"return.json", "{B}"}}, std::nullopt};
+  ASSERT_TRUE(BeginsEarly(a));
+  EXPECT_FALSE(BeginsEarly(Move{"Q",
+                                Phase::kQueued,
+                                Phase::kReturned,
+                                {{"return.json", "{}"}},
+                                std::nullopt}));  // a queued mission's return.json: no
+  for (const Move* mv : {&a, &b})
+    std::filesystem::create_directories(l_.MissionDir(Phase::kRunning, mv->id));
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/begin.log").ok());
+  std::vector<Status> written = BeginReturns(&env, l_, {&a, &b});
+  ASSERT_EQ(written.size(), 2u);
+  EXPECT_TRUE(written[0].ok() && written[1].ok());
+  const std::string r = l_.StateDir(Phase::kRunning);
+  EXPECT_EQ(Read(root_ + "/begin.log"), "1 write-files-dir-later " + r +
+                                            "/A/return.json return.json\n"
+                                            "2 write-files-dir-later " +
+                                            r +
+                                            "/B/return.json return.json\n"
+                                            "3 sync-dirs " +
+                                            r + "/A " + r + "/B\n");
+  EXPECT_EQ(Read(r + "/A/return.json"), "{A}");
+  EXPECT_FALSE(RealEnv()->Exists(l_.MissionDir(Phase::kReturned, "A")));
+
+  // A start: the ledger backs B's (asked with B's id and bytes), not A's.
+  std::vector<std::string> asked;
+  Result<std::vector<std::string>> done = RecoverIntakes(
+      RealEnv(), l_, [&](const std::string& id, const std::string& text) -> Result<bool> {
+        asked.push_back(id + "=" + text);
+        return id == "B";
+      });
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<std::string>{"A={A}", "B={B}"}));
+  EXPECT_TRUE(RealEnv()->Exists(l_.MissionDir(Phase::kRunning, "A")));
+  EXPECT_FALSE(RealEnv()->Exists(r + "/A/return.json"));
+  EXPECT_FALSE(RealEnv()->Exists(l_.MissionDir(Phase::kReturned, "A")));
+  EXPECT_EQ(Read(l_.MissionDir(Phase::kReturned, "B") + "/return.json"), "{B}");
+  EXPECT_FALSE(RealEnv()->Exists(l_.MissionDir(Phase::kRunning, "B")));
+
+  // Begun again, then the rename alone.
+  ASSERT_TRUE(BeginReturns(RealEnv(), l_, {&a}).front().ok());
+  FaultEnv rename(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(rename.OpenLog(root_ + "/rename.log").ok());
+  ASSERT_TRUE(PerformMove(&rename, l_, a, true).ok());
+  EXPECT_EQ(rename.calls(), 1u) << Read(root_ + "/rename.log");
+  EXPECT_EQ(Read(l_.MissionDir(Phase::kReturned, "A") + "/return.json"), "{A}");
+}
+
+// A ledger that cannot say (its read fails) stops the start: nothing is moved or removed.
+TEST_F(TransitionsTest, ARecoveryThatCannotAskTheLedgerMovesNothing) {
+  std::filesystem::create_directories(l_.MissionDir(Phase::kRunning, "A"));
+  std::ofstream(l_.MissionDir(Phase::kRunning, "A") + "/return.json") << "{A}";
+  Result<std::vector<std::string>> done =
+      RecoverIntakes(RealEnv(), l_, [](const std::string&, const std::string&) -> Result<bool> {
+        return Status::Io("the ledger cannot be read");
+      });
+  EXPECT_FALSE(done.ok());
+  EXPECT_EQ(Read(l_.MissionDir(Phase::kRunning, "A") + "/return.json"), "{A}");
 }
 
 TEST_F(TransitionsTest, RejectedKeepsANonRegularDropAsItIs) {
@@ -132,7 +206,7 @@ TEST_F(TransitionsTest, IntakeCutShortIsPutBackIntoIncoming) {
   const std::string tmp2 = l_.StateDir(Phase::kRejected) + "/.N.tmp";
   std::filesystem::create_directories(tmp2);
   std::ofstream(tmp2 + "/why.json") << "{}";
-  Result<std::vector<std::string>> r = RecoverIntakes(RealEnv(), l_);
+  Result<std::vector<std::string>> r = RecoverIntakes(RealEnv(), l_, kBacksNone);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->size(), 1u);
   EXPECT_EQ(Read(l_.IncomingNew() + "/drop-1"), "{the bytes}");
@@ -185,7 +259,7 @@ TEST_F(TransitionsTest, RecoveryKeepsANewerDropOfTheSameNameAndFinishesCutMoves)
   // A cancel whose return.json was written into queued/C before the crash, not yet moved.
   std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "C"));
   std::ofstream(l_.MissionDir(Phase::kQueued, "C") + "/return.json") << "{}";
-  Result<std::vector<std::string>> r = RecoverIntakes(RealEnv(), l_);
+  Result<std::vector<std::string>> r = RecoverIntakes(RealEnv(), l_, kBacksNone);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Read(l_.IncomingNew() + "/drop-1"), "{newer}");
   EXPECT_EQ(Read(l_.IncomingNew() + "/drop-1.recovered.1"), "{old}");
@@ -392,7 +466,7 @@ TEST_F(TransitionsTest, AFailedSyncEndsTheBatchAndRecoveryPutsEveryDropBack) {
 
   FaultEnv again(RealEnv(), FaultPlan{});
   ASSERT_TRUE(again.OpenLog(root_ + "/recover.log").ok());
-  Result<std::vector<std::string>> done = RecoverIntakes(&again, l_);
+  Result<std::vector<std::string>> done = RecoverIntakes(&again, l_, kBacksNone);
   ASSERT_TRUE(done.ok()) << done.status().message();
   EXPECT_EQ(done->size(), 2u);
   const std::string rlog = Read(root_ + "/recover.log");
