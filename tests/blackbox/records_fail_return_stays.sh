@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A return's return.json goes into running/ID while its decision's records are written, on
+# another thread of the real hangard (Env::Alongside; man/hangard.8, "Record before act"); the
+# move to returned/ comes after them. When the ledger then cannot be written (its segment made
+# immutable while the drone runs: the append's open fails with EPERM), hangard stops its work and
+# the mission stays in running/: not returned. Restarted on a writable ledger, hangard finds that
+# return.json without its mission.returned entry, removes it, observes the ended drone again and
+# returns the mission once, its return.json naming that entry with its sha256; the drone ran once,
+# and the ledger verifies. What is checked is the spool's own directories, the ledger's lines and
+# the drone's own count, not hangard's word.
+. "$(dirname "$0")/lib.sh"
+each_identity
+setup 1
+as_hangard_user
+[[ $(id -u) -eq 0 ]] || skip "skipped: needs root (chattr +i)"
+command -v chattr >/dev/null || skip "skipped: chattr missing (e2fsprogs)"
+SEG=''
+teardown_extra() { [[ -z "$SEG" ]] || chattr -i "$SEG" 2>/dev/null || true; }
+starts() { grep -c "^start $1 " "$T/starts" 2>/dev/null || true; }
+running() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }
+
+start_hangard
+# A first mission, so that the ledger has its segment.
+mission W script 1 '' 'write REPORT.md warm' | drop w.json
+wait_returned W 30
+seg=$(find "$S/ledger/live" -maxdepth 1 -name '*.jsonl' | sort | tail -n 1)
+[[ -n "$seg" ]] || fail "no ledger segment after a mission returned"
+
+mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write started now' 'sleep 3' \
+  'write REPORT.md ran' | drop x.json
+wait_until 20 running X || fail "X did not start (state: $(state_of X))"
+chattr +i "$seg" 2>/dev/null ||
+  skip "skipped: the scratch filesystem keeps no immutable flag ($(findmnt -n -o FSTYPE -T "$S"))"
+SEG=$seg
+wait_until 20 work_is stopped || fail "hangard did not stop its work when the ledger could not be written"
+grep -q 'STOPPED' "$LOG" || fail "hangard did not log its stop"
+[[ "$(state_of X)" == running ]] || fail "X is in $(state_of X)/ without its mission.returned entry"
+[[ -f "$S/running/X/return.json" ]] ||
+  fail "running/X/return.json is missing: the real hangard did not write it beside the records"
+pass "$TEST/stopped"
+
+stop_hangard
+chattr -i "$seg"
+SEG=''
+start_hangard
+wait_returned X 30
+[[ "$(outcome X)" == done ]] || fail "after the restart X ended $(outcome X), expected done"
+[[ "$(starts X)" == 1 ]] || fail "X's drone ran $(starts X) times"
+# return.json names its entry: that seq's line is X's mission.returned with return.json's sha256.
+python3 - "$S/returned/X/return.json" "$S"/ledger/live/*.jsonl <<'PY' || fail "X's return.json is not backed by its entry"
+import hashlib, json, sys
+raw = open(sys.argv[1], "rb").read()
+seq = json.loads(raw)["ledger_seq"]
+returns = []
+for seg in sys.argv[2:]:
+    for line in open(seg):
+        e = json.loads(line)
+        if e.get("kind") == "mission.returned" and e["body"].get("id") == "X":
+            returns.append(e)
+if len(returns) != 1:
+    sys.exit(f"{len(returns)} mission.returned entries for X")
+e = returns[0]
+if e["seq"] != seq or e["body"].get("sha256") != hashlib.sha256(raw).hexdigest():
+    sys.exit(f"return.json names seq {seq}; X's entry is seq {e['seq']} with sha256 {e['body'].get('sha256')}")
+PY
+grep -q 'removed running/X/return.json' "$LOG" || fail "the start did not say it removed the stale return.json"
+hangar ledger verify >"$T/verify.out" 2>&1 || fail "the ledger does not verify: $(cat "$T/verify.out")"
+pass
