@@ -18,11 +18,15 @@ check(run) reports, each as a sentence naming the mission or file:
     return.json (or those of attempts/N/, kept by a retry) do not name that attempt; a returned
     mission with launch.json but no launch key;
   - a .json file of the spool (outside rooms/, the drop zones and the ledger) that does not parse;
+  - a return.json of returned/ (or of attempts/N/, kept by a retry) whose ledger_seq does not name
+    that mission's mission.returned entry with the file's sha256: a return the ledger does not back
+    (record before act; a start finishes a move out of running/ only when the entry is there);
   - a work state dropped not stored exactly once (one version each, its file as the ledger's
     sha256 says).
   - `hangar ledger verify` failing.
   - `hangar replay` not exiting 0 (a decision the replay makes otherwise, a record refused).
 """
+import hashlib
 import json
 import os
 import shutil
@@ -477,6 +481,39 @@ def check(run):
             if not any(k.startswith(f"launch.{id_}.") and k[len(f"launch.{id_}."):].isdigit()
                        for k in keys):
                 v.append(f"returned/{id_} has launch.json but no launch key in keys/")
+
+    # Each return is backed by its entry: the seq its return.json names holds that mission's
+    # mission.returned with the file's sha256 (man/hangard.8, Record before act).
+    returned_at = {}
+    ledger_dir = os.path.join(run.s, "ledger", "live")
+    for seg in sorted(os.listdir(ledger_dir)) if os.path.isdir(ledger_dir) else []:
+        if not seg.endswith(".jsonl"):
+            continue
+        for line in open(os.path.join(ledger_dir, seg), "rb"):
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue  # ledger verify says what is wrong with it
+            if e.get("kind") == "mission.returned":
+                returned_at[e.get("seq")] = e.get("body") or {}
+    for id_ in run.ids_in("returned"):
+        base = os.path.join(run.s, "returned", id_)
+        rets = [os.path.join(base, "return.json")]
+        if os.path.isdir(os.path.join(base, "attempts")):
+            rets += [os.path.join(base, "attempts", n, "return.json")
+                     for n in sorted(os.listdir(os.path.join(base, "attempts")))]
+        for p in rets:
+            try:
+                raw = open(p, "rb").read()
+                seq = json.loads(raw).get("ledger_seq")
+            except (OSError, ValueError, AttributeError):
+                continue  # a torn or missing file is reported above or below
+            body = returned_at.get(seq)
+            if (body is None or body.get("id") != id_ or
+                    body.get("sha256") != hashlib.sha256(raw).hexdigest()):
+                v.append(f"{os.path.relpath(p, run.s)} names ledger seq {seq}, which is not "
+                         f"{id_}'s mission.returned with its sha256: a return the ledger does not "
+                         "back")
 
     skip = {os.path.join(run.s, d) for d in ("rooms", "incoming", "ledger")}
     for dirpath, dirnames, filenames in os.walk(run.s):
