@@ -24,7 +24,7 @@ workload() {
 start_faulty
 workload
 wait_returned b 20
-N=$(fault_call "write(-files)? $S/running/b/return\.json( \S+)?")
+N=$(fault_call "write(-files(-dir-later)?)? $S/running/b/return\.json( \S+)?")
 [[ -n "$N" ]] || fail "the counting run did not write running/b/return.json: $(grep -c . "$FLOG") calls"
 note "b's return.json is mutating call $N"
 fresh_spool 2
