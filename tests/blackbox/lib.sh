@@ -179,6 +179,34 @@ need_user_tools() {
     skip "skipped: useradd, groupadd or setpriv missing"
 }
 
+# Records that fail: the ledger's last segment made immutable (chattr +i), so that the next append
+# cannot open it (EPERM), and made mutable again at the test's end (teardown_extra).
+# frozen_ledger_test: skips unless root with chattr; call after setup and as_hangard_user.
+frozen_ledger_test() {
+  [[ $(id -u) -eq 0 ]] || skip "skipped: needs root (chattr +i)"
+  command -v chattr >/dev/null || skip "skipped: chattr missing (e2fsprogs)"
+  FROZEN=''
+  teardown_extra() { [[ -z "$FROZEN" ]] || chattr -i "$FROZEN" 2>/dev/null || true; }
+}
+# warm_segment: runs mission W to its return, so that the ledger has its segment; SEG is its path.
+warm_segment() {
+  mission W script 1 '' 'write REPORT.md warm' | drop w.json
+  wait_returned W 30
+  SEG=$(find "$S/ledger/live" -maxdepth 1 -name '*.jsonl' | sort | tail -n 1)
+  [[ -n "$SEG" ]] || fail "no ledger segment after a mission returned"
+}
+# freeze SEG: chattr +i, or skip where the scratch filesystem keeps no immutable flag.
+# thaw: chattr -i of what freeze froze.
+freeze() {
+  chattr +i "$1" 2>/dev/null ||
+    skip "skipped: the scratch filesystem keeps no immutable flag ($(findmnt -n -o FSTYPE -T "$S"))"
+  FROZEN=$1
+}
+thaw() {
+  chattr -i "$FROZEN" || fail "chattr -i $FROZEN"
+  FROZEN=''
+}
+
 # group_users GROUP USER...: a system group and system users in it (no home, no shell), made for
 # the test and removed at its end (teardown_extra).
 group_users() {

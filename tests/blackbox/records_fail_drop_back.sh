@@ -10,21 +10,12 @@
 each_identity
 setup 1
 as_hangard_user
-[[ $(id -u) -eq 0 ]] || skip "skipped: needs root (chattr +i)"
-command -v chattr >/dev/null || skip "skipped: chattr missing (e2fsprogs)"
-SEG=''
-teardown_extra() { [[ -z "$SEG" ]] || chattr -i "$SEG" 2>/dev/null || true; }
+frozen_ledger_test
 starts() { grep -c "^start $1 " "$T/starts" 2>/dev/null || true; }
 
 start_hangard
-# A first mission, so that the ledger has its segment.
-mission W script 1 '' 'write REPORT.md warm' | drop w.json
-wait_returned W 30
-seg=$(find "$S/ledger/live" -maxdepth 1 -name '*.jsonl' | sort | tail -n 1)
-[[ -n "$seg" ]] || fail "no ledger segment after a mission returned"
-chattr +i "$seg" 2>/dev/null ||
-  skip "skipped: the scratch filesystem keeps no immutable flag ($(findmnt -n -o FSTYPE -T "$S"))"
-SEG=$seg
+warm_segment
+freeze "$SEG"
 
 mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' | drop x.json
 wait_until 20 work_is stopped || fail "hangard did not stop its work when the ledger could not be written"
@@ -39,8 +30,7 @@ sleep 1
 pass "$TEST/stopped"
 
 stop_hangard
-chattr -i "$seg"
-SEG=''
+thaw
 start_hangard
 wait_returned X 30
 [[ "$(outcome X)" == done ]] || fail "after the restart X ended $(outcome X), expected done"

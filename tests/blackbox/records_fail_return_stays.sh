@@ -12,26 +12,17 @@
 each_identity
 setup 1
 as_hangard_user
-[[ $(id -u) -eq 0 ]] || skip "skipped: needs root (chattr +i)"
-command -v chattr >/dev/null || skip "skipped: chattr missing (e2fsprogs)"
-SEG=''
-teardown_extra() { [[ -z "$SEG" ]] || chattr -i "$SEG" 2>/dev/null || true; }
+frozen_ledger_test
 starts() { grep -c "^start $1 " "$T/starts" 2>/dev/null || true; }
 running() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }
 
 start_hangard
-# A first mission, so that the ledger has its segment.
-mission W script 1 '' 'write REPORT.md warm' | drop w.json
-wait_returned W 30
-seg=$(find "$S/ledger/live" -maxdepth 1 -name '*.jsonl' | sort | tail -n 1)
-[[ -n "$seg" ]] || fail "no ledger segment after a mission returned"
+warm_segment
 
 mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write started now' 'sleep 3' \
   'write REPORT.md ran' | drop x.json
 wait_until 20 running X || fail "X did not start (state: $(state_of X))"
-chattr +i "$seg" 2>/dev/null ||
-  skip "skipped: the scratch filesystem keeps no immutable flag ($(findmnt -n -o FSTYPE -T "$S"))"
-SEG=$seg
+freeze "$SEG"
 wait_until 20 work_is stopped || fail "hangard did not stop its work when the ledger could not be written"
 grep -q 'STOPPED' "$LOG" || fail "hangard did not log its stop"
 [[ "$(state_of X)" == running ]] || fail "X is in $(state_of X)/ without its mission.returned entry"
@@ -40,8 +31,7 @@ grep -q 'STOPPED' "$LOG" || fail "hangard did not log its stop"
 pass "$TEST/stopped"
 
 stop_hangard
-chattr -i "$seg"
-SEG=''
+thaw
 start_hangard
 wait_returned X 30
 [[ "$(outcome X)" == done ]] || fail "after the restart X ended $(outcome X), expected done"
