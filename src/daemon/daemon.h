@@ -213,7 +213,7 @@ class Daemon {
   // entry on the ledger (the seq it names, that kind, this id, its sha256): RecoverIntakes then
   // finishes its move, else it is removed (shell/transitions.h). A ledger that cannot be read
   // there backs nothing.
-  Result<bool> ReturnOnLedger(const std::string& id, const std::string& text) const;
+  bool ReturnOnLedger(const std::string& id, const std::string& text) const;
 
   // ---- daemon_perform.cc: one method per action ----
   Status Perform(const Action& a, std::deque<Signal>* follow);  // std::visit: every action type

@@ -213,7 +213,7 @@ Status Daemon::Start() {
   return scanned;
 }
 
-Result<bool> Daemon::ReturnOnLedger(const std::string& id, const std::string& text) const {
+bool Daemon::ReturnOnLedger(const std::string& id, const std::string& text) const {
   Result<json::Value> v = json::Parse(text);
   const json::Value* seq = v.ok() && v->is_object() ? v->find("ledger_seq") : nullptr;
   if (!seq || !seq->is_int()) return false;

@@ -20,9 +20,7 @@ namespace hangar {
 namespace {
 
 // No return.json left in running/ is backed by the ledger (none of these tests has a ledger).
-const ReturnBacked kBacksNone = [](const std::string&, const std::string&) -> Result<bool> {
-  return false;
-};
+const ReturnBacked kBacksNone = [](const std::string&, const std::string&) { return false; };
 
 class RetryShellTest : public ::testing::Test {
  protected:

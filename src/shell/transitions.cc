@@ -251,9 +251,7 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l,
         const std::string file = l.MissionDir(p, id) + "/return.json";
         Result<std::string> text = env->ReadFile(file, size_t(256) << 20);  // with its manifest
         if (!text.ok()) return text.status();
-        Result<bool> ok = backed(id, *text);
-        if (!ok.ok()) return ok.status();
-        if (!*ok) {
+        if (!backed(id, *text)) {
           if (Status s = env->Remove(file); !s.ok()) return s;
           done.push_back("removed running/" + id +
                          "/return.json, whose mission.returned entry is not on the ledger (a "

@@ -83,7 +83,7 @@ Status UndoIntake(Env* env, const Layout& l, const Intake& in);
 // move is finished only when BACKED says the ledger holds that entry (given the mission's id and
 // return.json's bytes); else return.json is removed, and the start observes the ended drone
 // again, as after a crash before it was written. Returns what it did, a line each.
-using ReturnBacked = std::function<Result<bool>(const std::string& id, const std::string& text)>;
+using ReturnBacked = std::function<bool(const std::string& id, const std::string& text)>;
 Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l,
                                                 const ReturnBacked& backed);
 
