@@ -287,9 +287,12 @@ def unsynced_by_calls(calls, upto=None):
     call fsynced its directory), and "moved" for a rename-later whose directories no later call
     both fsynced, its path the new name and its fourth field the old one (taken back by moving it
     back, the latest first). Paths follow the renames made after them (a directory moved from
-    queued/ to running/ with what it holds). A rename-later whose new directory a later call
-    fsynced but not its old one (or the reverse) is a state this simulation cannot make: a
-    ValueError says so."""
+    queued/ to running/ with what it holds). A rename-later stays "moved" until both its
+    directories are fsynced: once only its new one is (a launch's first wait fsyncs returned/, its
+    closing sync running/), a power loss keeps it or takes it back (a filesystem without a journal
+    may keep both names, and its fsck one of them); the sweep takes it back. A rename-later whose
+    old directory a call fsynced before its new one may lose what it moved, a state this
+    simulation cannot make: a ValueError says so."""
     pending = []  # [kind, path, entry_synced] or ["moved", path, dst_synced, old, src_synced]
     for n in sorted(calls):
         if upto is not None and n >= upto:
@@ -317,11 +320,11 @@ def unsynced_by_calls(calls, upto=None):
             if p[0] == "moved" and os.path.dirname(p[3]) in synced:
                 p[4] = True
         for p in pending:
-            if p[0] == "moved" and p[2] != p[4]:
-                raise ValueError(f"call {n} ({calls[n]}) fsynced one side of the rename of {p[3]} "
-                                 f"to {p[1]} and not the other")
+            if p[0] == "moved" and p[4] and not p[2]:
+                raise ValueError(f"call {n} ({calls[n]}) fsynced the old directory of the rename "
+                                 f"of {p[3]} to {p[1]} before its new one")
         pending = [p for p in pending
-                   if not ((p[0] in ("dir", "name") and p[2]) or (p[0] == "moved" and p[2]))]
+                   if not ((p[0] in ("dir", "name") and p[2]) or (p[0] == "moved" and p[2] and p[4]))]
     return [tuple(p) for p in pending]
 
 

@@ -428,10 +428,15 @@ Status Daemon::Commit() {
   if (Status s = SyncIntakes(); !s.ok()) return s;  // none left by a batch before, as a rule
   const std::vector<std::vector<const Intake*>> runs = IntakeRuns(intakes);
   std::vector<Status> full;
-  struct Forget {  // the batch's acts go with this call
-    std::map<const Move*, Status>& written;
-    ~Forget() { written.clear(); }
-  } forget{returns_written_};
+  struct Forget {  // the batch's acts go with this call (not returns_unsynced_: a later batch's
+    Daemon& d;     // launch must still sync returned/ first)
+    ~Forget() {
+      d.returns_written_.clear();
+      d.rename_later_.clear();
+      d.renamed_early_.clear();
+      d.undelivered_.clear();
+    }
+  } forget{*this};
   if (runs.empty() && returns.empty()) {
     if (Status s = CommitRecords(nullptr, b.flush); !s.ok()) return s;
   } else {
@@ -497,6 +502,13 @@ Status Daemon::Commit() {
     }
     left.push_back(&a);
   }
+  size_t last_launch = 0;  // after the last launch, a return is moved by the durable rename
+  for (size_t j = 0; j < left.size(); ++j)
+    if (std::holds_alternative<Launch>(*left[j])) last_launch = j;
+  for (size_t j = 0; j < last_launch; ++j)
+    if (auto* x = std::get_if<Move>(left[j]))
+      if (auto w = returns_written_.find(x); w != returns_written_.end() && w->second.ok())
+        rename_later_.insert(x);
   for (size_t k = 0; k < left.size();) {
     // Launches with only log lines between them are prepared together (PerformLaunches): their
     // fsyncs wait at once. A mission launched twice in a batch would end the run.
@@ -510,9 +522,12 @@ Status Daemon::Commit() {
         break;
       }
     }
+    if (launches >= 1)
+      if (Status s = RenameBeforeLaunch(left, k); !s.ok()) return s;
     if (launches >= 2) {
       std::vector<const Action*> run(left.begin() + k, left.begin() + end);
       if (Status s = PerformLaunches(run, &follow_); !s.ok()) return s;
+      if (Status s = DeliverReturns(); !s.ok()) return s;
       k = end;
       continue;
     }
@@ -520,14 +535,21 @@ Status Daemon::Commit() {
     // that writes or tells anything, but a launch, finds the intakes durable (SyncIntakes).
     for (const size_t stop = std::max(end, k + 1); k < stop; ++k) {
       const Action& a = *left[k];
-      if (!intakes_unsynced_.empty() && !std::holds_alternative<Launch>(a) &&
-          !std::holds_alternative<Log>(a) && !std::holds_alternative<Observe>(a) &&
-          !std::holds_alternative<Warm>(a))
+      const auto* mv = std::get_if<Move>(&a);
+      const bool quiet = std::holds_alternative<Launch>(a) || std::holds_alternative<Log>(a) ||
+                         std::holds_alternative<Observe>(a) || std::holds_alternative<Warm>(a) ||
+                         (mv && (rename_later_.count(mv) || renamed_early_.count(mv)));
+      if (!quiet) {
         if (Status s = SyncIntakes(); !s.ok()) return s;
+        if (Status s = SyncReturns(); !s.ok()) return s;
+      }
       if (Status s = Perform(a, &follow_); !s.ok()) return s;
+      if (std::holds_alternative<Launch>(a))
+        if (Status s = DeliverReturns(); !s.ok()) return s;
     }
   }
   if (Status s = SyncIntakes(); !s.ok()) return s;  // no launch came after all
+  if (Status s = SyncReturns(); !s.ok()) return s;  // no launch's closing sync came after all
   if (!cut.ok()) return cut;
   follow_.insert(follow_.begin(), std::make_move_iterator(undone.begin()),
                  std::make_move_iterator(undone.end()));

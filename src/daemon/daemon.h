@@ -238,6 +238,24 @@ class Daemon {
   // writes or tells anything (all but a log line, an observation or a warm read), or the batch's
   // end, first by SyncIntakes.
   Status SyncIntakes();
+  // A return begun beside the records (returns_written_) whose batch launches after it is renamed
+  // to returned/ without a sync (RenameLater), its notify outbox's "pending" record first
+  // (RenameUnsynced): the launch fsyncs returned/ in its first wait and running/ in its closing
+  // sync, the new directory before the old (PrepareBegun), and the return is delivered to its
+  // notify.dir only then (DeliverReturns). 5 fsync waits in a row for a return and a launch, where
+  // the durable rename made 7. Such a return whose Move comes after the launch in the batch is
+  // renamed before that launch is prepared (RenameBeforeLaunch: each one in LEFT from FROM with no
+  // act before it there naming its mission); one whose Move comes before a launch (rename_later_)
+  // at its Move. An act between that writes or tells anything (all but a launch, a log line, an
+  // observation, a warm read and such a Move) finds them durable first (SyncReturns), and so does
+  // the batch's end.
+  Status RenameBeforeLaunch(const std::vector<const Action*>& left, size_t from);
+  Status RenameUnsynced(const Move& mv);
+  // returned/, then running/, when a return renamed without a sync is not yet known durable (no
+  // launch's closing sync came after it, or every launch failed before it); then DeliverReturns.
+  Status SyncReturns();
+  // The notify deliveries of the returns renamed without a sync, once they are durable.
+  Status DeliverReturns();
   // What follows one performed intake, given what its steps gave (S): a hold's notice and the
   // intake resumed; or, for want of space, the undo, *why = S.
   Status IntakeDone(const Intake& in, Status s, std::deque<Signal>* undone, Status* why);
@@ -331,6 +349,10 @@ class Daemon {
   // The committing batch's returns whose files BeginReturns wrote, with its status for each: their
   // Move acts rename alone (PerformMoveAction).
   std::map<const Move*, Status> returns_written_;
+  std::set<const Move*> rename_later_;    // of those, the Moves a launch of the batch follows
+  std::set<const Move*> renamed_early_;   // of those, renamed without a sync (RenameUnsynced)
+  std::vector<const Move*> undelivered_;  // of those, with a notify.dir, not delivered yet
+  bool returns_unsynced_ = false;         // returned/ and running/ to sync: see SyncReturns
   int batching_ = 0;                   // BeginBatch calls not yet ended
   std::deque<Signal> follow_;          // signals waiting to be decided
   std::set<std::string> batch_names_;  // drops and requests taken since the last commit

@@ -2,6 +2,8 @@
 // an action type hangard does not perform is a compile error, not an act silently skipped.
 #include <signal.h>
 
+#include <algorithm>
+#include <set>
 #include <utility>
 
 #include "daemon/daemon.h"
@@ -159,6 +161,8 @@ Status Daemon::PerformMoveAction(const Move& x) {
   if (written && !begun->second.ok()) return begun->second;
   if (x.from == Phase::kRunning) UnwatchRun(x.id);
   const bool notify = x.notify_dir && x.to == Phase::kReturned && x.files.count("return.json");
+  if (renamed_early_.count(&x)) return Status::Ok();  // renamed before a launch
+  if (rename_later_.count(&x)) return RenameUnsynced(x);
   // The pending record is written before the move, so a crash in between still delivers later.
   Status s = notify ? outbox_.Record(x.id, *x.notify_dir, "pending delivery") : Status::Ok();
   if (s.ok()) s = PerformMove(env_, layout_, x, written);
@@ -186,6 +190,57 @@ Status Daemon::SyncIntakes() {
   return env_->SyncDirs(std::exchange(intakes_unsynced_, {}), "");
 }
 
+Status Daemon::RenameBeforeLaunch(const std::vector<const Action*>& left, size_t from) {
+  std::set<std::string> named;  // missions an act from FROM on names before the one looked at
+  for (size_t j = from; j < left.size(); ++j) {
+    const Action& a = *left[j];
+    if (std::holds_alternative<Log>(a)) continue;  // a log line names, it does not act
+    const auto* mv = std::get_if<Move>(&a);
+    auto begun = mv ? returns_written_.find(mv) : returns_written_.end();
+    if (begun != returns_written_.end() && begun->second.ok() && !renamed_early_.count(mv) &&
+        !named.count(mv->id))
+      if (Status s = RenameUnsynced(*mv); !s.ok()) return s;
+    std::visit(
+        [&](const auto& x) {
+          if constexpr (requires { x.id; }) named.insert(x.id);
+        },
+        a);
+  }
+  return Status::Ok();
+}
+
+Status Daemon::RenameUnsynced(const Move& mv) {
+  UnwatchRun(mv.id);
+  const bool notify = mv.notify_dir && mv.files.count("return.json");
+  if (notify)
+    if (Status s = outbox_.Record(mv.id, *mv.notify_dir, "pending delivery"); !s.ok()) return s;
+  Status s =
+      env_->RenameLater(layout_.MissionDir(mv.from, mv.id), layout_.MissionDir(mv.to, mv.id));
+  if (!s.ok()) return s;
+  renamed_early_.insert(&mv);
+  returns_unsynced_ = true;
+  if (notify) undelivered_.push_back(&mv);
+  return Status::Ok();
+}
+
+Status Daemon::SyncReturns() {
+  if (returns_unsynced_) {
+    Status s =
+        env_->SyncDirs({layout_.StateDir(Phase::kReturned)}, layout_.StateDir(Phase::kRunning));
+    if (!s.ok()) return s;
+    returns_unsynced_ = false;
+  }
+  return DeliverReturns();
+}
+
+Status Daemon::DeliverReturns() {
+  if (returns_unsynced_) return Status::Ok();
+  for (const Move* mv : std::exchange(undelivered_, {}))
+    if (Status s = outbox_.Deliver(mv->id, *mv->notify_dir, mv->files.at("return.json")); !s.ok())
+      return s;
+  return Status::Ok();
+}
+
 std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& ls,
                                              std::vector<std::unique_ptr<Launcher::Begun>>* begun) {
   begun->clear();
@@ -197,8 +252,15 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
       (*begun)[i] = launcher->Begin(layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json",
                                     x.plan_sha256, x.plan_text);
   };
-  return PrepareLaunches(env_, layout_, ls, env_->Now(), std::exchange(intakes_unsynced_, {}),
-                         made);
+  // Returns renamed without a sync (RenameUnsynced): returned/ in the first wait, running/ in the
+  // closing sync, which comes only once that wait is over.
+  std::vector<std::string> first = std::exchange(intakes_unsynced_, {});
+  const bool returns = returns_unsynced_;
+  if (returns) first.push_back(layout_.StateDir(Phase::kReturned));
+  std::vector<LaunchPrep> r = PrepareLaunches(env_, layout_, ls, env_->Now(), first, made);
+  if (returns && std::any_of(r.begin(), r.end(), [](const LaunchPrep& p) { return p.ok; }))
+    returns_unsynced_ = false;
+  return r;
 }
 
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {

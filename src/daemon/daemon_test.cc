@@ -238,12 +238,12 @@ TEST_F(DaemonTest, ADropTakenInBesideRecordsThatFailGoesBack) {
 
 // Mission A as a crash of hangard leaves it once its drone has ended: in running/ with its
 // launch.json, its key and an exit.json no supervisor holds; its room empty. A start returns it.
-void EndedA(const std::string& spool) {
+void EndedA(const std::string& spool, const std::string& mission = LaunchedMission("A")) {
   const std::string a = spool + "/running/A";
   std::filesystem::create_directories(a + "/run");
   std::filesystem::create_directories(spool + "/rooms/A");
   std::filesystem::create_directories(spool + "/keys");
-  std::ofstream(a + "/mission.json") << LaunchedMission("A");
+  std::ofstream(a + "/mission.json") << mission;
   std::ofstream(a + "/launch.json") << R"({"hangar":1,"id":"A","attempt":1})";
   std::ofstream(spool + "/keys/launch.A.1") << "{}";
   ExitInfo end;
@@ -326,6 +326,60 @@ TEST_F(DaemonTest, AReturnWrittenBesideRecordsThatFailIsNoReturn) {
   EXPECT_EQ(returns, 1);
   EXPECT_TRUE(named) << "return.json names seq " << seq << ", not its entry";
   EXPECT_TRUE(again->stopped().empty()) << again->stopped();
+}
+
+// A return decided in the batch that launches the next mission is renamed before that launch is
+// prepared, without a sync of its own (daemon.h RenameBeforeLaunch): the launch's first wait
+// fsyncs returned/ and its closing sync running/, the new directory before the old, and the return
+// is delivered to its notify.dir only after both. A return with no launch after it is moved as
+// ever, by the durable rename.
+TEST_F(DaemonTest, AReturnBeforeALaunchIsMadeDurableByTheLaunchsWaits) {
+  const std::string spool = scratch_.path() + "/spool", inbox = scratch_.path() + "/inbox";
+  for (const char* d : {"/tmp", "/new"}) std::filesystem::create_directories(inbox + d);
+  std::string a = LaunchedMission("A");
+  a.insert(a.size() - 1, ",\"notify\":{\"dir\":\"" + inbox + "\"}");
+  EndedA(spool, a);
+  std::ofstream(spool + "/running/A/intake.json")
+      << "{\"hangar\":1,\"uid\":" << geteuid() << "}";  // the inbox's owner dropped it
+  std::filesystem::create_directories(spool + "/incoming/new");
+  std::ofstream(spool + "/incoming/new/b.json") << LaunchedMission("B");
+  FaultEnv counting(RealEnv(), FaultPlan{});
+  const std::string log = scratch_.path() + "/calls.log";
+  ASSERT_TRUE(counting.OpenLog(log).ok());
+  std::ofstream(scratch_.path() + "/go") << "";  // B's launch fails at its shim, at once
+  std::unique_ptr<Daemon> d = Make("spool", "anchor", &counting, "", SlowShim(scratch_.path()));
+  ASSERT_TRUE(d->Start().ok());
+  ASSERT_TRUE(StepUntil(*d, [&] {
+    return Exists("spool/returned/A/return.json") && Exists("inbox/new/A.json") &&
+           Exists("spool/returned/B/return.json");
+  })) << ReadAll(log);
+  const std::string returned = spool + "/returned", running = spool + "/running";
+  uint64_t renamed = 0, first = 0, key = 0, closing = 0, delivered = 0, durable_a = 0,
+           durable_b = 0;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    const uint64_t n = std::stoull(line);
+    auto has = [&](const std::string& w) { return line.find(w) != std::string::npos; };
+    auto names = [&](const std::string& dir) {  // a sync-dirs call naming DIR itself
+      return has(" " + dir + " ") || line.ends_with(" " + dir);
+    };
+    if (has(" rename-later " + running + "/A " + returned + "/A")) renamed = n;
+    if (renamed && !first && has(" sync-dirs ") && names(returned)) first = n;
+    if (has(" create ") && has("/keys/launch.B.")) key = n;
+    if (first && !closing && has(" sync-dirs ") && names(running) && has(running + "/B"))
+      closing = n;
+    if (has(" maildir ") && has(inbox) && has("A.json")) delivered = n;
+    if (has(" rename " + running + "/A ")) durable_a = n;
+    if (has(" rename " + running + "/B ")) durable_b = n;
+  }
+  EXPECT_GT(renamed, 0u) << "A was not renamed before B's launch:\n" << ReadAll(log);
+  EXPECT_EQ(durable_a, 0u) << "A was renamed by a durable rename of its own:\n" << ReadAll(log);
+  EXPECT_TRUE(renamed < first && first < key) << "returned/ is not fsynced in B's first wait";
+  EXPECT_TRUE(key < closing) << "running/ is not fsynced in B's closing sync";
+  EXPECT_GT(delivered, closing) << "A was delivered before returned/ and running/ were durable";
+  // B's return comes with no launch after it: its own durable rename.
+  EXPECT_GT(durable_b, 0u) << ReadAll(log);
+  EXPECT_TRUE(d->stopped().empty()) << d->stopped();
 }
 
 // The signal record (man/hangar-signals.5): a start line, then the drop's line, whose hash the

@@ -116,9 +116,10 @@ std::vector<Status> BeginReturns(Env* env, const Layout& l, const std::vector<co
 // itself (plan.json, gate2.json, launch.json, run/, the key, the rename) is not: it is in
 // `storage`, and the spool is in a state only the next start may read (hangard stops its work). At
 // start, before recovery reads running/: what a launch cut short by a crash may have left unsynced
-// made durable, as PrepareLaunch's closing sync would have (every running/ID, running/ and rooms/
-// at once, then queued/). Without it, a launch cut between its move and that sync, then ended lost
-// by recovery, could be taken back by a later power loss into queued/ID as well as returned/ID.
+// made durable, as PrepareLaunch's closing sync would have (returned/ first, for a return renamed
+// before the launch; then every running/ID, running/ and rooms/ at once, then queued/). Without
+// it, a launch cut between its move and that sync, then ended lost by recovery, could be taken
+// back by a later power loss into queued/ID as well as returned/ID.
 Status SyncCutLaunches(Env* env, const Layout& l);
 
 struct LaunchPrep {
