@@ -164,6 +164,9 @@ class Daemon {
   bool restart() const { return restart_; }
   // Before a restart in place: the shim zygote goes (launch/shim_zygote.h).
   void ReleaseShimZygote() { zygote_.Release(); }
+  // Until every observation and op handler submitted has finished; their results wait for the
+  // next turn (so a test can have one turn find a drone's end and another's observation).
+  void WaitPool() { pool_->Wait(); }
 
  private:
   // ---- daemon.cc: deciding ----

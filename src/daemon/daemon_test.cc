@@ -4,19 +4,23 @@
 // injected by a FaultEnv at the first mutating call after Start.
 #include "daemon/daemon.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include "base/scratch_dir_testutil.h"
 #include "base/sha256.h"
 #include "env/fault_env.h"
+#include "launch/direct_launcher.h"
 #include "ledger/signal_reader.h"
 #include "ledger/store.h"
 
@@ -50,7 +54,7 @@ class DaemonTest : public ::testing::Test {
     std::filesystem::create_directories(a);
     SetupFacts f;
     f.config_file = spool + "/hangar.conf";
-    f.config_text = R"({"hangar":1,"slots":1,)" + config_extra +
+    f.config_text = R"({"hangar":1,"slots":)" + std::to_string(slots_) + "," + config_extra +
                     R"("profiles":{"script":{"argv":["/bin/true"]}}})";
     f.spool = spool;
     f.anchor = a;
@@ -86,6 +90,7 @@ class DaemonTest : public ::testing::Test {
   std::unique_ptr<Daemon> LaunchingA();
 
   ScratchDir scratch_{"daemon"};
+  int slots_ = 1;
 };
 
 TEST_F(DaemonTest, OneHangardPerSpoolAndPerAnchor) {
@@ -328,58 +333,143 @@ TEST_F(DaemonTest, AReturnWrittenBesideRecordsThatFailIsNoReturn) {
   EXPECT_TRUE(again->stopped().empty()) << again->stopped();
 }
 
-// A return decided in the batch that launches the next mission is renamed before that launch is
-// prepared, without a sync of its own (daemon.h RenameBeforeLaunch): the launch's first wait
-// fsyncs returned/ and its closing sync running/, the new directory before the old, and the return
-// is delivered to its notify.dir only after both. A return with no launch after it is moved as
-// ever, by the durable rename.
-TEST_F(DaemonTest, AReturnBeforeALaunchIsMadeDurableByTheLaunchsWaits) {
-  const std::string spool = scratch_.path() + "/spool", inbox = scratch_.path() + "/inbox";
-  for (const char* d : {"/tmp", "/new"}) std::filesystem::create_directories(inbox + d);
-  std::string a = LaunchedMission("A");
-  a.insert(a.size() - 1, ",\"notify\":{\"dir\":\"" + inbox + "\"}");
-  EndedA(spool, a);
-  std::ofstream(spool + "/running/A/intake.json")
-      << "{\"hangar\":1,\"uid\":" << geteuid() << "}";  // the inbox's owner dropped it
-  std::filesystem::create_directories(spool + "/incoming/new");
-  std::ofstream(spool + "/incoming/new/b.json") << LaunchedMission("B");
-  FaultEnv counting(RealEnv(), FaultPlan{});
-  const std::string log = scratch_.path() + "/calls.log";
-  ASSERT_TRUE(counting.OpenLog(log).ok());
-  std::ofstream(scratch_.path() + "/go") << "";  // B's launch fails at its shim, at once
-  std::unique_ptr<Daemon> d = Make("spool", "anchor", &counting, "", SlowShim(scratch_.path()));
-  ASSERT_TRUE(d->Start().ok());
-  ASSERT_TRUE(StepUntil(*d, [&] {
-    return Exists("spool/returned/A/return.json") && Exists("inbox/new/A.json") &&
-           Exists("spool/returned/B/return.json");
-  })) << ReadAll(log);
-  const std::string returned = spool + "/returned", running = spool + "/running";
-  uint64_t renamed = 0, first = 0, key = 0, closing = 0, delivered = 0, durable_a = 0,
-           durable_b = 0;
-  std::ifstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    const uint64_t n = std::stoull(line);
-    auto has = [&](const std::string& w) { return line.find(w) != std::string::npos; };
-    auto names = [&](const std::string& dir) {  // a sync-dirs call naming DIR itself
-      return has(" " + dir + " ") || line.ends_with(" " + dir);
-    };
-    if (has(" rename-later " + running + "/A " + returned + "/A")) renamed = n;
-    if (renamed && !first && has(" sync-dirs ") && names(returned)) first = n;
-    if (has(" create ") && has("/keys/launch.B.")) key = n;
-    if (first && !closing && has(" sync-dirs ") && names(running) && has(running + "/B"))
-      closing = n;
-    if (has(" maildir ") && has(inbox) && has("A.json")) delivered = n;
-    if (has(" rename " + running + "/A ")) durable_a = n;
-    if (has(" rename " + running + "/B ")) durable_b = n;
+// A return decided in the batch that launches the next mission is renamed without a sync of its
+// own (daemon.h RenameUnsynced): the launch's first wait fsyncs returned/ and its closing sync
+// running/, the new directory before the old, and the return is delivered to its notify.dir only
+// after both. A return with no launch after it is moved as ever, by the durable rename. Two
+// batches: A's Move before B's launch among the acts (B dropped as A's end is decided), and after
+// it (A's drone ends while hangard runs, B queued: the end's decision launches B, A's observation
+// returns A; RenameBeforeLaunch).
+class ReturnBesideLaunchTest : public DaemonTest {
+ protected:
+  // Spool SPOOL with A running, its return to be delivered to the inbox; B's launch will fail at
+  // its shim, at once.
+  void SetUp() override {
+    for (const char* d : {"/tmp", "/new"}) std::filesystem::create_directories(inbox_ + d);
+    std::string a = LaunchedMission("A");
+    a.insert(a.size() - 1, ",\"notify\":{\"dir\":\"" + inbox_ + "\"}");
+    EndedA(spool_, a);
+    std::ofstream(spool_ + "/running/A/intake.json")
+        << "{\"hangar\":1,\"uid\":" << geteuid() << "}";  // the inbox's owner dropped it
+    std::ofstream(scratch_.path() + "/go") << "";
+    ASSERT_TRUE(counting_.OpenLog(log_).ok());
   }
-  EXPECT_GT(renamed, 0u) << "A was not renamed before B's launch:\n" << ReadAll(log);
-  EXPECT_EQ(durable_a, 0u) << "A was renamed by a durable rename of its own:\n" << ReadAll(log);
-  EXPECT_TRUE(renamed < first && first < key) << "returned/ is not fsynced in B's first wait";
-  EXPECT_TRUE(key < closing) << "running/ is not fsynced in B's closing sync";
-  EXPECT_GT(delivered, closing) << "A was delivered before returned/ and running/ were durable";
-  // B's return comes with no launch after it: its own durable rename.
-  EXPECT_GT(durable_b, 0u) << ReadAll(log);
-  EXPECT_TRUE(d->stopped().empty()) << d->stopped();
+  std::unique_ptr<Daemon> Started() {
+    std::unique_ptr<Daemon> d = Make("spool", "anchor", &counting_, "", SlowShim(scratch_.path()));
+    EXPECT_TRUE(d->Start().ok());
+    return d;
+  }
+  // The calls of A's return and of LAUNCHED's launch, which comes with it; B's return after (when
+  // B is LAUNCHED: its launch failed) with no launch after it.
+  void ExpectFolded(Daemon& d, const std::string& launched = "B") {
+    ASSERT_TRUE(StepUntil(d, [&] {
+      return Exists("spool/returned/A/return.json") && Exists("inbox/new/A.json") &&
+             (launched != "B" || Exists("spool/returned/B/return.json"));
+    })) << ReadAll(log_);
+    const std::string returned = spool_ + "/returned", running = spool_ + "/running";
+    uint64_t renamed = 0, first = 0, key = 0, closing = 0, delivered = 0, durable_a = 0,
+             durable_b = 0;
+    std::ifstream in(log_);
+    for (std::string line; std::getline(in, line);) {
+      const uint64_t n = std::stoull(line);
+      auto has = [&](const std::string& w) { return line.find(w) != std::string::npos; };
+      auto names = [&](const std::string& dir) {  // a sync-dirs call naming DIR itself
+        return has(" " + dir + " ") || line.ends_with(" " + dir);
+      };
+      if (has(" rename-later " + running + "/A " + returned + "/A")) renamed = n;
+      if (renamed && !first && has(" sync-dirs ") && names(returned)) first = n;
+      if (has(" create ") && has("/keys/launch." + launched + ".")) key = n;
+      if (first && !closing && has(" sync-dirs ") && names(running) &&
+          has(running + "/" + launched + " "))
+        closing = n;
+      if (has(" maildir ") && has(inbox_) && has("A.json")) delivered = n;
+      if (has(" rename " + running + "/A ")) durable_a = n;
+      if (has(" rename " + running + "/B ")) durable_b = n;
+    }
+    const std::string calls = ReadAll(log_);
+    EXPECT_GT(renamed, 0u) << "A was not renamed before B's launch:\n" << calls;
+    EXPECT_EQ(durable_a, 0u) << "A was renamed by a durable rename of its own:\n" << calls;
+    EXPECT_TRUE(renamed < first && first < key) << "returned/ not fsynced in the first wait\n"
+                                                << calls;
+    EXPECT_TRUE(key < closing) << "running/ is not fsynced in the closing sync:\n" << calls;
+    EXPECT_GT(delivered, closing) << "A delivered before returned/ and running/ were durable";
+    if (launched == "B") {
+      EXPECT_GT(durable_b, 0u) << calls;
+    }
+    EXPECT_TRUE(d.stopped().empty()) << d.stopped();
+  }
+  const std::string spool_ = scratch_.path() + "/spool", inbox_ = scratch_.path() + "/inbox";
+  const std::string log_ = scratch_.path() + "/calls.log";
+  FaultEnv counting_{RealEnv(), FaultPlan{}};
+};
+
+TEST_F(ReturnBesideLaunchTest, AMoveBeforeTheLaunchIsMadeDurableByItsWaits) {
+  std::filesystem::create_directories(spool_ + "/incoming/new");
+  std::ofstream(spool_ + "/incoming/new/b.json") << LaunchedMission("B");
+  std::unique_ptr<Daemon> d = Started();
+  ExpectFolded(*d);
+}
+
+TEST_F(ReturnBesideLaunchTest, AMoveAfterTheLaunchIsRenamedBeforeIt) {
+  // Two slots, A and C running (their supervisors' locks held), B and D queued. A's drone ends:
+  // its turn launches B (whose shim waits) and observes A on the pool. C's ends before the next
+  // turn, which decides C's end first (launching D), then A's observation (returning A).
+  slots_ = 2;
+  std::filesystem::remove(spool_ + "/running/A/run/exit.json");
+  std::filesystem::copy(spool_ + "/running/A", spool_ + "/running/C",
+                        std::filesystem::copy_options::recursive);
+  std::ofstream(spool_ + "/running/C/mission.json") << LaunchedMission("C");
+  std::ofstream(spool_ + "/keys/launch.C.1") << "{}";
+  std::ofstream(spool_ + "/running/C/launch.json") << R"({"hangar":1,"id":"C","attempt":1})";
+  // Each lock held by a process of its own, as a supervisor holds it: one the test held would be
+  // held by hangard's children too, between their fork and exec.
+  std::map<std::string, pid_t> locks;
+  struct Reap {  // whatever holds a lock still when the test ends, as it fails
+    std::map<std::string, pid_t>& locks;
+    ~Reap() {
+      for (const auto& [id, pid] : locks) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+      }
+    }
+  } reap{locks};
+  for (const char* id : {"A", "C"}) {
+    const std::string lock = spool_ + "/running/" + id + "/run/lock";
+    locks[id] = fork();
+    ASSERT_GE(locks[id], 0);
+    if (locks[id] == 0) {
+      setpgid(0, 0);  // flock and its sleep, which holds the lock too: one group to end
+      execlp("flock", "flock", lock.c_str(), "sleep", "600", nullptr);
+      _exit(127);
+    }
+  }
+  for (const char* id : {"A", "C"})
+    for (int i = 0; i < 500 && !SupervisorAlive(spool_ + "/running/" + id + "/run"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (const char* id : {"B", "D"}) {
+    std::filesystem::create_directories(spool_ + "/queued/" + id);
+    std::ofstream(spool_ + "/queued/" + id + "/mission.json") << LaunchedMission(id);
+  }
+  std::filesystem::remove(scratch_.path() + "/go");  // B's and D's shims wait
+  std::unique_ptr<Daemon> d = Started();
+  auto end = [&](const std::string& id) {
+    ExitInfo e;
+    e.rc = 0;
+    e.started = e.ended = 1'800'000'000'000;
+    const std::string run = spool_ + "/running/" + id + "/run";
+    std::ofstream(run + "/.exit.json") << json::Write(e.ToJson());
+    std::filesystem::rename(run + "/.exit.json", run + "/exit.json");
+    kill(-locks[id], SIGKILL);  // the supervisor ends: its lock goes with it
+    waitpid(locks[id], nullptr, 0);
+    locks.erase(id);
+  };
+  end("A");
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/keys/launch.B.1"); })) << "B not launched";
+  ASSERT_FALSE(Exists("spool/returned/A")) << "A returned in its end's turn";
+  d->WaitPool();  // A's observation is done, not yet decided
+  end("C");
+  ExpectFolded(*d, "D");
+  std::ofstream(scratch_.path() + "/go") << "";  // the shims end
 }
 
 // The signal record (man/hangar-signals.5): a start line, then the drop's line, whose hash the

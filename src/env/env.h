@@ -165,7 +165,8 @@ class Env {
   // take it back until a later call fsyncs both parents (SyncDirs names them). Only where the
   // calls that follow sync them before anything relies on the move, and a start syncs what a crash
   // cut short (a batch's intakes, PerformIntakes and RecoverIntakes; a launch's move to running/,
-  // PrepareLaunch and SyncCutLaunches, shell/transitions.h); the default is the durable Rename.
+  // PrepareLaunch and SyncCutLaunches, shell/transitions.h; a return renamed before a launch,
+  // daemon/daemon.h RenameUnsynced, and SyncCutLaunches); the default is the durable Rename.
   virtual Status RenameLater(const std::string& from, const std::string& to) {
     return Rename(from, to);
   }
