@@ -448,14 +448,21 @@ Status Daemon::Commit() {
     // back), and a mission is returned when it is in returned/ (a start finishes a move out of
     // running/ only when the ledger holds its entry, RecoverIntakes). The renames come after the
     // records, so the record still comes before the act; a crash before the records leaves the
-    // drop and the ended drone to be decided again, as a crash after them did.
+    // drop and the ended drone to be decided again, as a crash after them did. The intakes and
+    // the returns share nothing either (the drops' directories, and running/ID): each goes beside
+    // the other as well, so a batch with both waits for the intake's three, not five.
     Status begun = Status::Ok(), committed = Status::Ok();
     std::vector<Status> written;
     for (const Move* mv : returns) UnwatchRun(mv->id);  // its own writes are no news
     env_->Alongside(
         [&] {
-          if (!runs.empty()) begun = BeginIntakes(env_, layout_, runs[0], &full);
-          if (!returns.empty()) written = BeginReturns(env_, layout_, returns);
+          env_->Alongside(
+              [&] {
+                if (!runs.empty()) begun = BeginIntakes(env_, layout_, runs[0], &full);
+              },
+              [&] {
+                if (!returns.empty()) written = BeginReturns(env_, layout_, returns);
+              });
         },
         [&] { committed = CommitRecords(nullptr, b.flush); });
     if (!committed.ok()) {

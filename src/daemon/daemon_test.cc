@@ -438,8 +438,10 @@ TEST_F(ReturnBesideLaunchTest, AMoveAfterTheLaunchIsRenamedBeforeIt) {
     locks[id] = fork();
     ASSERT_GE(locks[id], 0);
     if (locks[id] == 0) {
-      setpgid(0, 0);  // flock and its sleep, which holds the lock too: one group to end
-      execlp("flock", "flock", lock.c_str(), "sleep", "600", nullptr);
+      // flock alone holds the lock (-o: not its sleep), so the lock is gone once flock is
+      // reaped; the two are one group to end.
+      setpgid(0, 0);
+      execlp("flock", "flock", "-o", lock.c_str(), "sleep", "600", nullptr);
       _exit(127);
     }
   }
