@@ -454,15 +454,16 @@ Status Daemon::Commit() {
     Status begun = Status::Ok(), committed = Status::Ok();
     std::vector<Status> written;
     for (const Move* mv : returns) UnwatchRun(mv->id);  // its own writes are no news
+    auto intake = [&] { begun = BeginIntakes(env_, layout_, runs[0], &full); };
+    auto ret = [&] { written = BeginReturns(env_, layout_, returns); };
     env_->Alongside(
         [&] {
-          env_->Alongside(
-              [&] {
-                if (!runs.empty()) begun = BeginIntakes(env_, layout_, runs[0], &full);
-              },
-              [&] {
-                if (!returns.empty()) written = BeginReturns(env_, layout_, returns);
-              });
+          if (runs.empty())
+            ret();
+          else if (returns.empty())
+            intake();
+          else
+            env_->Alongside(intake, ret);  // a thread more only when both wait
         },
         [&] { committed = CommitRecords(nullptr, b.flush); });
     if (!committed.ok()) {
