@@ -323,8 +323,8 @@ def unsynced_by_calls(calls, upto=None):
             if p[0] == "moved" and p[4] and not p[2]:
                 raise ValueError(f"call {n} ({calls[n]}) fsynced the old directory of the rename "
                                  f"of {p[3]} to {p[1]} before its new one")
-        pending = [p for p in pending
-                   if not ((p[0] in ("dir", "name") and p[2]) or (p[0] == "moved" and p[2] and p[4]))]
+        pending = [p for p in pending if not ((p[0] in ("dir", "name") and p[2])
+                                              or (p[0] == "moved" and p[2] and p[4]))]
     return [tuple(p) for p in pending]
 
 

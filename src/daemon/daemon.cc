@@ -428,8 +428,10 @@ Status Daemon::Commit() {
   if (Status s = SyncIntakes(); !s.ok()) return s;  // none left by a batch before, as a rule
   const std::vector<std::vector<const Intake*>> runs = IntakeRuns(intakes);
   std::vector<Status> full;
-  struct Forget {  // the batch's acts go with this call (not returns_unsynced_: a later batch's
-    Daemon& d;     // launch must still sync returned/ first)
+  // The batch's acts go with this call; returns_unsynced_ stays (a later batch's launch must
+  // still sync returned/ first).
+  struct Forget {
+    Daemon& d;
     ~Forget() {
       d.returns_written_.clear();
       d.rename_later_.clear();

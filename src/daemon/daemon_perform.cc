@@ -154,15 +154,24 @@ Status Daemon::PerformKill(const Kill& x) {
   return Status::Ok();
 }
 
+namespace {
+
+// A return to deliver to its mission's notify.dir.
+bool Notifies(const Move& x) {
+  return x.notify_dir && x.to == Phase::kReturned && x.files.count("return.json");
+}
+
+}  // namespace
+
 Status Daemon::PerformMoveAction(const Move& x) {
   // Its files written beside the batch's records (BeginReturns): their status, the rename left.
   auto begun = returns_written_.find(&x);
   const bool written = begun != returns_written_.end();
   if (written && !begun->second.ok()) return begun->second;
-  if (x.from == Phase::kRunning) UnwatchRun(x.id);
-  const bool notify = x.notify_dir && x.to == Phase::kReturned && x.files.count("return.json");
   if (renamed_early_.count(&x)) return Status::Ok();  // renamed before a launch
   if (rename_later_.count(&x)) return RenameUnsynced(x);
+  if (x.from == Phase::kRunning) UnwatchRun(x.id);
+  const bool notify = Notifies(x);
   // The pending record is written before the move, so a crash in between still delivers later.
   Status s = notify ? outbox_.Record(x.id, *x.notify_dir, "pending delivery") : Status::Ok();
   if (s.ok()) s = PerformMove(env_, layout_, x, written);
@@ -211,7 +220,7 @@ Status Daemon::RenameBeforeLaunch(const std::vector<const Action*>& left, size_t
 
 Status Daemon::RenameUnsynced(const Move& mv) {
   UnwatchRun(mv.id);
-  const bool notify = mv.notify_dir && mv.files.count("return.json");
+  const bool notify = Notifies(mv);
   if (notify)
     if (Status s = outbox_.Record(mv.id, *mv.notify_dir, "pending delivery"); !s.ok()) return s;
   Status s =

@@ -4,10 +4,9 @@
 // injected by a FaultEnv at the first mutating call after Start.
 #include "daemon/daemon.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
