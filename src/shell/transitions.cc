@@ -315,8 +315,8 @@ Status SyncCutLaunches(Env* env, const Layout& l) {
   std::vector<std::string> dirs;  // each directory (no file, no link: recovery says what they are)
   for (const Env::DirEntry& e : *entries)
     if (e.dir && e.name[0] != '.') dirs.push_back(running + "/" + e.name);
-  // returned/ before running/: a return renamed before a launch's first wait (hangard's
-  // RenameBeforeLaunch) has its new name made durable before its old one goes.
+  // returned/ before running/: a return renamed without a sync for a launch's waits to make
+  // durable (hangard's RenameUnsynced) has its new name made durable before its old one goes.
   if (Status s = env->SyncDirs({l.StateDir(Phase::kReturned)}, ""); !s.ok()) return s;
   return SyncLaunched(env, l, std::move(dirs));
 }
