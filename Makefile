@@ -84,6 +84,7 @@ bin/hangar-egress: $(BUILD)/src/launch/egress_main.o $(BUILD)/libhangar.a
 bin/hangar-confine: $(BUILD)/src/launch/confine_main.o $(BUILD)/src/launch/confine.o \
                     $(BUILD)/src/launch/confined_exec.o \
                     $(BUILD)/src/shell/landlock.o $(BUILD)/src/shell/namespace_sandbox.o \
+                    $(BUILD)/src/shell/network_namespace.o \
                     $(BUILD)/src/kernel/path_norm.o
 	@mkdir -p bin
 	$(CXX) $(CXXFLAGS) -static $^ -o $@ -lseccomp

@@ -258,8 +258,9 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
     const Launch& x = *ls[i];
     if (x.plan.launcher != "direct") return;
     if (Launcher* launcher = engines_.For(x.plan.launcher))
-      (*begun)[i] = launcher->Begin(layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json",
-                                    x.plan_sha256, x.plan_text);
+      (*begun)[i] =
+          launcher->Begin(x.plan, layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json",
+                          x.plan_sha256, x.plan_text);
   };
   // Returns renamed without a sync (RenameUnsynced): returned/ in the first wait, running/ in the
   // closing sync, which comes only once that wait is over.

@@ -1,6 +1,7 @@
 #include "launch/drone_exec.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -95,6 +96,10 @@ bool OnlyThread() {
   if (int e = SetDroneLimits(spec.processes, spec.file_mb, spec.memory_mb); e != 0) {
     errno = e;
     fail(Step::kLimits);
+  }
+  if (spec.net >= 0) {
+    if (setns(spec.net, CLONE_NEWNET) != 0) fail(Step::kNetwork);
+    close(spec.net);
   }
   if (int e = BecomeDroneUser(spec.uid, spec.gid); e != 0) {
     errno = e;

@@ -22,7 +22,17 @@ struct ConfineArgs;  // launch/confined_exec.h
 
 // What the drone's child process reports through a close-on-exec pipe when it fails between fork
 // and exec: which step, and errno. Nothing arrives when exec succeeded.
-enum class Step : int { kGroup, kDeathSignal, kStdio, kRoom, kExec, kLimits, kUser, kClose };
+enum class Step : int {
+  kGroup,
+  kDeathSignal,
+  kStdio,
+  kRoom,
+  kExec,
+  kLimits,
+  kUser,
+  kClose,
+  kNetwork
+};
 struct StepFailure {
   Step step;
   int error;
@@ -43,6 +53,11 @@ struct DroneSpec {
   // Engine "namespaces": hangar-confine's arguments (exe and argv run it), which the child then
   // follows itself, without the exec; null: execve(exe, argv, envp).
   const ConfineArgs* confined = nullptr;
+  // With CONFINED whose sandbox cuts the network: a network namespace made for this drone alone
+  // (shell/network_namespace.h), entered before the change of user (setns needs the host's
+  // CAP_SYS_ADMIN) and closed; the sandbox then makes none (NamespaceSandbox::network_entered).
+  // -1: the sandbox makes its own.
+  int net = -1;
 };
 
 // Every signal to its default disposition, by the kernel's own call: glibc's sigaction(2) refuses
@@ -52,7 +67,8 @@ void DefaultEverySignal();
 
 // Runs in the forked child: default signal dispositions (DefaultEverySignal), its own session (and
 // so its own process group, and no controlling terminal), PR_SET_PDEATHSIG, stdio, the inherited
-// descriptors' FD_CLOEXEC cleared, cwd = the room, an empty signal mask, then execve. Writes a
+// descriptors' FD_CLOEXEC cleared, cwd = the room, the limits, spec.net entered, the user, an
+// empty signal mask, then execve. Writes a
 // StepFailure to REPORT on error. With spec.confined, in place of execve: every descriptor closed
 // but stdio and the inherited ones (REPORT too, as the exec would: from there on a failure is said
 // on stderr and by the exit status, 126 or 127, as by hangar-confine), the name "hangar-confine"

@@ -4,6 +4,7 @@
 
 #include "launch/direct_launcher.h"
 #include "launch/engine_launcher.h"
+#include "launch/sandbox_command.h"
 #include "shell/scan.h"
 
 namespace hangar {
@@ -17,8 +18,9 @@ class DirectLauncher : public Launcher {
   DirectLauncher(Env* env, std::string shim, ShimZygote* zygote)
       : env_(env), shim_(std::move(shim)), zygote_(zygote) {}
 
-  Status Start(const Plan&, const std::string& plan_file, const std::string& sha256) override {
-    return zygote_ ? zygote_->Start(plan_file, sha256) : StartShim(shim_, plan_file, sha256);
+  Status Start(const Plan& plan, const std::string& plan_file, const std::string& sha256) override {
+    return zygote_ ? zygote_->Start(plan_file, sha256, SandboxCutsNetwork(plan))
+                   : StartShim(shim_, plan_file, sha256);
   }
 
   // The zygote's begun request, kept (ShimZygote::Begun).
@@ -27,10 +29,11 @@ class DirectLauncher : public Launcher {
     ShimZygote::Begun request;
   };
 
-  std::unique_ptr<Begun> Begin(const std::string& plan_file, const std::string& sha256,
-                               const std::string& plan_text) override {
+  std::unique_ptr<Begun> Begin(const Plan& plan, const std::string& plan_file,
+                               const std::string& sha256, const std::string& plan_text) override {
     if (!zygote_) return nullptr;
-    std::optional<ShimZygote::Begun> b = zygote_->Begin(plan_file, sha256, plan_text);
+    std::optional<ShimZygote::Begun> b =
+        zygote_->Begin(plan_file, sha256, plan_text, SandboxCutsNetwork(plan));
     return b ? std::make_unique<ZygoteBegun>(std::move(*b)) : nullptr;
   }
 

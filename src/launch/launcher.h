@@ -45,7 +45,7 @@ class Launcher {
   struct Begun {
     virtual ~Begun() = default;
   };
-  virtual std::unique_ptr<Begun> Begin(const std::string& /*plan_file*/,
+  virtual std::unique_ptr<Begun> Begin(const Plan& /*plan*/, const std::string& /*plan_file*/,
                                        const std::string& /*sha256*/,
                                        const std::string& /*plan_text*/) {
     return nullptr;

@@ -35,6 +35,11 @@ std::string NotExecutableBy(const std::string& program, const Plan& plan) {
   return "";
 }
 
+// The sandbox cuts the drone's network: any network but "host".
+bool CutsNetwork(const Plan& plan) {
+  return plan.network != "host";
+}
+
 }  // namespace
 
 Result<std::string> PlanProgram(const Plan& plan) {
@@ -81,6 +86,10 @@ Status HandOverRoom(const Plan& plan) {
   return Status::Ok();
 }
 
+bool SandboxCutsNetwork(const Plan& plan) {
+  return plan.sandbox.engine == "namespaces" && CutsNetwork(plan);
+}
+
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
                                     const std::string& confine, int kernel_abi) {
   if (plan.sandbox.engine == "none") {
@@ -108,7 +117,7 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
   spec.writes.assign(plan.sandbox.write.begin() + 1, plan.sandbox.write.end());
   if (!plan.last_message.empty() && !PathInside(plan.last_message, plan.room))
     spec.last_message = plan.last_message;
-  spec.cut_network = plan.network != "host";
+  spec.cut_network = CutsNetwork(plan);
   if (plan.network == "egress") {
     spec.egress_socket = plan.egress.socket;
     spec.forwarder = plan.egress.forwarder;

@@ -37,6 +37,11 @@ using DroneCommand = SandboxedCommand;
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
                                     const std::string& confine, int kernel_abi);
 
+// Whether the plan's drone gets a network namespace made for it by a sandbox of engine
+// "namespaces": the engine named, and the network cut (any but "host"). What a request to the shim
+// zygote asks one made ahead for (launch/shim_zygote.h).
+bool SandboxCutsNetwork(const Plan& plan);
+
 // hangar-confine beside the running program (/proc/self/exe).
 std::string ConfineProgram();
 

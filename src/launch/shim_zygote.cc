@@ -20,6 +20,7 @@
 #include "env/file_batches.h"
 #include "env/nofollow.h"
 #include "launch/direct_launcher.h"
+#include "launch/network_pool.h"
 #include "launch/shim_start.h"
 #include "launch/supervisor.h"
 
@@ -31,6 +32,8 @@ namespace {
 constexpr char kForkedTitle[] = "--forked";
 // A request: the plan's file and sha256, one line each, at most this long.
 constexpr size_t kMaxRequest = 8192;
+// Network namespaces made ahead: two, for a batch's two launches at slots 2.
+constexpr size_t kNetworksAhead = 2;
 
 void Close(int* fd) {
   if (*fd >= 0) close(*fd);
@@ -131,6 +134,11 @@ bool MakeAnswer(UniqueFd* report, UniqueFd* answer, UniqueFd* theirs) {
   return true;
 }
 
+// A request's text: PLAN_FILE and SHA256, one line each, and "net" when NETWORK.
+std::string Request(const std::string& plan_file, const std::string& plan_sha256, bool network) {
+  return plan_file + "\n" + plan_sha256 + "\n" + (network ? "net\n" : "");
+}
+
 void Say(const std::string& line) {
   const std::string text = "hangar-shim: --zygote: " + line + "\n";
   (void)!write(STDERR_FILENO, text.data(), text.size());
@@ -151,7 +159,8 @@ char* title = nullptr;
 
 // The child of the zygote: from here on the launch's shim. Never returns.
 // PLAN: a begun launch's plan (its bytes; the child waits for hangard's go on ANSWER), or -1.
-[[noreturn]] void RunChild(int report, int answer, int plan, const std::string& plan_file,
+// NET: a network namespace made ahead for this launch alone (NetworkPool), or -1.
+[[noreturn]] void RunChild(int report, int answer, int plan, int net, const std::string& plan_file,
                            const std::string& plan_sha256) {
   // Taken, before anything else: hangard starts no other shim for this launch from now on. With
   // it a pidfd of this process, so that hangard can tell when it has ended should the zygote,
@@ -171,14 +180,16 @@ char* title = nullptr;
       dup2(report, STDERR_FILENO) < 0)
     _exit(kShimNotStarted);
   // The signal mask and dispositions are then a fresh hangar-shim's; every other descriptor (the
-  // zygote's, the other launches' answers) RunShim closes first.
+  // zygote's, the other launches' answers, the namespaces made ahead for other launches) RunShim
+  // closes first.
   signal(SIGPIPE, inherited_sigpipe);
-  _exit(plan >= 0 ? RunShimBegun(plan_file, plan_sha256, plan, answer)
-                  : RunShim(plan_file, plan_sha256));
+  _exit(plan >= 0 ? RunShimBegun(plan_file, plan_sha256, plan, answer, net)
+                  : RunShim(plan_file, plan_sha256, net));
 }
 
-// Takes one request off STDIN: forks its child, or refuses it. False at the end of the stream.
-bool TakeRequest(std::vector<Child>* children) {
+// Takes one request off STDIN: forks its child (with a namespace of POOL, when the request asks
+// and one is ready), or refuses it. False at the end of the stream.
+bool TakeRequest(std::vector<Child>* children, NetworkPool* pool) {
   char buf[kMaxRequest + 1];
   iovec iov{buf, sizeof buf};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)];
@@ -195,18 +206,21 @@ bool TakeRequest(std::vector<Child>* children) {
   const std::string in(buf, size_t(n));
   const size_t a = in.find('\n');
   const size_t b = a == std::string::npos ? a : in.find('\n', a + 1);
+  const std::string rest = b == std::string::npos ? "" : in.substr(b + 1);
   if ((fds.size() != 2 && fds.size() != 3) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-      b == std::string::npos || b + 1 != in.size() || a == 0 || b == a + 1) {
-    Say("refused a request: expected PLAN_FILE and SHA256, one line each, with two descriptors "
-        "(or three: a begun launch)");
+      b == std::string::npos || (!rest.empty() && rest != "net\n") || a == 0 || b == a + 1) {
+    Say("refused a request: expected PLAN_FILE and SHA256, one line each (then \"net\", or "
+        "nothing), with two descriptors (or three: a begun launch)");
     for (int fd : fds) close(fd);
     return true;
   }
   const int report = fds[0], answer = fds[1], plan = fds.size() == 3 ? fds[2] : -1;
+  const int net = rest.empty() ? -1 : pool->Take();  // the child's alone from the fork on
   pid_t pid = fork();
-  if (pid == 0) RunChild(report, answer, plan, in.substr(0, a), in.substr(a + 1, b - a - 1));
+  if (pid == 0) RunChild(report, answer, plan, net, in.substr(0, a), in.substr(a + 1, b - a - 1));
   close(report);
   if (plan >= 0) close(plan);
+  if (net >= 0) close(net);
   if (pid < 0) {
     Say("cannot fork a shim: " + std::string(std::strerror(errno)));
     close(answer);  // not taken: hangard starts one cold
@@ -255,8 +269,19 @@ int RunShimZygote(char* mode_arg) {
   // zygote was given, as a shim started cold has.
   inherited_sigpipe = signal(SIGPIPE, SIG_IGN);
   std::vector<Child> children;
+  NetworkPool pool(kNetworksAhead);
   bool open = true;
   while (open || !children.empty()) {
+    // Namespaces made while no request waits: a request never waits for one.
+    for (pollfd in{STDIN_FILENO, POLLIN, 0}; open && poll(&in, 1, 0) == 0;) {
+      std::string why;
+      const NetworkPool::Made made = pool.MakeOne(&why);
+      if (made == NetworkPool::Made::kStuck) {
+        Say(why + "; ending (launches start cold)");
+        return 1;
+      }
+      if (made != NetworkPool::Made::kOne) break;
+    }
     std::vector<pollfd> p;
     p.push_back({open ? STDIN_FILENO : -1, POLLIN, 0});
     for (const Child& c : children) {
@@ -281,7 +306,7 @@ int RunShimZygote(char* mode_arg) {
       if ((c.pidfd < 0 || (p[1 + 2 * i].revents & POLLIN)) && Reap(&c)) c.pid = -1;
     }
     std::erase_if(children, [](const Child& c) { return c.pid < 0; });
-    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) open = TakeRequest(&children) && open;
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) open = TakeRequest(&children, &pool) && open;
   }
   return 0;
 }
@@ -372,7 +397,7 @@ std::string ShimZygote::ReleaseLocked() {
 
 std::optional<ShimZygote::Begun> ShimZygote::Begin(const std::string& plan_file,
                                                    const std::string& plan_sha256,
-                                                   const std::string& plan_text) {
+                                                   const std::string& plan_text, bool network) {
   if (plan_file.find('\n') != std::string::npos || plan_sha256.find('\n') != std::string::npos)
     return std::nullopt;
   // Never waited for: a zygote another launch is starting or asking, or one that is not running
@@ -385,7 +410,7 @@ std::optional<ShimZygote::Begun> ShimZygote::Begin(const std::string& plan_file,
   Begun b;
   UniqueFd theirs;
   if (!MakeAnswer(&b.report, &b.answer, &theirs)) return std::nullopt;
-  if (SendWithFds(control_, plan_file + "\n" + plan_sha256 + "\n",
+  if (SendWithFds(control_, Request(plan_file, plan_sha256, network),
                   {b.report.get(), theirs.get(), plan.get()}, /*wait=*/false) != 0)
     return std::nullopt;
   b.asked = pid_;
@@ -393,7 +418,7 @@ std::optional<ShimZygote::Begun> ShimZygote::Begin(const std::string& plan_file,
 }
 
 Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_sha256,
-                         std::optional<Begun> begun) {
+                         std::optional<Begun> begun, bool network) {
   const bool one_line =
       plan_file.find('\n') == std::string::npos && plan_sha256.find('\n') == std::string::npos;
   UniqueFd report, answer, theirs;
@@ -408,7 +433,7 @@ Status ShimZygote::Start(const std::string& plan_file, const std::string& plan_s
     (void)MakeAnswer(&report, &answer, &theirs);  // none made: not asked, started cold below
   }
   if (!begun && answer.get() >= 0) {
-    const std::string request = plan_file + "\n" + plan_sha256 + "\n";
+    const std::string request = Request(plan_file, plan_sha256, network);
     std::lock_guard<std::mutex> lock(mu_);
     // A zygote that ended, or is stuck, is started anew, once, and asked again.
     for (int tries = 0; tries < 2 && !sent && ReadyLocked(); ++tries) {

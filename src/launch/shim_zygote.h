@@ -6,9 +6,10 @@
 // the shim `hangar-shim PLAN_FILE SHA256` would be, without an exec.
 //
 // The protocol. The zygote's stdin is a unix SOCK_SEQPACKET socket whose other end only hangard
-// holds (no process can open it through /proc). A request is one message, "PLAN_FILE\nSHA256\n",
-// carrying two descriptors: the anonymous file (memfd) the first process's stdout and stderr go
-// to, and the zygote's end of a socket pair made for this launch (the answer). The zygote forks;
+// holds (no process can open it through /proc). A request is one message, "PLAN_FILE\nSHA256\n"
+// (and "net\n", below), carrying two descriptors: the anonymous file (memfd) the first process's
+// stdout and stderr go to, and the zygote's end of a socket pair made for this launch (the
+// answer). The zygote forks;
 // the child sends "y" (taken) on the answer before anything else, with a pidfd of itself, and
 // from then on it is the launch's shim; when the child has ended, the zygote reaps it and sends
 // "s STATUS" (its wait status, decimal) on the answer and closes it. hangard closing its end of the
@@ -26,6 +27,18 @@
 // the child, should it see the end of the stream first, ends having run nothing. So no drone runs
 // before its records are durable, as when the zygote learns the plan only then (a request
 // without the third descriptor, Start's own).
+//
+// Network namespaces made ahead (shell/network_namespace.h). A drone whose sandbox of engine
+// "namespaces" cuts the network gets a network namespace of its own with its loopback up; making
+// one is some 0.6 ms of the launch's path. A zygote that may (root: CAP_SYS_ADMIN) keeps two made
+// ahead, made while no request waits, and a request whose third line is "net" gives its child the
+// oldest: the child is then the only holder of that namespace, the zygote's copy closed at the
+// fork, and its drone enters it before it leaves the host's user namespace (DroneSpec::net; a
+// namespace given once, so no two drones share a loopback). With none
+// ready (a user's zygote, or requests faster than it makes them), the sandbox makes its own, as
+// without the line. A zygote that could not return to its own network namespace after making one
+// ends (its children would start supervisors and egress proxies cut off): launches start cold
+// until hangard starts another.
 #pragma once
 
 #include <sys/types.h>
@@ -57,8 +70,10 @@ class ShimZygote {
   // is not running, and started anew when it has ended). A launch the zygote did not take (it
   // ended, or its child said nothing within 10 s: killed) starts a shim cold, so a zygote that
   // died fails no launch; one it took is decided by the child's report as a cold start's is.
-  Status Start(const std::string& plan_file, const std::string& plan_sha256) {
-    return Start(plan_file, plan_sha256, std::nullopt);
+  // NETWORK: the plan's drone will enter a network namespace made ahead, when the zygote has one
+  // (the request's third line; see the protocol above).
+  Status Start(const std::string& plan_file, const std::string& plan_sha256, bool network = false) {
+    return Start(plan_file, plan_sha256, std::nullopt, network);
   }
 
   // A launch begun: its request sent, the answer kept. Destroyed without Start, it is withdrawn.
@@ -71,12 +86,13 @@ class ShimZygote {
   // another thread is starting or asking, one not running or not taking the request at once:
   // nullopt, and the launch is Start's, whole). Called by hangard's loop.
   std::optional<Begun> Begin(const std::string& plan_file, const std::string& plan_sha256,
-                             const std::string& plan_text);
+                             const std::string& plan_text, bool network = false);
   // Start for a launch BEGUN (when given): its records now durable, the child told to go; the
   // same answers as Start. A child that did not take it (the zygote ended first) leaves the launch
   // to a cold start, as in Start.
+  // NETWORK as above, for a launch not begun (a begun one's request said it).
   Status Start(const std::string& plan_file, const std::string& plan_sha256,
-               std::optional<Begun> begun);
+               std::optional<Begun> begun, bool network = false);
 
   // Starts the zygote now when it is not running (hangard's start calls it: the first launch
   // then finds it ready). False when it cannot be started; launches then start cold.

@@ -101,8 +101,9 @@ int AwaitReport(int fd, const std::string& id) {
 class Supervisor {
  public:
   // EARLY: the drone's command, when it was made before the launch's go (RunShimBegun).
-  Supervisor(const Plan& plan, int report, std::optional<Result<DroneCommand>> early)
-      : plan_(plan), report_(report), early_(std::move(early)) {}
+  // NET: RunShim's; the drone's, or closed once the drone is forked.
+  Supervisor(const Plan& plan, int report, std::optional<Result<DroneCommand>> early, int net)
+      : plan_(plan), report_(report), early_(std::move(early)), net_(net) {}
   int Run();
 
  private:
@@ -129,6 +130,7 @@ class Supervisor {
   std::optional<int> drone_status_;
   ExitInfo exit_;
   pid_t egress_ = -1;
+  int net_ = -1;
 };
 
 int Supervisor::Run() {
@@ -280,6 +282,10 @@ Result<pid_t> Supervisor::SpawnDrone() {
     if (std::string bad = ParseConfineArgs(argc, spec.argv.data(), &confined); !bad.empty())
       return Status::Invalid("the drone's sandbox command: " + bad);
     spec.confined = &confined;
+    if (net_ >= 0 && confined.sandbox && confined.sandbox->cut_network) {
+      spec.net = net_;
+      confined.sandbox->network_entered = true;
+    }
   }
 
   int p[2];
@@ -293,6 +299,8 @@ Result<pid_t> Supervisor::SpawnDrone() {
   }
   if (pid == 0) ExecDrone(spec, p[1]);
   close(p[1]);
+  if (net_ >= 0) close(net_);  // the drone's now, or of no use: one drone a namespace
+  net_ = -1;
   StepFailure f{};
   ssize_t n;
   do n = read(p[0], &f, sizeof f);
@@ -314,6 +322,8 @@ Result<pid_t> Supervisor::SpawnDrone() {
     case Step::kUser:
       return Status::Errno("change to the drone's user (uid " + std::to_string(plan_.uid) + ")",
                            f.error);
+    case Step::kNetwork:
+      return Status::Errno("enter the drone's network namespace", f.error);
     case Step::kClose:
       return Status::Errno("close the supervisor's descriptors in the drone's process", f.error);
     case Step::kExec:
@@ -555,7 +565,7 @@ Result<Plan> DirectOnly(Result<Plan> plan, const std::string& plan_file) {
 }
 
 // The first process, with the plan loaded: forks the supervisor and waits for its report.
-int ForkSupervisor(const Plan& plan, std::optional<Result<DroneCommand>> early) {
+int ForkSupervisor(const Plan& plan, std::optional<Result<DroneCommand>> early, int net) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     WriteText(2, "hangar-shim: " + Status::Errno("create a pipe", errno).message() + "\n");
@@ -568,11 +578,12 @@ int ForkSupervisor(const Plan& plan, std::optional<Result<DroneCommand>> early) 
   }
   if (pid > 0) {
     close(p[1]);
+    if (net >= 0) close(net);  // the supervisor's
     return AwaitReport(p[0], plan.id);
   }
   close(p[0]);
   setsid();  // no longer in hangard's session or process group: its signals are not ours
-  return Supervisor(plan, p[1], std::move(early)).Run();
+  return Supervisor(plan, p[1], std::move(early), net).Run();
 }
 
 // Waits for hangard's go on GO: true on "g"; false at the end of the stream or a reset (hangard
@@ -597,19 +608,20 @@ bool CommandBeforeGo(const Plan& plan) {
          (plan.last_message.empty() || PathInside(plan.last_message, plan.room));
 }
 
-int RunShim(const std::string& plan_file, const std::string& plan_sha256) {
-  SanitizeDescriptors();
+int RunShim(const std::string& plan_file, const std::string& plan_sha256, int net) {
+  SanitizeDescriptors(net >= 0 ? std::vector<int>{net} : std::vector<int>{});
   Result<Plan> plan = LoadShimPlan(plan_file, plan_sha256);
   if (!plan.ok()) {
     WriteText(2, "hangar-shim: " + plan.status().message() + "\n");
     return kShimBadPlan;
   }
-  return ForkSupervisor(*plan, std::nullopt);
+  return ForkSupervisor(*plan, std::nullopt, net);
 }
 
-int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd,
-                 int go) {
-  SanitizeDescriptors({plan_fd, go});
+int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd, int go,
+                 int net) {
+  SanitizeDescriptors(net >= 0 ? std::vector<int>{plan_fd, go, net}
+                               : std::vector<int>{plan_fd, go});
   // At most 1 MiB, as a plan file is read; bytes that cannot be read fail the sha256.
   const std::string text = ReadCaptured(plan_fd, (1 << 20) + 1);
   close(plan_fd);
@@ -631,7 +643,7 @@ int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, i
     return kShimNotStarted;
   }
   close(go);
-  return ForkSupervisor(*plan, std::move(early));
+  return ForkSupervisor(*plan, std::move(early), net);
 }
 
 }  // namespace hangar

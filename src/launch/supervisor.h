@@ -28,7 +28,10 @@ inline constexpr int kShimBadPlan = 78;    // EX_CONFIG: the plan could not be r
 // not start). Without space for exit.json (ENOSPC, EDQUOT) it keeps the record and its lock and
 // tries again every second until the write succeeds: a full disk delays an end, never loses it.
 // Call once, from main, in a process that has no other threads.
-int RunShim(const std::string& plan_file, const std::string& plan_sha256);
+// NET: a network namespace made for this launch alone (the shim zygote's, launch/shim_zygote.h),
+// or -1. The drone enters it when its sandbox of engine "namespaces" cuts the network and its
+// child takes hangar-confine's steps itself (DroneSpec::net); otherwise it is closed unused.
+int RunShim(const std::string& plan_file, const std::string& plan_sha256, int net = -1);
 
 // RunShim for a launch begun before its records are durable (launch/shim_zygote.h, the zygote's
 // child of a begun request): the plan's bytes are in PLAN_FD (read from its start, then closed;
@@ -41,7 +44,9 @@ int RunShim(const std::string& plan_file, const std::string& plan_sha256);
 // end of the stream: hangard withdrew the launch, or ended) it returns kShimNotStarted, having run
 // nothing; with it, it goes on as RunShim, the command made. A plan refused returns kShimBadPlan at
 // once (hangard learns it after its go, as from RunShim).
-int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd, int go);
+// NET as RunShim's.
+int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd, int go,
+                 int net = -1);
 
 // Whether PLAN's drone command may be made before the launch's go: it depends on nothing the
 // supervisor makes first (a workspace's checkout in the room, the egress proxy's socket, a

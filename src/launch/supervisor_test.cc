@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -17,6 +18,7 @@
 #include "env/env.h"
 #include "launch/direct_launcher.h"
 #include "launch/drone_exec.h"
+#include "launch/sandbox_command.h"
 #include "launch/shim_path_testutil.h"
 #include "launch/shim_zygote.h"
 #include "launch/stop_policy.h"
@@ -170,10 +172,10 @@ class ShimTest : public ::testing::TestWithParam<int> {
     const size_t before = zygote_.taken();
     std::optional<ShimZygote::Begun> begun;
     if (GetParam() & 4) {
-      begun = zygote_.Begin(path, Sha256Hex(text), text);
+      begun = zygote_.Begin(path, Sha256Hex(text), text, SandboxCutsNetwork(p));
       EXPECT_TRUE(begun.has_value()) << "not begun";
     }
-    Status s = zygote_.Start(path, Sha256Hex(text), std::move(begun));
+    Status s = zygote_.Start(path, Sha256Hex(text), std::move(begun), SandboxCutsNetwork(p));
     EXPECT_EQ(zygote_.taken(), before + 1) << "the launch started cold, not through the zygote";
     return s;
   }
@@ -643,12 +645,62 @@ TEST_P(ShimTestSandbox, DroneIgnoringTermIsKilledAfterGrace) {
   EXPECT_FALSE(SupervisorAlive(run_));
 }
 
+// The network namespaces a root-run zygote makes ahead (launch/network_pool.h): a drone whose
+// sandbox cuts the network enters one the zygote held, none made in its place, and the next drone
+// another. Fails with the request's "net" line left out (the drone makes its own, which the zygote
+// never held) and with a namespace given twice (the two drones' are the same).
+// Engine "namespaces" through the zygote only (ShimTest's parameters 3 and 7).
+class ShimTestMadeAhead : public ShimTestSandbox {};
+
+TEST_P(ShimTestMadeAhead, ADroneEntersANetworkMadeAheadForItAlone) {
+  if (geteuid() != 0) GTEST_SKIP() << "a user's zygote makes no network namespace ahead";
+  ASSERT_TRUE(zygote_.Ready());
+  // The "net:[INODE]" namespaces the zygote holds, once it holds two.
+  auto held = [&] {
+    std::set<std::string> nets;
+    std::error_code ec;
+    for (const auto& fd :
+         fs::directory_iterator("/proc/" + std::to_string(zygote_.pid()) + "/fd", ec)) {
+      std::error_code gone;
+      const std::string to = fs::read_symlink(fd.path(), gone).string();
+      if (!gone && to.rfind("net:", 0) == 0) nets.insert(to);
+    }
+    return nets;
+  };
+  std::vector<std::string> entered;
+  for (int launch = 0; launch < 2; launch++) {
+    std::set<std::string> ahead;
+    const auto until = steady_clock::now() + std::chrono::seconds(30);
+    while ((ahead = held()).size() < 2 && steady_clock::now() < until)
+      std::this_thread::sleep_for(milliseconds(10));
+    ASSERT_EQ(ahead.size(), 2u) << "the zygote made no network namespaces ahead";
+    run_ = dir_ + "/run" + std::to_string(launch);  // each launch its own run directory
+    fs::create_directory(run_);
+    std::ofstream(run_ + "/prompt.md") << "reach the future\n";
+    Plan p =
+        MakeSandboxedPlan({"sh", "-c", "readlink /proc/self/ns/net; " + std::string(kNetDevices)});
+    p.network = "none";
+    ASSERT_TRUE(Start(p).ok());
+    EXPECT_EQ(AwaitExit().rc, 0) << Slurp(run_ + "/stderr");
+    std::istringstream out(Slurp(run_ + "/stdout"));
+    std::string ns, devices;
+    std::getline(out, ns);
+    std::getline(out, devices, '\0');
+    EXPECT_TRUE(ahead.count(ns)) << ns << " was not one the zygote held";
+    EXPECT_EQ(devices, "lo\n");
+    entered.push_back(ns);
+  }
+  EXPECT_NE(entered[0], entered[1]);
+  EXPECT_NE(entered[0], fs::read_symlink("/proc/self/ns/net").string());
+}
+
 std::string ColdOrZygote(const ::testing::TestParamInfo<int>& info) {
   return std::string(info.param & 1 ? "Zygote" : "Cold") + (info.param & 4 ? "Begun" : "") +
          (info.param & 2 ? "Namespaces" : "");
 }
 INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Values(0, 1, 5), ColdOrZygote);
 INSTANTIATE_TEST_SUITE_P(Start, ShimTestSandbox, ::testing::Values(0, 1, 2, 3, 5, 7), ColdOrZygote);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTestMadeAhead, ::testing::Values(3, 7), ColdOrZygote);
 
 }  // namespace
 }  // namespace hangar

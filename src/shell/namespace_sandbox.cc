@@ -4,14 +4,11 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/mount.h>
-#include <net/if.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -22,6 +19,7 @@
 #include <cstring>
 
 #include "kernel/path_norm.h"
+#include "shell/network_namespace.h"
 
 namespace hangar {
 
@@ -82,21 +80,6 @@ std::string MakeMountPoint(const std::string& path, bool directory) {
   if (fd < 0 && errno != EEXIST) return Cannot("make the mount point " + path, errno);
   if (fd >= 0) close(fd);
   return "";
-}
-
-std::string LoopbackUp() {
-  const int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return Cannot("open a socket to bring the loopback up", errno);
-  ifreq ifr{};
-  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
-  int rc = ioctl(s, SIOCGIFFLAGS, &ifr);
-  if (rc == 0) {
-    ifr.ifr_flags = short(ifr.ifr_flags | IFF_UP);
-    rc = ioctl(s, SIOCSIFFLAGS, &ifr);
-  }
-  const int err = errno;
-  close(s);
-  return rc == 0 ? "" : Cannot("bring the loopback up", err);
 }
 
 // A wait status as an exit status: the code, or 128 + N for signal N (as a shell says it).
@@ -367,8 +350,12 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {
   signal(SIGTERM, SIG_IGN);
   signal(SIGINT, SIG_IGN);
   signal(SIGCHLD, SIG_DFL);
-  const int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID |
-                    (s.cut_network ? CLONE_NEWNET : 0);
+  // A network namespace entered before (network_entered) is checked, not made.
+  const bool make_net = s.cut_network && !s.network_entered;
+  if (s.cut_network && s.network_entered)
+    if (std::string why = OnlyLoopback(); !why.empty()) return why;
+  const int flags =
+      CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID | (make_net ? CLONE_NEWNET : 0);
   if (unshare(flags) != 0) return Cannot("unshare the sandbox's namespaces", errno);
   for (const auto& [file, text] :
        {std::pair<const char*, std::string>{"/proc/self/setgroups", "deny"},
@@ -378,7 +365,7 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {
         // is writable, before the machine is read-only.
         {"/proc/sys/user/max_user_namespaces", "0"}})
     if (std::string why = WriteFile(file, text); !why.empty()) return why;
-  if (s.cut_network)
+  if (make_net)
     if (std::string why = LoopbackUp(); !why.empty()) return why;
   // Nothing mounted here reaches the host (the tree's mounts are copies, shared until now).
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)

@@ -3,7 +3,8 @@
 // shell/bwrap_command.h writes, so that every guarantee the sandbox tests check holds for both:
 //
 //   user, mount, IPC and PID namespaces of its own, and a network namespace when the network is
-//   cut (its loopback up); the caller's uid and gid mapped to themselves; no nested user
+//   cut (its loopback up; made here, or made ahead for this drone alone and entered before:
+//   network_entered); the caller's uid and gid mapped to themselves; no nested user
 //   namespace (max_user_namespaces 0 in its own)
 //   the machine read-only, nosuid and nodev: one recursive mount_setattr(2) on a tree made
 //   private (no device node opens outside the sandbox's own /dev)
@@ -56,6 +57,12 @@ struct NamespaceSandbox {
     bool operator==(const Bind&) const = default;
   };
   bool cut_network = true;
+  // The network cut already: this process entered, before it left the host's user namespace, a
+  // network namespace made for it alone with its loopback up (shell/network_namespace.h; the shim
+  // zygote makes them ahead, launch/shim_zygote.h). None is made here; the one entered is refused
+  // unless it holds no interface but the loopback. Not on hangar-confine's command line: only the
+  // supervisor's child for the drone, which enters it, sets it.
+  bool network_entered = false;
   int64_t shm_bytes = 0;                // /dev/shm a tmpfs of this size; 0: a read-only directory
   std::vector<std::string> hide_dirs;   // each under an empty read-only tmpfs
   std::vector<std::string> hide_files;  // each under /dev/null, read-only

@@ -15,6 +15,7 @@
 
 #include "base/scratch_dir_testutil.h"
 #include "gtest/gtest.h"
+#include "shell/network_namespace.h"
 
 namespace hangar {
 namespace {
@@ -327,6 +328,67 @@ TEST_F(NamespaceSandboxRoom, TheDronesExitStatusComesBackWithSigchldIgnored) {
   Ran r = Run("exit 3", {}, true);
   if (skip_) GTEST_SKIP() << "no user namespaces here: " << r.err;
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3) << r.status << " " << r.err;
+}
+
+// Runs SCRIPT in the sandbox SPEC made in this process's forked child, as the supervisor's child
+// for a drone makes it (no hangar-confine executed), after entering NET (-1: none); why it refused
+// in *ERR.
+Ran RunEntered(NamespaceSandbox spec, int net, const std::string& script,
+               const std::string& err_file) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err, 2);
+    if (net >= 0 && setns(net, CLONE_NEWNET) != 0) _exit(100);
+    const std::string why = EnterNamespaceSandbox(spec);
+    if (!why.empty()) {
+      (void)!write(2, why.data(), why.size());
+      _exit(126);
+    }
+    execl("/bin/sh", "sh", "-c", script.c_str(), nullptr);
+    _exit(127);
+  }
+  Ran r;
+  waitpid(pid, &r.status, 0);
+  std::ifstream in(err_file);
+  std::stringstream text;
+  text << in.rdbuf();
+  r.err = text.str();
+  return r;
+}
+
+TEST_F(NamespaceSandboxRoom, ANetworkEnteredBeforeIsTheDronesAndMustBeCut) {
+  NamespaceSandbox spec;
+  spec.network_entered = true;
+  spec.binds = {{fd_, room_, true}};
+  spec.chdir = room_;
+  const std::string script =
+      "readlink /proc/self/ns/net > ns; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' > "
+      "interfaces";
+  // Said entered but not: the host's network is refused before anything runs (a host with an
+  // interface but the loopback).
+  bool host_has_more = false;
+  for (const auto& e : fs::directory_iterator("/sys/class/net"))
+    host_has_more = host_has_more || e.path().filename() != "lo";
+  if (host_has_more) {
+    Ran r = RunEntered(spec, -1, script, dir_ + "/err");
+    EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 126) << r.status << " " << r.err;
+    EXPECT_NE(r.err.find("the network is not cut: it has "), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(room_ + "/ns"));
+  }
+  // Entered (root): the drone is in that namespace, none made in its place, the loopback alone.
+  std::string why;
+  const int net = MakeNetworkNamespace(&why);
+  if (net == -1) GTEST_SKIP() << "no network namespace made ahead for this user: " << why;
+  ASSERT_GE(net, 0) << why;
+  struct stat made {};
+  ASSERT_EQ(fstat(net, &made), 0);
+  Ran r = RunEntered(spec, net, script, dir_ + "/err");
+  close(net);
+  if (r.err.find("cannot unshare") != std::string::npos) GTEST_SKIP() << r.err;
+  EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) << r.status << " " << r.err;
+  EXPECT_EQ(Read("ns"), "net:[" + std::to_string(made.st_ino) + "]\n");
+  EXPECT_EQ(Read("interfaces"), "lo\n");
 }
 
 }  // namespace
