@@ -267,13 +267,13 @@ def synced_dirs(kind, args):
     parents, a mkdir or a removal the parent, a maildir delivery DIR/new. An append fsyncs its
     directory only when it created the file, which the log does not say: not counted; the
     ...-visible calls and rename-later fsync nothing, write-files-dir-later its files but not their
-    directory; sync-dirs fsyncs each directory it names."""
+    directory; sync-dirs fsyncs each directory it names, sync-paths each file or directory."""
     if kind in ("write", "write-files", "create", "create-atomic", "maildir", "mkdir", "remove",
                 "remove-tree") and args:
         return {os.path.dirname(args[0])}
     if kind in ("rename", "rename-noreplace") and len(args) >= 2:
         return {os.path.dirname(args[0]), os.path.dirname(args[1])}
-    if kind == "sync-dirs":
+    if kind in ("sync-dirs", "sync-paths"):
         return set(args)
     return set()
 

@@ -277,8 +277,17 @@ Status Daemon::Dispatch(Signal first) {
       Say(o->id + ": its observation is set aside" + after);
     return Status::Ok();
   }
+  if (auto* e = std::get_if<DroneExited>(&first)) ExitRead(e->id);
+  if (auto* r = std::get_if<Recovered>(&first); r && r->phase == Phase::kRunning && r->exit)
+    ExitRead(r->id);
   follow_.push_back(std::move(first));
   return Drain();
+}
+
+void Daemon::ExitRead(const std::string& id) {
+  const std::string run = layout_.RunDir(id);
+  exits_unsynced_.push_back(run + "/exit.json");
+  exits_unsynced_.push_back(run);
 }
 
 void Daemon::BeginBatch() {
@@ -439,7 +448,9 @@ Status Daemon::Commit() {
       d.undelivered_.clear();
     }
   } forget{*this};
-  if (runs.empty() && returns.empty()) {
+  // The ends read since the last commit, durable beside the records (ExitRead).
+  const std::vector<std::string> exits = std::exchange(exits_unsynced_, {});
+  if (runs.empty() && returns.empty() && exits.empty()) {
     if (Status s = CommitRecords(nullptr, b.flush); !s.ok()) return s;
   } else {
     // While the lines, the entries and the anchor lines wait for the disk, the first run's drops
@@ -452,22 +463,25 @@ Status Daemon::Commit() {
     // records, so the record still comes before the act; a crash before the records leaves the
     // drop and the ended drone to be decided again, as a crash after them did. The intakes and
     // the returns share nothing either (the drops' directories, and running/ID): each goes beside
-    // the other as well, so a batch with both waits for the intake's three, not five.
-    Status begun = Status::Ok(), committed = Status::Ok();
+    // the other as well, so a batch with both waits for the intake's three, not five. So do the
+    // ends read since the last commit: their exit.json and run/ fsynced (ExitRead).
+    Status begun = Status::Ok(), committed = Status::Ok(), ended = Status::Ok();
     std::vector<Status> written;
     for (const Move* mv : returns) UnwatchRun(mv->id);  // its own writes are no news
-    auto intake = [&] { begun = BeginIntakes(env_, layout_, runs[0], &full); };
-    auto ret = [&] { written = BeginReturns(env_, layout_, returns); };
-    env_->Alongside(
-        [&] {
-          if (runs.empty())
-            ret();
-          else if (returns.empty())
-            intake();
-          else
-            env_->Alongside(intake, ret);  // a thread more only when both wait
-        },
-        [&] { committed = CommitRecords(nullptr, b.flush); });
+    // Each chain that waits beside the others, in the order FaultEnv runs them: a thread more
+    // only for a chain more.
+    std::vector<std::function<void()>> chains;
+    if (!runs.empty())
+      chains.push_back([&] { begun = BeginIntakes(env_, layout_, runs[0], &full); });
+    if (!returns.empty()) chains.push_back([&] { written = BeginReturns(env_, layout_, returns); });
+    if (!exits.empty()) chains.push_back([&] { ended = env_->SyncPaths(exits); });
+    std::function<void(size_t)> from = [&](size_t i) {
+      if (i + 1 == chains.size())
+        chains[i]();
+      else
+        env_->Alongside(chains[i], [&, i] { from(i + 1); });
+    };
+    env_->Alongside([&] { from(0); }, [&] { committed = CommitRecords(nullptr, b.flush); });
     if (!committed.ok()) {
       // The drops back into incoming/new at once, best effort; after a failed begin, the next
       // start's RecoverIntakes, as ever. A return.json written stays: the start removes it.
@@ -476,6 +490,7 @@ Status Daemon::Commit() {
       return committed;
     }
     if (!begun.ok()) return begun;
+    if (!ended.ok()) return ended;
     for (size_t i = 0; i < returns.size(); ++i) returns_written_[returns[i]] = written[i];
   }
   for (size_t k = 0; k < runs.size(); ++k) {

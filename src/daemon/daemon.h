@@ -241,6 +241,15 @@ class Daemon {
   // writes or tells anything (all but a log line, an observation or a warm read), or the batch's
   // end, first by SyncIntakes.
   Status SyncIntakes();
+  // A drone's end read from its run/exit.json (a DroneExited, or a running mission recovered with
+  // one): the supervisor wrote it visible, not durable (launch/supervisor.cc WriteExit), so the
+  // batch that decides it fsyncs the file and run/ (Env::SyncPaths) beside its records, where the
+  // intakes' and the returns' first steps go (Commit): one wait beside the records' two, where the
+  // supervisor's two fsyncs in a row lay between the drone's end and the next launch. A power loss
+  // before leaves no exit.json (or an empty one, read as none): the start then finds the drone
+  // lost, and records that, as one the power ended itself; what the records said of the end stays
+  // true of what hangard read.
+  void ExitRead(const std::string& id);
   // A return begun beside the records (returns_written_) whose batch launches after it is renamed
   // to returned/ without a sync (RenameLater), its notify outbox's "pending" record first
   // (RenameUnsynced): the launch fsyncs returned/ in its first wait and running/ in its closing
@@ -356,6 +365,7 @@ class Daemon {
   std::set<const Move*> renamed_early_;   // of those, renamed without a sync (RenameUnsynced)
   std::vector<const Move*> undelivered_;  // of those, with a notify.dir, not delivered yet
   bool returns_unsynced_ = false;         // returned/ and running/ to sync: see SyncReturns
+  std::vector<std::string> exits_unsynced_;  // see ExitRead
   int batching_ = 0;                   // BeginBatch calls not yet ended
   std::deque<Signal> follow_;          // signals waiting to be decided
   std::set<std::string> batch_names_;  // drops and requests taken since the last commit

@@ -332,6 +332,80 @@ TEST_F(DaemonTest, AReturnWrittenBesideRecordsThatFailIsNoReturn) {
   EXPECT_TRUE(again->stopped().empty()) << again->stopped();
 }
 
+// A drone's end is read from the exit.json its supervisor wrote visible, not durable
+// (launch/supervisor.cc WriteExit): the batch that decides it fsyncs the file and its run/ beside
+// its records (daemon.h ExitRead), before the mission's return. Read at the start (a mission
+// recovered with its end) and while hangard runs (the supervisor lets go of its lock).
+class EndReadTest : public DaemonTest {
+ protected:
+  // The call numbers of A's exit.json sync, of the first ledger append after it and of A's move
+  // to returned/, from the log.
+  void ExpectSynced() {
+    const std::string run = spool_ + "/running/A/run";
+    uint64_t synced = 0, recorded = 0, moved = 0;
+    std::ifstream in(log_);
+    for (std::string line; std::getline(in, line);) {
+      const uint64_t n = std::stoull(line);
+      auto has = [&](const std::string& w) { return line.find(w) != std::string::npos; };
+      if (!synced && has(" sync-paths " + run + "/exit.json " + run)) synced = n;
+      if (synced && !recorded && has(" append ") && has("/ledger/live/")) recorded = n;
+      if (has("rename") && has(" " + spool_ + "/running/A " + spool_ + "/returned/A")) moved = n;
+    }
+    const std::string calls = ReadAll(log_);
+    EXPECT_GT(synced, 0u) << "A's exit.json and run/ were not fsynced:\n" << calls;
+    EXPECT_GT(recorded, synced) << calls;  // beside the records: FaultEnv runs its chains first
+    EXPECT_GT(moved, recorded) << "A returned before its end was durable:\n" << calls;
+  }
+  const std::string spool_ = scratch_.path() + "/spool";
+  const std::string log_ = scratch_.path() + "/calls.log";
+  FaultEnv counting_{RealEnv(), FaultPlan{}};
+};
+
+TEST_F(EndReadTest, AnEndReadAtTheStartIsMadeDurableBesideItsRecords) {
+  EndedA(spool_);
+  ASSERT_TRUE(counting_.OpenLog(log_).ok());
+  std::unique_ptr<Daemon> d = Make("spool", "anchor", &counting_);
+  ASSERT_TRUE(d->Start().ok());
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }));
+  ExpectSynced();
+}
+
+TEST_F(EndReadTest, AnEndReadWhileRunningIsMadeDurableBesideItsRecords) {
+  EndedA(spool_);
+  const std::string run = spool_ + "/running/A/run";
+  std::filesystem::remove(run + "/exit.json");
+  // The supervisor's lock, held by a process of its own (as in ReturnBesideLaunchTest).
+  const pid_t holder = fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    setpgid(0, 0);
+    execlp("flock", "flock", "-o", (run + "/lock").c_str(), "sleep", "600", nullptr);
+    _exit(127);
+  }
+  struct Reap {
+    pid_t pid;
+    ~Reap() {
+      if (pid > 0 && kill(-pid, SIGKILL) == 0) waitpid(pid, nullptr, 0);
+    }
+  } reap{holder};
+  for (int i = 0; i < 500 && !SupervisorAlive(run); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(SupervisorAlive(run));
+  ASSERT_TRUE(counting_.OpenLog(log_).ok());
+  std::unique_ptr<Daemon> d = Make("spool", "anchor", &counting_);
+  ASSERT_TRUE(d->Start().ok());
+  ExitInfo e;
+  e.rc = 0;
+  e.started = e.ended = 1'800'000'000'000;
+  std::ofstream(run + "/.exit.json") << json::Write(e.ToJson());
+  std::filesystem::rename(run + "/.exit.json", run + "/exit.json");
+  kill(-holder, SIGKILL);  // the supervisor ends: its lock goes with it
+  waitpid(holder, nullptr, 0);
+  reap.pid = -1;
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }));
+  ExpectSynced();
+}
+
 // A return decided in the batch that launches the next mission is renamed without a sync of its
 // own (daemon.h RenameUnsynced): the launch's first wait fsyncs returned/ and its closing sync
 // running/, the new directory before the old, and the return is delivered to its notify.dir only

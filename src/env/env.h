@@ -182,6 +182,16 @@ class Env {
     (void)then;
     return Status::Ok();
   }
+  // fsync(2) of every file or directory of PATHS, concurrently (in no order among them), none
+  // followed when it is a symbolic link: what another process wrote there without a sync is then
+  // durable (a supervisor's exit.json, which it writes visible, and its run/: hangard makes them
+  // durable beside the records of the end it read there, daemon/daemon.h ExitRead). One mutating
+  // call; none when PATHS is empty. The error returned is that of the first path in PATHS's order
+  // that failed. The default does nothing: the default writes are durable already.
+  virtual Status SyncPaths(const std::vector<std::string>& paths) {
+    (void)paths;
+    return Status::Ok();
+  }
   // mkdir(2) with mode 0755, then fsync of the parent. Exists if it was there.
   virtual Status MakeDir(const std::string& path) = 0;
   // The same without the fsync: the directory is there for every reader, but a power loss may

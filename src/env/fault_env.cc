@@ -279,6 +279,14 @@ Status FaultEnv::SyncDirs(const std::vector<std::string>& dirs, const std::strin
                    [&] { return base_->SyncDirs(dirs, then); });
 }
 
+Status FaultEnv::SyncPaths(const std::vector<std::string>& paths) {
+  if (paths.empty()) return Status::Ok();
+  std::string rest;  // the log's ARGs: each path, the first as the call's path
+  for (size_t i = 1; i < paths.size(); ++i) rest += (rest.empty() ? "" : " ") + paths[i];
+  return Intercept({"sync-paths", "fsync " + paths.front(), paths.front(), rest},
+                   [&] { return base_->SyncPaths(paths); });
+}
+
 Status FaultEnv::MakeDir(const std::string& path) {
   return Intercept({"mkdir", "create directory " + path, path},
                    [&] { return base_->MakeDir(path); });

@@ -10,13 +10,15 @@
 // the SyncDirs, WriteFilesDirsLater and CreateExclusives of its parts, in turn, with no key after
 // a file that failed),
 // CreateFileAtomic, CreateExclusive, Rename, RenameNoReplace, RenameLater, SyncDirs (one call for
-// all its directories; none for an empty list), MakeDir, MakeDirVisible, Remove, RemoveTree,
-// AppendDurable (AppendTogether: one for each part, in turn), Truncate, WriteMaildir), each once,
-// whatever it returns; never a read
-// (FileSize, ReadAt, ReadFile, ListDir, ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its
-// Dir) nor Now, nor a LockExclusive (a lock is on no disk). Numbers start at 1 and are taken under
-// one lock, across threads. What is not counted: whatever the process changes without its Env (a
-// direct system call), and other processes (hangar-shim writes through its own RealEnv).
+// all its directories; none for an empty list), SyncPaths (the same), MakeDir, MakeDirVisible,
+// Remove, RemoveTree, AppendDurable (AppendTogether: one for each part, in turn), Truncate,
+// WriteMaildir), each once, whatever it returns; never a read (FileSize, ReadAt, ReadFile, ListDir,
+// ListEntries, Exists, Lstat, FilesystemOf, OpenDir and its Dir) nor Now, nor a LockExclusive (a
+// lock is on no disk). Numbers start at 1 and are taken under one lock, across threads. What is not
+// counted: whatever the process changes without its Env (a direct system call), and other processes
+// (hangar-shim writes through its own RealEnv; its exit.json, written visible, is made durable by
+// hangard's SyncPaths, which is counted, but a power loss here never takes that file back: the
+// sweep runs no supervisor under this Env).
 //
 // Power loss. Every mutating call of RealEnv but four fsyncs its data and directories before it
 // returns, so a finished call is on disk, and the unit of loss is the call: a power loss "during"
@@ -119,6 +121,7 @@ class FaultEnv : public Env {
   Status RenameNoReplace(const std::string& from, const std::string& to) override;
   Status RenameLater(const std::string& from, const std::string& to) override;
   Status SyncDirs(const std::vector<std::string>& dirs, const std::string& then) override;
+  Status SyncPaths(const std::vector<std::string>& paths) override;
   Status MakeDir(const std::string& path) override;
   Status MakeDirVisible(const std::string& path) override;
   Status Remove(const std::string& path) override;

@@ -337,6 +337,22 @@ class Real : public Env {
     return then.empty() ? Status::Ok() : FsyncPath(then);
   }
 
+  Status SyncPaths(const std::vector<std::string>& paths) override {
+    std::vector<Status> each(paths.size());
+    AtOnce(paths.size(), [&](size_t i) {
+      const int fd = open(paths[i].c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) {
+        each[i] = Status::Errno("open " + paths[i], errno);
+        return;
+      }
+      if (fsync(fd) != 0) each[i] = Status::Errno("fsync " + paths[i], errno);
+      close(fd);
+    });
+    for (const Status& s : each)
+      if (!s.ok()) return s;
+    return Status::Ok();
+  }
+
   Status MakeDir(const std::string& path) override {
     if (Status s = MakeDirVisible(path); !s.ok()) return s;
     return FsyncPath(Parent(path));

@@ -401,6 +401,24 @@ TEST(RealEnvSyncDirs, SaysTheFirstDirectoryThatFailed) {
   EXPECT_TRUE(RealEnv()->SyncDirs({}, dir.path() + "/gone-then").ok());
 }
 
+// SyncPaths: files and directories alike (a supervisor's exit.json and its run/); the error of the
+// first path that failed, a symbolic link refused (O_NOFOLLOW: a link in a run/ would fsync its
+// target and leave the name unsynced).
+TEST(RealEnvSyncPaths, SyncsFilesAndDirectoriesAndSaysTheFirstThatFailed) {
+  ScratchDir dir("syncpaths");
+  const std::string file = dir.path() + "/exit.json";
+  ASSERT_TRUE(RealEnv()->WriteFileVisible(dir.path(), "exit.json", "{}").ok());
+  EXPECT_TRUE(RealEnv()->SyncPaths({file, dir.path()}).ok());
+  EXPECT_TRUE(RealEnv()->SyncPaths({}).ok());
+  ASSERT_EQ(symlink(file.c_str(), (dir.path() + "/link").c_str()), 0);
+  Status s = RealEnv()->SyncPaths({file, dir.path() + "/gone", dir.path() + "/link"});
+  EXPECT_EQ(s.code(), Code::kNotFound);
+  EXPECT_NE(s.message().find("/gone"), std::string::npos) << s.message();
+  s = RealEnv()->SyncPaths({dir.path() + "/link", file});
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/link"), std::string::npos) << s.message();
+}
+
 // The lines and the ledger entries of one commit (daemon/daemon.cc, CommitRecords): each part
 // appended to its file, made when absent, with a status each; one that cannot be opened or is a
 // symbolic link fails alone.

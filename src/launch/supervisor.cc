@@ -503,9 +503,13 @@ void Supervisor::KillStragglers() {
 void Supervisor::WriteExit() {
   // A full disk (a drone may have filled it) must not lose the drone's end: the record is kept
   // here, the lock held (so hangard counts this supervisor alive), and written once space returns.
+  // Visible, not durable: hangard fsyncs it and run/ beside the records of the end it read there
+  // (Daemon::ExitRead), one wait on its side where this write's two were on every mission's path
+  // from the drone's end to the next launch. A power loss before that leaves no exit.json (or an
+  // empty one, which reads as none): the drone is lost, as when the power took the drone itself.
   const std::string text = json::WritePretty(exit_.ToJson());
   for (int waited_s = 0;; waited_s++) {
-    Status s = RealEnv()->WriteFileAtomic(plan_.run, "exit.json", text);
+    Status s = RealEnv()->WriteFileVisible(plan_.run, "exit.json", text);
     if (s.ok()) {
       if (waited_s > 0)
         Note("exit.json written after " + std::to_string(waited_s) + " s without space");
