@@ -48,7 +48,7 @@ mission_calls=$((returned_at - started))
 python3 - "$FLOG" <<'EOF' || fail "fault.log is malformed (above)"
 import re, sys
 calls = ("write|write-visible|write-files|write-files-dir-later|create-atomic|create|rename|"
-         "rename-noreplace|rename-later|sync-dirs|mkdir|mkdir-visible|remove|remove-tree|append|"
+         "rename-noreplace|rename-later|sync-dirs|sync-paths|mkdir|mkdir-visible|remove|remove-tree|append|"
          "truncate|maildir")
 n = 0
 for line in open(sys.argv[1]):
