@@ -284,7 +284,8 @@ def unsynced_by_calls(calls, upto=None):
     for a mkdir-visible whose parent no later call fsynced, "name" for a file of a
     write-files-dir-later whose directory no later call fsynced (its data is durable, its name
     not), "file" for every write-visible (its data was never fsynced; entry_synced when a later
-    call fsynced its directory), and "moved" for a rename-later whose directories no later call
+    call fsynced its directory; a later sync-paths of the file itself makes it a "name"), and
+    "moved" for a rename-later whose directories no later call
     both fsynced, its path the new name and its fourth field the old one (taken back by moving it
     back, the latest first). Paths follow the renames made after them (a directory moved from
     queued/ to running/ with what it holds). A rename-later stays "moved" until both its
@@ -313,6 +314,12 @@ def unsynced_by_calls(calls, upto=None):
                     p[1] = dst + p[1][len(src):]
             if kind == "rename-later":
                 pending.append(["moved", dst, False, src, False])
+        if kind == "sync-paths":
+            # A file written visible and fsynced itself since: its data is durable, its name
+            # once its directory is (a "name" from here on).
+            for p in pending:
+                if p[0] == "file" and p[1] in args:
+                    p[0] = "name"
         synced = synced_dirs(kind, args)
         for p in pending:
             if os.path.dirname(p[1]) in synced:

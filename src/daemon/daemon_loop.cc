@@ -238,8 +238,9 @@ Status Daemon::CheckSupervisors() {
 }
 
 Status Daemon::EngineEnded(const std::string& id, const ExitInfo& e) {
-  // Kept before it is decided on, as a supervisor's would be: a restart reads the same end.
-  Status s = env_->WriteFileAtomic(layout_.RunDir(id), "exit.json", json::WritePretty(e.ToJson()));
+  // Kept as a supervisor keeps it, visible, and made durable with the decision (ExitRead): a
+  // restart reads the same end, or, should a power loss take it back, asks the engine again.
+  Status s = env_->WriteFileVisible(layout_.RunDir(id), "exit.json", json::WritePretty(e.ToJson()));
   if (!s.ok()) return s;
   UnwatchRun(id);
   return Dispatch(DroneExited{id, e, env_->Now()});

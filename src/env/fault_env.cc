@@ -13,6 +13,13 @@ namespace hangar {
 
 namespace {
 
+// Every item of V but the first, separated by spaces: a log line's ARGs after the call's path.
+std::string AfterFirst(const std::vector<std::string>& v) {
+  std::string rest;
+  for (size_t i = 1; i < v.size(); ++i) rest += (rest.empty() ? "" : " ") + v[i];
+  return rest;
+}
+
 struct ErrnoName {
   const char* name;
   int value;
@@ -272,8 +279,8 @@ Status FaultEnv::RenameLater(const std::string& from, const std::string& to) {
 
 Status FaultEnv::SyncDirs(const std::vector<std::string>& dirs, const std::string& then) {
   if (dirs.empty()) return Status::Ok();
-  std::string rest;  // the log's ARGs: each directory, the first as the call's path, THEN last
-  for (size_t i = 1; i < dirs.size(); ++i) rest += (rest.empty() ? "" : " ") + dirs[i];
+  // The log's ARGs: each directory, the first as the call's path, THEN last.
+  std::string rest = AfterFirst(dirs);
   if (!then.empty()) rest += (rest.empty() ? "" : " ") + then;
   return Intercept({"sync-dirs", "fsync " + dirs.front(), dirs.front(), rest},
                    [&] { return base_->SyncDirs(dirs, then); });
@@ -281,9 +288,8 @@ Status FaultEnv::SyncDirs(const std::vector<std::string>& dirs, const std::strin
 
 Status FaultEnv::SyncPaths(const std::vector<std::string>& paths) {
   if (paths.empty()) return Status::Ok();
-  std::string rest;  // the log's ARGs: each path, the first as the call's path
-  for (size_t i = 1; i < paths.size(); ++i) rest += (rest.empty() ? "" : " ") + paths[i];
-  return Intercept({"sync-paths", "fsync " + paths.front(), paths.front(), rest},
+  // The log's ARGs: each path, the first as the call's path.
+  return Intercept({"sync-paths", "fsync " + paths.front(), paths.front(), AfterFirst(paths)},
                    [&] { return base_->SyncPaths(paths); });
 }
 

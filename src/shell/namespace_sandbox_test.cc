@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "base/scratch_dir_testutil.h"
@@ -118,22 +119,14 @@ struct Ran {
   std::string err;
 };
 
-// Runs hangar-confine --sandbox ARGS -- unix-deny PROGRAM..., inheriting FD (and, with
-// IGNORE_SIGCHLD, SIGCHLD ignored, as a careless caller could leave it).
-Ran RunConfine(const std::vector<std::string>& args, int fd, const std::string& err_file,
-               bool ignore_sigchld = false) {
-  std::vector<std::string> all = {Confine(), "--sandbox"};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
+// Runs CHILD in a forked child whose stderr is ERR_FILE (CHILD executes a program or exits; 127
+// when it returns), and gives its wait status and what it wrote there.
+Ran RunForked(const std::string& err_file, const std::function<void()>& child) {
   const pid_t pid = fork();
   if (pid == 0) {
     const int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(err, 2);
-    fcntl(fd, F_SETFD, 0);
-    if (ignore_sigchld) signal(SIGCHLD, SIG_IGN);
-    execv(argv[0], argv.data());
+    child();
     _exit(127);
   }
   Ran r;
@@ -143,6 +136,22 @@ Ran RunConfine(const std::vector<std::string>& args, int fd, const std::string& 
   text << in.rdbuf();
   r.err = text.str();
   return r;
+}
+
+// Runs hangar-confine --sandbox ARGS -- unix-deny PROGRAM..., inheriting FD (and, with
+// IGNORE_SIGCHLD, SIGCHLD ignored, as a careless caller could leave it).
+Ran RunConfine(const std::vector<std::string>& args, int fd, const std::string& err_file,
+               bool ignore_sigchld = false) {
+  std::vector<std::string> all = {Confine(), "--sandbox"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return RunForked(err_file, [&] {
+    fcntl(fd, F_SETFD, 0);
+    if (ignore_sigchld) signal(SIGCHLD, SIG_IGN);
+    execv(argv[0], argv.data());
+  });
 }
 
 // A scratch room and its descriptor, for the attacks below.
@@ -330,15 +339,11 @@ TEST_F(NamespaceSandboxRoom, TheDronesExitStatusComesBackWithSigchldIgnored) {
   EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3) << r.status << " " << r.err;
 }
 
-// Runs SCRIPT in the sandbox SPEC made in this process's forked child, as the supervisor's child
-// for a drone makes it (no hangar-confine executed), after entering NET (-1: none); why it refused
-// in *ERR.
-Ran RunEntered(NamespaceSandbox spec, int net, const std::string& script,
+// Runs SCRIPT in the sandbox SPEC made in a forked child, as the supervisor's child for a drone
+// makes it (no hangar-confine executed), after entering NET (-1: none); why it refused in err.
+Ran RunEntered(const NamespaceSandbox& spec, int net, const std::string& script,
                const std::string& err_file) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(err, 2);
+  return RunForked(err_file, [&] {
     if (net >= 0 && setns(net, CLONE_NEWNET) != 0) _exit(100);
     const std::string why = EnterNamespaceSandbox(spec);
     if (!why.empty()) {
@@ -346,15 +351,7 @@ Ran RunEntered(NamespaceSandbox spec, int net, const std::string& script,
       _exit(126);
     }
     execl("/bin/sh", "sh", "-c", script.c_str(), nullptr);
-    _exit(127);
-  }
-  Ran r;
-  waitpid(pid, &r.status, 0);
-  std::ifstream in(err_file);
-  std::stringstream text;
-  text << in.rdbuf();
-  r.err = text.str();
-  return r;
+  });
 }
 
 TEST_F(NamespaceSandboxRoom, ANetworkEnteredBeforeIsTheDronesAndMustBeCut) {
