@@ -31,7 +31,8 @@ class NetworkPool {
   // longer in the pool. -1 when none is ready.
   int Take();
 
-  // The descriptors ready, oldest first (a forked child closes those not its own).
+  // The descriptors ready, oldest first: what the pool holds, for its tests. (A forked child
+  // never needs it: it closes every descriptor but its own, supervisor.cc SanitizeDescriptors.)
   const std::deque<int>& ready() const { return ready_; }
 
  private:

@@ -71,7 +71,8 @@ std::string OnlyLoopback() {
   if (names == nullptr) return Cannot("list the network interfaces", errno);
   std::string others;
   for (const struct if_nameindex* n = names; n->if_index != 0; ++n)
-    if (std::strcmp(n->if_name, "lo") != 0) others += std::string(others.empty() ? "" : ", ") + n->if_name;
+    if (std::strcmp(n->if_name, "lo") != 0)
+      others += std::string(others.empty() ? "" : ", ") + n->if_name;
   if_freenameindex(names);
   return others.empty() ? "" : "the network is not cut: it has " + others;
 }
