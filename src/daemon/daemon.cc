@@ -446,11 +446,13 @@ Status Daemon::Commit() {
       d.rename_later_.clear();
       d.renamed_early_.clear();
       d.undelivered_.clear();
+      d.early_.clear();  // a launch begun and not reached is withdrawn (its Begun dropped)
     }
   } forget{*this};
+  const std::vector<const Launch*> early = EarlyLaunches(b.acts);
   // The ends read since the last commit, durable beside the records (ExitRead).
   const std::vector<std::string> exits = std::exchange(exits_unsynced_, {});
-  if (runs.empty() && returns.empty() && exits.empty()) {
+  if (runs.empty() && returns.empty() && exits.empty() && early.empty()) {
     if (Status s = CommitRecords(nullptr, b.flush); !s.ok()) return s;
   } else {
     // While the lines, the entries and the anchor lines wait for the disk, the first run's drops
@@ -464,7 +466,8 @@ Status Daemon::Commit() {
     // drop and the ended drone to be decided again, as a crash after them did. The intakes and
     // the returns share nothing either (the drops' directories, and running/ID): each goes beside
     // the other as well, so a batch with both waits for the intake's three, not five. So do the
-    // ends read since the last commit: their exit.json and run/ fsynced (ExitRead).
+    // ends read since the last commit: their exit.json and run/ fsynced (ExitRead), and the
+    // launches of missions already queued, up to their key (EarlyLaunches).
     Status begun = Status::Ok(), committed = Status::Ok(), ended = Status::Ok();
     std::vector<Status> written;
     for (const Move* mv : returns) UnwatchRun(mv->id);  // its own writes are no news
@@ -475,6 +478,7 @@ Status Daemon::Commit() {
       chains.push_back([&] { begun = BeginIntakes(env_, layout_, runs[0], &full); });
     if (!returns.empty()) chains.push_back([&] { written = BeginReturns(env_, layout_, returns); });
     if (!exits.empty()) chains.push_back([&] { ended = env_->SyncPaths(exits); });
+    if (!early.empty()) chains.push_back([&] { BeginEarly(early); });
     std::function<void(size_t)> from = [&](size_t i) {
       if (i + 1 == chains.size())
         chains[i]();

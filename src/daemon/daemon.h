@@ -283,9 +283,24 @@ class Daemon {
   Status LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signal>* follow,
                         std::unique_ptr<Launcher::Begun> begun = nullptr);
   // PrepareLaunches of LS, each direct launch begun as soon as its room is made; *BEGUN gets each
-  // launch's Begun (null when not begun).
+  // launch's Begun (null when not begun). A launch begun beside the records (early_) is finished
+  // from there (FinishLaunches), after the others.
   std::vector<LaunchPrep> PrepareBegun(const std::vector<const Launch*>& ls,
                                        std::vector<std::unique_ptr<Launcher::Begun>>* begun);
+  // LAUNCHES BESIDE THE RECORDS. The launches of a batch whose mission is in queued/ before it
+  // (no act of the batch before its Launch names it: not an intake, an approval or a warm read of
+  // the batch) are begun beside the batch's records (BeginLaunches: the room, run/, the zygote's
+  // begin, then plan.json, gate2.json, the key and launch.json in one wait), in Commit's chains:
+  // their moves and closing sync come after the records, as ever. That wait goes beside the
+  // records' two, where it came after them: 4 waits from a drone's end to the next drone, where
+  // 5 were. The key then stands before its entry is durable, naming that entry's seq; a stop
+  // between leaves a key that a start takes back (shell/unbacked_keys.h), and the mission
+  // launches anew. The launches whose mission the batch acts on before are prepared whole after
+  // the records, as before.
+  std::vector<const Launch*> EarlyLaunches(const std::vector<Action>& acts) const;
+  void BeginEarly(const std::vector<const Launch*>& ls);
+  // Whether the ledger holds the mission.launched entry that launch key KEY names at SEQ.
+  bool KeyBacked(const std::string& key, int64_t seq) const;
   // A launch the pool finished: the shell's part (launching_, the watch of a failed one, its
   // note), then its LaunchDone decided.
   Status Launched(LaunchStarted r);
@@ -366,6 +381,11 @@ class Daemon {
   std::vector<const Move*> undelivered_;  // of those, with a notify.dir, not delivered yet
   bool returns_unsynced_ = false;         // returned/ and running/ to sync: see SyncReturns
   std::vector<std::string> exits_unsynced_;  // see ExitRead
+  struct Early {
+    LaunchPrep prep;
+    std::unique_ptr<Launcher::Begun> begun;
+  };
+  std::map<const Launch*, Early> early_;  // the committing batch's, see EarlyLaunches
   int batching_ = 0;                   // BeginBatch calls not yet ended
   std::deque<Signal> follow_;          // signals waiting to be decided
   std::set<std::string> batch_names_;  // drops and requests taken since the last commit

@@ -250,15 +250,78 @@ Status Daemon::DeliverReturns() {
   return Status::Ok();
 }
 
+std::vector<const Launch*> Daemon::EarlyLaunches(const std::vector<Action>& acts) const {
+  std::vector<const Launch*> r;
+  std::set<std::string> named;  // missions an act before names
+  for (const Action& a : acts) {
+    if (std::holds_alternative<Log>(a)) continue;
+    if (auto* x = std::get_if<Launch>(&a); x && !named.count(x->id)) r.push_back(x);
+    std::visit(
+        [&](const auto& x) {
+          if constexpr (requires { x.id; }) named.insert(x.id);
+        },
+        a);
+  }
+  return r;
+}
+
+void Daemon::BeginEarly(const std::vector<const Launch*>& ls) {
+  std::vector<std::unique_ptr<Launcher::Begun>> begun(ls.size());
+  LaunchesBegun b = BeginLaunches(env_, layout_, ls, env_->Now(), {}, [&](size_t i) {
+    if (ls[i]->plan.launcher == "direct")
+      if (Launcher* launcher = engines_.For(ls[i]->plan.launcher))
+        begun[i] = launcher->Begin(ls[i]->plan,
+                                   layout_.MissionDir(Phase::kRunning, ls[i]->id) + "/plan.json",
+                                   ls[i]->plan_sha256, ls[i]->plan_text);
+  });
+  for (size_t i = 0; i < ls.size(); ++i) {
+    LaunchPrep& p = b.r[i];
+    // Each finished on its own from here: one the spool stopped before is not finished either.
+    if (i > b.cut && p.error.empty()) {
+      p.storage = Status::Io("not finished: the spool failed for the launch of " + ls[b.cut]->id +
+                             " (" + b.r[b.cut].error + ")");
+      p.error = p.storage.message();
+    }
+    early_[ls[i]] = Early{std::move(p), std::move(begun[i])};
+  }
+}
+
+bool Daemon::KeyBacked(const std::string& key, int64_t seq) const {
+  Result<std::optional<ledger::Entry>> e = ledger_.EntryAt(seq);
+  if (!e.ok() || !*e) return false;
+  const json::Value& body = (*e)->body;
+  const json::Value* named = body.is_object() ? body.find("key") : nullptr;
+  return (*e)->kind == "mission.launched" && named && named->is_string() &&
+         named->as_string() == key;
+}
+
 std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& ls,
                                              std::vector<std::unique_ptr<Launcher::Begun>>* begun) {
   begun->clear();
   begun->resize(ls.size());
-  auto made = [&](size_t i) {
-    const Launch& x = *ls[i];
+  std::vector<LaunchPrep> r(ls.size());
+  // Those begun beside the records, and the others (their indexes in LS).
+  std::vector<const Launch*> fresh, early;
+  std::vector<size_t> fresh_at, early_at;
+  LaunchesBegun early_begun;
+  for (size_t i = 0; i < ls.size(); ++i) {
+    if (auto it = early_.find(ls[i]); it != early_.end()) {
+      early.push_back(ls[i]);
+      early_at.push_back(i);
+      early_begun.r.push_back(std::move(it->second.prep));
+      (*begun)[i] = std::move(it->second.begun);
+      early_.erase(it);
+    } else {
+      fresh.push_back(ls[i]);
+      fresh_at.push_back(i);
+    }
+  }
+  early_begun.cut = early.size();
+  auto made = [&](size_t j) {
+    const Launch& x = *fresh[j];
     if (x.plan.launcher != "direct") return;
     if (Launcher* launcher = engines_.For(x.plan.launcher))
-      (*begun)[i] =
+      (*begun)[fresh_at[j]] =
           launcher->Begin(x.plan, layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json",
                           x.plan_sha256, x.plan_text);
   };
@@ -267,7 +330,25 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
   std::vector<std::string> first = std::exchange(intakes_unsynced_, {});
   const bool returns = returns_unsynced_;
   if (returns) first.push_back(layout_.StateDir(Phase::kReturned));
-  std::vector<LaunchPrep> r = PrepareLaunches(env_, layout_, ls, env_->Now(), first, made);
+  bool spool_ok = true;
+  if (!fresh.empty()) {
+    std::vector<LaunchPrep> p = PrepareLaunches(env_, layout_, fresh, env_->Now(), first, made);
+    for (size_t j = 0; j < p.size(); ++j) {
+      spool_ok = spool_ok && p[j].storage.ok();
+      r[fresh_at[j]] = std::move(p[j]);
+    }
+    first.clear();  // synced in that first wait
+  }
+  if (!early.empty()) {
+    if (!spool_ok)  // none goes further than the launch the spool stopped
+      for (LaunchPrep& p : early_begun.r)
+        if (p.storage.ok()) {
+          p.storage = Status::Io("not finished: the spool failed for a launch before it");
+          p.error = p.storage.message();
+        }
+    std::vector<LaunchPrep> p = FinishLaunches(env_, layout_, early, std::move(early_begun), first);
+    for (size_t j = 0; j < p.size(); ++j) r[early_at[j]] = std::move(p[j]);
+  }
   if (returns && std::any_of(r.begin(), r.end(), [](const LaunchPrep& p) { return p.ok; }))
     returns_unsynced_ = false;
   return r;

@@ -18,6 +18,7 @@
 #include "launch/direct_launcher.h"
 #include "shell/scan.h"
 #include "shell/transitions.h"
+#include "shell/unbacked_keys.h"
 
 namespace hangar {
 
@@ -147,6 +148,15 @@ Status Daemon::Start() {
             " is on the spool's filesystem: it guards against edits, not against losing the disk",
         Priority::kWarning);
 
+  // Launch keys taken beside entries that did not become durable (a stop between): taken back
+  // before recovery reads queued/, so that their missions launch anew. Not on a ledger that
+  // failed or was rolled back: a key whose entry a restored ledger lacks may have launched.
+  if (ledger_.failure().empty() && !ledger_.rolled_back()) {
+    Result<std::vector<std::string>> back = DropUnbackedKeys(
+        env_, layout_, [this](const std::string& key, int64_t seq) { return KeyBacked(key, seq); });
+    if (!back.ok()) return back.status();
+    for (const std::string& line : *back) Say(line, Priority::kWarning);
+  }
   Result<std::vector<std::string>> fixed = RecoverIntakes(
       env_, layout_,
       [this](const std::string& id, const std::string& text) { return ReturnOnLedger(id, text); });

@@ -462,8 +462,14 @@ class ReturnBesideLaunchTest : public DaemonTest {
     const std::string calls = ReadAll(log_);
     EXPECT_GT(renamed, 0u) << "A was not renamed before B's launch:\n" << calls;
     EXPECT_EQ(durable_a, 0u) << "A was renamed by a durable rename of its own:\n" << calls;
-    EXPECT_TRUE(renamed < first && first < key) << "returned/ not fsynced in the first wait\n"
-                                                << calls;
+    EXPECT_TRUE(renamed < first && first < closing) << "returned/ not fsynced first\n" << calls;
+    // A launch whose mission was queued before the batch takes its key beside the records, so
+    // before A's rename (daemon.h, LAUNCHES BESIDE THE RECORDS); one dropped in the batch after
+    // returned/ is fsynced, in its first wait.
+    if (launched == "B")
+      EXPECT_LT(first, key) << "returned/ not fsynced in the launch's first wait\n" << calls;
+    else
+      EXPECT_LT(key, renamed) << launched << "'s key not taken beside the records\n" << calls;
     EXPECT_TRUE(key < closing) << "running/ is not fsynced in the closing sync:\n" << calls;
     EXPECT_GT(delivered, closing) << "A delivered before returned/ and running/ were durable";
     if (launched == "B") {
@@ -545,6 +551,113 @@ TEST_F(ReturnBesideLaunchTest, AMoveAfterTheLaunchIsRenamedBeforeIt) {
   end("C");
   ExpectFolded(*d, "D");
   std::ofstream(scratch_.path() + "/go") << "";  // the shims end
+}
+
+// LAUNCHES BESIDE THE RECORDS (daemon.h): a mission queued before the batch that launches it
+// takes its key beside the batch's entries, the key naming its entry's seq, and moves to running/
+// only after them; a stop between the two leaves a key the ledger does not hold, which the next
+// start takes back, so the mission launches as that attempt (not lost for a launch that never
+// was).
+class LaunchBesideRecordsTest : public DaemonTest {
+ protected:
+  // SPOOL (under the scratch directory) with B queued; no slot taken. Its launch will fail at
+  // the shim, at once (SlowShim, told to go).
+  void Queue(const std::string& spool) {
+    std::ofstream(scratch_.path() + "/go") << "";
+    std::filesystem::create_directories(scratch_.path() + "/" + spool + "/queued/B");
+    std::ofstream(scratch_.path() + "/" + spool + "/queued/B/mission.json") << LaunchedMission("B");
+  }
+  // The numbers of B's key, of the first ledger append after it and of B's move to running/.
+  struct Calls {
+    uint64_t key = 0, recorded = 0, moved = 0;
+  };
+  Calls Numbers(const std::string& spool, const std::string& log) {
+    Calls c;
+    std::ifstream in(log);
+    const std::string s = scratch_.path() + "/" + spool;
+    for (std::string line; std::getline(in, line);) {
+      const uint64_t n = std::stoull(line);
+      auto has = [&](const std::string& w) { return line.find(w) != std::string::npos; };
+      if (!c.key && has(" create ") && has(s + "/keys/launch.B.1")) c.key = n;
+      if (c.key && !c.recorded && has(" append ") && has(s + "/ledger/live/")) c.recorded = n;
+      if (!c.moved && has("rename") && has(" " + s + "/queued/B " + s + "/running/B")) c.moved = n;
+    }
+    return c;
+  }
+  // The seq of the ledger's mission.launched entry of key launch.B.1 in SPOOL (0: none).
+  int64_t LaunchedAt(const std::string& spool) {
+    for (const auto& seg :
+         std::filesystem::directory_iterator(scratch_.path() + "/" + spool + "/ledger/live")) {
+      std::ifstream in(seg.path());
+      for (std::string line; std::getline(in, line);) {
+        Result<json::Value> e = json::Parse(line);
+        if (!e.ok() || !e->is_object() || !e->find("kind") || !e->find("body")) continue;
+        const json::Value* key = e->find("body")->find("key");
+        if (e->find("kind")->as_string() == "mission.launched" && key &&
+            key->as_string() == "launch.B.1")
+          return e->find("seq")->as_int();
+      }
+    }
+    return 0;
+  }
+  int64_t KeySeq(const std::string& spool) {
+    Result<json::Value> k =
+        json::Parse(ReadAll(scratch_.path() + "/" + spool + "/keys/launch.B.1"));
+    const json::Value* seq = k.ok() && k->is_object() ? k->find("ledger_seq") : nullptr;
+    return seq && seq->is_int() ? seq->as_int() : -1;
+  }
+};
+
+TEST_F(LaunchBesideRecordsTest, AQueuedMissionsKeyGoesBesideItsEntryAndNamesItsSeq) {
+  Queue("spool");
+  const std::string log = scratch_.path() + "/calls.log";
+  FaultEnv counting(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(counting.OpenLog(log).ok());
+  std::unique_ptr<Daemon> d = Make("spool", "anchor", &counting, "", SlowShim(scratch_.path()));
+  ASSERT_TRUE(d->Start().ok());
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/B/return.json"); }));
+  const Calls c = Numbers("spool", log);
+  EXPECT_GT(c.key, 0u) << ReadAll(log);
+  EXPECT_GT(c.recorded, c.key) << "B's key came after its entry:\n" << ReadAll(log);
+  EXPECT_GT(c.moved, c.recorded) << "B moved before its entry was durable:\n" << ReadAll(log);
+  EXPECT_GT(LaunchedAt("spool"), 0);
+  EXPECT_EQ(KeySeq("spool"), LaunchedAt("spool"));
+}
+
+TEST_F(LaunchBesideRecordsTest, AKeyWhoseEntryNeverCameIsTakenBackAndTheMissionLaunches) {
+  // Where B's entry is appended, counted on a spool like it.
+  Queue("count");
+  const std::string log = scratch_.path() + "/count.log";
+  uint64_t append = 0;
+  {
+    FaultEnv counting(RealEnv(), FaultPlan{});
+    ASSERT_TRUE(counting.OpenLog(log).ok());
+    std::unique_ptr<Daemon> d = Make("count", "anchor0", &counting, "", SlowShim(scratch_.path()));
+    ASSERT_TRUE(d->Start().ok());
+    ASSERT_TRUE(StepUntil(*d, [&] { return Exists("count/keys/launch.B.1"); }));
+    append = Numbers("count", log).recorded;
+    ASSERT_GT(append, 0u) << ReadAll(log);
+  }
+  Queue("spool");
+  {
+    FaultEnv failing(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, append, EIO});
+    std::unique_ptr<Daemon> d = Make("spool", "anchor", &failing, "", SlowShim(scratch_.path()));
+    ASSERT_TRUE(d->Start().ok());
+    ASSERT_TRUE(StepUntil(*d, [&] { return !d->stopped().empty(); }));
+  }
+  ASSERT_TRUE(Exists("spool/keys/launch.B.1")) << "no key before the entry";
+  ASSERT_TRUE(Exists("spool/queued/B/launch.json"));
+  ASSERT_EQ(LaunchedAt("spool"), 0) << "the entry was written after all";
+  std::unique_ptr<Daemon> d = Make("spool", "anchor", RealEnv(), "", SlowShim(scratch_.path()));
+  ASSERT_TRUE(d->Start().ok());
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/B/return.json"); }));
+  Result<json::Value> ret = json::Parse(ReadAll(scratch_.path() + "/spool/returned/B/return.json"));
+  ASSERT_TRUE(ret.ok() && ret->is_object());
+  // Its launch fails at the shim: "failed", where a key left standing ends it lost.
+  EXPECT_EQ(ret->find("outcome")->as_string(), "failed") << json::Write(*ret);
+  EXPECT_EQ(ret->find("attempt")->as_int(), 1);
+  EXPECT_GT(LaunchedAt("spool"), 0);
+  EXPECT_EQ(KeySeq("spool"), LaunchedAt("spool"));
 }
 
 // The signal record (man/hangar-signals.5): a start line, then the drop's line, whose hash the

@@ -99,7 +99,7 @@ void Decision::Pump(TimeMs now) {
       rec.phase = Phase::kRunning;
       st.running++;
       out.push_back(Launch{id, attempt, std::move(plan), std::move(plan_text), std::move(g2),
-                           FileText([&] { return RenderPrompt(m); }), plan_sha});
+                           FileText([&] { return RenderPrompt(m); }), plan_sha, seq});
       Log(id + " queued -> running");
       continue;
     }

@@ -543,6 +543,7 @@ struct Launch {
   Plan plan;
   std::string plan_text, gate2_text, prompt;
   std::string plan_sha256;  // of plan_text, as the gate passed and the ledger recorded it
+  int64_t seq = 0;          // its mission.launched entry's: the launch key names it
 };
 // Observe a mission whose drone ended: manifest, declaration, done-checks. Answer with Observed.
 struct Observe {

@@ -321,26 +321,40 @@ Status SyncCutLaunches(Env* env, const Layout& l) {
   return SyncLaunched(env, l, std::move(dirs));
 }
 
-std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
-                                        const std::vector<const Launch*>& launches, TimeMs now,
-                                        const std::vector<std::string>& sync_first,
-                                        const std::function<void(size_t)>& made) {
-  const size_t n = launches.size();
-  std::vector<LaunchPrep> r(n);
-  std::vector<std::string> queued(n), running(n), plan_sha(n), key(n), key_text(n), record(n);
-  size_t cut = n;  // the first launch whose spool failed: none from it on goes further
-  auto fail = [&](size_t i, const Status& s) { r[i].error = s.message(); };
-  auto spool_fail = [&](size_t i, const Status& s) {
+namespace {
+
+// Where a batch of launches stands between BeginLaunches and FinishLaunches.
+struct LaunchSteps {
+  std::vector<LaunchPrep>& r;
+  size_t& cut;  // the first launch whose spool failed: none from it on goes further
+  void Fail(size_t i, const Status& s) { r[i].error = s.message(); }
+  void SpoolFail(size_t i, const Status& s) {
     r[i].storage = s;
-    fail(i, s);
+    Fail(i, s);
     cut = std::min(cut, i);
-  };
-  auto going = [&](size_t i) { return i < cut && r[i].error.empty(); };
+  }
+  bool Going(size_t i) const { return i < cut && r[i].error.empty(); }
+};
+
+}  // namespace
+
+LaunchesBegun BeginLaunches(Env* env, const Layout& l, const std::vector<const Launch*>& launches,
+                            TimeMs now, const std::vector<std::string>& sync_first,
+                            const std::function<void(size_t)>& made) {
+  const size_t n = launches.size();
+  LaunchesBegun b;
+  b.r.resize(n);
+  b.cut = n;
+  std::vector<LaunchPrep>& r = b.r;
+  LaunchSteps step{r, b.cut};
+  auto fail = [&](size_t i, const Status& s) { step.Fail(i, s); };
+  auto spool_fail = [&](size_t i, const Status& s) { step.SpoolFail(i, s); };
+  auto going = [&](size_t i) { return step.Going(i); };
+  std::vector<std::string> queued(n), plan_sha(n), key(n), key_text(n), record(n);
 
   for (size_t i = 0; i < n; ++i) {
     const Launch& x = *launches[i];
     queued[i] = l.MissionDir(Phase::kQueued, x.id);
-    running[i] = l.MissionDir(Phase::kRunning, x.id);
     r[i].dir = queued[i];
     plan_sha[i] = Sha256Hex(x.plan_text);
   }
@@ -415,6 +429,7 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
     k["id"] = x.id;
     k["attempt"] = x.attempt;
     k["plan_sha256"] = plan_sha[i];
+    if (x.seq > 0) k["ledger_seq"] = x.seq;  // its mission.launched: a start drops a key unbacked
     k["time"] = FormatTime(now);
     key_text[i] = json::WritePretty(k);
     json::Object rec;
@@ -450,6 +465,32 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
       spool_fail(i, done.keyed[j]);  // launch.json: written after its key, which stands
     }
   }
+  return b;
+}
+
+std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
+                                       const std::vector<const Launch*>& launches,
+                                       LaunchesBegun begun,
+                                       const std::vector<std::string>& sync_first) {
+  const size_t n = launches.size();
+  std::vector<LaunchPrep> r = std::move(begun.r);
+  size_t cut = begun.cut;
+  LaunchSteps step{r, cut};
+  auto spool_fail = [&](size_t i, const Status& s) { step.SpoolFail(i, s); };
+  auto going = [&](size_t i) { return step.Going(i); };
+  std::vector<std::string> queued(n), running(n);
+  for (size_t i = 0; i < n; ++i) {
+    queued[i] = l.MissionDir(Phase::kQueued, launches[i]->id);
+    running[i] = l.MissionDir(Phase::kRunning, launches[i]->id);
+  }
+  // What the caller left unsynced since the begin (a return renamed before the launch into
+  // returned/): durable before any move, in a wait of its own.
+  if (!sync_first.empty() && std::any_of(r.begin(), r.end(), [&](const LaunchPrep& p) {
+        return p.storage.ok() && p.error.empty();
+      }))
+    if (Status s = env->SyncDirs(sync_first, ""); !s.ok())
+      for (size_t i = 0; i < n; ++i)
+        if (r[i].storage.ok()) spool_fail(i, s);
 
   // The key is durable before the move, the move and every name before the supervisor: the
   // moves, launch.json's names and the rooms are synced by one call, their directories at once.
@@ -486,6 +527,13 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
       r[i].error = r[i].storage.message();
     }
   return r;
+}
+
+std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
+                                        const std::vector<const Launch*>& launches, TimeMs now,
+                                        const std::vector<std::string>& sync_first,
+                                        const std::function<void(size_t)>& made) {
+  return FinishLaunches(env, l, launches, BeginLaunches(env, l, launches, now, sync_first, made));
 }
 
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now,

@@ -157,6 +157,28 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
                                         const std::vector<std::string>& sync_first = {},
                                         const std::function<void(size_t)>& made = nullptr);
 
+// PrepareLaunches in two halves, for a caller with something to do between them. BeginLaunches:
+// the rooms, run/ and prompts, MADE, then the one WriteTogether (SYNC_FIRST in it) with every key
+// and launch.json; FinishLaunches: the moves and the closing sync, each launch where the begin
+// left it. Between them nothing a reader takes for a launch is there but the keys: a mission
+// stays in queued/ (with its plan.json, gate2.json and launch.json) until its move. So the begin
+// may go beside the launches' ledger entries (hangard, Env::Alongside), the move after them: the
+// key then stands before its entry is durable, and carries that entry's seq ("ledger_seq", from
+// Launch::seq) for a start to drop it when the ledger does not hold it (shell/unbacked_keys.h).
+// FinishLaunches' SYNC_FIRST: directories the caller left unsynced since the begin (returns
+// renamed before the launch), fsynced before the moves in a wait of their own.
+struct LaunchesBegun {
+  std::vector<LaunchPrep> r;
+  size_t cut = 0;  // the first launch whose spool failed (r.size(): none)
+};
+LaunchesBegun BeginLaunches(Env* env, const Layout& l, const std::vector<const Launch*>& launches,
+                            TimeMs now, const std::vector<std::string>& sync_first = {},
+                            const std::function<void(size_t)>& made = nullptr);
+std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
+                                       const std::vector<const Launch*>& launches,
+                                       LaunchesBegun begun,
+                                       const std::vector<std::string>& sync_first = {});
+
 // Writes memory/REQUESTER/vVERSION.json (kernel.h WriteMemory), making memory/REQUESTER first.
 // Ok when the file is there already with the same bytes (written before a stop); Exists when it
 // holds other bytes (a spool restored over a newer ledger, an edit): nothing replaces it, the

@@ -1,0 +1,66 @@
+#include "shell/unbacked_keys.h"
+
+#include "base/id.h"
+#include "base/json.h"
+#include "kernel/plan.h"
+
+namespace hangar {
+
+namespace {
+
+constexpr size_t kMaxKeyBytes = 64 << 10;
+
+// The JSON object at PATH, or an error naming it.
+Result<json::Value> ReadKeyed(Env* env, const std::string& path) {
+  Result<std::string> text = env->ReadFile(path, kMaxKeyBytes);
+  if (!text.ok()) return text.status();
+  Result<json::Value> v = json::Parse(*text);
+  if (!v.ok() || !v->is_object())
+    return Status::Invalid("cannot read " + path + ": " +
+                           (v.ok() ? std::string("not a JSON object") : v.status().message()));
+  return v;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> DropUnbackedKeys(
+    Env* env, const Layout& l,
+    const std::function<bool(const std::string& key, int64_t seq)>& backed) {
+  Result<std::vector<Env::DirEntry>> keys = env->ListEntries(l.Keys());
+  if (!keys.ok()) return keys.status();
+  std::vector<std::string> said;
+  for (const Env::DirEntry& e : *keys) {
+    // launch.ID.ATTEMPT: the attempt after the last dot (an id may hold dots).
+    const std::string& name = e.name;
+    const size_t dot = name.rfind('.');
+    if (e.dir || !name.starts_with("launch.") || dot <= 7) continue;
+    const std::string id = name.substr(7, dot - 7);
+    const std::string queued = l.MissionDir(Phase::kQueued, id);
+    if (!ValidId(id) || !env->Exists(queued)) continue;
+    const std::string path = l.Keys() + "/" + name;
+    Result<json::Value> key = ReadKeyed(env, path);
+    if (!key.ok()) return key.status();
+    const json::Value* seq = key->find("ledger_seq");
+    const json::Value* attempt = key->find("attempt");
+    if (!seq) continue;  // written after its entry
+    if (!seq->is_int() || !attempt || !attempt->is_int() ||
+        LaunchKeyName(id, int(attempt->as_int())) != name)
+      return Status::Invalid(path + ": its ledger_seq and attempt are not a launch key's");
+    if (backed(name, seq->as_int())) continue;
+    // launch.json first: none stands without its key. Only the one of this attempt.
+    const std::string launch = queued + "/launch.json";
+    if (env->Exists(launch)) {
+      Result<json::Value> rec = ReadKeyed(env, launch);
+      const json::Value* a = rec.ok() ? rec->find("attempt") : nullptr;
+      if (!rec.ok() || (a && a->is_int() && a->as_int() == attempt->as_int()))
+        if (Status s = env->Remove(launch); !s.ok()) return s;
+    }
+    if (Status s = env->Remove(path); !s.ok()) return s;
+    said.push_back("launch key keys/" + name + " taken back: the ledger holds no launch at seq " +
+                   std::to_string(seq->as_int()) + " (a stop before its entry); " + id +
+                   " launches anew");
+  }
+  return said;
+}
+
+}  // namespace hangar
