@@ -38,14 +38,26 @@ Result<std::vector<std::string>> DropUnbackedKeys(
     const std::string queued = l.MissionDir(Phase::kQueued, id);
     if (!ValidId(id) || !env->Exists(queued)) continue;
     const std::string path = l.Keys() + "/" + name;
+    // A key that cannot say which entry backs it stands: its launch ends lost, as ever.
+    auto stands = [&](const std::string& why) {
+      said.push_back("launch key keys/" + name + " of queued " + id + " left (" + why +
+                     "): its launch returns the mission lost");
+    };
     Result<json::Value> key = ReadKeyed(env, path);
-    if (!key.ok()) return key.status();
+    if (!key.ok()) {
+      // Empty after a power loss before its data was fsynced, or written by another hand.
+      if (key.status().code() != Code::kInvalid) return key.status();
+      stands(key.status().message());
+      continue;
+    }
     const json::Value* seq = key->find("ledger_seq");
     const json::Value* attempt = key->find("attempt");
     if (!seq) continue;  // written after its entry
     if (!seq->is_int() || !attempt || !attempt->is_int() ||
-        LaunchKeyName(id, int(attempt->as_int())) != name)
-      return Status::Invalid(path + ": its ledger_seq and attempt are not a launch key's");
+        LaunchKeyName(id, int(attempt->as_int())) != name) {
+      stands("its ledger_seq and attempt are not a launch key's");
+      continue;
+    }
     if (backed(name, seq->as_int())) continue;
     // launch.json first: none stands without its key. Only the one of this attempt.
     const std::string launch = queued + "/launch.json";

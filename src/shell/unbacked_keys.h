@@ -23,8 +23,11 @@ namespace hangar {
 // names the key's attempt (queued/ID fsynced: no launch.json stands without its key), then the key
 // (keys/ fsynced). A key without ledger_seq was written after its entry (by a hangard before this
 // one) and is left, as is every key of a mission elsewhere. Only for a ledger that verified and
-// was not rolled back: a key whose entry a restored ledger lacks may have launched. Returns a line
-// for each key taken back; a key that cannot be read or removed is an error naming it.
+// was not rolled back: a key whose entry a restored ledger lacks may have launched. A key of a
+// queued mission that says no seq it can be judged by (empty after a power loss cut its write, or
+// not a launch key's JSON) stands too, said, and its launch returns the mission lost. Returns a
+// line for each key taken back or left so; a key or launch.json that cannot be listed, read (but
+// for its contents) or removed is an error naming it.
 Result<std::vector<std::string>> DropUnbackedKeys(
     Env* env, const Layout& l,
     const std::function<bool(const std::string& key, int64_t seq)>& backed);

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A launch of a mission queued before its batch takes its key (and writes its launch.json) while
+# the batch's records are written, on another thread of the real hangard (man/hangard.8, "Record
+# before act"); the move to running/ and the drone come after them. When the ledger then cannot be
+# written (its segment made immutable while the drone before it runs: the append's open fails
+# with EPERM), hangard stops its work with the next mission still in queued/, its drone not run,
+# and a key its ledger does not hold. Restarted on a writable ledger, hangard takes that key back
+# (it names a ledger_seq the ledger lacks) and launches the mission as its first attempt: it
+# returns done, its drone run once, and its key names its mission.launched entry. A start that
+# leaves the key returns it lost; a hangard that moves it before its records runs its drone while
+# the work stops. What is checked is the spool's own directories, the ledger's lines and the
+# drones' own count, not hangard's word.
+. "$(dirname "$0")/lib.sh"
+each_identity
+setup 1
+as_hangard_user
+frozen_ledger_test
+starts() { grep -c "^start $1 " "$T/starts" 2>/dev/null || true; }
+running() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }
+queued() { [[ "$(state_of "$1")" == queued ]]; }
+
+start_hangard
+warm_segment
+
+mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write started now' 'sleep 3' \
+  'write REPORT.md ran' | drop x.json
+wait_until 20 running X || fail "X did not start (state: $(state_of X))"
+mission Y script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' | drop y.json
+wait_until 20 queued Y || fail "Y is not queued behind X: $(state_of Y)"
+freeze "$SEG"
+wait_until 20 work_is stopped || fail "hangard did not stop its work when the ledger could not be written"
+[[ "$(state_of Y)" == queued ]] || fail "Y is in $(state_of Y)/ without its mission.launched entry"
+[[ -f "$S/keys/launch.Y.1" ]] ||
+  fail "keys/launch.Y.1 is missing: the real hangard did not take Y's key beside the records"
+sleep 0.5
+[[ "$(starts Y)" == 0 ]] || fail "Y's drone ran $(starts Y) times while its entry was never written"
+pass "$TEST/stopped"
+
+stop_hangard
+thaw
+start_hangard
+wait_returned Y 30
+[[ "$(outcome Y)" == done ]] || fail "after the restart Y ended $(outcome Y), expected done"
+[[ "$(starts Y)" == 1 ]] || fail "Y's drone ran $(starts Y) times"
+wait_returned X 30
+[[ "$(outcome X)" == done ]] || fail "X ended $(outcome X), expected done"
+# The key names its entry: that seq's line is Y's mission.launched of key launch.Y.1.
+python3 - "$S/keys/launch.Y.1" "$S"/ledger/live/*.jsonl <<'PY' || fail "Y's key is not backed by its entry"
+import json, sys
+seq = json.load(open(sys.argv[1]))["ledger_seq"]
+launches = []
+for seg in sys.argv[2:]:
+    for line in open(seg):
+        e = json.loads(line)
+        if e.get("kind") == "mission.launched" and e["body"].get("id") == "Y":
+            launches.append(e)
+if len(launches) != 1:
+    sys.exit(f"{len(launches)} mission.launched entries for Y")
+if launches[0]["seq"] != seq or launches[0]["body"].get("key") != "launch.Y.1":
+    sys.exit(f"the key names seq {seq}; Y's entry is seq {launches[0]['seq']}")
+PY
+grep -q 'launch key keys/launch.Y.1 taken back' "$LOG" || fail "the start did not say it took the key back"
+hangar ledger verify >"$T/verify.out" 2>&1 || fail "the ledger does not verify: $(cat "$T/verify.out")"
+pass
