@@ -299,7 +299,8 @@ class Daemon {
   // the records, as before.
   std::vector<const Launch*> EarlyLaunches(const std::vector<Action>& acts) const;
   void BeginEarly(const std::vector<const Launch*>& ls);
-  // Whether the ledger holds the mission.launched entry that launch key KEY names at SEQ.
+  // Whether the ledger holds, anchored before this start, the mission.launched entry that launch
+  // key KEY names at SEQ: one this start caught up (ledger_keeper.h) was never acted on.
   bool KeyBacked(const std::string& key, int64_t seq) const;
   // A launch the pool finished: the shell's part (launching_, the watch of a failed one, its
   // note), then its LaunchDone decided.

@@ -287,6 +287,10 @@ void Daemon::BeginEarly(const std::vector<const Launch*>& ls) {
 }
 
 bool Daemon::KeyBacked(const std::string& key, int64_t seq) const {
+  // An entry this start caught up was never acted on (the move waits for its anchor line): its
+  // key backs no launch either, and the mission is decided again, as it would have been had the
+  // key come after the entry.
+  if (ledger_.caught_up_from() > 0 && seq >= ledger_.caught_up_from()) return false;
   Result<std::optional<ledger::Entry>> e = ledger_.EntryAt(seq);
   if (!e.ok() || !*e) return false;
   const json::Value& body = (*e)->body;

@@ -251,6 +251,7 @@ Status LedgerKeeper::CatchUp(int64_t from, int64_t to, TimeMs now) {
         "cannot anchor the ledger's unvouched tail " + N(from) + ".." + N(to) + ": " + s.message();
     return Status::Ok();
   }
+  caught_up_from_ = from;
   Record r{store_.head_seq() + 1, "ledger.caught-up",
            json::Object{{"from", from},
                         {"to", to},

@@ -32,8 +32,10 @@
 // an entry is something a later decision reads (the window folds grants from the ledger) or a
 // person's word, and a hash-correct forged tail costs nothing to write. The rest is adopted for
 // what it is, a record of decisions whose acts never happened: a decision's acts wait for its
-// anchor line (daemon/daemon.h), so no spool file acts on or names an unanchored entry, and the
-// kernel decides those missions, ops and requests again from the spool. (The issue asked for
+// anchor line (daemon/daemon.h), so no spool file acts on an unanchored entry, and the kernel
+// decides those missions, ops and requests again from the spool. (One names it: a launch key taken
+// beside its entry. A start takes back such a key whose entry it caught up, caught_up_from, so
+// that mission too is decided again: shell/unbacked_keys.h.) (The issue asked for
 // mission entries corroborated by a mission file naming their seq; after a real crash in that
 // window no file can name it, for the same reason, so that test would fail every real catch-up.)
 //
@@ -143,6 +145,9 @@ class LedgerKeeper {
   // rewritten from some seq on (a spool restored from a backup). Until a reanchor no anchor line
   // is written either, so every start until then finds the same (kernel.h, LedgerFailed).
   bool rolled_back() const { return rolled_back_; }
+  // The first seq Start caught up (anchored by this start: no act followed it, see the header);
+  // 0 when it caught up nothing.
+  int64_t caught_up_from() const { return caught_up_from_; }
   // Start failed closed on an unanchored tail holding authority: the seqs of its grants, which
   // the reanchor voids (kernel.h, LedgerFailed; ledger/grants.h).
   const std::vector<int64_t>& unvouched_grants() const { return unvouched_grants_; }
@@ -178,6 +183,7 @@ class LedgerKeeper {
   std::vector<ledger::AnchorMark> staged_marks_;  // the anchor lines of the staged entries
   std::string failure_;
   std::string said_;  // Start's cut, for the operator
+  int64_t caught_up_from_ = 0;
   bool same_fs_ = false, anchor_missing_ = false, rolled_back_ = false;
   bool foreign_ = false;  // the anchor's checkpoint names another home (StartCheckpoints)
   std::vector<int64_t> unvouched_grants_;

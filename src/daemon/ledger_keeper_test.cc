@@ -154,6 +154,11 @@ TEST(LedgerKeeper, ACrashBetweenLedgerAndAnchorIsCaughtUpAndRecorded) {
     ASSERT_TRUE(k.Start(kNow).ok());
     Grow(&k, 6);
   }
+  {
+    LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+    ASSERT_TRUE(k.Start(kNow).ok());
+    EXPECT_EQ(k.caught_up_from(), 0) << "nothing to catch up";
+  }
   std::vector<std::string> a = Lines(s.anchor_path());
   a.pop_back();  // entry 6 reached the ledger, its anchor line did not
   WriteLines(s.anchor_path(), a);
@@ -161,6 +166,7 @@ TEST(LedgerKeeper, ACrashBetweenLedgerAndAnchorIsCaughtUpAndRecorded) {
   ASSERT_TRUE(k.Start(kNow).ok());
   EXPECT_EQ(k.failure(), "");
   EXPECT_EQ(k.head_seq(), 7);  // the ledger.caught-up entry
+  EXPECT_EQ(k.caught_up_from(), 6);  // never acted on: a launch key naming it is taken back
   EXPECT_NE(Lines(Segment(s)).back().find("\"kind\":\"ledger.caught-up\""), std::string::npos);
   ExpectVerifies(s);
 }
