@@ -121,6 +121,7 @@
 #include "shell/manifest.h"
 #include "shell/notify_outbox.h"
 #include "shell/transitions.h"
+#include "shell/unbacked_keys.h"
 
 namespace hangar {
 
@@ -299,9 +300,10 @@ class Daemon {
   // the records, as before.
   std::vector<const Launch*> EarlyLaunches(const std::vector<Action>& acts) const;
   void BeginEarly(const std::vector<const Launch*>& ls);
-  // Whether the ledger holds, anchored before this start, the mission.launched entry that launch
-  // key KEY names at SEQ: one this start caught up (ledger_keeper.h) was never acted on.
-  bool KeyBacked(const std::string& key, int64_t seq) const;
+  // For each of KEYS, whether the ledger holds, anchored before this start, the mission.launched
+  // entry of that key at its seq (one read of the ledger): one this start caught up
+  // (ledger_keeper.h) was never acted on.
+  Result<std::vector<bool>> KeysBacked(const std::vector<KeySeq>& keys) const;
   // A launch the pool finished: the shell's part (launching_, the watch of a failed one, its
   // note), then its LaunchDone decided.
   Status Launched(LaunchStarted r);

@@ -286,17 +286,26 @@ void Daemon::BeginEarly(const std::vector<const Launch*>& ls) {
   }
 }
 
-bool Daemon::KeyBacked(const std::string& key, int64_t seq) const {
+Result<std::vector<bool>> Daemon::KeysBacked(const std::vector<KeySeq>& keys) const {
+  std::vector<bool> r(keys.size(), false);
   // An entry this start caught up was never acted on (the move waits for its anchor line): its
   // key backs no launch either, and the mission is decided again, as it would have been had the
   // key come after the entry.
-  if (ledger_.caught_up_from() > 0 && seq >= ledger_.caught_up_from()) return false;
-  Result<std::optional<ledger::Entry>> e = ledger_.EntryAt(seq);
-  if (!e.ok() || !*e) return false;
-  const json::Value& body = (*e)->body;
-  const json::Value* named = body.is_object() ? body.find("key") : nullptr;
-  return (*e)->kind == "mission.launched" && named && named->is_string() &&
-         named->as_string() == key;
+  const int64_t caught = ledger_.caught_up_from();
+  std::set<int64_t> seqs;
+  for (const KeySeq& k : keys)
+    if (caught == 0 || k.seq < caught) seqs.insert(k.seq);
+  Result<std::map<int64_t, ledger::Entry>> at = ledger_.EntriesAt(seqs);
+  if (!at.ok()) return at.status();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto e = at->find(keys[i].seq);
+    if (e == at->end() || !seqs.count(keys[i].seq)) continue;
+    const json::Value& body = e->second.body;
+    const json::Value* named = body.is_object() ? body.find("key") : nullptr;
+    r[i] = e->second.kind == "mission.launched" && named && named->is_string() &&
+           named->as_string() == keys[i].key;
+  }
+  return r;
 }
 
 std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& ls,

@@ -18,7 +18,6 @@
 #include "launch/direct_launcher.h"
 #include "shell/scan.h"
 #include "shell/transitions.h"
-#include "shell/unbacked_keys.h"
 
 namespace hangar {
 
@@ -153,7 +152,7 @@ Status Daemon::Start() {
   // failed or was rolled back: a key whose entry a restored ledger lacks may have launched.
   if (ledger_.failure().empty() && !ledger_.rolled_back()) {
     Result<std::vector<std::string>> back = DropUnbackedKeys(
-        env_, layout_, [this](const std::string& key, int64_t seq) { return KeyBacked(key, seq); });
+        env_, layout_, [this](const std::vector<KeySeq>& keys) { return KeysBacked(keys); });
     if (!back.ok()) return back.status();
     for (const std::string& line : *back) Say(line, Priority::kWarning);
   }

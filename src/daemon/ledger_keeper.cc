@@ -196,14 +196,24 @@ bool CarriesAuthority(const ledger::Entry& e) {
 }  // namespace
 
 Result<std::optional<ledger::Entry>> LedgerKeeper::EntryAt(int64_t seq) const {
-  std::optional<ledger::Entry> found;
-  if (seq < 1 || seq > store_.head_seq()) return found;
-  Status s = store_.ForEach(seq, [&](const ledger::Entry& e) {
-    if (e.seq != seq) return Status::Ok();
-    found = e;
-    return Status::Exists("found");  // no need to read on
+  Result<std::map<int64_t, ledger::Entry>> found = EntriesAt({seq});
+  if (!found.ok()) return found.status();
+  if (found->empty()) return std::optional<ledger::Entry>();
+  return std::optional<ledger::Entry>(std::move(found->begin()->second));
+}
+
+Result<std::map<int64_t, ledger::Entry>> LedgerKeeper::EntriesAt(
+    const std::set<int64_t>& seqs) const {
+  std::map<int64_t, ledger::Entry> found;
+  auto first = seqs.lower_bound(1);
+  if (first == seqs.end() || *first > store_.head_seq()) return found;
+  const int64_t last = *seqs.rbegin();
+  Status s = store_.ForEach(*first, [&](const ledger::Entry& e) {
+    if (e.seq > last) return Status::Exists("past the last");  // no need to read on
+    if (seqs.count(e.seq)) found.emplace(e.seq, e);
+    return Status::Ok();
   });
-  if (!found && !s.ok()) return s;
+  if (!s.ok() && s.code() != Code::kExists) return s;
   return found;
 }
 

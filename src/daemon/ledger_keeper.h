@@ -43,7 +43,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "base/json.h"
@@ -111,6 +113,10 @@ class LedgerKeeper {
   // The entry of seq SEQ, none when the ledger ends before it (or SEQ < 1). An error when the
   // ledger cannot be read there.
   Result<std::optional<ledger::Entry>> EntryAt(int64_t seq) const;
+  // The entries of SEQS that the ledger holds, by seq, read in one pass from the smallest to the
+  // largest (a start asks this of every launch key it judges). An error when the ledger cannot be
+  // read there.
+  Result<std::map<int64_t, ledger::Entry>> EntriesAt(const std::set<int64_t>& seqs) const;
 
   // Before a protected act: the head on disk is still the head this keeper wrote, with no partial
   // line after it, and equals the anchor's last line for this ledger. Invalid with the reason.

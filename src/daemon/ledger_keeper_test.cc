@@ -171,6 +171,25 @@ TEST(LedgerKeeper, ACrashBetweenLedgerAndAnchorIsCaughtUpAndRecorded) {
   ExpectVerifies(s);
 }
 
+// The entries a start asks for by seq (the launch keys it judges), read in one pass: those the
+// ledger holds, none past its head or before its first.
+TEST(LedgerKeeper, EntriesAtGivesTheEntriesOfTheSeqsItHolds) {
+  Scratch s;
+  LedgerKeeper k(RealEnv(), s.spool(), AnchorDir(s), "live");
+  ASSERT_TRUE(k.Start(kNow).ok());
+  Grow(&k, 6);
+  Result<std::map<int64_t, ledger::Entry>> at = k.EntriesAt({0, 2, 5, 99});
+  ASSERT_TRUE(at.ok()) << at.status().message();
+  ASSERT_EQ(at->size(), 2u);
+  EXPECT_EQ(at->at(2).seq, 2);
+  EXPECT_EQ(at->at(5).body.find("i")->as_int(), 4);
+  EXPECT_TRUE(k.EntriesAt({}).value().empty());
+  Result<std::optional<ledger::Entry>> one = k.EntryAt(6);
+  ASSERT_TRUE(one.ok() && one->has_value());
+  EXPECT_EQ((*one)->seq, 6);
+  EXPECT_FALSE(k.EntryAt(7).value().has_value());
+}
+
 // The first entry of a new ledger reached the disk and the crash came before its anchor line:
 // the anchor file was made (empty) when the ledger was, so this is a crash, not a lost anchor.
 // Found by scripts/crash-sweep (a crash before hangard's first anchor append failed closed).

@@ -23,12 +23,17 @@ Result<json::Value> ReadKeyed(Env* env, const std::string& path) {
 
 }  // namespace
 
-Result<std::vector<std::string>> DropUnbackedKeys(
-    Env* env, const Layout& l,
-    const std::function<bool(const std::string& key, int64_t seq)>& backed) {
+Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
+                                                  const KeysBacked& backed) {
   Result<std::vector<Env::DirEntry>> keys = env->ListEntries(l.Keys());
   if (!keys.ok()) return keys.status();
   std::vector<std::string> said;
+  struct Judged {
+    std::string id, queued;
+    int64_t attempt = 0;
+  };
+  std::vector<KeySeq> judge;
+  std::vector<Judged> of;  // at JUDGE's indexes
   for (const Env::DirEntry& e : *keys) {
     // launch.ID.ATTEMPT: the attempt after the last dot (an id may hold dots).
     const std::string& name = e.name;
@@ -37,13 +42,12 @@ Result<std::vector<std::string>> DropUnbackedKeys(
     const std::string id = name.substr(7, dot - 7);
     const std::string queued = l.MissionDir(Phase::kQueued, id);
     if (!ValidId(id) || !env->Exists(queued)) continue;
-    const std::string path = l.Keys() + "/" + name;
     // A key that cannot say which entry backs it stands: its launch ends lost, as ever.
     auto stands = [&](const std::string& why) {
       said.push_back("launch key keys/" + name + " of queued " + id + " left (" + why +
                      "): its launch returns the mission lost");
     };
-    Result<json::Value> key = ReadKeyed(env, path);
+    Result<json::Value> key = ReadKeyed(env, l.Keys() + "/" + name);
     if (!key.ok()) {
       // Empty after a power loss before its data was fsynced, or written by another hand.
       if (key.status().code() != Code::kInvalid) return key.status();
@@ -58,18 +62,26 @@ Result<std::vector<std::string>> DropUnbackedKeys(
       stands("its ledger_seq and attempt are not a launch key's");
       continue;
     }
-    if (backed(name, seq->as_int())) continue;
+    judge.push_back({name, seq->as_int()});
+    of.push_back({id, queued, attempt->as_int()});
+  }
+  if (judge.empty()) return said;
+  Result<std::vector<bool>> held = backed(judge);
+  if (!held.ok()) return held.status();
+  for (size_t i = 0; i < judge.size(); ++i) {
+    if (i < held->size() && (*held)[i]) continue;
     // launch.json first: none stands without its key. Only the one of this attempt.
-    const std::string launch = queued + "/launch.json";
+    const std::string launch = of[i].queued + "/launch.json";
     if (env->Exists(launch)) {
       Result<json::Value> rec = ReadKeyed(env, launch);
       const json::Value* a = rec.ok() ? rec->find("attempt") : nullptr;
-      if (!rec.ok() || (a && a->is_int() && a->as_int() == attempt->as_int()))
+      if (!rec.ok() || (a && a->is_int() && a->as_int() == of[i].attempt))
         if (Status s = env->Remove(launch); !s.ok()) return s;
     }
-    if (Status s = env->Remove(path); !s.ok()) return s;
-    said.push_back("launch key keys/" + name + " taken back: the ledger holds no launch at seq " +
-                   std::to_string(seq->as_int()) + " (a stop before its entry); " + id +
+    if (Status s = env->Remove(l.Keys() + "/" + judge[i].key); !s.ok()) return s;
+    said.push_back("launch key keys/" + judge[i].key +
+                   " taken back: the ledger holds no launch at seq " +
+                   std::to_string(judge[i].seq) + " (a stop before its entry); " + of[i].id +
                    " launches anew");
   }
   return said;

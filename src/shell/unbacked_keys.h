@@ -19,7 +19,7 @@
 namespace hangar {
 
 // For each launch key in keys/ of a mission in queued/ whose "ledger_seq" BACKED says the ledger
-// does not hold (called with the key's name and that seq): queued/ID/launch.json removed when it
+// does not hold: queued/ID/launch.json removed when it
 // names the key's attempt (queued/ID fsynced: no launch.json stands without its key), then the key
 // (keys/ fsynced). A key without ledger_seq was written after its entry (by a hangard before this
 // one) and is left, as is every key of a mission elsewhere. Only for a ledger that verified and
@@ -28,8 +28,13 @@ namespace hangar {
 // not a launch key's JSON) stands too, said, and its launch returns the mission lost. Returns a
 // line for each key taken back or left so; a key or launch.json that cannot be listed, read (but
 // for its contents) or removed is an error naming it.
-Result<std::vector<std::string>> DropUnbackedKeys(
-    Env* env, const Layout& l,
-    const std::function<bool(const std::string& key, int64_t seq)>& backed);
+struct KeySeq {
+  std::string key;  // launch.ID.ATTEMPT
+  int64_t seq = 0;  // its ledger_seq
+};
+// BACKED answers for every key to judge at once (one read of the ledger), in order.
+using KeysBacked = std::function<Result<std::vector<bool>>(const std::vector<KeySeq>& keys)>;
+Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
+                                                  const KeysBacked& backed);
 
 }  // namespace hangar

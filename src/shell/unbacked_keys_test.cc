@@ -21,6 +21,7 @@ class UnbackedKeysTest : public ::testing::Test {
   Layout l_;
   std::set<int64_t> backed_;        // the seqs the ledger holds a launch at
   std::vector<std::string> asked_;  // the keys BACKED was asked about
+  int calls_ = 0;                   // and how many times
   void SetUp() override {
     ASSERT_FALSE(scratch_.path().empty());
     l_ = Layout::Make(scratch_.path(), "");
@@ -39,9 +40,14 @@ class UnbackedKeysTest : public ::testing::Test {
         << (seq ? R"(,"ledger_seq":)" + std::to_string(seq) : "") << "}";
   }
   Result<std::vector<std::string>> Drop(Env* env = RealEnv()) {
-    return DropUnbackedKeys(env, l_, [&](const std::string& key, int64_t seq) {
-      asked_.push_back(key);
-      return backed_.count(seq) > 0;
+    return DropUnbackedKeys(env, l_, [&](const std::vector<KeySeq>& keys) {
+      ++calls_;
+      std::vector<bool> r;
+      for (const KeySeq& k : keys) {
+        asked_.push_back(k.key);
+        r.push_back(backed_.count(k.seq) > 0);
+      }
+      return Result<std::vector<bool>>(r);
     });
   }
   bool Has(const std::string& rel) { return std::filesystem::exists(l_.spool + "/" + rel); }
@@ -81,6 +87,7 @@ TEST_F(UnbackedKeysTest, EveryOtherKeyStays) {
   EXPECT_EQ(said->size(), 1u);
   EXPECT_EQ(std::set<std::string>(asked_.begin(), asked_.end()),
             (std::set<std::string>{"launch.backed.1", "launch.retried.2"}));
+  EXPECT_EQ(calls_, 1) << "the ledger is asked once for all";
 }
 
 // A key that says no seq to judge it by stands, said: its launch returns the mission lost.
