@@ -510,12 +510,7 @@ Status Daemon::Commit() {
     if (std::holds_alternative<Intake>(a)) continue;
     if (!forgotten.empty()) {
       // What the batch went on to do with it (its log lines, its launch) goes with it.
-      const std::string id = std::visit(
-          [](const auto& x) -> std::string {
-            if constexpr (requires { x.id; }) return x.id;
-            return "";
-          },
-          a);
+      const std::string id = ActId(a);
       if (auto* x = std::get_if<Log>(&a);
           x && std::any_of(forgotten.begin(), forgotten.end(),
                            [&](const std::string& f) { return x->line.starts_with(f + " "); }))

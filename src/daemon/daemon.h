@@ -300,6 +300,11 @@ class Daemon {
   // the records, as before.
   std::vector<const Launch*> EarlyLaunches(const std::vector<Action>& acts) const;
   void BeginEarly(const std::vector<const Launch*>& ls);
+  // The zygote's begin of launch X (launch/launcher.h, Begin), made as soon as its room is; null
+  // for an engine's launch, or when nothing was begun.
+  std::unique_ptr<Launcher::Begun> BeginDirect(const Launch& x);
+  // The mission act A names ("" for one that names none: a log line).
+  static std::string ActId(const Action& a);
   // For each of KEYS, whether the ledger holds, anchored before this start, the mission.launched
   // entry of that key at its seq (one read of the ledger): one this start caught up
   // (ledger_keeper.h) was never acted on.

@@ -209,11 +209,7 @@ Status Daemon::RenameBeforeLaunch(const std::vector<const Action*>& left, size_t
     if (begun != returns_written_.end() && begun->second.ok() && !renamed_early_.count(mv) &&
         !named.count(mv->id))
       if (Status s = RenameUnsynced(*mv); !s.ok()) return s;
-    std::visit(
-        [&](const auto& x) {
-          if constexpr (requires { x.id; }) named.insert(x.id);
-        },
-        a);
+    named.insert(ActId(a));
   }
   return Status::Ok();
 }
@@ -250,40 +246,42 @@ Status Daemon::DeliverReturns() {
   return Status::Ok();
 }
 
+std::string Daemon::ActId(const Action& a) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        if constexpr (requires { x.id; }) return x.id;
+        return "";
+      },
+      a);
+}
+
 std::vector<const Launch*> Daemon::EarlyLaunches(const std::vector<Action>& acts) const {
   std::vector<const Launch*> r;
   std::set<std::string> named;  // missions an act before names
   for (const Action& a : acts) {
-    if (std::holds_alternative<Log>(a)) continue;
     if (auto* x = std::get_if<Launch>(&a); x && !named.count(x->id)) r.push_back(x);
-    std::visit(
-        [&](const auto& x) {
-          if constexpr (requires { x.id; }) named.insert(x.id);
-        },
-        a);
+    named.insert(ActId(a));
   }
   return r;
 }
 
+std::unique_ptr<Launcher::Begun> Daemon::BeginDirect(const Launch& x) {
+  if (x.plan.launcher != "direct") return nullptr;
+  Launcher* launcher = engines_.For(x.plan.launcher);
+  return launcher
+             ? launcher->Begin(x.plan, layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json",
+                               x.plan_sha256, x.plan_text)
+             : nullptr;
+}
+
 void Daemon::BeginEarly(const std::vector<const Launch*>& ls) {
   std::vector<std::unique_ptr<Launcher::Begun>> begun(ls.size());
-  LaunchesBegun b = BeginLaunches(env_, layout_, ls, env_->Now(), {}, [&](size_t i) {
-    if (ls[i]->plan.launcher == "direct")
-      if (Launcher* launcher = engines_.For(ls[i]->plan.launcher))
-        begun[i] = launcher->Begin(ls[i]->plan,
-                                   layout_.MissionDir(Phase::kRunning, ls[i]->id) + "/plan.json",
-                                   ls[i]->plan_sha256, ls[i]->plan_text);
-  });
-  for (size_t i = 0; i < ls.size(); ++i) {
-    LaunchPrep& p = b.r[i];
-    // Each finished on its own from here: one the spool stopped before is not finished either.
-    if (i > b.cut && p.error.empty()) {
-      p.storage = Status::Io("not finished: the spool failed for the launch of " + ls[b.cut]->id +
-                             " (" + b.r[b.cut].error + ")");
-      p.error = p.storage.message();
-    }
-    early_[ls[i]] = Early{std::move(p), std::move(begun[i])};
-  }
+  LaunchesBegun b = BeginLaunches(env_, layout_, ls, env_->Now(), {},
+                                  [&](size_t i) { begun[i] = BeginDirect(*ls[i]); });
+  // Each finished on its own from here: one the spool stopped before is not finished either.
+  StopAfterCut(ls, &b);
+  for (size_t i = 0; i < ls.size(); ++i)
+    early_[ls[i]] = Early{std::move(b.r[i]), std::move(begun[i])};
 }
 
 Result<std::vector<bool>> Daemon::KeysBacked(const std::vector<KeySeq>& keys) const {
@@ -299,7 +297,7 @@ Result<std::vector<bool>> Daemon::KeysBacked(const std::vector<KeySeq>& keys) co
   if (!at.ok()) return at.status();
   for (size_t i = 0; i < keys.size(); ++i) {
     auto e = at->find(keys[i].seq);
-    if (e == at->end() || !seqs.count(keys[i].seq)) continue;
+    if (e == at->end()) continue;
     const json::Value& body = e->second.body;
     const json::Value* named = body.is_object() ? body.find("key") : nullptr;
     r[i] = e->second.kind == "mission.launched" && named && named->is_string() &&
@@ -330,35 +328,24 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
     }
   }
   early_begun.cut = early.size();
-  auto made = [&](size_t j) {
-    const Launch& x = *fresh[j];
-    if (x.plan.launcher != "direct") return;
-    if (Launcher* launcher = engines_.For(x.plan.launcher))
-      (*begun)[fresh_at[j]] =
-          launcher->Begin(x.plan, layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json",
-                          x.plan_sha256, x.plan_text);
-  };
+  auto made = [&](size_t j) { (*begun)[fresh_at[j]] = BeginDirect(*fresh[j]); };
   // Returns renamed without a sync (RenameUnsynced): returned/ in the first wait, running/ in the
   // closing sync, which comes only once that wait is over.
   std::vector<std::string> first = std::exchange(intakes_unsynced_, {});
   const bool returns = returns_unsynced_;
   if (returns) first.push_back(layout_.StateDir(Phase::kReturned));
-  bool spool_ok = true;
   if (!fresh.empty()) {
     std::vector<LaunchPrep> p = PrepareLaunches(env_, layout_, fresh, env_->Now(), first, made);
     for (size_t j = 0; j < p.size(); ++j) {
-      spool_ok = spool_ok && p[j].storage.ok();
+      // None goes further than the launch the spool stopped.
+      if (!p[j].storage.ok())
+        for (LaunchPrep& e : early_begun.r)
+          if (e.storage.ok()) e.storage = NotFinished(fresh[j]->id, p[j].error, &e.error);
       r[fresh_at[j]] = std::move(p[j]);
     }
     first.clear();  // synced in that first wait
   }
   if (!early.empty()) {
-    if (!spool_ok)  // none goes further than the launch the spool stopped
-      for (LaunchPrep& p : early_begun.r)
-        if (p.storage.ok()) {
-          p.storage = Status::Io("not finished: the spool failed for a launch before it");
-          p.error = p.storage.message();
-        }
     std::vector<LaunchPrep> p = FinishLaunches(env_, layout_, early, std::move(early_begun), first);
     for (size_t j = 0; j < p.size(); ++j) r[early_at[j]] = std::move(p[j]);
   }

@@ -519,14 +519,22 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
         spool_fail(i, s);  // every one: the sync was theirs
     }
   }
-  // A launch stopped where it was by an earlier one's failure says so, as a failure of the spool.
-  for (size_t i = cut + 1; i < n; ++i)
-    if (!r[i].ok && r[i].error.empty()) {
-      r[i].storage = Status::Io("not finished: the spool failed for the launch of " +
-                                launches[cut]->id + " (" + r[cut].error + ")");
-      r[i].error = r[i].storage.message();
-    }
-  return r;
+  LaunchesBegun done{std::move(r), cut};
+  StopAfterCut(launches, &done);
+  return std::move(done.r);
+}
+
+Status NotFinished(const std::string& id, const std::string& error, std::string* said) {
+  Status s =
+      Status::Io("not finished: the spool failed for the launch of " + id + " (" + error + ")");
+  *said = s.message();
+  return s;
+}
+
+void StopAfterCut(const std::vector<const Launch*>& launches, LaunchesBegun* b) {
+  for (size_t i = b->cut + 1; i < b->r.size(); ++i)
+    if (!b->r[i].ok && b->r[i].error.empty())
+      b->r[i].storage = NotFinished(launches[b->cut]->id, b->r[b->cut].error, &b->r[i].error);
 }
 
 std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,

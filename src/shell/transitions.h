@@ -178,6 +178,11 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
                                        const std::vector<const Launch*>& launches,
                                        LaunchesBegun begun,
                                        const std::vector<std::string>& sync_first = {});
+// A launch stopped where it was by an earlier one's failure (of launch ID, ERROR) says so, as a
+// failure of the spool: the status, its message into *SAID. StopAfterCut: so for each launch of B
+// after its cut that has no error of its own.
+Status NotFinished(const std::string& id, const std::string& error, std::string* said);
+void StopAfterCut(const std::vector<const Launch*>& launches, LaunchesBegun* b);
 
 // Writes memory/REQUESTER/vVERSION.json (kernel.h WriteMemory), making memory/REQUESTER first.
 // Ok when the file is there already with the same bytes (written before a stop); Exists when it
