@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/json.h"
+#include "shell/json_file.h"
 #include "shell/proc.h"
 #include "shell/workspace.h"
 
@@ -16,15 +17,6 @@ constexpr size_t kMaxSmallBytes = 1 << 20;
 // The files of one attempt that the next would write again; return.json goes last, by itself.
 constexpr const char* kAttemptFiles[] = {"launch.json",  "plan.json",  "gate2.json",
                                          "approve.json", "retry.json", "run"};
-
-Result<json::Value> ReadObject(Env* env, const std::string& path, size_t max) {
-  Result<std::string> text = env->ReadFile(path, max);
-  if (!text.ok()) return text.status();
-  Result<json::Value> v = json::Parse(*text);
-  if (!v.ok()) return Status::Invalid("cannot read " + path + ": " + v.status().message());
-  if (!v->is_object()) return Status::Invalid("cannot read " + path + ": expected an object");
-  return v;
-}
 
 int IntMember(const json::Value& v, const char* k) {
   const json::Value* m = v.find(k);

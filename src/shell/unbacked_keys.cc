@@ -3,23 +3,13 @@
 #include "base/id.h"
 #include "base/json.h"
 #include "kernel/plan.h"
+#include "shell/json_file.h"
 
 namespace hangar {
 
 namespace {
 
-constexpr size_t kMaxKeyBytes = 64 << 10;
-
-// The JSON object at PATH, or an error naming it.
-Result<json::Value> ReadKeyed(Env* env, const std::string& path) {
-  Result<std::string> text = env->ReadFile(path, kMaxKeyBytes);
-  if (!text.ok()) return text.status();
-  Result<json::Value> v = json::Parse(*text);
-  if (!v.ok() || !v->is_object())
-    return Status::Invalid("cannot read " + path + ": " +
-                           (v.ok() ? std::string("not a JSON object") : v.status().message()));
-  return v;
-}
+constexpr size_t kMaxKeyBytes = 64 << 10;  // a key or launch.json
 
 }  // namespace
 
@@ -47,7 +37,7 @@ Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
       said.push_back("launch key keys/" + name + " of queued " + id + " left (" + why +
                      "): its launch returns the mission lost");
     };
-    Result<json::Value> key = ReadKeyed(env, l.Keys() + "/" + name);
+    Result<json::Value> key = ReadObject(env, l.Keys() + "/" + name, kMaxKeyBytes);
     if (!key.ok()) {
       // Empty after a power loss before its data was fsynced, or written by another hand.
       if (key.status().code() != Code::kInvalid) return key.status();
@@ -73,7 +63,7 @@ Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
     // launch.json first: none stands without its key. Only the one of this attempt.
     const std::string launch = of[i].queued + "/launch.json";
     if (env->Exists(launch)) {
-      Result<json::Value> rec = ReadKeyed(env, launch);
+      Result<json::Value> rec = ReadObject(env, launch, kMaxKeyBytes);
       const json::Value* a = rec.ok() ? rec->find("attempt") : nullptr;
       if (!rec.ok() || (a && a->is_int() && a->as_int() == of[i].attempt))
         if (Status s = env->Remove(launch); !s.ok()) return s;
