@@ -1,5 +1,7 @@
 #include "shell/unbacked_keys.h"
 
+#include <set>
+
 #include "base/id.h"
 #include "base/json.h"
 #include "kernel/plan.h"
@@ -15,9 +17,17 @@ constexpr size_t kMaxKeyBytes = 64 << 10;  // a key or launch.json
 
 Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
                                                   const KeysBacked& backed) {
+  // The queued missions first (one readdir): keys/ holds every launch's key a spool ever took,
+  // and only a queued mission's is judged. Nothing queued, nothing to judge.
+  std::vector<std::string> said;
+  Result<std::vector<Env::DirEntry>> queued_ids = env->ListEntries(l.StateDir(Phase::kQueued));
+  if (!queued_ids.ok()) return queued_ids.status();
+  std::set<std::string> waiting;
+  for (const Env::DirEntry& e : *queued_ids)
+    if (e.dir) waiting.insert(e.name);
+  if (waiting.empty()) return said;
   Result<std::vector<Env::DirEntry>> keys = env->ListEntries(l.Keys());
   if (!keys.ok()) return keys.status();
-  std::vector<std::string> said;
   struct Judged {
     std::string id, queued;
     int64_t attempt = 0;
@@ -31,7 +41,7 @@ Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
     if (e.dir || !name.starts_with("launch.") || dot <= 7) continue;
     const std::string id = name.substr(7, dot - 7);
     const std::string queued = l.MissionDir(Phase::kQueued, id);
-    if (!ValidId(id) || !env->Exists(queued)) continue;
+    if (!ValidId(id) || !waiting.count(id)) continue;
     // A key that cannot say which entry backs it stands: its launch ends lost, as ever.
     auto stands = [&](const std::string& why) {
       said.push_back("launch key keys/" + name + " of queued " + id + " left (" + why +
