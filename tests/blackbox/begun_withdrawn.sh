@@ -17,7 +17,6 @@ fresh() {  # a new spool and anchor with D1 waiting in incoming/new, nothing els
   rm -f "$FLOG"
   mission D1 script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' | drop D1.json
 }
-starts() { grep -c "^start $1 " "$T/starts" 2>/dev/null || true; }
 zygote_of() { pgrep -P "$HPID" -f 'hangar-shim --zygote' | head -n 1; }
 childless() {  # ZYGOTE: it has no child left
   local kids

@@ -517,6 +517,21 @@ fresh_spool() {
 
 # json_str TEXT: TEXT as a JSON string literal.
 json_str() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
+# starts ID: how many times ID's drone started, by its own count (a mission with "count $T/starts").
+starts() { if [[ -f "$T/starts" ]]; then grep -c "^start $1 " "$T/starts" || true; else echo 0; fi; }
+# only_entry KIND ID: the one ledger entry of kind KIND for mission ID, as a JSON line; fails,
+# saying how many there are, unless there is exactly one.
+only_entry() {
+  python3 - "$1" "$2" "$S"/ledger/live/*.jsonl <<'PY'
+import json, sys
+kind, id_ = sys.argv[1], sys.argv[2]
+found = [e for seg in sys.argv[3:] for e in map(json.loads, open(seg))
+         if e.get("kind") == kind and e["body"].get("id") == id_]
+if len(found) != 1:
+    sys.exit(f"{len(found)} {kind} entries for {id_}")
+print(json.dumps(found[0]))
+PY
+}
 
 # mission ID DRONE MAX_MINUTES DONE_WHEN_JSON LINE...: a valid mission whose "future" is the lines
 # given (directives for the fake drone). ID "" leaves the id out. DONE_WHEN_JSON "" leaves it out.

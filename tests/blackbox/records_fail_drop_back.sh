@@ -11,7 +11,6 @@ each_identity
 setup 1
 as_hangard_user
 frozen_ledger_test
-starts() { grep -c "^start $1 " "$T/starts" 2>/dev/null || true; }
 
 start_hangard
 warm_segment

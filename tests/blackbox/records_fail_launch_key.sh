@@ -15,7 +15,6 @@ each_identity
 setup 1
 as_hangard_user
 frozen_ledger_test
-starts() { grep -c "^start $1 " "$T/starts" 2>/dev/null || true; }
 running() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }
 queued() { [[ "$(state_of "$1")" == queued ]]; }
 
@@ -45,19 +44,13 @@ wait_returned Y 30
 wait_returned X 30
 [[ "$(outcome X)" == done ]] || fail "X ended $(outcome X), expected done"
 # The key names its entry: that seq's line is Y's mission.launched of key launch.Y.1.
-python3 - "$S/keys/launch.Y.1" "$S"/ledger/live/*.jsonl <<'PY' || fail "Y's key is not backed by its entry"
+entry=$(only_entry mission.launched Y 2>&1) || fail "Y's key is not backed by its entry: $entry"
+python3 - "$S/keys/launch.Y.1" "$entry" <<'PY' || fail "Y's key is not backed by its entry"
 import json, sys
 seq = json.load(open(sys.argv[1]))["ledger_seq"]
-launches = []
-for seg in sys.argv[2:]:
-    for line in open(seg):
-        e = json.loads(line)
-        if e.get("kind") == "mission.launched" and e["body"].get("id") == "Y":
-            launches.append(e)
-if len(launches) != 1:
-    sys.exit(f"{len(launches)} mission.launched entries for Y")
-if launches[0]["seq"] != seq or launches[0]["body"].get("key") != "launch.Y.1":
-    sys.exit(f"the key names seq {seq}; Y's entry is seq {launches[0]['seq']}")
+e = json.loads(sys.argv[2])
+if e["seq"] != seq or e["body"].get("key") != "launch.Y.1":
+    sys.exit(f"the key names seq {seq}; Y's entry is seq {e['seq']}")
 PY
 grep -q 'launch key keys/launch.Y.1 taken back' "$LOG" || fail "the start did not say it took the key back"
 hangar ledger verify >"$T/verify.out" 2>&1 || fail "the ledger does not verify: $(cat "$T/verify.out")"

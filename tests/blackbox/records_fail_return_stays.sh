@@ -13,7 +13,6 @@ each_identity
 setup 1
 as_hangard_user
 frozen_ledger_test
-starts() { grep -c "^start $1 " "$T/starts" 2>/dev/null || true; }
 running() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }
 
 start_hangard
@@ -37,19 +36,12 @@ wait_returned X 30
 [[ "$(outcome X)" == done ]] || fail "after the restart X ended $(outcome X), expected done"
 [[ "$(starts X)" == 1 ]] || fail "X's drone ran $(starts X) times"
 # return.json names its entry: that seq's line is X's mission.returned with return.json's sha256.
-python3 - "$S/returned/X/return.json" "$S"/ledger/live/*.jsonl <<'PY' || fail "X's return.json is not backed by its entry"
+entry=$(only_entry mission.returned X 2>&1) || fail "X's return.json is not backed by its entry: $entry"
+python3 - "$S/returned/X/return.json" "$entry" <<'PY' || fail "X's return.json is not backed by its entry"
 import hashlib, json, sys
 raw = open(sys.argv[1], "rb").read()
 seq = json.loads(raw)["ledger_seq"]
-returns = []
-for seg in sys.argv[2:]:
-    for line in open(seg):
-        e = json.loads(line)
-        if e.get("kind") == "mission.returned" and e["body"].get("id") == "X":
-            returns.append(e)
-if len(returns) != 1:
-    sys.exit(f"{len(returns)} mission.returned entries for X")
-e = returns[0]
+e = json.loads(sys.argv[2])
 if e["seq"] != seq or e["body"].get("sha256") != hashlib.sha256(raw).hexdigest():
     sys.exit(f"return.json names seq {seq}; X's entry is seq {e['seq']} with sha256 {e['body'].get('sha256')}")
 PY

@@ -7,7 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 setup 2
 start_hangard
-starts() { if [[ -f "$T/starts" ]]; then grep -c "^start $1 " "$T/starts" || true; else echo 0; fi; }
 started() { (($(starts "$1") >= $2)); }
 
 mission L script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'sleep 3' 'write REPORT.md finished' |

@@ -22,7 +22,6 @@ fresh() {  # a new spool and anchor with mission $1 waiting in incoming/new, not
   : >"$LOG"
   mission "$1" slurm 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' | drop "$1.json"
 }
-starts() { grep -c "^start $1 " "$T/starts" 2>/dev/null || true; }
 call_of() { grep -E "^[0-9]+ $1" "$FLOG" | head -n 1 | cut -d' ' -f1; }
 
 # Counting: where the key, the launch record, the start record and the job's id are written.
