@@ -29,7 +29,7 @@ Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
   Result<std::vector<Env::DirEntry>> keys = env->ListEntries(l.Keys());
   if (!keys.ok()) return keys.status();
   struct Judged {
-    std::string id, queued;
+    std::string id;
     int64_t attempt = 0;
   };
   std::vector<KeySeq> judge;
@@ -40,7 +40,6 @@ Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
     const size_t dot = name.rfind('.');
     if (e.dir || !name.starts_with("launch.") || dot <= 7) continue;
     const std::string id = name.substr(7, dot - 7);
-    const std::string queued = l.MissionDir(Phase::kQueued, id);
     if (!ValidId(id) || !waiting.count(id)) continue;
     // A key that cannot say which entry backs it stands: its launch ends lost, as ever.
     auto stands = [&](const std::string& why) {
@@ -63,15 +62,18 @@ Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
       continue;
     }
     judge.push_back({name, seq->as_int()});
-    of.push_back({id, queued, attempt->as_int()});
+    of.push_back({id, attempt->as_int()});
   }
   if (judge.empty()) return said;
   Result<std::vector<bool>> held = backed(judge);
   if (!held.ok()) return held.status();
+  if (held->size() != judge.size())  // no key is taken back on an answer that misses one
+    return Status::Invalid("the ledger answered for " + std::to_string(held->size()) + " of " +
+                           std::to_string(judge.size()) + " launch keys");
   for (size_t i = 0; i < judge.size(); ++i) {
-    if (i < held->size() && (*held)[i]) continue;
+    if ((*held)[i]) continue;
     // launch.json first: none stands without its key. Only the one of this attempt.
-    const std::string launch = of[i].queued + "/launch.json";
+    const std::string launch = l.MissionDir(Phase::kQueued, of[i].id) + "/launch.json";
     if (env->Exists(launch)) {
       Result<json::Value> rec = ReadObject(env, launch, kMaxKeyBytes);
       const json::Value* a = rec.ok() ? rec->find("attempt") : nullptr;
@@ -80,9 +82,9 @@ Result<std::vector<std::string>> DropUnbackedKeys(Env* env, const Layout& l,
     }
     if (Status s = env->Remove(l.Keys() + "/" + judge[i].key); !s.ok()) return s;
     said.push_back("launch key keys/" + judge[i].key +
-                   " taken back: the ledger holds no launch at seq " +
-                   std::to_string(judge[i].seq) + " (a stop before its entry); " + of[i].id +
-                   " launches anew");
+                   " taken back: no launch anchored before this start is at seq " +
+                   std::to_string(judge[i].seq) + " (a stop before its entry's anchor line); " +
+                   of[i].id + " launches anew");
   }
   return said;
 }

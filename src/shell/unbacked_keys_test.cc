@@ -106,6 +106,17 @@ TEST_F(UnbackedKeysTest, AKeyThatCannotBeJudgedStandsAndIsSaid) {
   EXPECT_TRUE(asked_.empty());
 }
 
+// An answer that misses a key takes none back.
+TEST_F(UnbackedKeysTest, AnAnswerThatMissesAKeyTakesNoneBack) {
+  Launching("Q", Phase::kQueued, 1, 5);
+  Result<std::vector<std::string>> said = DropUnbackedKeys(
+      RealEnv(), l_,
+      [](const std::vector<KeySeq>&) { return Result<std::vector<bool>>(std::vector<bool>()); });
+  EXPECT_FALSE(said.ok());
+  EXPECT_TRUE(Has("keys/launch.Q.1"));
+  EXPECT_TRUE(Has("queued/Q/launch.json"));
+}
+
 // launch.json goes first, each removal fsynced: a stop between leaves the key, never a launch.json
 // without it.
 TEST_F(UnbackedKeysTest, TheLaunchJsonGoesBeforeItsKey) {

@@ -517,6 +517,9 @@ fresh_spool() {
 
 # json_str TEXT: TEXT as a JSON string literal.
 json_str() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
+# running_started ID: ID is in running/ and its drone has begun (a mission whose first line is
+# "write started now").
+running_started() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }
 # starts ID: how many times ID's drone started, by its own count (a mission with "count $T/starts").
 starts() { if [[ -f "$T/starts" ]]; then grep -c "^start $1 " "$T/starts" || true; else echo 0; fi; }
 # only_entry KIND ID: the one ledger entry of kind KIND for mission ID, as a JSON line; fails,

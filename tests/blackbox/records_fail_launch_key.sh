@@ -15,7 +15,6 @@ each_identity
 setup 1
 as_hangard_user
 frozen_ledger_test
-running() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }
 queued() { [[ "$(state_of "$1")" == queued ]]; }
 
 start_hangard
@@ -23,7 +22,7 @@ warm_segment
 
 mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write started now' 'sleep 3' \
   'write REPORT.md ran' | drop x.json
-wait_until 20 running X || fail "X did not start (state: $(state_of X))"
+wait_until 20 running_started X || fail "X did not start (state: $(state_of X))"
 mission Y script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' | drop y.json
 wait_until 20 queued Y || fail "Y is not queued behind X: $(state_of Y)"
 freeze "$SEG"

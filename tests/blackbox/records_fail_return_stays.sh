@@ -13,14 +13,13 @@ each_identity
 setup 1
 as_hangard_user
 frozen_ledger_test
-running() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }
 
 start_hangard
 warm_segment
 
 mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write started now' 'sleep 3' \
   'write REPORT.md ran' | drop x.json
-wait_until 20 running X || fail "X did not start (state: $(state_of X))"
+wait_until 20 running_started X || fail "X did not start (state: $(state_of X))"
 freeze "$SEG"
 wait_until 20 work_is stopped || fail "hangard did not stop its work when the ledger could not be written"
 grep -q 'STOPPED' "$LOG" || fail "hangard did not log its stop"
