@@ -270,7 +270,8 @@ std::unique_ptr<Launcher::Begun> Daemon::BeginDirect(const Launch& x) {
   Launcher* launcher = engines_.For(x.plan.launcher);
   return launcher
              ? launcher->Begin(x.plan, layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json",
-                               x.plan_sha256, x.plan_text)
+                               x.plan_sha256, x.plan_text,
+                               layout_.MissionDir(Phase::kQueued, x.id) + "/run")
              : nullptr;
 }
 

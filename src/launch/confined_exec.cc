@@ -87,6 +87,16 @@ int RunConfined(const ConfineArgs& a, char* const envp[]) {
   }
   const std::string locked = LockDown(a.sockets);
   if (!locked.empty()) return SayConfine("refusing to run " + program + ": " + locked, 126);
+  // Made before the launch's go: the drone's program runs only on the supervisor's word.
+  if (a.go >= 0) {
+    char word = 0;
+    ssize_t n;
+    do n = read(a.go, &word, 1);
+    while (n < 0 && errno == EINTR);
+    close(a.go);
+    if (n != 1)
+      return SayConfine("not running " + program + ": its launch was withdrawn before its go", 126);
+  }
   execve(program.c_str(), argv.data(), envp);
   return SayConfine("cannot execute " + program + ": " + std::strerror(errno), 127);
 }

@@ -28,6 +28,10 @@ struct ConfineArgs {
   int landlock = -1;  // the Landlock ruleset's descriptor (shell/landlock.h), -1 none
   UnixSockets sockets = UnixSockets::kDeny;
   std::vector<std::string> argv;  // PROGRAM, then its ARGs
+  // Not from the command line: a descriptor the supervisor's own child (launch/drone_exec.h) reads
+  // one byte from once everything else is done, just before the execve: its word that the
+  // launch's records are durable (launch/supervisor.h, RunShimBegun). -1: none.
+  int go = -1;
 };
 
 // Reads ARGV (ARGV[0] is hangar-confine's own name) into *OUT. "" on success, or the usage error
@@ -39,7 +43,9 @@ int SayConfine(const std::string& line, int rc);
 
 // Makes the sandbox (with args.sandbox), refuses to go on while any capability remains, starts the
 // forwarder, enters the Landlock ruleset and closes it, sets no_new_privs and loads the
-// system-call filter, then execve(PROGRAM, argv, ENVP). Returns only when PROGRAM does not run: 126
+// system-call filter, waits for the word on args.go (when given), then execve(PROGRAM, argv,
+// ENVP). Without the word (the pipe's other end closed) it returns 126, PROGRAM not executed.
+// Returns only when PROGRAM does not run: 126
 // when it was refused, 127 when it could not be executed, with
 // "hangar-confine: refusing to run PROGRAM: REASON" (or "cannot execute") written to stderr.
 // The sandbox's other processes (shell/namespace_sandbox.h) exit in it and never return.

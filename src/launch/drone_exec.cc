@@ -115,7 +115,9 @@ bool OnlyThread() {
   if (spec.confined) {
     const char* program = spec.confined->argv.front().c_str();
     try {  // never back into the supervisor's code
-      if (!CloseAllBut(spec.inherit, report)) fail(Step::kClose);
+      std::vector<int> keep = spec.inherit;
+      if (spec.go >= 0) keep.push_back(spec.go);
+      if (!CloseAllBut(keep, report)) fail(Step::kClose);
       close(report);
       (void)prctl(PR_SET_NAME, "hangar-confine");
       // A change of user (BecomeDroneUser) left this process undumpable, and the kernel then

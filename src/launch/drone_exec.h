@@ -58,6 +58,9 @@ struct DroneSpec {
   // CAP_SYS_ADMIN) and closed; the sandbox then makes none (NamespaceSandbox::network_entered).
   // -1: the sandbox makes its own.
   int net = -1;
+  // With CONFINED: a pipe the drone's process reads one byte from, its sandbox made, before it
+  // executes the drone's program (ConfineArgs::go); kept open to there. -1: none.
+  int go = -1;
 };
 
 // Every signal to its default disposition, by the kernel's own call: glibc's sigaction(2) refuses

@@ -1,5 +1,6 @@
 #include "launch/launcher.h"
 
+#include <fcntl.h>
 #include <signal.h>
 
 #include "launch/direct_launcher.h"
@@ -30,10 +31,14 @@ class DirectLauncher : public Launcher {
   };
 
   std::unique_ptr<Begun> Begin(const Plan& plan, const std::string& plan_file,
-                               const std::string& sha256, const std::string& plan_text) override {
+                               const std::string& sha256, const std::string& plan_text,
+                               const std::string& run_now) override {
     if (!zygote_) return nullptr;
+    // Not opened (gone, not a directory): the launch is begun without it, its sandbox made after
+    // the go.
+    UniqueFd run(open(run_now.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     std::optional<ShimZygote::Begun> b =
-        zygote_->Begin(plan_file, sha256, plan_text, SandboxCutsNetwork(plan));
+        zygote_->Begin(plan_file, sha256, plan_text, SandboxCutsNetwork(plan), run.get());
     return b ? std::make_unique<ZygoteBegun>(std::move(*b)) : nullptr;
   }
 

@@ -41,13 +41,16 @@ class Launcher {
   // launcher can make from the plan's bytes alone is made during the launch's waits. Null when
   // there is nothing to begin (an engine launcher; the direct launcher without a zygote ready):
   // StartBegun is then Start. Destroyed without StartBegun, a begun launch is withdrawn, and
-  // nothing of it runs. Never waits: hangard's loop calls it.
+  // nothing of it runs. Never waits: hangard's loop calls it. RUN_NOW is the plan's run directory
+  // where it is until the launch's move (queued/ID/run), made already: the direct launcher's
+  // supervisor may make the drone's sandbox there before the go.
   struct Begun {
     virtual ~Begun() = default;
   };
   virtual std::unique_ptr<Begun> Begin(const Plan& /*plan*/, const std::string& /*plan_file*/,
                                        const std::string& /*sha256*/,
-                                       const std::string& /*plan_text*/) {
+                                       const std::string& /*plan_text*/,
+                                       const std::string& /*run_now*/) {
     return nullptr;
   }
   // Start, for a launch BEGUN (null: as Start), once its records are durable; the same answers.

@@ -159,9 +159,10 @@ char* title = nullptr;
 
 // The child of the zygote: from here on the launch's shim. Never returns.
 // PLAN: a begun launch's plan (its bytes; the child waits for hangard's go on ANSWER), or -1.
+// RUN: a begun launch's run directory where it is until the launch's move, or -1.
 // NET: a network namespace made ahead for this launch alone (NetworkPool), or -1.
-[[noreturn]] void RunChild(int report, int answer, int plan, int net, const std::string& plan_file,
-                           const std::string& plan_sha256) {
+[[noreturn]] void RunChild(int report, int answer, int plan, int run, int net,
+                           const std::string& plan_file, const std::string& plan_sha256) {
   // Taken, before anything else: hangard starts no other shim for this launch from now on. With
   // it a pidfd of this process, so that hangard can tell when it has ended should the zygote,
   // which reports its status, end first.
@@ -183,7 +184,7 @@ char* title = nullptr;
   // zygote's, the other launches' answers, the namespaces made ahead for other launches) RunShim
   // closes first.
   signal(SIGPIPE, inherited_sigpipe);
-  _exit(plan >= 0 ? RunShimBegun(plan_file, plan_sha256, plan, answer, net)
+  _exit(plan >= 0 ? RunShimBegun(plan_file, plan_sha256, plan, answer, net, run)
                   : RunShim(plan_file, plan_sha256, net));
 }
 
@@ -207,19 +208,22 @@ bool TakeRequest(std::vector<Child>* children, NetworkPool* pool) {
   const size_t a = in.find('\n');
   const size_t b = a == std::string::npos ? a : in.find('\n', a + 1);
   const std::string rest = b == std::string::npos ? "" : in.substr(b + 1);
-  if ((fds.size() != 2 && fds.size() != 3) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+  if (fds.size() < 2 || fds.size() > 4 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
       b == std::string::npos || (!rest.empty() && rest != "net\n") || a == 0 || b == a + 1) {
     Say("refused a request: expected PLAN_FILE and SHA256, one line each (then \"net\", or "
-        "nothing), with two descriptors (or three: a begun launch)");
+        "nothing), with two descriptors (three: a begun launch; four: with its run directory)");
     for (int fd : fds) close(fd);
     return true;
   }
-  const int report = fds[0], answer = fds[1], plan = fds.size() == 3 ? fds[2] : -1;
+  const int report = fds[0], answer = fds[1], plan = fds.size() >= 3 ? fds[2] : -1,
+            run = fds.size() == 4 ? fds[3] : -1;
   const int net = rest.empty() ? -1 : pool->Take();  // the child's alone from the fork on
   pid_t pid = fork();
-  if (pid == 0) RunChild(report, answer, plan, net, in.substr(0, a), in.substr(a + 1, b - a - 1));
+  if (pid == 0)
+    RunChild(report, answer, plan, run, net, in.substr(0, a), in.substr(a + 1, b - a - 1));
   close(report);
   if (plan >= 0) close(plan);
+  if (run >= 0) close(run);
   if (net >= 0) close(net);
   if (pid < 0) {
     Say("cannot fork a shim: " + std::string(std::strerror(errno)));
@@ -397,7 +401,8 @@ std::string ShimZygote::ReleaseLocked() {
 
 std::optional<ShimZygote::Begun> ShimZygote::Begin(const std::string& plan_file,
                                                    const std::string& plan_sha256,
-                                                   const std::string& plan_text, bool network) {
+                                                   const std::string& plan_text, bool network,
+                                                   int run_dir) {
   if (plan_file.find('\n') != std::string::npos || plan_sha256.find('\n') != std::string::npos)
     return std::nullopt;
   // Never waited for: a zygote another launch is starting or asking, or one that is not running
@@ -410,8 +415,9 @@ std::optional<ShimZygote::Begun> ShimZygote::Begin(const std::string& plan_file,
   Begun b;
   UniqueFd theirs;
   if (!MakeAnswer(&b.report, &b.answer, &theirs)) return std::nullopt;
-  if (SendWithFds(control_, Request(plan_file, plan_sha256, network),
-                  {b.report.get(), theirs.get(), plan.get()}, /*wait=*/false) != 0)
+  std::vector<int> fds{b.report.get(), theirs.get(), plan.get()};
+  if (run_dir >= 0) fds.push_back(run_dir);
+  if (SendWithFds(control_, Request(plan_file, plan_sha256, network), fds, /*wait=*/false) != 0)
     return std::nullopt;
   b.asked = pid_;
   return b;

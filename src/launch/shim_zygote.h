@@ -28,6 +28,13 @@
 // before its records are durable, as when the zygote learns the plan only then (a request
 // without the third descriptor, Start's own).
 //
+// A fourth descriptor, when given, is the launch's run directory where it is until the launch's
+// move (queued/ID/run; the move carries it, and what is open in it, to running/ID/run). With it
+// and a plan whose drone the shim can make in its own process (supervisor.h, SandboxBeforeGo),
+// the child forks the supervisor before the go, and the supervisor makes the drone's files and
+// the drone's process with its whole sandbox, which then waits for the go before it executes the
+// drone's program. Withdrawn, the supervisor kills that process; the drone never ran.
+//
 // Network namespaces made ahead (shell/network_namespace.h). A drone whose sandbox of engine
 // "namespaces" cuts the network gets a network namespace of its own with its loopback up; making
 // one is some 0.6 ms of the launch's path. A zygote that may (root: CAP_SYS_ADMIN) keeps two made
@@ -84,9 +91,10 @@ class ShimZygote {
   // Sends the begun request for PLAN_FILE (its name once the launch's records are durable) whose
   // bytes are PLAN_TEXT, hashing to PLAN_SHA256, and returns at once: never waits (a zygote
   // another thread is starting or asking, one not running or not taking the request at once:
-  // nullopt, and the launch is Start's, whole). Called by hangard's loop.
+  // nullopt, and the launch is Start's, whole). Called by hangard's loop. RUN_DIR (when not -1,
+  // the caller's to close) is the launch's run directory as it is now, sent along (above).
   std::optional<Begun> Begin(const std::string& plan_file, const std::string& plan_sha256,
-                             const std::string& plan_text, bool network = false);
+                             const std::string& plan_text, bool network = false, int run_dir = -1);
   // Start for a launch BEGUN (when given): its records now durable, the child told to go; the
   // same answers as Start. A child that did not take it (the zygote ended first) leaves the launch
   // to a cold start, as in Start.

@@ -98,18 +98,38 @@ int AwaitReport(int fd, const std::string& id) {
   return kShimNotStarted;
 }
 
+// Waits for hangard's go on GO: true on "g"; false at the end of the stream or a reset (hangard
+// withdrew the launch, or ended: its end closed, our "y" unread or read) or on any other error.
+bool AwaitGo(int go) {
+  for (;;) {
+    char c[8];
+    ssize_t n = recv(go, c, sizeof c, 0);
+    if (n < 0 && errno == EINTR) continue;
+    return n == 1 && c[0] == 'g';
+  }
+}
+
 class Supervisor {
  public:
   // EARLY: the drone's command, when it was made before the launch's go (RunShimBegun).
   // NET: RunShim's; the drone's, or closed once the drone is forked.
-  Supervisor(const Plan& plan, int report, std::optional<Result<DroneCommand>> early, int net)
-      : plan_(plan), report_(report), early_(std::move(early)), net_(net) {}
+  // GO and RUN: RunShimBegun's, when the supervisor is forked before the go (SandboxBeforeGo);
+  // else -1.
+  Supervisor(const Plan& plan, int report, std::optional<Result<DroneCommand>> early, int net,
+             int go, int run)
+      : plan_(plan), report_(report), early_(std::move(early)), run_fd_(run), go_(go), net_(net) {}
   int Run();
 
  private:
   Status Prepare();
   Status TakeLock();
-  Result<pid_t> SpawnDrone();
+  // HELD: the drone's process makes its sandbox and then waits for Release before it executes
+  // the drone's program (only in_process_).
+  Result<pid_t> SpawnDrone(bool held);
+  // Before the go: waits for it (true), or, withdrawn, kills what AHEAD made (false).
+  bool AwaitGoAhead(const std::optional<Result<pid_t>>& ahead);
+  // The drone made ahead, released to execute its program.
+  Result<pid_t> Release(Result<pid_t> ahead);
   // Network "egress": hangar-egress on the plan's socket, before the drone; stopped after it.
   Status StartEgress();
   void StopEgress();
@@ -126,6 +146,10 @@ class Supervisor {
   int report_;
   std::optional<Result<DroneCommand>> early_;
   int sigfd_ = -1, run_fd_ = -1, lock_fd_ = -1, room_fd_ = -1, in_ = -1, out_ = -1, err_ = -1;
+  int go_ = -1;       // hangard's go, awaited here (RunShimBegun with RUN)
+  int release_ = -1;  // the held drone's word to execute its program (SpawnDrone, HELD)
+  // Whether the drone's child takes hangar-confine's steps itself (launch/drone_exec.h).
+  bool in_process_ = false;
   int64_t start_mono_ = 0;
   std::optional<int> drone_status_;
   ExitInfo exit_;
@@ -151,9 +175,17 @@ int Supervisor::Run() {
     Report(Status::Errno("create signalfd", errno).message());
     return kShimNotStarted;
   }
+  in_process_ = plan_.sandbox.engine == "namespaces" && OnlyThread();
   if (Status s = Prepare(); !s.ok()) {
     Report(s.message());
     return kShimNotStarted;
+  }
+  // Forked before the go (RunShimBegun, RUN): the drone is made now, up to its program, during
+  // hangard's waits for the launch's records, and released at the go.
+  std::optional<Result<pid_t>> ahead;
+  if (go_ >= 0) {
+    if (in_process_) ahead = SpawnDrone(/*held=*/true);
+    if (!AwaitGoAhead(ahead)) return kShimNotStarted;
   }
   exit_.started = RealEnv()->Now();
   start_mono_ = MonotonicMs();
@@ -166,7 +198,7 @@ int Supervisor::Run() {
     WriteExit();
     return 0;
   }
-  Result<pid_t> drone = SpawnDrone();
+  Result<pid_t> drone = ahead ? Release(std::move(*ahead)) : SpawnDrone(/*held=*/false);
   if (!drone.ok()) {
     // The launch was attempted: this is the drone's outcome, not a start failure.
     exit_.error = drone.status().message();
@@ -193,7 +225,7 @@ int Supervisor::Run() {
 
 Status Supervisor::Prepare() {
   const std::string& run = plan_.run;
-  run_fd_ = open(run.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (run_fd_ < 0) run_fd_ = open(run.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (run_fd_ < 0) return Status::Errno("open run directory " + run, errno);
   if (Status s = TakeLock(); !s.ok()) return s;
   // Files of an earlier supervisor of this run directory describe a drone that is gone; while
@@ -209,7 +241,11 @@ Status Supervisor::Prepare() {
   room_fd_ = open(plan_.room.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (room_fd_ < 0) return Status::Errno("open room " + plan_.room, errno);
   const std::string in = plan_.stdin_path.empty() ? "/dev/null" : plan_.stdin_path;
-  in_ = open(in.c_str(), O_RDONLY | O_CLOEXEC);
+  // One in the run directory (the prompt) is opened there: before the go, the launch's move has
+  // not given it the plan's name yet.
+  const std::string in_run = in.rfind(run + "/", 0) == 0 ? in.substr(run.size() + 1) : "";
+  in_ = in_run.empty() ? open(in.c_str(), O_RDONLY | O_CLOEXEC)
+                       : openat(run_fd_, in_run.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (in_ < 0) return Status::Errno("open stdin " + in, errno);
   const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW;
   out_ = openat(run_fd_, plan_.stdout_file.c_str(), flags, 0644);
@@ -249,7 +285,7 @@ Status Supervisor::TakeLock() {
 // a step-by-step failure report. Boost.Process would only be in the way of each of these (it sets
 // argv[0] to the path it runs, searches the shim's own PATH, execs even after a failed setup
 // handler, and reports every failure as one error code).
-Result<pid_t> Supervisor::SpawnDrone() {
+Result<pid_t> Supervisor::SpawnDrone(bool held) {
   const std::string& name = plan_.argv[0];
   // One made before the go that failed is made again: its reason may have gone since.
   Result<DroneCommand> cmd = early_ && early_->ok() ? std::move(*early_) : PlanCommand(plan_);
@@ -277,7 +313,7 @@ Result<pid_t> Supervisor::SpawnDrone() {
   // Engine "namespaces": the child does hangar-confine's work itself, from the very arguments it
   // would have been given (launch/drone_exec.h, launch/confined_exec.h), when the fork is safe.
   ConfineArgs confined;
-  if (plan_.sandbox.engine == "namespaces" && OnlyThread()) {
+  if (in_process_) {
     const int argc = int(spec.argv.size()) - 1;  // without the closing null
     if (std::string bad = ParseConfineArgs(argc, spec.argv.data(), &confined); !bad.empty())
       return Status::Invalid("the drone's sandbox command: " + bad);
@@ -288,17 +324,34 @@ Result<pid_t> Supervisor::SpawnDrone() {
     }
   }
 
+  int hold[2] = {-1, -1};
+  if (held) {
+    if (!spec.confined)
+      return Status::Invalid("a drone held before its go needs engine namespaces");
+    if (pipe2(hold, O_CLOEXEC) != 0)
+      return Status::Errno("create a pipe for the drone's go", errno);
+    confined.go = spec.go = hold[0];
+  }
   int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) return Status::Errno("create a pipe for the drone", errno);
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    int e = errno;
+    for (int fd : hold)
+      if (fd >= 0) close(fd);
+    return Status::Errno("create a pipe for the drone", e);
+  }
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
-    close(p[0]);
-    close(p[1]);
+    for (int fd : {p[0], p[1], hold[0], hold[1]})
+      if (fd >= 0) close(fd);
     return Status::Errno("fork the drone", e);
   }
   if (pid == 0) ExecDrone(spec, p[1]);
   close(p[1]);
+  if (held) {
+    close(hold[0]);
+    release_ = hold[1];
+  }
   if (net_ >= 0) close(net_);  // the drone's now, or of no use: one drone a namespace
   net_ = -1;
   StepFailure f{};
@@ -330,6 +383,34 @@ Result<pid_t> Supervisor::SpawnDrone() {
       break;
   }
   return Status::Errno("execute " + name, f.error);
+}
+
+bool Supervisor::AwaitGoAhead(const std::optional<Result<pid_t>>& ahead) {
+  const bool go = AwaitGo(go_);
+  close(go_);
+  go_ = -1;
+  if (go) return true;
+  // Withdrawn: the drone's process, waiting for its release, is killed with all it made; the
+  // lock goes with this process. No exit.json: the mission is still queued.
+  if (ahead && ahead->ok()) kill(-**ahead, SIGKILL);
+  if (release_ >= 0) close(release_);
+  release_ = -1;
+  KillStragglers();
+  Report("the launch of mission " + plan_.id +
+         " was withdrawn before its go: the drone's program was not executed");
+  return false;
+}
+
+Result<pid_t> Supervisor::Release(Result<pid_t> ahead) {
+  // A drone whose process ended before its go (its sandbox refused) is reaped by Watch: its
+  // status is the drone's outcome, as after a fork at the go. The write then fails (EPIPE;
+  // SIGPIPE is ignored here).
+  if (release_ >= 0) {
+    (void)!write(release_, "g", 1);
+    close(release_);
+    release_ = -1;
+  }
+  return ahead;
 }
 
 Status Supervisor::StartEgress() {
@@ -568,8 +649,10 @@ Result<Plan> DirectOnly(Result<Plan> plan, const std::string& plan_file) {
   return plan;
 }
 
-// The first process, with the plan loaded: forks the supervisor and waits for its report.
-int ForkSupervisor(const Plan& plan, std::optional<Result<DroneCommand>> early, int net) {
+// The first process, with the plan loaded: forks the supervisor and waits for its report. GO and
+// RUN: the supervisor's, forked before the go (RunShimBegun), or -1.
+int ForkSupervisor(const Plan& plan, std::optional<Result<DroneCommand>> early, int net,
+                   int go = -1, int run = -1) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     WriteText(2, "hangar-shim: " + Status::Errno("create a pipe", errno).message() + "\n");
@@ -582,23 +665,13 @@ int ForkSupervisor(const Plan& plan, std::optional<Result<DroneCommand>> early, 
   }
   if (pid > 0) {
     close(p[1]);
-    if (net >= 0) close(net);  // the supervisor's
+    for (int fd : {net, go, run})  // the supervisor's
+      if (fd >= 0) close(fd);
     return AwaitReport(p[0], plan.id);
   }
   close(p[0]);
   setsid();  // no longer in hangard's session or process group: its signals are not ours
-  return Supervisor(plan, p[1], std::move(early), net).Run();
-}
-
-// Waits for hangard's go on GO: true on "g"; false at the end of the stream or a reset (hangard
-// withdrew the launch, or ended: its end closed, our "y" unread or read) or on any other error.
-bool AwaitGo(int go) {
-  for (;;) {
-    char c[8];
-    ssize_t n = recv(go, c, sizeof c, 0);
-    if (n < 0 && errno == EINTR) continue;
-    return n == 1 && c[0] == 'g';
-  }
+  return Supervisor(plan, p[1], std::move(early), net, go, run).Run();
 }
 
 }  // namespace
@@ -612,6 +685,10 @@ bool CommandBeforeGo(const Plan& plan) {
          (plan.last_message.empty() || PathInside(plan.last_message, plan.room));
 }
 
+bool SandboxBeforeGo(const Plan& plan) {
+  return CommandBeforeGo(plan) && plan.sandbox.engine == "namespaces";
+}
+
 int RunShim(const std::string& plan_file, const std::string& plan_sha256, int net) {
   SanitizeDescriptors(net >= 0 ? std::vector<int>{net} : std::vector<int>{});
   Result<Plan> plan = LoadShimPlan(plan_file, plan_sha256);
@@ -623,9 +700,11 @@ int RunShim(const std::string& plan_file, const std::string& plan_sha256, int ne
 }
 
 int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd, int go,
-                 int net) {
-  SanitizeDescriptors(net >= 0 ? std::vector<int>{plan_fd, go, net}
-                               : std::vector<int>{plan_fd, go});
+                 int net, int run) {
+  std::vector<int> keep{plan_fd, go};
+  for (int fd : {net, run})
+    if (fd >= 0) keep.push_back(fd);
+  SanitizeDescriptors(keep);
   // At most 1 MiB, as a plan file is read; bytes that cannot be read fail the sha256.
   const std::string text = ReadCaptured(plan_fd, (1 << 20) + 1);
   close(plan_fd);
@@ -641,6 +720,9 @@ int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, i
   }
   std::optional<Result<DroneCommand>> early;
   if (CommandBeforeGo(*plan)) early = PlanCommand(*plan);
+  if (run >= 0 && SandboxBeforeGo(*plan) && early->ok())
+    return ForkSupervisor(*plan, std::move(early), net, go, run);
+  if (run >= 0) close(run);
   if (!AwaitGo(go)) {
     WriteText(2, "hangar-shim: the launch of mission " + plan->id +
                      " was withdrawn before its go: nothing was started\n");

@@ -45,13 +45,27 @@ int RunShim(const std::string& plan_file, const std::string& plan_sha256, int ne
 // nothing; with it, it goes on as RunShim, the command made. A plan refused returns kShimBadPlan at
 // once (hangard learns it after its go, as from RunShim).
 // NET as RunShim's.
+// RUN (when not -1): the plan's run directory where it is until the launch's move (queued/ID/run),
+// open. With it, when SandboxBeforeGo, the supervisor is forked before the go and takes its
+// steps up to the drone's program in that directory: the lock taken, the drone's files made
+// (stdout, stderr), the room handed over, the drone's process forked with its sandbox made (its
+// namespaces, mounts, Landlock and system-call filter). That process then waits for the
+// supervisor's word, given on the go, before it executes the drone's program; the drone's clock
+// (exit.json's started, the deadline) starts at the go. Without the go, the supervisor kills that
+// process and ends, and the drone's program was never executed; what it made stays in the run
+// directory of a mission still queued, and the next attempt's supervisor makes it anew.
 int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, int plan_fd, int go,
-                 int net = -1);
+                 int net = -1, int run = -1);
 
 // Whether PLAN's drone command may be made before the launch's go: it depends on nothing the
 // supervisor makes first (a workspace's checkout in the room, the egress proxy's socket, a
 // last-message file outside the room). Otherwise it is made where RunShim makes it.
 bool CommandBeforeGo(const Plan& plan);
+
+// Whether PLAN's drone may be made up to its program before the launch's go (RunShimBegun, RUN):
+// CommandBeforeGo, and a sandbox of engine "namespaces", which the supervisor's own child makes
+// (launch/drone_exec.h). Under bwrap the sandbox is bwrap's program, executed at the go.
+bool SandboxBeforeGo(const Plan& plan);
 
 // Checks that TEXT hashes to PLAN_SHA256 and parses it as a plan (PLAN_FILE names it in messages).
 Result<Plan> LoadPlanText(const std::string& text, const std::string& plan_file,

@@ -1,5 +1,6 @@
 #include "launch/supervisor.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 
 #include "base/sha256.h"
 #include "env/env.h"
+#include "env/nofollow.h"
 #include "launch/direct_launcher.h"
 #include "launch/drone_exec.h"
 #include "launch/sandbox_command.h"
@@ -118,6 +120,24 @@ std::string Slurp(const std::string& path) {
   return s.str();
 }
 
+// PID's descendants, through the kernel's lists of children (CONFIG_PROC_CHILDREN).
+std::vector<pid_t> Descendants(pid_t pid) {
+  std::vector<pid_t> all;
+  std::istringstream kids(
+      Slurp("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children"));
+  for (pid_t kid; kids >> kid;) {
+    all.push_back(kid);
+    for (pid_t d : Descendants(kid)) all.push_back(d);
+  }
+  return all;
+}
+
+// Whether PID has ended: gone, or a zombie.
+bool Ended(pid_t pid) {
+  const std::string st = Slurp("/proc/" + std::to_string(pid) + "/stat");
+  return st.empty() || st.find(") Z ") != std::string::npos;
+}
+
 // A process still running sleep (a reused pid runs something else).
 bool SleepAlive(pid_t pid) {
   return Slurp("/proc/" + std::to_string(pid) + "/comm") == "sleep\n";
@@ -127,7 +147,10 @@ bool SleepAlive(pid_t pid) {
 // zygote (launch/shim_zygote.h), which must behave the same in every way. The parameter's bit 0:
 // the zygote; bit 1 (ShimTestSandbox): engine "namespaces" instead of "bwrap"; bit 2 (with bit 0):
 // the launch begun (ShimZygote::Begin: the drone's command made before the go, in the first
-// process, and carried into the supervisor and the drone).
+// process, and carried into the supervisor and the drone); bit 3 (with bit 2): begun with its run
+// directory, as hangard begins one, in queued/ID/run before the launch's move (with engine
+// "namespaces", the supervisor and the drone's sandbox made before the go: supervisor.h,
+// RunShimBegun).
 class ShimTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
@@ -172,8 +195,15 @@ class ShimTest : public ::testing::TestWithParam<int> {
     const size_t before = zygote_.taken();
     std::optional<ShimZygote::Begun> begun;
     if (GetParam() & 4) {
-      begun = zygote_.Begin(path, Sha256Hex(text), text, SandboxCutsNetwork(p));
+      const std::string queued = run_ + ".queued";
+      UniqueFd run_now;
+      if (GetParam() & 8) {
+        fs::rename(run_, queued);
+        run_now = UniqueFd(open(queued.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      }
+      begun = zygote_.Begin(path, Sha256Hex(text), text, SandboxCutsNetwork(p), run_now.get());
       EXPECT_TRUE(begun.has_value()) << "not begun";
+      if (GetParam() & 8) fs::rename(queued, run_);  // the launch's move
     }
     Status s = zygote_.Start(path, Sha256Hex(text), std::move(begun), SandboxCutsNetwork(p));
     EXPECT_EQ(zygote_.taken(), before + 1) << "the launch started cold, not through the zygote";
@@ -645,6 +675,68 @@ TEST_P(ShimTestSandbox, DroneIgnoringTermIsKilledAfterGrace) {
   EXPECT_FALSE(SupervisorAlive(run_));
 }
 
+// A launch begun with its run directory (parameter bit 3) and engine "namespaces": the supervisor
+// takes its lock, makes the drone's files and the drone's process with its whole sandbox before
+// the go, in the run directory where it is then (hangard's queued/ID/run, moved after), and the
+// drone's program runs only at the go. Withdrawn, every process of it ends, the lock is let go, and
+// the program never ran. Told by the drone's own side effect (the file it makes in its room), not
+// by the shim's report. Fails with the wait before the execve removed (confined_exec.cc): the
+// proof is there before the go. Through the zygote, begun with its run directory, engine
+// "namespaces" only (parameter 15).
+class ShimTestMadeBeforeGo : public ShimTestSandbox {};
+
+TEST_P(ShimTestMadeBeforeGo, ADroneMadeBeforeItsGoRunsItsProgramOnlyAtTheGo) {
+  ASSERT_TRUE(zygote_.Ready());
+  for (const bool go : {false, true}) {
+    SCOPED_TRACE(go ? "told to go" : "withdrawn");
+    const Plan p = MakeSandboxedPlan({"sh", "-c", "touch proof"});
+    const std::string path = dir_ + "/plan.json", text = json::WritePretty(p.ToJson());
+    std::ofstream(path) << text;
+    const std::string queued = run_ + ".queued";
+    fs::rename(run_, queued);
+    std::optional<ShimZygote::Begun> begun;
+    {
+      UniqueFd run_now(open(queued.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      begun = zygote_.Begin(path, Sha256Hex(text), text, SandboxCutsNetwork(p), run_now.get());
+    }
+    ASSERT_TRUE(begun.has_value());
+    // The drone's process, its sandbox being made or made: named as hangar-confine names it.
+    std::vector<pid_t> held;
+    const auto until = steady_clock::now() + std::chrono::seconds(30);
+    while (steady_clock::now() < until) {
+      held.clear();
+      for (pid_t pid : Descendants(zygote_.pid()))
+        if (Slurp("/proc/" + std::to_string(pid) + "/comm") == "hangar-confine\n")
+          held.push_back(pid);
+      if (!held.empty() && SupervisorAlive(queued)) break;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    ASSERT_FALSE(held.empty()) << "no drone's process made before the go";
+    EXPECT_TRUE(SupervisorAlive(queued)) << "no supervisor's lock before the go";
+    EXPECT_TRUE(fs::exists(queued + "/stdout"));
+    std::this_thread::sleep_for(milliseconds(300));  // ample time for a drone not held to run
+    EXPECT_FALSE(fs::exists(room_ + "/proof")) << "the drone ran before its go";
+    fs::rename(queued, run_);  // the launch's move
+    if (!go) {
+      begun.reset();
+      auto left = [&] {
+        return SupervisorAlive(run_) || !std::all_of(held.begin(), held.end(), Ended);
+      };
+      while (left() && steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
+      EXPECT_FALSE(SupervisorAlive(run_)) << "the supervisor outlived its withdrawn launch";
+      for (pid_t pid : held) EXPECT_TRUE(Ended(pid)) << "the withdrawn drone's process " << pid;
+      std::this_thread::sleep_for(milliseconds(300));
+      EXPECT_FALSE(fs::exists(room_ + "/proof")) << "a withdrawn launch ran its drone";
+      EXPECT_FALSE(fs::exists(run_ + "/exit.json"));
+      continue;
+    }
+    ASSERT_TRUE(zygote_.Start(path, Sha256Hex(text), std::move(begun)).ok());
+    ExitInfo e = AwaitExit();
+    EXPECT_EQ(e.rc, 0) << Slurp(run_ + "/stderr");
+    EXPECT_TRUE(fs::exists(room_ + "/proof"));
+  }
+}
+
 // The network namespaces a root-run zygote makes ahead (launch/network_pool.h): a drone whose
 // sandbox cuts the network enters one the zygote held, none made in its place, and the next drone
 // another. Fails with the request's "net" line left out (the drone makes its own, which the zygote
@@ -696,11 +788,13 @@ TEST_P(ShimTestMadeAhead, ADroneEntersANetworkMadeAheadForItAlone) {
 
 std::string ColdOrZygote(const ::testing::TestParamInfo<int>& info) {
   return std::string(info.param & 1 ? "Zygote" : "Cold") + (info.param & 4 ? "Begun" : "") +
-         (info.param & 2 ? "Namespaces" : "");
+         (info.param & 8 ? "WithRun" : "") + (info.param & 2 ? "Namespaces" : "");
 }
-INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Values(0, 1, 5), ColdOrZygote);
-INSTANTIATE_TEST_SUITE_P(Start, ShimTestSandbox, ::testing::Values(0, 1, 2, 3, 5, 7), ColdOrZygote);
-INSTANTIATE_TEST_SUITE_P(Start, ShimTestMadeAhead, ::testing::Values(3, 7), ColdOrZygote);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTest, ::testing::Values(0, 1, 5, 13), ColdOrZygote);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTestSandbox, ::testing::Values(0, 1, 2, 3, 5, 7, 15),
+                         ColdOrZygote);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTestMadeAhead, ::testing::Values(3, 7, 15), ColdOrZygote);
+INSTANTIATE_TEST_SUITE_P(Start, ShimTestMadeBeforeGo, ::testing::Values(15), ColdOrZygote);
 
 }  // namespace
 }  // namespace hangar
