@@ -517,6 +517,8 @@ fresh_spool() {
 
 # json_str TEXT: TEXT as a JSON string literal.
 json_str() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
+# queued ID: ID is in queued/.
+queued() { [[ "$(state_of "$1")" == queued ]]; }
 # running_started ID: ID is in running/ and its drone has begun (a mission whose first line is
 # "write started now").
 running_started() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }

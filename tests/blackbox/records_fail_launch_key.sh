@@ -15,7 +15,6 @@ each_identity
 setup 1
 as_hangard_user
 frozen_ledger_test
-queued() { [[ "$(state_of "$1")" == queued ]]; }
 
 start_hangard
 warm_segment
