@@ -6,6 +6,7 @@
 #include "launch/direct_launcher.h"
 #include "launch/engine_launcher.h"
 #include "launch/sandbox_command.h"
+#include "launch/supervisor.h"
 #include "shell/scan.h"
 
 namespace hangar {
@@ -34,9 +35,11 @@ class DirectLauncher : public Launcher {
                                const std::string& sha256, const std::string& plan_text,
                                const std::string& run_now) override {
     if (!zygote_) return nullptr;
-    // Not opened (gone, not a directory): the launch is begun without it, its sandbox made after
-    // the go.
-    UniqueFd run(open(run_now.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    // Only for a drone made before its go; not opened (gone, not a directory): the launch is
+    // begun without it, its sandbox made after the go.
+    UniqueFd run(SandboxBeforeGo(plan)
+                     ? open(run_now.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                     : -1);
     std::optional<ShimZygote::Begun> b =
         zygote_->Begin(plan_file, sha256, plan_text, SandboxCutsNetwork(plan), run.get());
     return b ? std::make_unique<ZygoteBegun>(std::move(*b)) : nullptr;

@@ -123,8 +123,8 @@ class Supervisor {
  private:
   Status Prepare();
   Status TakeLock();
-  // HELD: the drone's process makes its sandbox and then waits for Release before it executes
-  // the drone's program (only in_process_).
+  // HELD (only with in_process_, so the child takes hangar-confine's steps itself): the drone's
+  // process makes its sandbox and then waits for Release before it executes the drone's program.
   Result<pid_t> SpawnDrone(bool held);
   // Before the go: waits for it (true), or, withdrawn, kills what AHEAD made (false).
   bool AwaitGoAhead(const std::optional<Result<pid_t>>& ahead);
@@ -326,8 +326,6 @@ Result<pid_t> Supervisor::SpawnDrone(bool held) {
 
   int hold[2] = {-1, -1};
   if (held) {
-    if (!spec.confined)
-      return Status::Invalid("a drone held before its go needs engine namespaces");
     if (pipe2(hold, O_CLOEXEC) != 0)
       return Status::Errno("create a pipe for the drone's go", errno);
     confined.go = spec.go = hold[0];

@@ -28,11 +28,8 @@ PY
 start_hangard
 warm_segment
 
-mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write started now' 'sleep 2' \
-  'write REPORT.md ran' | drop x.json
-wait_until 20 running_started X || fail "X did not start (state: $(state_of X))"
-mission Y counted 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' | drop y.json
-wait_until 20 queued Y || fail "Y is not queued behind X: $(state_of Y)"
+x_runs
+y_waits counted
 mv "$SEG" "$T/segment"
 mkfifo -m 0644 "$SEG"
 [[ -n "${RT_USER:-}" ]] && chown "$RT_USER:" "$SEG"

@@ -519,6 +519,19 @@ fresh_spool() {
 json_str() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
 # queued ID: ID is in queued/.
 queued() { [[ "$(state_of "$1")" == queued ]]; }
+# x_runs: mission X dropped, and running (its drone counts its start, then sleeps 3 s).
+x_runs() {
+  mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write started now' 'sleep 3' \
+    'write REPORT.md ran' | drop x.json
+  wait_until 20 running_started X || fail "X did not start (state: $(state_of X))"
+}
+# y_waits [PROFILE]: mission Y (of PROFILE, "script" by default; its drone counts its start)
+# dropped behind X, and queued.
+y_waits() {
+  mission Y "${1:-script}" 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' |
+    drop y.json
+  wait_until 20 queued Y || fail "Y is not queued behind X: $(state_of Y)"
+}
 # running_started ID: ID is in running/ and its drone has begun (a mission whose first line is
 # "write started now").
 running_started() { [[ "$(state_of "$1")" == running && -e "$S/rooms/$1/started" ]]; }

@@ -19,11 +19,8 @@ frozen_ledger_test
 start_hangard
 warm_segment
 
-mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write started now' 'sleep 3' \
-  'write REPORT.md ran' | drop x.json
-wait_until 20 running_started X || fail "X did not start (state: $(state_of X))"
-mission Y script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' | drop y.json
-wait_until 20 queued Y || fail "Y is not queued behind X: $(state_of Y)"
+x_runs
+y_waits
 freeze "$SEG"
 wait_until 20 work_is stopped || fail "hangard did not stop its work when the ledger could not be written"
 [[ "$(state_of Y)" == queued ]] || fail "Y is in $(state_of Y)/ without its mission.launched entry"

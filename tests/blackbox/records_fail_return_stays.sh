@@ -17,9 +17,7 @@ frozen_ledger_test
 start_hangard
 warm_segment
 
-mission X script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write started now' 'sleep 3' \
-  'write REPORT.md ran' | drop x.json
-wait_until 20 running_started X || fail "X did not start (state: $(state_of X))"
+x_runs
 freeze "$SEG"
 wait_until 20 work_is stopped || fail "hangard did not stop its work when the ledger could not be written"
 grep -q 'STOPPED' "$LOG" || fail "hangard did not log its stop"
