@@ -55,11 +55,7 @@ pass "$TEST/withdrawn"
 rm -f "$SEG"
 mv "$T/segment" "$SEG"
 start_hangard
-wait_returned Y 30
-[[ "$(outcome Y)" == done ]] || fail "after the restart Y ended $(outcome Y), expected done"
-[[ "$(starts Y)" == 1 ]] || fail "Y's drone ran $(starts Y) times, expected once"
-wait_returned X 30
-[[ "$(outcome X)" == done ]] || fail "X ended $(outcome X), expected done"
+y_once_x_done
 stop_hangard
 hangar ledger verify --anchor "$A" >"$T/verify.out" 2>&1 || fail "ledger verify: $(cat "$T/verify.out")"
 pass

@@ -525,6 +525,15 @@ x_runs() {
     'write REPORT.md ran' | drop x.json
   wait_until 20 running_started X || fail "X did not start (state: $(state_of X))"
 }
+# y_once_x_done: Y returns done, its drone run once by its own count, and X returns done (what a
+# restart after X's end and Y's launch were cut must leave).
+y_once_x_done() {
+  wait_returned Y 30
+  [[ "$(outcome Y)" == done ]] || fail "after the restart Y ended $(outcome Y), expected done"
+  [[ "$(starts Y)" == 1 ]] || fail "Y's drone ran $(starts Y) times, expected once"
+  wait_returned X 30
+  [[ "$(outcome X)" == done ]] || fail "X ended $(outcome X), expected done"
+}
 # y_waits [PROFILE]: mission Y (of PROFILE, "script" by default; its drone counts its start)
 # dropped behind X, and queued.
 y_waits() {

@@ -33,11 +33,7 @@ pass "$TEST/stopped"
 stop_hangard
 thaw
 start_hangard
-wait_returned Y 30
-[[ "$(outcome Y)" == done ]] || fail "after the restart Y ended $(outcome Y), expected done"
-[[ "$(starts Y)" == 1 ]] || fail "Y's drone ran $(starts Y) times"
-wait_returned X 30
-[[ "$(outcome X)" == done ]] || fail "X ended $(outcome X), expected done"
+y_once_x_done
 # The key names its entry: that seq's line is Y's mission.launched of key launch.Y.1.
 entry=$(only_entry mission.launched Y 2>&1) || fail "Y's key is not backed by its entry: $entry"
 python3 - "$S/keys/launch.Y.1" "$entry" <<'PY' || fail "Y's key is not backed by its entry"
