@@ -24,7 +24,7 @@ ConfineArgs Parse(std::vector<std::string> args, std::string* error) {
 TEST(ParseConfineArgs, ReadsEveryPartOfTheCommandLine) {
   NamespaceSandbox sb;
   sb.cut_network = false;
-  sb.binds = {{7, "/spool/rooms/M", true}};
+  sb.binds = {{7, "/spool/rooms/M", true, ""}};
   sb.socket = "/run/egress.sock";
   sb.chdir = "/spool/rooms/M";
   std::vector<std::string> args = {"--sandbox"};

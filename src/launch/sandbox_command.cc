@@ -53,10 +53,16 @@ Result<std::string> PlanProgram(const Plan& plan) {
   return *exe;
 }
 
-Result<DroneCommand> PlanCommand(const Plan& plan) {
+Result<DroneCommand> PlanCommand(const Plan& plan, const std::string& run_now) {
   Result<std::string> exe = PlanProgram(plan);
   if (!exe.ok()) return exe.status();
-  return SandboxCommand(plan, *exe, ConfineProgram(), LandlockAbi());
+  return SandboxCommand(plan, *exe, ConfineProgram(), LandlockAbi(), run_now);
+}
+
+std::string InRunNow(const Plan& plan, const std::string& run_now, const std::string& path) {
+  if (run_now.empty() || run_now == plan.run || !PathInside(path, plan.run) || path == plan.run)
+    return path;
+  return run_now + path.substr(plan.run.size());
 }
 
 std::string ConfineProgram() {
@@ -65,7 +71,7 @@ std::string ConfineProgram() {
   return (ec ? std::filesystem::path("/proc/self/exe") : self).parent_path() / "hangar-confine";
 }
 
-Status HandOverRoom(const Plan& plan) {
+Status HandOverRoom(const Plan& plan, int last_message) {
   if (plan.uid < 0) return Status::Ok();
   const uid_t uid = uid_t(plan.uid);
   const gid_t gid = gid_t(plan.gid);
@@ -79,7 +85,9 @@ Status HandOverRoom(const Plan& plan) {
     if (fchownat(room->get(), d.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0 && errno != ENOENT)
       return Status::Errno("give " + plan.room + "/" + d + " to uid " + std::to_string(uid), errno);
   if (!plan.last_message.empty()) {
-    UniqueFd fd(open(plan.last_message.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd fd(last_message >= 0
+                    ? dup(last_message)
+                    : open(plan.last_message.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (fd.get() < 0 || fchown(fd.get(), uid, gid) != 0)
       return Status::Errno("give " + plan.last_message + " to uid " + std::to_string(uid), errno);
   }
@@ -91,7 +99,8 @@ bool SandboxCutsNetwork(const Plan& plan) {
 }
 
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
-                                    const std::string& confine, int kernel_abi) {
+                                    const std::string& confine, int kernel_abi,
+                                    const std::string& run_now) {
   if (plan.sandbox.engine == "none") {
     DroneCommand cmd;
     cmd.exe = program;
@@ -115,8 +124,11 @@ Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program
   spec.hide = plan.sandbox.hide;
   spec.room = plan.room;
   spec.writes.assign(plan.sandbox.write.begin() + 1, plan.sandbox.write.end());
-  if (!plan.last_message.empty() && !PathInside(plan.last_message, plan.room))
+  if (!plan.last_message.empty() && !PathInside(plan.last_message, plan.room)) {
     spec.last_message = plan.last_message;
+    if (std::string now = InRunNow(plan, run_now, plan.last_message); now != plan.last_message)
+      spec.last_message_now = now;
+  }
   spec.cut_network = CutsNetwork(plan);
   if (plan.network == "egress") {
     spec.egress_socket = plan.egress.socket;

@@ -34,8 +34,10 @@ using DroneCommand = SandboxedCommand;
 // that names a ruleset (sandbox.landlock_abi 2 or later) is Unavailable on a kernel below ABI 2,
 // and nothing runs; the ruleset hides (BwrapSpec::landlock) wherever the kernel can make it, also
 // for a plan from a host without one or from before plans said (it only ever needs ABI 2's rights).
+// run_now: PlanCommand's.
 Result<DroneCommand> SandboxCommand(const Plan& plan, const std::string& program,
-                                    const std::string& confine, int kernel_abi);
+                                    const std::string& confine, int kernel_abi,
+                                    const std::string& run_now = "");
 
 // Whether the plan's drone gets a network namespace made for it by a sandbox of engine
 // "namespaces": the engine named, and the network cut (any but "host"). What a request to the shim
@@ -48,7 +50,13 @@ std::string ConfineProgram();
 // With a plan whose drone runs as another user (plan.uid >= 0, config drone_user): gives that
 // user the room, its ops/ and room_dirs, and the last-message file (fchown, no link followed), so
 // that the drone can write where the plan says and nowhere else. Nothing without one.
-Status HandOverRoom(const Plan& plan);
+// LAST_MESSAGE: that file, open (the supervisor's, made before the launch's move); -1: opened by
+// its name.
+Status HandOverRoom(const Plan& plan, int last_message = -1);
+
+// Where PATH, a file of PLAN's run directory, is while that directory is at RUN_NOW (before the
+// launch's move, queued/ID/run); PATH itself for any other path, or RUN_NOW "" or plan.run.
+std::string InRunNow(const Plan& plan, const std::string& run_now, const std::string& path);
 
 // The plan's program: plan.argv[0] found on the plan's own PATH (FindProgram, relative entries
 // from the room). NotFound "cannot execute NAME: REASON" when there is no such program or the
@@ -57,7 +65,9 @@ Status HandOverRoom(const Plan& plan);
 Result<std::string> PlanProgram(const Plan& plan);
 
 // The command that runs the plan's drone: PlanProgram in the plan's sandbox. Both hangar-shim's
-// supervisor and its --exec mode run this, with this kernel's Landlock ABI.
-Result<DroneCommand> PlanCommand(const Plan& plan);
+// supervisor and its --exec mode run this, with this kernel's Landlock ABI. RUN_NOW: where the
+// plan's run directory is while the command is made (InRunNow; its last-message file is bound
+// from there, or from its name once moved), "" at its name.
+Result<DroneCommand> PlanCommand(const Plan& plan, const std::string& run_now = "");
 
 }  // namespace hangar

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "base/json.h"
@@ -96,6 +97,13 @@ int AwaitReport(int fd, const std::string& id) {
   std::string msg = "hangar-shim: cannot start drone for mission " + id + ": " + line + "\n";
   WriteText(2, msg);
   return kShimNotStarted;
+}
+
+// Where the directory FD is now ("" when the kernel cannot say).
+std::string PathOf(int fd) {
+  std::error_code ec;
+  std::string p = std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+  return ec ? "" : p;
 }
 
 // Waits for hangard's go on GO: true on "g"; false at the end of the stream or a reset (hangard
@@ -240,12 +248,14 @@ Status Supervisor::Prepare() {
     return Status::Errno("become a child subreaper", errno);
   room_fd_ = open(plan_.room.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (room_fd_ < 0) return Status::Errno("open room " + plan_.room, errno);
+  // A file of the run directory (the prompt, the last-message file) is opened there: before the
+  // go, the launch's move has not given it the plan's name yet.
+  auto open_in_run = [&](const std::string& path, int flags) {
+    if (!PathInside(path, run) || path == run) return open(path.c_str(), flags, 0644);
+    return openat(run_fd_, path.substr(run.size() + 1).c_str(), flags | O_NOFOLLOW, 0644);
+  };
   const std::string in = plan_.stdin_path.empty() ? "/dev/null" : plan_.stdin_path;
-  // One in the run directory (the prompt) is opened there: before the go, the launch's move has
-  // not given it the plan's name yet.
-  const std::string in_run = in.rfind(run + "/", 0) == 0 ? in.substr(run.size() + 1) : "";
-  in_ = in_run.empty() ? open(in.c_str(), O_RDONLY | O_CLOEXEC)
-                       : openat(run_fd_, in_run.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  in_ = open_in_run(in, O_RDONLY | O_CLOEXEC);
   if (in_ < 0) return Status::Errno("open stdin " + in, errno);
   const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW;
   out_ = openat(run_fd_, plan_.stdout_file.c_str(), flags, 0644);
@@ -254,12 +264,12 @@ Status Supervisor::Prepare() {
   if (err_ < 0) return Status::Errno("create " + run + "/stderr", errno);
   // The file the drone leaves its last message in is there before it starts, so that a sandbox
   // can bind exactly that file writable (and nothing else of the run directory).
+  UniqueFd last;
   if (!plan_.last_message.empty()) {
-    int fd = open(plan_.last_message.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return Status::Errno("create " + plan_.last_message, errno);
-    close(fd);
+    last = UniqueFd(open_in_run(plan_.last_message, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC));
+    if (last.get() < 0) return Status::Errno("create " + plan_.last_message, errno);
   }
-  if (Status s = HandOverRoom(plan_); !s.ok()) return s;
+  if (Status s = HandOverRoom(plan_, last.get()); !s.ok()) return s;
   return MakeCheckout(plan_);
 }
 
@@ -287,8 +297,11 @@ Status Supervisor::TakeLock() {
 // handler, and reports every failure as one error code).
 Result<pid_t> Supervisor::SpawnDrone(bool held) {
   const std::string& name = plan_.argv[0];
-  // One made before the go that failed is made again: its reason may have gone since.
-  Result<DroneCommand> cmd = early_ && early_->ok() ? std::move(*early_) : PlanCommand(plan_);
+  // One made before the go that failed is made again: its reason may have gone since. Held (before
+  // the go), its last-message file is bound from where the run directory is now.
+  Result<DroneCommand> cmd = early_ && early_->ok() ? std::move(*early_)
+                             : held                 ? PlanCommand(plan_, PathOf(run_fd_))
+                                                    : PlanCommand(plan_);
   early_.reset();
   if (!cmd.ok()) return cmd.status();
   DroneSpec spec;
@@ -684,7 +697,9 @@ bool CommandBeforeGo(const Plan& plan) {
 }
 
 bool SandboxBeforeGo(const Plan& plan) {
-  return CommandBeforeGo(plan) && plan.sandbox.engine == "namespaces";
+  return !plan.workspace && plan.network != "egress" && plan.sandbox.engine == "namespaces" &&
+         (plan.last_message.empty() || PathInside(plan.last_message, plan.room) ||
+          PathInside(plan.last_message, plan.run));
 }
 
 int RunShim(const std::string& plan_file, const std::string& plan_sha256, int net) {
@@ -718,7 +733,7 @@ int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, i
   }
   std::optional<Result<DroneCommand>> early;
   if (CommandBeforeGo(*plan)) early = PlanCommand(*plan);
-  if (run >= 0 && SandboxBeforeGo(*plan) && early->ok())
+  if (run >= 0 && SandboxBeforeGo(*plan) && (!early || early->ok()))
     return ForkSupervisor(*plan, std::move(early), net, go, run);
   if (run >= 0) close(run);
   if (!AwaitGo(go)) {

@@ -63,8 +63,11 @@ int RunShimBegun(const std::string& plan_file, const std::string& plan_sha256, i
 bool CommandBeforeGo(const Plan& plan);
 
 // Whether PLAN's drone may be made up to its program before the launch's go (RunShimBegun, RUN):
-// CommandBeforeGo, and a sandbox of engine "namespaces", which the supervisor's own child makes
-// (launch/drone_exec.h). Under bwrap the sandbox is bwrap's program, executed at the go.
+// a sandbox of engine "namespaces", which the supervisor's own child makes (launch/drone_exec.h;
+// under bwrap the sandbox is bwrap's program, executed at the go), no workspace, no network
+// "egress", and a last-message file, if any, in the room or in the run directory. One in the run
+// directory (codex's) is made by the supervisor there, and the command, made after it, binds it
+// from where it is then, or from its name once the move came (NamespaceSandbox::Bind, before).
 bool SandboxBeforeGo(const Plan& plan);
 
 // Checks that TEXT hashes to PLAN_SHA256 and parses it as a plan (PLAN_FILE names it in messages).

@@ -687,54 +687,69 @@ class ShimTestMadeBeforeGo : public ShimTestSandbox {};
 
 TEST_P(ShimTestMadeBeforeGo, ADroneMadeBeforeItsGoRunsItsProgramOnlyAtTheGo) {
   ASSERT_TRUE(zygote_.Ready());
-  for (const bool go : {false, true}) {
-    SCOPED_TRACE(go ? "told to go" : "withdrawn");
-    const Plan p = MakeSandboxedPlan({"sh", "-c", "touch proof"});
-    const std::string path = dir_ + "/plan.json", text = json::WritePretty(p.ToJson());
-    std::ofstream(path) << text;
-    const std::string queued = run_ + ".queued";
-    fs::rename(run_, queued);
-    std::optional<ShimZygote::Begun> begun;
-    {
-      UniqueFd run_now(open(queued.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-      begun = zygote_.Begin(path, Sha256Hex(text), text, SandboxCutsNetwork(p), run_now.get());
+  // Also with a last-message file in the run directory (codex's): bound into the sandbox from
+  // where it is before the move, at the name it has after it, under the hidden directory that
+  // holds both (hangard's spool).
+  for (const bool last : {false, true})
+    for (const bool go : {false, true}) {
+      SCOPED_TRACE(std::string(go ? "told to go" : "withdrawn") + (last ? ", last message" : ""));
+      fs::remove(room_ + "/proof");
+      Plan p = MakeSandboxedPlan(
+          {"sh", "-c", "touch proof" + std::string(last ? "; echo said > \"$LAST\"" : "")});
+      if (last) {
+        p.last_message = run_ + "/last-message.txt";
+        p.env["LAST"] = p.last_message;
+        p.sandbox.hide = {dir_};
+      }
+      const std::string path = dir_ + "/plan.json", text = json::WritePretty(p.ToJson());
+      std::ofstream(path) << text;
+      const std::string queued = run_ + ".queued";
+      fs::rename(run_, queued);
+      std::optional<ShimZygote::Begun> begun;
+      {
+        UniqueFd run_now(open(queued.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        begun = zygote_.Begin(path, Sha256Hex(text), text, SandboxCutsNetwork(p), run_now.get());
+      }
+      ASSERT_TRUE(begun.has_value());
+      // The drone's process, its sandbox being made or made: named as hangar-confine names it.
+      std::vector<pid_t> held;
+      const auto until = steady_clock::now() + std::chrono::seconds(30);
+      while (steady_clock::now() < until) {
+        held.clear();
+        for (pid_t pid : Descendants(zygote_.pid()))
+          if (Slurp("/proc/" + std::to_string(pid) + "/comm") == "hangar-confine\n")
+            held.push_back(pid);
+        if (!held.empty() && SupervisorAlive(queued)) break;
+        std::this_thread::sleep_for(milliseconds(5));
+      }
+      ASSERT_FALSE(held.empty()) << "no drone's process made before the go";
+      EXPECT_TRUE(SupervisorAlive(queued)) << "no supervisor's lock before the go";
+      EXPECT_TRUE(fs::exists(queued + "/stdout"));
+      std::this_thread::sleep_for(milliseconds(300));  // ample time for a drone not held to run
+      EXPECT_FALSE(fs::exists(room_ + "/proof")) << "the drone ran before its go";
+      fs::rename(queued, run_);  // the launch's move
+      if (!go) {
+        begun.reset();
+        auto left = [&] {
+          return SupervisorAlive(run_) || !std::all_of(held.begin(), held.end(), Ended);
+        };
+        while (left() && steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
+        EXPECT_FALSE(SupervisorAlive(run_)) << "the supervisor outlived its withdrawn launch";
+        for (pid_t pid : held) EXPECT_TRUE(Ended(pid)) << "the withdrawn drone's process " << pid;
+        std::this_thread::sleep_for(milliseconds(300));
+        EXPECT_FALSE(fs::exists(room_ + "/proof")) << "a withdrawn launch ran its drone";
+        EXPECT_FALSE(fs::exists(run_ + "/exit.json"));
+        continue;
+      }
+      ASSERT_TRUE(zygote_.Start(path, Sha256Hex(text), std::move(begun)).ok());
+      ExitInfo e = AwaitExit();
+      EXPECT_EQ(e.rc, 0) << Slurp(run_ + "/stderr");
+      EXPECT_TRUE(fs::exists(room_ + "/proof"));
+      if (last) {
+        EXPECT_EQ(Slurp(run_ + "/last-message.txt"), "said\n");
+      }
+      fs::remove(run_ + "/exit.json");
     }
-    ASSERT_TRUE(begun.has_value());
-    // The drone's process, its sandbox being made or made: named as hangar-confine names it.
-    std::vector<pid_t> held;
-    const auto until = steady_clock::now() + std::chrono::seconds(30);
-    while (steady_clock::now() < until) {
-      held.clear();
-      for (pid_t pid : Descendants(zygote_.pid()))
-        if (Slurp("/proc/" + std::to_string(pid) + "/comm") == "hangar-confine\n")
-          held.push_back(pid);
-      if (!held.empty() && SupervisorAlive(queued)) break;
-      std::this_thread::sleep_for(milliseconds(5));
-    }
-    ASSERT_FALSE(held.empty()) << "no drone's process made before the go";
-    EXPECT_TRUE(SupervisorAlive(queued)) << "no supervisor's lock before the go";
-    EXPECT_TRUE(fs::exists(queued + "/stdout"));
-    std::this_thread::sleep_for(milliseconds(300));  // ample time for a drone not held to run
-    EXPECT_FALSE(fs::exists(room_ + "/proof")) << "the drone ran before its go";
-    fs::rename(queued, run_);  // the launch's move
-    if (!go) {
-      begun.reset();
-      auto left = [&] {
-        return SupervisorAlive(run_) || !std::all_of(held.begin(), held.end(), Ended);
-      };
-      while (left() && steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
-      EXPECT_FALSE(SupervisorAlive(run_)) << "the supervisor outlived its withdrawn launch";
-      for (pid_t pid : held) EXPECT_TRUE(Ended(pid)) << "the withdrawn drone's process " << pid;
-      std::this_thread::sleep_for(milliseconds(300));
-      EXPECT_FALSE(fs::exists(room_ + "/proof")) << "a withdrawn launch ran its drone";
-      EXPECT_FALSE(fs::exists(run_ + "/exit.json"));
-      continue;
-    }
-    ASSERT_TRUE(zygote_.Start(path, Sha256Hex(text), std::move(begun)).ok());
-    ExitInfo e = AwaitExit();
-    EXPECT_EQ(e.rc, 0) << Slurp(run_ + "/stderr");
-    EXPECT_TRUE(fs::exists(room_ + "/proof"));
-  }
 }
 
 // The network namespaces a root-run zygote makes ahead (launch/network_pool.h): a drone whose

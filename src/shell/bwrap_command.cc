@@ -85,18 +85,25 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
   }
   binds.insert(binds.end(), {spec.room_writable ? "--bind-fd" : "--ro-bind-fd",
                              std::to_string(cmd.room_fd), spec.room});
-  own.binds.push_back({cmd.room_fd, spec.room, spec.room_writable});
+  own.binds.push_back({cmd.room_fd, spec.room, spec.room_writable, ""});
   see.push_back(cmd.room_fd);
   for (const std::string& w : spec.writes) {
     Result<UniqueFd> fd = OpenWithoutLinks(w);
     if (!fd.ok()) return fd.status();
     binds.insert(binds.end(), {"--bind-fd", std::to_string(fd->get()), w});
-    own.binds.push_back({fd->get(), w, true});
+    own.binds.push_back({fd->get(), w, true, ""});
     see.push_back(fd->get());
     cmd.fds.push_back(std::move(fd).value());
   }
   if (!spec.last_message.empty()) {
-    UniqueFd fd = AboveStdio(open(spec.last_message.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    const std::string& now =
+        spec.last_message_now.empty() ? spec.last_message : spec.last_message_now;
+    const int flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+    int opened = open(now.c_str(), flags);
+    // The launch's move came first: the file is at its name now.
+    if (opened < 0 && errno == ENOENT && now != spec.last_message)
+      opened = open(spec.last_message.c_str(), flags);
+    UniqueFd fd = AboveStdio(opened);
     struct stat st {};
     if (fd.get() < 0 || fstat(fd.get(), &st) != 0)
       return Status::Errno("bind " + spec.last_message + " writable into the sandbox", errno);
@@ -104,7 +111,7 @@ Result<SandboxedCommand> BwrapCommand(const BwrapSpec& spec, const std::string& 
       return Status::Invalid("bind " + spec.last_message +
                              " writable into the sandbox: not a regular file");
     binds.insert(binds.end(), {"--bind-fd", std::to_string(fd.get()), spec.last_message});
-    own.binds.push_back({fd.get(), spec.last_message, true});
+    own.binds.push_back({fd.get(), spec.last_message, true, spec.last_message_now});
     see.push_back(fd.get());
     cmd.fds.push_back(std::move(fd));
   }

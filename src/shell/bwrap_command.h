@@ -62,6 +62,10 @@ struct BwrapSpec {
   std::vector<std::string> writes;  // beyond the room, bound writable; symlink-free absolute paths
   std::string last_message;         // a file outside the room bound writable ("" none); like the
                                     // room, only its last component must not be a link
+  // Where LAST_MESSAGE is while the command is made, when not at its name yet (a run directory
+  // before the launch's move): opened there, and looked for there first (NamespaceSandbox::Bind,
+  // before). "" : at its name.
+  std::string last_message_now;
   bool cut_network = true;
   int64_t shm_mb = 0;     // the size of /dev/shm, a tmpfs of its own; 0: bwrap's /dev's
   bool landlock = false;  // CONFINE hides by Landlock too (the plan's sandbox.landlock_abi)

@@ -233,7 +233,10 @@ std::vector<std::string> NamespaceSandboxArgs(const NamespaceSandbox& s) {
   for (const std::string& d : s.hide_dirs) a.insert(a.end(), {"--hide-dir", d});
   for (const std::string& f : s.hide_files) a.insert(a.end(), {"--hide-file", f});
   for (const NamespaceSandbox::Bind& b : s.binds)
-    a.insert(a.end(), {b.writable ? "--bind" : "--ro-bind", std::to_string(b.fd), b.path});
+    if (b.before.empty())
+      a.insert(a.end(), {b.writable ? "--bind" : "--ro-bind", std::to_string(b.fd), b.path});
+    else
+      a.insert(a.end(), {"--bind-moving", std::to_string(b.fd), b.before, b.path});
   if (!s.socket.empty()) a.insert(a.end(), {"--socket", s.socket});
   a.insert(a.end(), {"--chdir", s.chdir, "--"});
   return a;
@@ -273,8 +276,15 @@ std::string ParseNamespaceSandboxArgs(int argc, char** argv, int* at, NamespaceS
       const long fd = std::strtol(argv[i + 1], &end, 10);
       if (*end != '\0' || fd < 3 || fd > 1 << 20 || !path(argv[i + 2]))
         return "--sandbox " + a + ": expected a descriptor above 2 and an absolute path";
-      s->binds.push_back({int(fd), argv[i + 2], a == "--bind"});
+      s->binds.push_back({int(fd), argv[i + 2], a == "--bind", ""});
       i += 3;
+    } else if (a == "--bind-moving" && left >= 3) {
+      char* end = nullptr;
+      const long fd = std::strtol(argv[i + 1], &end, 10);
+      if (*end != '\0' || fd < 3 || fd > 1 << 20 || !path(argv[i + 2]) || !path(argv[i + 3]))
+        return "--sandbox --bind-moving: expected a descriptor above 2 and two absolute paths";
+      s->binds.push_back({int(fd), argv[i + 3], true, argv[i + 2]});
+      i += 4;
     } else {
       return "--sandbox: unexpected " + a + " (or its arguments missing)";
     }
@@ -375,7 +385,11 @@ std::string EnterNamespaceSandbox(const NamespaceSandbox& s) {
   std::vector<int> binds;
   std::vector<bool> directory;
   for (const NamespaceSandbox::Bind& b : s.binds) {
-    const int tree = OpenTree(b.path, OPEN_TREE_CLONE | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+    // One that may not be at its path yet is looked for where it was, then at its path: the
+    // launch's move may come between the two (a rename: the file is at one or the other).
+    const unsigned clone = OPEN_TREE_CLONE | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW;
+    int tree = b.before.empty() ? -1 : OpenTree(b.before, clone);
+    if (tree < 0) tree = OpenTree(b.path, clone);
     if (tree < 0) return Cannot("bind " + b.path + " into the sandbox", errno);
     struct stat cloned {
     }, opened{};

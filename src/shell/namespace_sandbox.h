@@ -54,6 +54,10 @@ struct NamespaceSandbox {
     int fd = -1;  // the file the caller opened (O_PATH), inherited
     std::string path;
     bool writable = true;
+    // Where the file may still be while the sandbox is made (writable only): a last-message file
+    // in the run directory of a mission not moved to running/ yet (launch/supervisor.h,
+    // RunShimBegun). Tried first, then PATH; either way it must be the file FD names. "" none.
+    std::string before;
     bool operator==(const Bind&) const = default;
   };
   bool cut_network = true;
@@ -73,7 +77,8 @@ struct NamespaceSandbox {
 
 // The argv that says SPEC to hangar-confine (launch/confine_main.cc), after "--sandbox":
 //   [--share-net] [--shm BYTES] [--hide-dir D]... [--hide-file F]...
-//   [--bind FD PATH | --ro-bind FD PATH]... [--socket PATH] --chdir DIR --
+//   [--bind FD PATH | --ro-bind FD PATH | --bind-moving FD BEFORE PATH]... [--socket PATH]
+//   --chdir DIR --
 std::vector<std::string> NamespaceSandboxArgs(const NamespaceSandbox& spec);
 
 // Reads what NamespaceSandboxArgs wrote from ARGV at *AT (just past "--sandbox") up to and past

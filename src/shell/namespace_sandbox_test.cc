@@ -42,7 +42,10 @@ TEST(NamespaceSandboxArgs, ReadBackAsWritten) {
   s.shm_bytes = 64 << 20;
   s.hide_dirs = {"/s/spool", "/home/u/.ssh"};
   s.hide_files = {"/etc/shadow"};
-  s.binds = {{7, "/s/spool/rooms/M", true}, {8, "/w", true}, {9, "/r", false}};
+  s.binds = {{7, "/s/spool/rooms/M", true, ""},
+             {8, "/w", true, ""},
+             {9, "/r", false, ""},
+             {10, "/s/spool/running/M/run/last", true, "/s/spool/queued/M/run/last"}};
   s.socket = "/s/run/M/egress.sock";
   s.chdir = "/s/spool/rooms/M";
   std::string error;
@@ -357,7 +360,7 @@ Ran RunEntered(const NamespaceSandbox& spec, int net, const std::string& script,
 TEST_F(NamespaceSandboxRoom, ANetworkEnteredBeforeIsTheDronesAndMustBeCut) {
   NamespaceSandbox spec;
   spec.network_entered = true;
-  spec.binds = {{fd_, room_, true}};
+  spec.binds = {{fd_, room_, true, ""}};
   spec.chdir = room_;
   const std::string script =
       "readlink /proc/self/ns/net > ns; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' > "
