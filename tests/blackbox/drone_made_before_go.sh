@@ -24,7 +24,8 @@ mkfifo -m 0644 "$SEG"
 [[ -n "${RT_USER:-}" ]] && chown "$RT_USER:" "$SEG"
 # X ends; its records block. Y's key is taken beside them, in the same batch.
 wait_until 20 test -f "$S/keys/launch.Y.1" || fail "Y's launch was not begun beside X's records"
-grep -qs '"engine": *"namespaces"' "$S/queued/Y/plan.json" ||
+# (Written beside the key: waited for.)
+wait_until 20 grep -qs '"engine": *"namespaces"' "$S/queued/Y/plan.json" ||
   fail "Y's plan does not use sandbox engine namespaces: this test would prove nothing"
 # (Looked at only once there: flock(1) would make a lock file missing, as root.)
 lock_held() { [[ -e "$S/queued/Y/run/lock" ]] && ! flock -n "$S/queued/Y/run/lock" true 2>/dev/null; }
