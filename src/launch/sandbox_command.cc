@@ -60,7 +60,8 @@ Result<DroneCommand> PlanCommand(const Plan& plan, const std::string& run_now) {
 }
 
 std::string InRunNow(const Plan& plan, const std::string& run_now, const std::string& path) {
-  if (run_now.empty() || run_now == plan.run || !PathInside(path, plan.run) || path == plan.run)
+  if (run_now.empty() || run_now == plan.run || !PathInside(path, plan.run) ||
+      path.rfind(plan.run + "/", 0) != 0)
     return path;
   return run_now + path.substr(plan.run.size());
 }
