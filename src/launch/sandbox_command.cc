@@ -59,11 +59,14 @@ Result<DroneCommand> PlanCommand(const Plan& plan, const std::string& run_now) {
   return SandboxCommand(plan, *exe, ConfineProgram(), LandlockAbi(), run_now);
 }
 
+std::string RunRelative(const Plan& plan, const std::string& path) {
+  if (!PathInside(path, plan.run) || path.rfind(plan.run + "/", 0) != 0) return "";
+  return path.substr(plan.run.size() + 1);
+}
+
 std::string InRunNow(const Plan& plan, const std::string& run_now, const std::string& path) {
-  if (run_now.empty() || run_now == plan.run || !PathInside(path, plan.run) ||
-      path.rfind(plan.run + "/", 0) != 0)
-    return path;
-  return run_now + path.substr(plan.run.size());
+  const std::string below = RunRelative(plan, path);
+  return run_now.empty() || run_now == plan.run || below.empty() ? path : run_now + "/" + below;
 }
 
 std::string ConfineProgram() {

@@ -54,6 +54,10 @@ std::string ConfineProgram();
 // its name.
 Status HandOverRoom(const Plan& plan, int last_message = -1);
 
+// PATH's part below PLAN's run directory ("a/b" for RUN/a/b), or "" when PATH is not below it
+// (by PathInside, and literally: the part is cut off the very path given).
+std::string RunRelative(const Plan& plan, const std::string& path);
+
 // Where PATH, a file of PLAN's run directory, is while that directory is at RUN_NOW (before the
 // launch's move, queued/ID/run); PATH itself for any other path, or RUN_NOW "" or plan.run.
 std::string InRunNow(const Plan& plan, const std::string& run_now, const std::string& path);

@@ -179,6 +179,42 @@ TEST_F(SandboxCommandTest, NamespacesHaveConfineMakeTheSameSandboxWithoutBwrap) 
             ptrdiff_t(host->argv.size()) - 4);
 }
 
+// Before the launch's move (launch/supervisor.h, RunShimBegun) the run directory is elsewhere: the
+// last-message file is opened there, and bound from there or, once moved, from its name, at its
+// name. Nothing else of the plan is looked for there.
+TEST_F(SandboxCommandTest, ALastMessageFileBeforeTheMoveIsBoundFromWhereItIs) {
+  Plan p = MakePlan();
+  p.sandbox.engine = "namespaces";
+  p.sandbox.bwrap = "";
+  p.last_message = dir_ + "/run/last-message.txt";  // its name after the move
+  fs::create_directory(dir_ + "/queued");
+  const std::string now = dir_ + "/queued/last-message.txt";
+  std::ofstream(now) << "";
+  Result<DroneCommand> cmd = SandboxCommand(p, "/usr/bin/drone", kConfine, 0, dir_ + "/queued");
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  auto at = std::find(cmd->argv.begin(), cmd->argv.end(), "--bind-moving");
+  ASSERT_NE(at, cmd->argv.end());
+  ASSERT_GE(cmd->argv.end() - at, 4);
+  EXPECT_EQ(*(at + 2), now);
+  EXPECT_EQ(*(at + 3), p.last_message);
+  ASSERT_EQ(cmd->fds.size(), 2u);
+  EXPECT_TRUE(SameFile(cmd->fds[1], now));
+  // Moved already: opened at its name, still said both ways.
+  fs::rename(now, p.last_message);
+  Result<DroneCommand> moved = SandboxCommand(p, "/usr/bin/drone", kConfine, 0, dir_ + "/queued");
+  ASSERT_TRUE(moved.ok()) << moved.status().message();
+  ASSERT_EQ(moved->fds.size(), 2u);
+  EXPECT_TRUE(SameFile(moved->fds[1], p.last_message));
+  // Where a path is before the move: only a file below the run directory, cut off its very path.
+  EXPECT_EQ(InRunNow(p, dir_ + "/queued", p.last_message), now);
+  EXPECT_EQ(InRunNow(p, dir_ + "/queued", dir_ + "/room/x"), dir_ + "/room/x");
+  EXPECT_EQ(InRunNow(p, dir_ + "/queued", dir_ + "/run"), dir_ + "/run");
+  EXPECT_EQ(InRunNow(p, dir_ + "/queued", dir_ + "/./run/x"), dir_ + "/./run/x");
+  EXPECT_EQ(InRunNow(p, "", p.last_message), p.last_message);
+  EXPECT_EQ(RunRelative(p, dir_ + "/run/a/b"), "a/b");
+  EXPECT_EQ(RunRelative(p, dir_ + "/runner/a"), "");
+}
+
 TEST_F(SandboxCommandTest, WithLandlockConfineHidesEveryPathAndFilesGetNoMount) {
   // A mount over a file is detached when the host replaces the file by rename (shell/landlock.h):
   // with Landlock, confine enters a ruleset that hides every hidden path, existing or not, and no

@@ -251,9 +251,9 @@ Status Supervisor::Prepare() {
   // A file of the run directory (the prompt, the last-message file) is opened there: before the
   // go, the launch's move has not given it the plan's name yet.
   auto open_in_run = [&](const std::string& path, int flags) {
-    if (!PathInside(path, run) || path.rfind(run + "/", 0) != 0)
-      return open(path.c_str(), flags, 0644);
-    return openat(run_fd_, path.substr(run.size() + 1).c_str(), flags | O_NOFOLLOW, 0644);
+    const std::string below = RunRelative(plan_, path);
+    return below.empty() ? open(path.c_str(), flags, 0644)
+                         : openat(run_fd_, below.c_str(), flags | O_NOFOLLOW, 0644);
   };
   const std::string in = plan_.stdin_path.empty() ? "/dev/null" : plan_.stdin_path;
   in_ = open_in_run(in, O_RDONLY | O_CLOEXEC);
