@@ -692,15 +692,27 @@ Result<Plan> LoadShimPlan(const std::string& plan_file, const std::string& plan_
   return DirectOnly(LoadPlanFile(plan_file, plan_sha256), plan_file);
 }
 
+namespace {
+
+// Neither a workspace's checkout nor the egress proxy's socket: what the supervisor makes only
+// after the go, and the drone's command needs.
+bool NothingMadeAtTheGo(const Plan& plan) {
+  return !plan.workspace && plan.network != "egress";
+}
+
+}  // namespace
+
 bool CommandBeforeGo(const Plan& plan) {
-  return !plan.workspace && plan.network != "egress" &&
+  return NothingMadeAtTheGo(plan) &&
          (plan.last_message.empty() || PathInside(plan.last_message, plan.room));
 }
 
 bool SandboxBeforeGo(const Plan& plan) {
-  return !plan.workspace && plan.network != "egress" && plan.sandbox.engine == "namespaces" &&
-         (plan.last_message.empty() || PathInside(plan.last_message, plan.room) ||
-          PathInside(plan.last_message, plan.run));
+  // A last-message file in run/ is made by the supervisor before the go too (Prepare, through the
+  // run directory's descriptor), and the command made after it.
+  return plan.sandbox.engine == "namespaces" &&
+         (CommandBeforeGo(plan) ||
+          (NothingMadeAtTheGo(plan) && !RunRelative(plan, plan.last_message).empty()));
 }
 
 int RunShim(const std::string& plan_file, const std::string& plan_sha256, int net) {
