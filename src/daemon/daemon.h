@@ -85,7 +85,8 @@
 // A direct launch is *begun* (Launcher::Begin) as soon as its room and run/ are made, before the
 // waits for its plan, key and move: the zygote's child checks the plan's bytes and makes the
 // drone's command meanwhile, and waits. The launch pool's task tells it to go (StartBegun) once
-// PrepareLaunches has made the records durable; a launch that does not get that far drops its
+// the records and the key are durable and the mission is moved, beside the move's closing sync
+// (PrepareLaunches, MOVED); a launch that does not get that far drops its
 // Begun, which withdraws it: nothing of it runs. Nothing is begun while the zygote is not running
 // or another thread holds it (Begin never waits): such a launch is asked for whole, as before.
 //
@@ -280,24 +281,30 @@ class Daemon {
   // A run of the batch's acts that are launches (at least two) and log lines: every launch
   // prepared together (PrepareLaunches), then each act in order, a launch from its preparation.
   Status PerformLaunches(const std::vector<const Action*>& run, std::deque<Signal>* follow);
-  // BEGUN: the launch as begun while it was prepared (null: started whole).
+  // BEGUN: the launch as begun while it was prepared (null: started whole). GONE: told to go
+  // already, once moved (PrepareBegun): nothing is left to do for it.
   Status LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signal>* follow,
-                        std::unique_ptr<Launcher::Begun> begun = nullptr);
+                        std::unique_ptr<Launcher::Begun> begun = nullptr, bool gone = false);
   // PrepareLaunches of LS, each direct launch begun as soon as its room is made; *BEGUN gets each
   // launch's Begun (null when not begun). A launch begun beside the records (early_) is finished
-  // from there (FinishLaunches), after the others.
+  // from there (FinishLaunches), after the others. Each launch begun is told to go (Go) as soon as
+  // it is moved into running/, beside the closing sync; *GONE says which (their Begun taken).
   std::vector<LaunchPrep> PrepareBegun(const std::vector<const Launch*>& ls,
-                                       std::vector<std::unique_ptr<Launcher::Begun>>* begun);
+                                       std::vector<std::unique_ptr<Launcher::Begun>>* begun,
+                                       std::vector<char>* gone);
+  // The drone's start on the launch pool (LAUNCHES OFF THE LOOP): its run watched, then the shim
+  // begun told to go (BEGUN), or asked for whole (null).
+  void Go(const Launch& l, std::unique_ptr<Launcher::Begun> begun);
   // LAUNCHES BESIDE THE RECORDS. The launches of a batch whose mission is in queued/ before it
   // (no act of the batch before its Launch names it: not an intake, an approval or a warm read of
   // the batch) are begun beside the batch's records (BeginLaunches: the room, run/, the zygote's
   // begin, then plan.json, gate2.json, the key and launch.json in one wait), in Commit's chains:
   // their moves and closing sync come after the records, as ever. That wait goes beside the
-  // records' two, where it came after them: 4 waits from a drone's end to the next drone, where
-  // 5 were. The key then stands before its entry is durable, naming that entry's seq; a stop
-  // between leaves a key that a start takes back (shell/unbacked_keys.h), and the mission
-  // launches anew. The launches whose mission the batch acts on before are prepared whole after
-  // the records, as before.
+  // records' two, where it came after them, and the go beside the closing sync (PrepareBegun): 2
+  // waits from a drone's end to the next drone's go, where 5 were. The key then stands before its
+  // entry is durable, naming that entry's seq; a stop between leaves a key that a start takes back
+  // (shell/unbacked_keys.h), and the mission launches anew. The launches whose mission the batch
+  // acts on before are prepared whole after the records, as before.
   std::vector<const Launch*> EarlyLaunches(const std::vector<Action>& acts) const;
   void BeginEarly(const std::vector<const Launch*>& ls);
   // The zygote's begin of launch X (launch/launcher.h, Begin), made as soon as its room is; null

@@ -308,9 +308,11 @@ Result<std::vector<bool>> Daemon::KeysBacked(const std::vector<KeySeq>& keys) co
 }
 
 std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& ls,
-                                             std::vector<std::unique_ptr<Launcher::Begun>>* begun) {
+                                             std::vector<std::unique_ptr<Launcher::Begun>>* begun,
+                                             std::vector<char>* gone) {
   begun->clear();
   begun->resize(ls.size());
+  gone->assign(ls.size(), 0);
   std::vector<LaunchPrep> r(ls.size());
   // Those begun beside the records, and the others (their indexes in LS).
   std::vector<const Launch*> fresh, early;
@@ -330,13 +332,20 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
   }
   early_begun.cut = early.size();
   auto made = [&](size_t j) { (*begun)[fresh_at[j]] = BeginDirect(*fresh[j]); };
+  // A launch begun is told to go once moved, beside the closing sync (FinishLaunches, MOVED).
+  auto go = [&](size_t i) {
+    if (!(*begun)[i]) return;
+    Go(*ls[i], std::move((*begun)[i]));
+    (*gone)[i] = 1;
+  };
   // Returns renamed without a sync (RenameUnsynced): returned/ in the first wait, running/ in the
   // closing sync, which comes only once that wait is over.
   std::vector<std::string> first = std::exchange(intakes_unsynced_, {});
   const bool returns = returns_unsynced_;
   if (returns) first.push_back(layout_.StateDir(Phase::kReturned));
   if (!fresh.empty()) {
-    std::vector<LaunchPrep> p = PrepareLaunches(env_, layout_, fresh, env_->Now(), first, made);
+    std::vector<LaunchPrep> p = PrepareLaunches(env_, layout_, fresh, env_->Now(), first, made,
+                                                [&](size_t j) { go(fresh_at[j]); });
     for (size_t j = 0; j < p.size(); ++j) {
       // None goes further than the launch the spool stopped.
       if (!p[j].storage.ok())
@@ -347,7 +356,8 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
     first.clear();  // synced in that first wait
   }
   if (!early.empty()) {
-    std::vector<LaunchPrep> p = FinishLaunches(env_, layout_, early, std::move(early_begun), first);
+    std::vector<LaunchPrep> p = FinishLaunches(env_, layout_, early, std::move(early_begun), first,
+                                               [&](size_t j) { go(early_at[j]); });
     for (size_t j = 0; j < p.size(); ++j) r[early_at[j]] = std::move(p[j]);
   }
   if (returns && std::any_of(r.begin(), r.end(), [](const LaunchPrep& p) { return p.ok; }))
@@ -357,8 +367,9 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
 
 Status Daemon::PerformLaunch(const Launch& l, std::deque<Signal>* follow) {
   std::vector<std::unique_ptr<Launcher::Begun>> begun;
-  std::vector<LaunchPrep> prep = PrepareBegun({&l}, &begun);
-  return LaunchPrepared(l, std::move(prep.front()), follow, std::move(begun.front()));
+  std::vector<char> gone;
+  std::vector<LaunchPrep> prep = PrepareBegun({&l}, &begun, &gone);
+  return LaunchPrepared(l, std::move(prep.front()), follow, std::move(begun.front()), gone.front());
 }
 
 Status Daemon::PerformLaunches(const std::vector<const Action*>& run, std::deque<Signal>* follow) {
@@ -366,7 +377,8 @@ Status Daemon::PerformLaunches(const std::vector<const Action*>& run, std::deque
   for (const Action* a : run)
     if (auto* x = std::get_if<Launch>(a)) ls.push_back(x);
   std::vector<std::unique_ptr<Launcher::Begun>> begun;
-  std::vector<LaunchPrep> preps = PrepareBegun(ls, &begun);
+  std::vector<char> gone;
+  std::vector<LaunchPrep> preps = PrepareBegun(ls, &begun, &gone);
   // Then each act in the run's order, a launch from where its preparation left it. A stop of the
   // work withdraws the launches begun and not reached (their Begun dropped).
   size_t i = 0;
@@ -374,7 +386,7 @@ Status Daemon::PerformLaunches(const std::vector<const Action*>& run, std::deque
     const Launch* x = std::get_if<Launch>(a);
     Status s = Status::Ok();
     if (x) {
-      s = LaunchPrepared(*x, std::move(preps[i]), follow, std::move(begun[i]));
+      s = LaunchPrepared(*x, std::move(preps[i]), follow, std::move(begun[i]), gone[i]);
       ++i;
     } else {
       s = Perform(*a, follow);
@@ -385,34 +397,21 @@ Status Daemon::PerformLaunches(const std::vector<const Action*>& run, std::deque
 }
 
 Status Daemon::LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signal>* follow,
-                              std::unique_ptr<Launcher::Begun> begun) {
+                              std::unique_ptr<Launcher::Begun> begun, bool gone) {
   if (!prep.storage.ok()) return prep.storage;
   if (!prep.ok) {
     follow->push_back(
         LaunchDone{l.id, false, prep.key_existed, prep.in_running, prep.error, env_->Now()});
     return Status::Ok();
   }
+  if (gone) return Status::Ok();  // told to go when moved (PrepareBegun)
   const bool engine = l.plan.launcher != "direct";
   Launcher* launcher = engines_.For(l.plan.launcher);
-  watches_->Watch(l.id, env_->Now());  // before the drone starts: its exit.json cannot slip past
   if (!engine && launcher) {
-    // hangar-shim is started on the launch pool (daemon.h, LAUNCHES OFF THE LOOP).
-    launching_[l.id] = l.attempt;
-    // (std::function copies its callable: the Begun goes in a shared_ptr, taken out once.)
-    launches_->Submit([launcher, plan = l.plan, file = prep.dir + "/plan.json", sha = l.plan_sha256,
-                       id = l.id, attempt = l.attempt, run = layout_.RunDir(l.id),
-                       begun = std::make_shared<std::unique_ptr<Launcher::Begun>>(
-                           std::move(begun))]() -> LaunchStarted {
-      LaunchStarted r{id, attempt, launcher->StartBegun(plan, file, sha, std::move(*begun)), ""};
-      if (r.status.code() == Code::kUnavailable && SupervisorAlive(run)) {
-        r.note = id + ": " + r.status.message() +
-                 ", but its supervisor holds the lock: taken as launched";
-        r.status = Status::Ok();
-      }
-      return r;
-    });
+    Go(l, std::move(begun));
     return Status::Ok();
   }
+  watches_->Watch(l.id, env_->Now());  // before the drone starts: its exit.json cannot slip past
   Status s = launcher ? launcher->Start(l.plan, prep.dir + "/plan.json", l.plan_sha256)
                       : Status::Invalid("no launcher \"" + l.plan.launcher + "\"");
   if (s.code() == Code::kUnavailable && engine) {
@@ -431,6 +430,27 @@ Status Daemon::LaunchPrepared(const Launch& l, LaunchPrep prep, std::deque<Signa
   }
   follow->push_back(LaunchDone{l.id, s.ok(), false, true, s.ok() ? "" : s.message(), env_->Now()});
   return Status::Ok();
+}
+
+void Daemon::Go(const Launch& l, std::unique_ptr<Launcher::Begun> begun) {
+  Launcher* launcher = engines_.For(l.plan.launcher);
+  watches_->Watch(l.id, env_->Now());  // before the drone starts: its exit.json cannot slip past
+  // hangar-shim is started on the launch pool (daemon.h, LAUNCHES OFF THE LOOP).
+  launching_[l.id] = l.attempt;
+  // (std::function copies its callable: the Begun goes in a shared_ptr, taken out once.)
+  launches_->Submit([launcher, plan = l.plan,
+                     file = layout_.MissionDir(Phase::kRunning, l.id) + "/plan.json",
+                     sha = l.plan_sha256, id = l.id, attempt = l.attempt, run = layout_.RunDir(l.id),
+                     begun = std::make_shared<std::unique_ptr<Launcher::Begun>>(
+                         std::move(begun))]() -> LaunchStarted {
+    LaunchStarted r{id, attempt, launcher->StartBegun(plan, file, sha, std::move(*begun)), ""};
+    if (r.status.code() == Code::kUnavailable && SupervisorAlive(run)) {
+      r.note =
+          id + ": " + r.status.message() + ", but its supervisor holds the lock: taken as launched";
+      r.status = Status::Ok();
+    }
+    return r;
+  });
 }
 
 Status Daemon::Launched(LaunchStarted r) {

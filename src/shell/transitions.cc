@@ -471,7 +471,8 @@ LaunchesBegun BeginLaunches(Env* env, const Layout& l, const std::vector<const L
 std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
                                        const std::vector<const Launch*>& launches,
                                        LaunchesBegun begun,
-                                       const std::vector<std::string>& sync_first) {
+                                       const std::vector<std::string>& sync_first,
+                                       const std::function<void(size_t)>& moved_now) {
   const size_t n = launches.size();
   std::vector<LaunchPrep> r = std::move(begun.r);
   size_t cut = begun.cut;
@@ -492,8 +493,11 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
       for (size_t i = 0; i < n; ++i)
         if (r[i].storage.ok()) spool_fail(i, s);
 
-  // The key is durable before the move, the move and every name before the supervisor: the
-  // moves, launch.json's names and the rooms are synced by one call, their directories at once.
+  // The key is durable before the move, the move and every name in the closing sync: the moves,
+  // launch.json's names and the rooms are synced by one call, their directories at once; the
+  // drones of those moved are told to go beside it (MOVED_NOW), a drone told only after it would
+  // wait for two fsyncs more that keep nothing it needs (a power loss before them ends its attempt
+  // lost either way: its key is durable).
   std::vector<size_t> moved;
   for (size_t i = 0; i < n; ++i) {
     if (!going(i)) continue;
@@ -508,6 +512,8 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
   std::vector<size_t> synced;
   for (size_t i : moved)
     if (going(i)) synced.push_back(i);
+  if (moved_now)
+    for (size_t i : synced) moved_now(i);
   if (!synced.empty()) {
     std::vector<std::string> dirs;
     for (size_t i : synced) dirs.push_back(running[i]);
@@ -540,8 +546,10 @@ void StopAfterCut(const std::vector<const Launch*>& launches, LaunchesBegun* b) 
 std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
                                         const std::vector<const Launch*>& launches, TimeMs now,
                                         const std::vector<std::string>& sync_first,
-                                        const std::function<void(size_t)>& made) {
-  return FinishLaunches(env, l, launches, BeginLaunches(env, l, launches, now, sync_first, made));
+                                        const std::function<void(size_t)>& made,
+                                        const std::function<void(size_t)>& moved) {
+  return FinishLaunches(env, l, launches, BeginLaunches(env, l, launches, now, sync_first, made),
+                        {}, moved);
 }
 
 LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs now,

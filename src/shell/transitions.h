@@ -141,21 +141,26 @@ LaunchPrep PrepareLaunch(Env* env, const Layout& l, const Launch& launch, TimeMs
 // and keys of all by one WriteTogether, the moves, one closing SyncLaunched: 3 fsync waits for the
 // turn (up to 64 files and keys, some 16 launches; past that each part waits on its own), where
 // one launch after the other waited 3 each. Each launch keeps its own order (its key durable before
-// its move, its move and names before its supervisor) and its result is what PrepareLaunch would
-// say of it, but for a spool failure: a plan.json or gate2.json whose write(2) fails stops every
-// launch of the batch before any key is taken (WriteTogether takes no key then; each says "not
-// created"), those before it too. A failure found later (a file's fsync or rename, which RealEnv
-// meets after the keys are made, in the same wait), and any failure of the spool for launch I after
-// the keys, stops every launch from I on where it is (hangard stops its work at I, as it would
-// have); launches that got further than they would have alone (their key, their move) end lost at
-// the next start, never launched twice. The missions are distinct.
-// MADE (when given) is called with the index of each launch whose room and run/ are made, before
-// the first wait: hangard begins those launches there (launch/launcher.h, Begin), so that what
-// depends only on the plan is made during the waits.
+// its move, its move before its go: MOVED, beside the closing sync) and its result is what
+// PrepareLaunch would say of it, but for a spool failure: a plan.json or gate2.json whose write(2)
+// fails stops every launch of the batch before any key is taken (WriteTogether takes no key then;
+// each says "not created"), those before it too. A failure found later (a file's fsync or rename,
+// which RealEnv meets after the keys are made, in the same wait), and any failure of the spool for
+// launch I after the keys, stops every launch from I on where it is (hangard stops its work at I,
+// as it would have); launches that got further than they would have alone (their key, their move)
+// end lost at the next start, never launched twice. The missions are distinct. MADE (when given) is
+// called with the index of each launch whose room and run/ are made, before the first wait: hangard
+// begins those launches there (launch/launcher.h, Begin), so that what depends only on the plan is
+// made during the waits. MOVED (when given) is called with the index of each launch moved into
+// running/, after every move and before the closing sync: hangard says go to those it began there,
+// so that the drone's program starts beside that sync. Its key and its ledger entry are durable
+// then, and a power loss that takes the move back ends the attempt lost, as before the go
+// (hangar-spool(5), THE RULES).
 std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
                                         const std::vector<const Launch*>& launches, TimeMs now,
                                         const std::vector<std::string>& sync_first = {},
-                                        const std::function<void(size_t)>& made = nullptr);
+                                        const std::function<void(size_t)>& made = nullptr,
+                                        const std::function<void(size_t)>& moved = nullptr);
 
 // PrepareLaunches in two halves, for a caller with something to do between them. BeginLaunches:
 // the rooms, run/ and prompts, MADE, then the one WriteTogether (SYNC_FIRST in it) with every key
@@ -177,7 +182,8 @@ LaunchesBegun BeginLaunches(Env* env, const Layout& l, const std::vector<const L
 std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
                                        const std::vector<const Launch*>& launches,
                                        LaunchesBegun begun,
-                                       const std::vector<std::string>& sync_first = {});
+                                       const std::vector<std::string>& sync_first = {},
+                                       const std::function<void(size_t)>& moved = nullptr);
 // A launch stopped where it was by an earlier one's failure (of launch ID, ERROR) says so, as a
 // failure of the spool: the status, its message into *SAID. StopAfterCut: so for each launch of B
 // after its cut that has no error of its own.

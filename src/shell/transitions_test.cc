@@ -707,6 +707,44 @@ TEST_F(TransitionsTest, ASpoolFailureStopsItsLaunchAndTheLaterOnes) {
       << log;
 }
 
+// MOVED is told of each launch moved into running/ once every move of the batch is made, before
+// the closing sync (hangard's go, which then goes beside it): its key durable, its move made; a
+// launch the spool stopped before its move (and the later ones) is not told of, so that hangard
+// never says go to a drone whose mission is still in queued/.
+TEST_F(TransitionsTest, MovedIsToldOfEachMovedLaunchBeforeTheClosingSync) {
+  for (const char* id : {"U", "V", "W"})
+    std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, id));
+  // Calls as in ASpoolFailureStopsItsLaunchAndTheLaterOnes: V's rename (23) fails.
+  FaultEnv env(RealEnv(), FaultPlan{FaultPlan::Kind::kFail, 23, EIO, false});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  const Launch u = TwoStepLaunch(l_, "U"), v = TwoStepLaunch(l_, "V"), w = TwoStepLaunch(l_, "W");
+  std::vector<size_t> told;
+  std::string log_then;  // the calls made when U was told of
+  bool u_keyed_and_moved = false;
+  auto moved = [&](size_t i) {
+    told.push_back(i);
+    log_then = Read(root_ + "/fault.log");
+    u_keyed_and_moved = std::filesystem::exists(l_.LaunchKey("U", 1)) &&
+                        std::filesystem::is_directory(l_.MissionDir(Phase::kRunning, "U"));
+  };
+  std::vector<LaunchPrep> r = PrepareLaunches(&env, l_, {&u, &v, &w}, 0, {}, nullptr, moved);
+  ASSERT_EQ(r.size(), 3u);
+  ASSERT_TRUE(r[0].ok) << r[0].error;
+  EXPECT_FALSE(r[1].ok);
+  EXPECT_FALSE(r[2].ok);
+  EXPECT_EQ(told, std::vector<size_t>{0});
+  EXPECT_TRUE(u_keyed_and_moved);
+  EXPECT_NE(log_then.find("22 rename-later " + l_.MissionDir(Phase::kQueued, "U")),
+            std::string::npos)
+      << log_then;
+  EXPECT_NE(log_then.find("23 rename-later " + l_.MissionDir(Phase::kQueued, "V")),
+            std::string::npos)
+      << log_then;
+  EXPECT_EQ(log_then.find("sync-dirs"), std::string::npos) << log_then;
+  EXPECT_NE(Read(root_ + "/fault.log").find("24 sync-dirs " + l_.MissionDir(Phase::kRunning, "U")),
+            std::string::npos);
+}
+
 // A move's calls: its files durable in FROM/ID (each file's data, then the directory) before the
 // rename, which is durable too (TO, then FROM). Syncing FROM/ID and TO at once would save a wait,
 // but a power loss between the two could leave TO/ID durable without its files: a returned

@@ -2,11 +2,14 @@
 # A direct launch is begun before its records are durable: its plan is handed to the shim zygote,
 # whose child makes the drone's command and waits for hangard's go (man/hangard.8, the shim
 # zygote). A launch that does not get its go runs nothing, and leaves the zygote no child:
-#   - its records fail after its move (HANGAR_FAULT fails the closing sync of running/D1 with
-#     EIO): hangard stops its work there, the drone (which would count itself) must not start,
-#     though its run directory is in place; restarted, hangard ends D1 lost, never started;
+#   - its move to running/ fails (HANGAR_FAULT fails the rename of queued/D1 with EIO), after its
+#     records and its key: hangard stops its work there, the drone (which would count itself) must
+#     not start; restarted, hangard ends D1 lost, never started;
 #   - its launch key is there already (what a launch cut by a crash leaves): D1 ends lost at its
 #     key, never started.
+# The go goes beside the move's closing sync, once the key and the entry are durable: a closing
+# sync that fails (EIO) stops hangard's work with the drone started, once; restarted, hangard
+# takes it up where it is and never launches it again.
 # Then D2 runs, once, through the same zygote. Root only, as the shipped unit runs hangard.
 . "$(dirname "$0")/lib.sh"
 setup 1
@@ -24,7 +27,7 @@ childless() {  # ZYGOTE: it has no child left
   [[ -z "${kids// /}" ]]
 }
 
-# Counting: the closing sync of D1's launch (running/D1 with the others, after the move).
+# Counting: D1's move and the closing sync of its launch (running/D1 with the others).
 fresh
 HANGAR_FAULT_LOG=$FLOG start_hangard
 wait_returned D1 30
@@ -33,22 +36,38 @@ dur=$(grep -E "^[0-9]+ sync-dirs .*/running/D1 " "$FLOG" | head -n 1 | cut -d' '
 mv=$(grep -E "^[0-9]+ rename-later .*/queued/D1 " "$FLOG" | head -n 1 | cut -d' ' -f1)
 [[ -n "$dur" && -n "$mv" ]] && ((mv < dur)) || fail "no move of D1 and its closing sync in the log: move '$mv', sync '$dur'"
 
-# The records fail after the move: withdrawn with its run directory in place.
+# The move fails: withdrawn, with its records and key durable.
 fresh
-HANGAR_FAULT=fail=$dur:EIO HANGAR_FAULT_LOG=$FLOG start_hangard
+HANGAR_FAULT=fail=$mv:EIO HANGAR_FAULT_LOG=$FLOG start_hangard
 zygote=$(zygote_of)
 [[ -n "$zygote" ]] || fail "hangard started no shim zygote"
-wait_until 30 work_is stopped || fail "hangard did not stop its work when the closing sync failed"
-[[ -d "$S/running/D1/run" ]] || fail "D1's run directory is not in running/: the fault missed the move"
+wait_until 30 work_is stopped || fail "hangard did not stop its work when the move failed"
+[[ -d "$S/queued/D1" && -e "$S/keys/launch.D1.1" ]] || fail "D1 is not in queued/ with its key: the fault missed the move"
 sleep 1.5  # a drone started by mistake would have counted itself by now
-[[ "$(starts D1)" == 0 ]] || fail "sync failed: D1's drone started $(starts D1) times before its records were durable"
-wait_until 10 childless "$zygote" || fail "sync failed: the zygote kept a child: $(cat "/proc/$zygote/task/$zygote/children")"
+[[ "$(starts D1)" == 0 ]] || fail "move failed: D1's drone started $(starts D1) times though its mission never reached running/"
+wait_until 10 childless "$zygote" || fail "move failed: the zygote kept a child: $(cat "/proc/$zygote/task/$zygote/children")"
 stop_hangard
 start_hangard
 wait_returned D1 30
-[[ "$(outcome D1)" == lost ]] || fail "sync failed: D1 ended $(outcome D1), expected lost"
-[[ "$(starts D1)" == 0 ]] || fail "sync failed: D1's drone started $(starts D1) times"
+[[ "$(outcome D1)" == lost ]] || fail "move failed: D1 ended $(outcome D1), expected lost"
+[[ "$(starts D1)" == 0 ]] || fail "move failed: D1's drone started $(starts D1) times"
 stop_hangard
+say "ok $TEST/move-failed"
+
+# The closing sync fails: the drone was told to go beside it, once its key and its entry were
+# durable. hangard stops its work; restarted, it takes D1 up and launches it no second time.
+fresh
+HANGAR_FAULT=fail=$dur:EIO HANGAR_FAULT_LOG=$FLOG start_hangard
+wait_until 30 work_is stopped || fail "hangard did not stop its work when the closing sync failed"
+[[ -d "$S/running/D1/run" ]] || fail "D1's run directory is not in running/: the fault missed the closing sync"
+wait_until 10 test -e "$S/running/D1/run/exit.json" || fail "sync failed: D1's drone, told to go beside the sync, did not end"
+stop_hangard
+start_hangard
+wait_returned D1 30
+[[ "$(outcome D1)" == done ]] || fail "sync failed: D1 ended $(outcome D1), expected done (its drone ran, once)"
+[[ "$(starts D1)" == 1 ]] || fail "sync failed: D1's drone started $(starts D1) times, expected once"
+stop_hangard
+hangar ledger verify --anchor "$A" >"$T/verify.out" 2>&1 || fail "ledger verify: $(cat "$T/verify.out")"
 say "ok $TEST/sync-failed"
 
 # The key is there already: withdrawn at its key.
