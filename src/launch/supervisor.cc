@@ -148,6 +148,8 @@ class Supervisor {
   void Reap(pid_t drone);
   void KillStragglers();
   void WriteExit();
+  // After WriteExit: the lock let go, then the sandbox's mount namespace (sandbox_ns_).
+  void LetGo();
   void Note(const std::string& msg);  // run/shim.log: what went wrong after the report
 
   const Plan& plan_;
@@ -156,6 +158,9 @@ class Supervisor {
   int sigfd_ = -1, run_fd_ = -1, lock_fd_ = -1, room_fd_ = -1, in_ = -1, out_ = -1, err_ = -1;
   int go_ = -1;       // hangard's go, awaited here (RunShimBegun with RUN)
   int release_ = -1;  // the held drone's word to execute its program (SpawnDrone, HELD)
+  // The sandbox's mount namespace, held from the go (Release) until the lock is let go: its
+  // teardown then comes after hangard is told of the end (LetGo), not before.
+  int sandbox_ns_ = -1;
   // Whether the drone's child takes hangar-confine's steps itself (launch/drone_exec.h).
   bool in_process_ = false;
   int64_t start_mono_ = 0;
@@ -228,7 +233,20 @@ int Supervisor::Run() {
   StopEgress();
   KillStragglers();
   WriteExit();
+  LetGo();
   return 0;
+}
+
+void Supervisor::LetGo() {
+  // hangard counts exit.json once the lock is let go (Daemon::CheckExit), which the exit of this
+  // process would do only after tearing down its memory; every process of the drone is gone
+  // (KillStragglers), so nothing is left for the lock to cover.
+  close(lock_fd_);
+  lock_fd_ = -1;
+  // The last reference to the sandbox's mounts: unmounted now, after that word, where the
+  // drone's last process would have unmounted them before its parent here was told of its end.
+  if (sandbox_ns_ >= 0) close(sandbox_ns_);
+  sandbox_ns_ = -1;
 }
 
 Status Supervisor::Prepare() {
@@ -418,6 +436,11 @@ Result<pid_t> Supervisor::Release(Result<pid_t> ahead) {
   // status is the drone's outcome, as after a fork at the go. The write then fails (EPIPE;
   // SIGPIPE is ignored here).
   if (release_ >= 0) {
+    // Its mount namespace, made by now as a rule (else this is the host's, and holding it does
+    // nothing): see sandbox_ns_.
+    if (ahead.ok())
+      sandbox_ns_ =
+          open(("/proc/" + std::to_string(*ahead) + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC);
     (void)!write(release_, "g", 1);
     close(release_);
     release_ = -1;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -353,6 +354,27 @@ TEST_P(ShimTest, NothingOfTheDroneOutlivesIt) {
     const std::string text = Slurp(room_ + f);
     ASSERT_FALSE(text.empty()) << f;
     EXPECT_FALSE(SleepAlive(pid_t(std::stoi(text)))) << f;
+  }
+}
+
+// hangard counts a drone's end once the supervisor lets go of its lock (Daemon::CheckExit), which
+// the supervisor does before its own teardown (LetGo): at that moment exit.json is written and
+// nothing of the drone is left, an escaped straggler included. Looked at from the first moment
+// the lock is free (a tight loop, not a sleep).
+TEST_P(ShimTest, TheLockIsLetGoOnlyOnceTheEndIsWrittenAndNothingIsLeft) {
+  ASSERT_TRUE(Start(MakePlan({"sh", "-c",
+                              "sleep 60 & echo $! > grouped.pid; "
+                              "setsid sleep 61 & echo $! > escaped.pid; sleep 0.2; exit 0"}))
+                  .ok());
+  UniqueFd lock(open((run_ + "/lock").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_GE(lock.get(), 0);
+  const auto until = steady_clock::now() + std::chrono::seconds(60);
+  while (flock(lock.get(), LOCK_EX | LOCK_NB) != 0) ASSERT_LT(steady_clock::now(), until);
+  EXPECT_TRUE(ReadExit(RealEnv(), run_).ok()) << "the lock was let go before exit.json";
+  for (const char* f : {"/grouped.pid", "/escaped.pid"}) {
+    const std::string text = Slurp(room_ + f);
+    ASSERT_FALSE(text.empty()) << f;
+    EXPECT_FALSE(SleepAlive(pid_t(std::stoi(text)))) << f << ": alive when the lock was let go";
   }
 }
 
