@@ -342,12 +342,14 @@ TEST_P(ShimTest, LockAndIdentityWhileRunningThenFreed) {
   EXPECT_EQ(SignalSupervisor(run_, SIGTERM).code(), Code::kUnavailable);
 }
 
+// A drone that leaves two children: one stays in its group, one leaves it with setsid. Both must
+// die with the drone; their pids in the room's grouped.pid and escaped.pid.
+const std::vector<std::string> kLeavesStragglers = {
+    "sh", "-c",
+    "sleep 60 & echo $! > grouped.pid; setsid sleep 61 & echo $! > escaped.pid; sleep 0.2; exit 0"};
+
 TEST_P(ShimTest, NothingOfTheDroneOutlivesIt) {
-  // One child stays in the drone's group, one leaves it with setsid: both must die.
-  ASSERT_TRUE(Start(MakePlan({"sh", "-c",
-                              "sleep 60 & echo $! > grouped.pid; "
-                              "setsid sleep 61 & echo $! > escaped.pid; sleep 0.2; exit 0"}))
-                  .ok());
+  ASSERT_TRUE(Start(MakePlan(kLeavesStragglers)).ok());
   ExitInfo e = AwaitExit();
   EXPECT_EQ(e.rc, 0);
   for (const char* f : {"/grouped.pid", "/escaped.pid"}) {
@@ -362,10 +364,7 @@ TEST_P(ShimTest, NothingOfTheDroneOutlivesIt) {
 // nothing of the drone is left, an escaped straggler included. Looked at from the first moment
 // the lock is free (a tight loop, not a sleep).
 TEST_P(ShimTest, TheLockIsLetGoOnlyOnceTheEndIsWrittenAndNothingIsLeft) {
-  ASSERT_TRUE(Start(MakePlan({"sh", "-c",
-                              "sleep 60 & echo $! > grouped.pid; "
-                              "setsid sleep 61 & echo $! > escaped.pid; sleep 0.2; exit 0"}))
-                  .ok());
+  ASSERT_TRUE(Start(MakePlan(kLeavesStragglers)).ok());
   UniqueFd lock(open((run_ + "/lock").c_str(), O_RDONLY | O_CLOEXEC));
   ASSERT_GE(lock.get(), 0);
   const auto until = steady_clock::now() + std::chrono::seconds(60);

@@ -472,7 +472,7 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
                                        const std::vector<const Launch*>& launches,
                                        LaunchesBegun begun,
                                        const std::vector<std::string>& sync_first,
-                                       const std::function<void(size_t)>& moved_now) {
+                                       const std::function<void(size_t)>& moved) {
   const size_t n = launches.size();
   std::vector<LaunchPrep> r = std::move(begun.r);
   size_t cut = begun.cut;
@@ -495,10 +495,10 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
 
   // The key is durable before the move, the move and every name in the closing sync: the moves,
   // launch.json's names and the rooms are synced by one call, their directories at once; the
-  // drones of those moved are told to go beside it (MOVED_NOW), a drone told only after it would
+  // drones of those moved are told to go beside it (MOVED), a drone told only after it would
   // wait for two fsyncs more that keep nothing it needs (a power loss before them ends its attempt
   // lost either way: its key is durable).
-  std::vector<size_t> moved;
+  std::vector<size_t> renamed;
   for (size_t i = 0; i < n; ++i) {
     if (!going(i)) continue;
     if (Status s = env->RenameLater(queued[i], running[i]); !s.ok()) {
@@ -507,13 +507,13 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
     }
     r[i].dir = running[i];
     r[i].in_running = true;
-    moved.push_back(i);
+    renamed.push_back(i);
   }
   std::vector<size_t> synced;
-  for (size_t i : moved)
+  for (size_t i : renamed)
     if (going(i)) synced.push_back(i);
-  if (moved_now)
-    for (size_t i : synced) moved_now(i);
+  if (moved)
+    for (size_t i : synced) moved(i);
   if (!synced.empty()) {
     std::vector<std::string> dirs;
     for (size_t i : synced) dirs.push_back(running[i]);

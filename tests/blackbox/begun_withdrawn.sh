@@ -21,6 +21,14 @@ fresh() {  # a new spool and anchor with D1 waiting in incoming/new, nothing els
   mission D1 script 1 '[{"file":"REPORT.md"}]' "count $T/starts" 'write REPORT.md ran' | drop D1.json
 }
 zygote_of() { pgrep -P "$HPID" -f 'hangar-shim --zygote' | head -n 1; }
+restarted() {  # CASE OUTCOME STARTS: hangard restarted, D1 returned OUTCOME, its drone started STARTS times
+  stop_hangard
+  start_hangard
+  wait_returned D1 30
+  [[ "$(outcome D1)" == "$2" ]] || fail "$1: D1 ended $(outcome D1), expected $2"
+  [[ "$(starts D1)" == "$3" ]] || fail "$1: D1's drone started $(starts D1) times, expected $3"
+  stop_hangard
+}
 childless() {  # ZYGOTE: it has no child left
   local kids
   kids=$(cat "/proc/$1/task/$1/children" 2>/dev/null || true)
@@ -46,12 +54,7 @@ wait_until 30 work_is stopped || fail "hangard did not stop its work when the mo
 sleep 1.5  # a drone started by mistake would have counted itself by now
 [[ "$(starts D1)" == 0 ]] || fail "move failed: D1's drone started $(starts D1) times though its mission never reached running/"
 wait_until 10 childless "$zygote" || fail "move failed: the zygote kept a child: $(cat "/proc/$zygote/task/$zygote/children")"
-stop_hangard
-start_hangard
-wait_returned D1 30
-[[ "$(outcome D1)" == lost ]] || fail "move failed: D1 ended $(outcome D1), expected lost"
-[[ "$(starts D1)" == 0 ]] || fail "move failed: D1's drone started $(starts D1) times"
-stop_hangard
+restarted "move failed" lost 0
 say "ok $TEST/move-failed"
 
 # The closing sync fails: the drone was told to go beside it, once its key and its entry were
@@ -61,12 +64,7 @@ HANGAR_FAULT=fail=$dur:EIO HANGAR_FAULT_LOG=$FLOG start_hangard
 wait_until 30 work_is stopped || fail "hangard did not stop its work when the closing sync failed"
 [[ -d "$S/running/D1/run" ]] || fail "D1's run directory is not in running/: the fault missed the closing sync"
 wait_until 10 test -e "$S/running/D1/run/exit.json" || fail "sync failed: D1's drone, told to go beside the sync, did not end"
-stop_hangard
-start_hangard
-wait_returned D1 30
-[[ "$(outcome D1)" == done ]] || fail "sync failed: D1 ended $(outcome D1), expected done (its drone ran, once)"
-[[ "$(starts D1)" == 1 ]] || fail "sync failed: D1's drone started $(starts D1) times, expected once"
-stop_hangard
+restarted "sync failed" done 1
 hangar ledger verify --anchor "$A" >"$T/verify.out" 2>&1 || fail "ledger verify: $(cat "$T/verify.out")"
 say "ok $TEST/sync-failed"
 
