@@ -245,6 +245,12 @@ std::vector<std::string> NamespaceSandboxArgs(const NamespaceSandbox& s) {
 std::string ParseNamespaceSandboxArgs(int argc, char** argv, int* at, NamespaceSandbox* s) {
   *s = NamespaceSandbox{};
   auto path = [](const char* p) { return p[0] == '/'; };
+  // A bind's inherited descriptor: above 2, in decimal; -1 when not.
+  auto descriptor = [](const char* text) {
+    char* end = nullptr;
+    const long fd = std::strtol(text, &end, 10);
+    return *end == '\0' && fd >= 3 && fd <= 1 << 20 ? int(fd) : -1;
+  };
   for (int i = *at; i < argc;) {
     const std::string a = argv[i];
     const int left = argc - i - 1;  // the arguments after a
@@ -272,18 +278,16 @@ std::string ParseNamespaceSandboxArgs(int argc, char** argv, int* at, NamespaceS
       if (a == "--chdir") s->chdir = argv[i + 1];
       i += 2;
     } else if ((a == "--bind" || a == "--ro-bind") && left >= 2) {
-      char* end = nullptr;
-      const long fd = std::strtol(argv[i + 1], &end, 10);
-      if (*end != '\0' || fd < 3 || fd > 1 << 20 || !path(argv[i + 2]))
+      const int fd = descriptor(argv[i + 1]);
+      if (fd < 0 || !path(argv[i + 2]))
         return "--sandbox " + a + ": expected a descriptor above 2 and an absolute path";
-      s->binds.push_back({int(fd), argv[i + 2], a == "--bind", ""});
+      s->binds.push_back({fd, argv[i + 2], a == "--bind", ""});
       i += 3;
     } else if (a == "--bind-moving" && left >= 3) {
-      char* end = nullptr;
-      const long fd = std::strtol(argv[i + 1], &end, 10);
-      if (*end != '\0' || fd < 3 || fd > 1 << 20 || !path(argv[i + 2]) || !path(argv[i + 3]))
+      const int fd = descriptor(argv[i + 1]);
+      if (fd < 0 || !path(argv[i + 2]) || !path(argv[i + 3]))
         return "--sandbox --bind-moving: expected a descriptor above 2 and two absolute paths";
-      s->binds.push_back({int(fd), argv[i + 3], true, argv[i + 2]});
+      s->binds.push_back({fd, argv[i + 3], true, argv[i + 2]});
       i += 4;
     } else {
       return "--sandbox: unexpected " + a + " (or its arguments missing)";
