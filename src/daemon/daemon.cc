@@ -320,10 +320,12 @@ Status Daemon::Drain() {
     if (work_.stopped()) {
       follow_.clear();
       batch_ = Batch{};
+      hold_until_us_ = 0;
       batch_names_.clear();
       break;
     }
     if (batching_ > 0) break;  // EndBatch commits
+    if (Held()) break;         // the next turn's batch commits it (daemon.h, RETURNS HELD)
     if (Status s = Commit(); !s.ok()) StopWork(s);
     // The batch's drops and requests are moved out of the drop zones now (or wait to be retried):
     // not before, for a commit inside a batch (one grown to kMaxBatch) leaves the decision being
@@ -336,6 +338,22 @@ Status Daemon::Drain() {
                    json::Write(CanaryPresence(setup_, state_)) != presence_canaries_))
     UpdatePresence();
   return Status::Ok();
+}
+
+bool Daemon::Held() {
+  if (!may_hold_ || (!watches_->Any() && launching_.empty())) return false;
+  if (!follow_.empty() || !batch_names_.empty() || !exits_unsynced_.empty()) return false;
+  bool returns = false;
+  for (const Action& a : batch_.acts) {
+    if (std::holds_alternative<Log>(a)) continue;
+    const auto* mv = std::get_if<Move>(&a);
+    if (!mv || !BeginsEarly(*mv)) return false;
+    returns = true;
+  }
+  if (!returns) return false;
+  const int64_t now = MonotonicUs();
+  if (hold_until_us_ == 0) hold_until_us_ = now + return_hold_us_;
+  return now < hold_until_us_;
 }
 
 Status Daemon::Decided(const Signal& sig) {
@@ -418,6 +436,7 @@ Status Daemon::CommitRecords(std::vector<Record>* epoch_records, bool flush) {
 Status Daemon::Commit() {
   Batch b = std::move(batch_);  // a commit that fails drops its acts: none is performed
   batch_ = Batch{};
+  hold_until_us_ = 0;
   std::deque<Signal> undone;        // IntakeFailed, decided before anything else
   std::set<std::string> forgotten;  // missions whose intake was undone for lack of space
   Status no_space = Status::Ok();

@@ -42,6 +42,19 @@
 // between them (PerformLaunches: prepared step by step together, then each act of the run in
 // order), so that their fsyncs wait at once (shell/transitions.h).
 //
+// RETURNS HELD (group commit across turns). A mission's end and its return come in two batches:
+// the end (with the next launch) as soon as it is seen, the return once its room is observed, off
+// the loop. With short drones the next drone then ends while the return's batch waits for the
+// disk, and its end (and the launch after it) waits for that batch. So a turn whose batch holds
+// only returns (running/ID -> returned/ID, with their log lines) does not commit it while some
+// drone runs whose end may come: the batch stays open, and the next turn's news is decided into it
+// and committed with it, one wait of the records for both, at most kReturnHoldUs later (the loop's
+// poll waits no longer than that). Nothing of a held return is written before its records, as in
+// any batch: a crash meanwhile leaves the drone's end and its observation to be decided again from
+// the spool, as a crash before any commit does. A signal (SIGTERM, SIGINT, SIGHUP), any batch that
+// is not the turn's own (a control request's, a periodic check's), and any other decision commit
+// it at once.
+//
 // Storage failures (issue 6). A failed write, sync, rename or ledger append made for a decision
 // leaves that file's state unknown: a failed fsync may already have dropped the data, and trying
 // again "succeeds" without bringing it back (PostgreSQL's fsync lesson). The daemon then *stops
@@ -128,6 +141,7 @@ namespace hangar {
 
 inline constexpr TimeMs kSupervisorCheckMs = 2000;  // each supervisor's lock looked at this often
 inline constexpr TimeMs kStorageRetryMs = 2000;     // stopped for a full disk: space looked for
+inline constexpr int64_t kReturnHoldUs = 5000;      // RETURNS HELD: the longest a return waits
 
 // What the launch pool hands back: the mission, StartShim's status as PerformLaunch takes it, and
 // what the shell says of it (a late report whose supervisor holds the lock: taken as launched).
@@ -169,6 +183,9 @@ class Daemon {
   // Until every observation and op handler submitted has finished; their results wait for the
   // next turn (so a test can have one turn find a drone's end and another's observation).
   void WaitPool() { pool_->Wait(); }
+  // The longest a return alone waits for the next turn's batch (RETURNS HELD; kReturnHoldUs): a
+  // test makes it long, to see a held return go out with the next news and at a stop.
+  void HoldReturnsFor(int64_t us) { return_hold_us_ = us; }
 
  private:
   // ---- daemon.cc: deciding ----
@@ -181,6 +198,10 @@ class Daemon {
   void BeginBatch();
   Status EndBatch();
   Status Drain();  // decides every signal in follow_, and commits when no batch is open
+  // Whether the batch Drain would commit is a return held (RETURNS HELD below): the turn's own
+  // batch (may_hold_), only returns and log lines, a drone running whose end may come, and the
+  // hold begun less than return_hold_us_ ago.
+  bool Held();
   // Decides one signal: its line buffered, its entries staged, its acts added to the batch.
   Status Decided(const Signal& s);
   // The batch to the disk: the lines and the entries (one wait), the anchor lines, then every act
@@ -402,6 +423,9 @@ class Daemon {
   };
   std::map<const Launch*, Early> early_;  // the committing batch's, see EarlyLaunches
   int batching_ = 0;                   // BeginBatch calls not yet ended
+  bool may_hold_ = false;              // the turn's own batch is ending: a return may wait
+  int64_t hold_until_us_ = 0;          // a return held waits until then (monotonic), 0: none
+  int64_t return_hold_us_ = kReturnHoldUs;
   std::deque<Signal> follow_;          // signals waiting to be decided
   std::set<std::string> batch_names_;  // drops and requests taken since the last commit
   TimeMs started_ = 0;

@@ -7,6 +7,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -38,7 +39,10 @@ Status Daemon::Step(int max_wait_ms, bool* quit) {
                           {signal_fd_, POLLIN, 0},
                           {pool_->ready_fd(), POLLIN, 0},
                           {launches_->ready_fd(), POLLIN, 0}};
-  const int wait = drops_.Backlog() ? 0 : watches_->AnyRecheck() ? 10 : max_wait_ms;
+  int wait = drops_.Backlog() ? 0 : watches_->AnyRecheck() ? 10 : max_wait_ms;
+  if (hold_until_us_ != 0)  // a return held: no longer than its hold (daemon.h, RETURNS HELD)
+    wait = std::min<int64_t>(wait,
+                             std::max<int64_t>(0, (hold_until_us_ - MonotonicUs() + 999) / 1000));
   int n = poll(fds, 4, wait);
   if (n < 0 && errno != EINTR) {
     *quit = true;
@@ -63,6 +67,7 @@ Status Daemon::Step(int max_wait_ms, bool* quit) {
 
 Status Daemon::Turn(bool signals, bool events, bool observations, bool launches, bool* quit) {
   if (signals) {
+    if (Status s = Drain(); !s.ok()) return s;  // a return held goes out first
     struct signalfd_siginfo si {};
     (void)!read(signal_fd_, &si, sizeof si);
     if (si.ssi_signo == SIGHUP) {
@@ -92,9 +97,13 @@ Status Daemon::Turn(bool signals, bool events, bool observations, bool launches,
   // launches' and the observations' reports, the drops and requests. One commit for all
   // (daemon.h, THE BATCH): the lines, the entries and the anchor wait once for the turn, not once
   // for each kind of news it brought.
+  // A batch of returns alone may wait for the next turn's (daemon.h, RETURNS HELD).
   BeginBatch();
   Status decided = DecideTurn(events, observations, launches);
-  if (Status s = EndBatch(); decided.ok()) decided = s;
+  may_hold_ = decided.ok();
+  Status ended = EndBatch();
+  may_hold_ = false;
+  if (decided.ok()) decided = ended;
   if (!decided.ok()) return decided;
   const TimeMs now = env_->Now();
   if (supervisor_check_.Due(now)) {

@@ -87,6 +87,13 @@ class DaemonTest : public ::testing::Test {
     return std::filesystem::exists(scratch_.path() + "/" + rel);
   }
   std::unique_ptr<Daemon> LaunchingA();
+  // A process of its own holding LOCK, as a supervisor holds its run/lock (one the test held
+  // would be held by hangard's children too, between their fork and exec), once it holds it; its
+  // group ends with kill(-pid). -1 when it did not come to hold it.
+  static pid_t HoldLock(const std::string& lock);
+  // A drone's end as its supervisor leaves it: RUN/exit.json (rc 0) written visible, then the
+  // lock HOLDER held let go, its group ended and reaped.
+  static void EndDrone(const std::string& run, pid_t holder);
 
   ScratchDir scratch_{"daemon"};
   int slots_ = 1;
@@ -374,33 +381,18 @@ TEST_F(EndReadTest, AnEndReadWhileRunningIsMadeDurableBesideItsRecords) {
   EndedA(spool_);
   const std::string run = spool_ + "/running/A/run";
   std::filesystem::remove(run + "/exit.json");
-  // The supervisor's lock, held by a process of its own (as in ReturnBesideLaunchTest).
-  const pid_t holder = fork();
-  ASSERT_GE(holder, 0);
-  if (holder == 0) {
-    setpgid(0, 0);
-    execlp("flock", "flock", "-o", (run + "/lock").c_str(), "sleep", "600", nullptr);
-    _exit(127);
-  }
+  const pid_t holder = HoldLock(run + "/lock");  // the supervisor's
+  ASSERT_GT(holder, 0);
   struct Reap {
     pid_t pid;
     ~Reap() {
       if (pid > 0 && kill(-pid, SIGKILL) == 0) waitpid(pid, nullptr, 0);
     }
   } reap{holder};
-  for (int i = 0; i < 500 && !SupervisorAlive(run); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(SupervisorAlive(run));
   ASSERT_TRUE(counting_.OpenLog(log_).ok());
   std::unique_ptr<Daemon> d = Make("spool", "anchor", &counting_);
   ASSERT_TRUE(d->Start().ok());
-  ExitInfo e;
-  e.rc = 0;
-  e.started = e.ended = 1'800'000'000'000;
-  std::ofstream(run + "/.exit.json") << json::Write(e.ToJson());
-  std::filesystem::rename(run + "/.exit.json", run + "/exit.json");
-  kill(-holder, SIGKILL);  // the supervisor ends: its lock goes with it
-  waitpid(holder, nullptr, 0);
+  EndDrone(run, holder);
   reap.pid = -1;
   ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }));
   ExpectSynced();
@@ -500,9 +492,7 @@ TEST_F(ReturnBesideLaunchTest, AMoveAfterTheLaunchIsRenamedBeforeIt) {
   std::ofstream(spool_ + "/running/C/mission.json") << LaunchedMission("C");
   std::ofstream(spool_ + "/keys/launch.C.1") << "{}";
   std::ofstream(spool_ + "/running/C/launch.json") << R"({"hangar":1,"id":"C","attempt":1})";
-  // Each lock held by a process of its own, as a supervisor holds it: one the test held would be
-  // held by hangard's children too, between their fork and exec.
-  std::map<std::string, pid_t> locks;
+  std::map<std::string, pid_t> locks;  // the supervisors'
   struct Reap {  // whatever holds a lock still when the test ends, as it fails
     std::map<std::string, pid_t>& locks;
     ~Reap() {
@@ -513,20 +503,9 @@ TEST_F(ReturnBesideLaunchTest, AMoveAfterTheLaunchIsRenamedBeforeIt) {
     }
   } reap{locks};
   for (const char* id : {"A", "C"}) {
-    const std::string lock = spool_ + "/running/" + id + "/run/lock";
-    locks[id] = fork();
-    ASSERT_GE(locks[id], 0);
-    if (locks[id] == 0) {
-      // flock alone holds the lock (-o: not its sleep), so the lock is gone once flock is
-      // reaped; the two are one group to end.
-      setpgid(0, 0);
-      execlp("flock", "flock", "-o", lock.c_str(), "sleep", "600", nullptr);
-      _exit(127);
-    }
+    locks[id] = HoldLock(spool_ + "/running/" + id + "/run/lock");
+    ASSERT_GT(locks[id], 0);
   }
-  for (const char* id : {"A", "C"})
-    for (int i = 0; i < 500 && !SupervisorAlive(spool_ + "/running/" + id + "/run"); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
   for (const char* id : {"B", "D"}) {
     std::filesystem::create_directories(spool_ + "/queued/" + id);
     std::ofstream(spool_ + "/queued/" + id + "/mission.json") << LaunchedMission(id);
@@ -534,14 +513,7 @@ TEST_F(ReturnBesideLaunchTest, AMoveAfterTheLaunchIsRenamedBeforeIt) {
   std::filesystem::remove(scratch_.path() + "/go");  // B's and D's shims wait
   std::unique_ptr<Daemon> d = Started();
   auto end = [&](const std::string& id) {
-    ExitInfo e;
-    e.rc = 0;
-    e.started = e.ended = 1'800'000'000'000;
-    const std::string run = spool_ + "/running/" + id + "/run";
-    std::ofstream(run + "/.exit.json") << json::Write(e.ToJson());
-    std::filesystem::rename(run + "/.exit.json", run + "/exit.json");
-    kill(-locks[id], SIGKILL);  // the supervisor ends: its lock goes with it
-    waitpid(locks[id], nullptr, 0);
+    EndDrone(spool_ + "/running/" + id + "/run", locks[id]);
     locks.erase(id);
   };
   end("A");
@@ -551,6 +523,97 @@ TEST_F(ReturnBesideLaunchTest, AMoveAfterTheLaunchIsRenamedBeforeIt) {
   end("C");
   ExpectFolded(*d, "D");
   std::ofstream(scratch_.path() + "/go") << "";  // the shims end
+}
+
+// RETURNS HELD (daemon.h): a batch of returns alone does not commit while a drone runs whose end
+// may come; the next turn's news goes in its commit. Two slots: A ended (its observation begun by
+// the start), C running (its supervisor's lock held).
+class ReturnsHeldTest : public DaemonTest {
+ protected:
+  void SetUp() override {
+    slots_ = 2;
+    EndedA(spool_);
+    std::filesystem::copy(spool_ + "/running/A", spool_ + "/running/C",
+                          std::filesystem::copy_options::recursive);
+    std::filesystem::remove(spool_ + "/running/C/run/exit.json");
+    std::ofstream(spool_ + "/running/C/mission.json") << LaunchedMission("C");
+    std::ofstream(spool_ + "/running/C/launch.json") << R"({"hangar":1,"id":"C","attempt":1})";
+    std::ofstream(spool_ + "/keys/launch.C.1") << "{}";
+    holder_ = HoldLock(spool_ + "/running/C/run/lock");
+    ASSERT_GT(holder_, 0);
+    ASSERT_TRUE(counting_.OpenLog(log_).ok());
+  }
+  void TearDown() override { EndC(); }
+  // A daemon holding returns for HOLD_US, its turn that decides A's observation taken: A's
+  // return decided and, while C runs, held.
+  std::unique_ptr<Daemon> Held(int64_t hold_us) {
+    std::unique_ptr<Daemon> d = Make("spool", "anchor", &counting_);
+    d->HoldReturnsFor(hold_us);
+    EXPECT_TRUE(d->Start().ok());
+    d->WaitPool();  // A's observation, begun by the start's recovery
+    bool quit = false;
+    EXPECT_TRUE(d->Step(0, &quit).ok());
+    return d;
+  }
+  // C's drone ends: its exit.json, then its supervisor's lock let go.
+  void EndC() {
+    if (holder_ > 0) EndDrone(spool_ + "/running/C/run", holder_);
+    holder_ = -1;
+  }
+  // The ledger appends the log holds so far.
+  int Appends() {
+    std::ifstream in(log_);
+    int n = 0;
+    for (std::string line; std::getline(in, line);)
+      n += line.find(" append ") != std::string::npos &&
+           line.find("/ledger/live/") != std::string::npos;
+    return n;
+  }
+  const std::string spool_ = scratch_.path() + "/spool";
+  const std::string log_ = scratch_.path() + "/calls.log";
+  FaultEnv counting_{RealEnv(), FaultPlan{}};
+  pid_t holder_ = -1;
+};
+
+TEST_F(ReturnsHeldTest, AReturnAloneGoesInTheCommitOfTheNextDronesEnd) {
+  std::unique_ptr<Daemon> d = Held(60'000'000);
+  ASSERT_FALSE(Exists("spool/returned/A")) << "A returned in a commit of its own while C runs";
+  const int before = Appends();
+  EndC();
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }))
+      << ReadAll(log_);
+  EXPECT_EQ(Appends(), before + 1) << "A's return and C's end were not one ledger append:\n"
+                                   << ReadAll(log_);
+  EXPECT_TRUE(Exists("spool/running/C")) << "C was returned in the same turn";
+  EXPECT_TRUE(d->stopped().empty()) << d->stopped();
+}
+
+TEST_F(ReturnsHeldTest, AReturnHeldGoesOutOnceItsHoldIsOverWhileTheDroneRuns) {
+  std::unique_ptr<Daemon> d = Held(kReturnHoldUs);
+  ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }))
+      << "A's return was held for good";
+  EXPECT_TRUE(Exists("spool/running/C"));
+  EXPECT_TRUE(d->stopped().empty()) << d->stopped();
+}
+
+TEST_F(ReturnsHeldTest, AStopCommitsAReturnHeld) {
+  std::unique_ptr<Daemon> d = Held(60'000'000);
+  ASSERT_FALSE(Exists("spool/returned/A"));
+  ASSERT_EQ(kill(getpid(), SIGTERM), 0);  // blocked: it waits on the daemon's signalfd
+  bool quit = false;
+  for (int i = 0; i < 20 && !quit; ++i) ASSERT_TRUE(d->Step(50, &quit).ok());
+  ASSERT_TRUE(quit) << "SIGTERM did not end the loop";
+  EXPECT_TRUE(Exists("spool/returned/A/return.json")) << "the stop dropped A's return";
+}
+
+TEST_F(ReturnsHeldTest, AReturnIsNotHeldWhenNoDroneRuns) {
+  EndC();  // C's end is decided at the start: nothing runs when A's observation is
+  std::unique_ptr<Daemon> d = Make("spool", "anchor", &counting_);
+  d->HoldReturnsFor(60'000'000);
+  ASSERT_TRUE(d->Start().ok());
+  ASSERT_TRUE(StepUntil(*d, [&] {
+    return Exists("spool/returned/A/return.json") && Exists("spool/returned/C/return.json");
+  })) << "a return was held with no drone running";
 }
 
 // LAUNCHES BESIDE THE RECORDS (daemon.h): a mission queued before the batch that launches it
@@ -763,6 +826,33 @@ std::string SlowShim(const std::string& dir) {
   f.close();
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path;
+}
+
+pid_t DaemonTest::HoldLock(const std::string& lock) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // flock alone holds the lock (-o: not its sleep), so the lock is gone once flock is reaped;
+    // the two are one group to end.
+    setpgid(0, 0);
+    execlp("flock", "flock", "-o", lock.c_str(), "sleep", "600", nullptr);
+    _exit(127);
+  }
+  const std::string run = std::filesystem::path(lock).parent_path();
+  for (int i = 0; pid > 0 && i < 500 && !SupervisorAlive(run); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (pid > 0 && SupervisorAlive(run)) return pid;
+  if (pid > 0 && kill(-pid, SIGKILL) == 0) waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+void DaemonTest::EndDrone(const std::string& run, pid_t holder) {
+  ExitInfo e;
+  e.rc = 0;
+  e.started = e.ended = 1'800'000'000'000;
+  std::ofstream(run + "/.exit.json") << json::Write(e.ToJson());
+  std::filesystem::rename(run + "/.exit.json", run + "/exit.json");
+  kill(-holder, SIGKILL);
+  waitpid(holder, nullptr, 0);
 }
 
 // A daemon with SlowShim, one slot, and mission A launching: its shim started, no report yet.

@@ -51,6 +51,7 @@ class RunWatches {
   void Unwatch(const std::string& id);
   bool Watched(const std::string& id) const { return run_wd_.count(id) > 0; }
   std::vector<std::string> Ids() const;
+  bool Any() const { return !run_wd_.empty(); }
 
   // An inotify event on watch WD for NAME: the mission whose exit.json or lock it concerns, if
   // any; an op request it names is queued for Next.
