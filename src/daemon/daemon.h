@@ -275,7 +275,8 @@ class Daemon {
   void ExitRead(const std::string& id);
   // A return begun beside the records (returns_written_) whose batch launches after it is renamed
   // to returned/ without a sync (RenameLater), its notify outbox's "pending" record first
-  // (RenameUnsynced): the launch fsyncs returned/ in its first wait and running/ in its closing
+  // (RenameUnsynced): the launch fsyncs returned/ in its first wait (one begun beside the
+  // records, in its closing sync's first, after its move and go) and running/ in its closing
   // sync, the new directory before the old (PrepareBegun), and the return is delivered to its
   // notify.dir only then (DeliverReturns). 5 fsync waits in a row for a return and a launch, where
   // the durable rename made 7. Such a return whose Move comes after the launch in the batch is

@@ -338,12 +338,15 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
     Go(*ls[i], std::move((*begun)[i]));
     (*gone)[i] = 1;
   };
-  // Returns renamed without a sync (RenameUnsynced): returned/ in the first wait, running/ in the
-  // closing sync, which comes only once that wait is over.
-  std::vector<std::string> first = std::exchange(intakes_unsynced_, {});
+  // Returns renamed without a sync (RenameUnsynced): returned/ in the first wait (of a launch
+  // prepared whole; of one begun beside the records, the closing sync's first), running/ in the
+  // closing sync, after it.
+  std::vector<std::string> first = std::exchange(intakes_unsynced_, {}), returned;
   const bool returns = returns_unsynced_;
-  if (returns) first.push_back(layout_.StateDir(Phase::kReturned));
+  if (returns) returned.push_back(layout_.StateDir(Phase::kReturned));
   if (!fresh.empty()) {
+    first.insert(first.end(), returned.begin(), returned.end());
+    returned.clear();
     std::vector<LaunchPrep> p = PrepareLaunches(env_, layout_, fresh, env_->Now(), first, made,
                                                 [&](size_t j) { go(fresh_at[j]); });
     for (size_t j = 0; j < p.size(); ++j) {
@@ -356,8 +359,9 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
     first.clear();  // synced in that first wait
   }
   if (!early.empty()) {
-    std::vector<LaunchPrep> p = FinishLaunches(env_, layout_, early, std::move(early_begun), first,
-                                               [&](size_t j) { go(early_at[j]); });
+    std::vector<LaunchPrep> p = FinishLaunches(
+        env_, layout_, early, std::move(early_begun), first, [&](size_t j) { go(early_at[j]); },
+        returned);
     for (size_t j = 0; j < p.size(); ++j) r[early_at[j]] = std::move(p[j]);
   }
   if (returns && std::any_of(r.begin(), r.end(), [](const LaunchPrep& p) { return p.ok; }))

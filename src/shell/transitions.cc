@@ -472,7 +472,8 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
                                        const std::vector<const Launch*>& launches,
                                        LaunchesBegun begun,
                                        const std::vector<std::string>& sync_first,
-                                       const std::function<void(size_t)>& moved) {
+                                       const std::function<void(size_t)>& moved,
+                                       const std::vector<std::string>& closing_first) {
   const size_t n = launches.size();
   std::vector<LaunchPrep> r = std::move(begun.r);
   size_t cut = begun.cut;
@@ -484,8 +485,8 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
     queued[i] = l.MissionDir(Phase::kQueued, launches[i]->id);
     running[i] = l.MissionDir(Phase::kRunning, launches[i]->id);
   }
-  // What the caller left unsynced since the begin (a return renamed before the launch into
-  // returned/): durable before any move, in a wait of its own.
+  // What the caller left unsynced since the begin (its intakes' state directories): durable
+  // before any move, in a wait of its own.
   if (!sync_first.empty() && std::any_of(r.begin(), r.end(), [&](const LaunchPrep& p) {
         return p.storage.ok() && p.error.empty();
       }))
@@ -497,7 +498,7 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
   // launch.json's names and the rooms are synced by one call, their directories at once; the
   // drones of those moved are told to go beside it (MOVED), a drone told only after it would
   // wait for two fsyncs more that keep nothing it needs (a power loss before them ends its attempt
-  // lost either way: its key is durable).
+  // lost either way: its key is durable). CLOSING_FIRST goes first in it, before running/.
   std::vector<size_t> renamed;
   for (size_t i = 0; i < n; ++i) {
     if (!going(i)) continue;
@@ -517,7 +518,8 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
   if (!synced.empty()) {
     std::vector<std::string> dirs;
     for (size_t i : synced) dirs.push_back(running[i]);
-    const Status s = SyncLaunched(env, l, dirs);  // the room is rooms/ID (Layout::Room)
+    Status s = closing_first.empty() ? Status::Ok() : env->SyncDirs(closing_first, "");
+    if (s.ok()) s = SyncLaunched(env, l, dirs);  // the room is rooms/ID (Layout::Room)
     for (size_t i : synced) {
       if (s.ok())
         r[i].ok = true;

@@ -170,8 +170,11 @@ std::vector<LaunchPrep> PrepareLaunches(Env* env, const Layout& l,
 // may go beside the launches' ledger entries (hangard, Env::Alongside), the move after them: the
 // key then stands before its entry is durable, and carries that entry's seq ("ledger_seq", from
 // Launch::seq) for a start to drop it when the ledger does not hold it (shell/unbacked_keys.h).
-// FinishLaunches' SYNC_FIRST: directories the caller left unsynced since the begin (returns
-// renamed before the launch), fsynced before the moves in a wait of their own.
+// FinishLaunches' SYNC_FIRST: directories the caller left unsynced since the begin (a batch's
+// intakes), fsynced before the moves in a wait of their own. Its CLOSING_FIRST: directories that
+// must be durable before running/ is (returned/, for returns renamed out of running/ before the
+// launch), fsynced after the moves, once MOVED is told, as the closing sync's first wait: a drone
+// begun then goes without waiting for them, for they keep nothing of its launch.
 struct LaunchesBegun {
   std::vector<LaunchPrep> r;
   size_t cut = 0;  // the first launch whose spool failed (r.size(): none)
@@ -183,7 +186,8 @@ std::vector<LaunchPrep> FinishLaunches(Env* env, const Layout& l,
                                        const std::vector<const Launch*>& launches,
                                        LaunchesBegun begun,
                                        const std::vector<std::string>& sync_first = {},
-                                       const std::function<void(size_t)>& moved = nullptr);
+                                       const std::function<void(size_t)>& moved = nullptr,
+                                       const std::vector<std::string>& closing_first = {});
 // A launch stopped where it was by an earlier one's failure (of launch ID, ERROR) says so, as a
 // failure of the spool: the status, its message into *SAID. StopAfterCut: so for each launch of B
 // after its cut that has no error of its own.

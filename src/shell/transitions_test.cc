@@ -745,6 +745,38 @@ TEST_F(TransitionsTest, MovedIsToldOfEachMovedLaunchBeforeTheClosingSync) {
             std::string::npos);
 }
 
+// A launch begun beside the records (BeginLaunches, then FinishLaunches) after a return renamed
+// without a sync: SYNC_FIRST (the batch's intakes) is durable before the move, CLOSING_FIRST
+// (returned/) only after it and after MOVED is told (the drone goes without waiting for it), and
+// before the closing sync makes running/ durable: the return's new name before its old one goes.
+TEST_F(TransitionsTest, ReturnedIsSyncedAfterTheGoAndBeforeRunning) {
+  std::filesystem::create_directories(l_.MissionDir(Phase::kQueued, "U"));
+  FaultEnv env(RealEnv(), FaultPlan{});
+  ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
+  const Launch u = TwoStepLaunch(l_, "U");
+  const std::string queued = l_.StateDir(Phase::kQueued), returned = l_.StateDir(Phase::kReturned);
+  std::string log_then;  // the calls made when U was told of
+  LaunchesBegun b = BeginLaunches(&env, l_, {&u}, 0);
+  std::vector<LaunchPrep> r =
+      FinishLaunches(&env, l_, {&u}, std::move(b), {queued},
+                     [&](size_t) { log_then = Read(root_ + "/fault.log"); }, {returned});
+  ASSERT_EQ(r.size(), 1u);
+  ASSERT_TRUE(r[0].ok) << r[0].error;
+  const std::string log = Read(root_ + "/fault.log");
+  const size_t intakes = log_then.find(" sync-dirs " + queued + "\n"),
+               move = log_then.find(" rename-later " + l_.MissionDir(Phase::kQueued, "U"));
+  EXPECT_TRUE(intakes != std::string::npos && move != std::string::npos && intakes < move)
+      << "SYNC_FIRST not durable before the move:\n"
+      << log_then;
+  EXPECT_EQ(log_then.find(returned), std::string::npos) << "returned/ synced before the go:\n"
+                                                        << log_then;
+  const size_t synced = log.find(" sync-dirs " + returned + "\n"),
+               closing = log.find(" sync-dirs " + l_.MissionDir(Phase::kRunning, "U"));
+  EXPECT_TRUE(synced != std::string::npos && closing != std::string::npos && synced < closing)
+      << "returned/ not synced before running/:\n"
+      << log;
+}
+
 // A move's calls: its files durable in FROM/ID (each file's data, then the directory) before the
 // rename, which is durable too (TO, then FROM). Syncing FROM/ID and TO at once would save a wait,
 // but a power loss between the two could leave TO/ID durable without its files: a returned
