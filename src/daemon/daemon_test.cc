@@ -249,18 +249,31 @@ TEST_F(DaemonTest, ADropTakenInBesideRecordsThatFailGoesBack) {
 
 // Mission A as a crash of hangard leaves it once its drone has ended: in running/ with its
 // launch.json, its key and an exit.json no supervisor holds; its room empty. A start returns it.
-void EndedA(const std::string& spool, const std::string& mission = LaunchedMission("A")) {
-  const std::string a = spool + "/running/A";
-  std::filesystem::create_directories(a + "/run");
-  std::filesystem::create_directories(spool + "/rooms/A");
+// Mission ID in SPOOL's running/ as a launch leaves it (its room, MISSION, launch.json and key of
+// attempt 1), its drone not ended yet: no run/exit.json.
+void Running(const std::string& spool, const std::string& id, const std::string& mission) {
+  const std::string dir = spool + "/running/" + id;
+  std::filesystem::create_directories(dir + "/run");
+  std::filesystem::create_directories(spool + "/rooms/" + id);
   std::filesystem::create_directories(spool + "/keys");
-  std::ofstream(a + "/mission.json") << mission;
-  std::ofstream(a + "/launch.json") << R"({"hangar":1,"id":"A","attempt":1})";
-  std::ofstream(spool + "/keys/launch.A.1") << "{}";
-  ExitInfo end;
-  end.rc = 0;
-  end.started = end.ended = 1'800'000'000'000;
-  std::ofstream(a + "/run/exit.json") << json::Write(end.ToJson());
+  std::ofstream(dir + "/mission.json") << mission;
+  std::ofstream(dir + "/launch.json") << R"({"hangar":1,"id":")" << id << R"(","attempt":1})";
+  std::ofstream(spool + "/keys/launch." + id + ".1") << "{}";
+}
+
+// A drone's end in RUN (exit status RC), as its supervisor writes it: RUN/exit.json, complete or
+// not at all.
+void WriteEnd(const std::string& run, int rc = 0) {
+  ExitInfo e;
+  e.rc = rc;
+  e.started = e.ended = 1'800'000'000'000;
+  std::ofstream(run + "/.exit.json") << json::Write(e.ToJson());
+  std::filesystem::rename(run + "/.exit.json", run + "/exit.json");
+}
+
+void EndedA(const std::string& spool, const std::string& mission = LaunchedMission("A")) {
+  Running(spool, "A", mission);
+  WriteEnd(spool + "/running/A/run");
 }
 
 std::string ReadAll(const std::string& path) {
@@ -487,11 +500,7 @@ TEST_F(ReturnBesideLaunchTest, AMoveAfterTheLaunchIsRenamedBeforeIt) {
   // turn, which decides C's end first (launching D), then A's observation (returning A).
   slots_ = 2;
   std::filesystem::remove(spool_ + "/running/A/run/exit.json");
-  std::filesystem::copy(spool_ + "/running/A", spool_ + "/running/C",
-                        std::filesystem::copy_options::recursive);
-  std::ofstream(spool_ + "/running/C/mission.json") << LaunchedMission("C");
-  std::ofstream(spool_ + "/keys/launch.C.1") << "{}";
-  std::ofstream(spool_ + "/running/C/launch.json") << R"({"hangar":1,"id":"C","attempt":1})";
+  Running(spool_, "C", LaunchedMission("C"));
   std::map<std::string, pid_t> locks;  // the supervisors'
   struct Reap {  // whatever holds a lock still when the test ends, as it fails
     std::map<std::string, pid_t>& locks;
@@ -533,12 +542,7 @@ class ReturnsHeldTest : public DaemonTest {
   void SetUp() override {
     slots_ = 2;
     EndedA(spool_);
-    std::filesystem::copy(spool_ + "/running/A", spool_ + "/running/C",
-                          std::filesystem::copy_options::recursive);
-    std::filesystem::remove(spool_ + "/running/C/run/exit.json");
-    std::ofstream(spool_ + "/running/C/mission.json") << LaunchedMission("C");
-    std::ofstream(spool_ + "/running/C/launch.json") << R"({"hangar":1,"id":"C","attempt":1})";
-    std::ofstream(spool_ + "/keys/launch.C.1") << "{}";
+    Running(spool_, "C", LaunchedMission("C"));
     holder_ = HoldLock(spool_ + "/running/C/run/lock");
     ASSERT_GT(holder_, 0);
     ASSERT_TRUE(counting_.OpenLog(log_).ok());
@@ -846,11 +850,7 @@ pid_t DaemonTest::HoldLock(const std::string& lock) {
 }
 
 void DaemonTest::EndDrone(const std::string& run, pid_t holder) {
-  ExitInfo e;
-  e.rc = 0;
-  e.started = e.ended = 1'800'000'000'000;
-  std::ofstream(run + "/.exit.json") << json::Write(e.ToJson());
-  std::filesystem::rename(run + "/.exit.json", run + "/exit.json");
+  WriteEnd(run);
   kill(-holder, SIGKILL);
   waitpid(holder, nullptr, 0);
 }
@@ -917,10 +917,7 @@ TEST_F(DaemonTest, ALateReportOfAnEndedAttemptIsDropped) {
   std::unique_ptr<Daemon> d = LaunchingA();
   ASSERT_TRUE(Exists("started.0"));
   // Attempt 1's end, as a supervisor leaves it (no lock held: its shim has not even reported).
-  ExitInfo end;
-  end.rc = 1;
-  end.started = end.ended = 1'800'000'000'000;
-  std::ofstream(run + "/exit.json") << json::Write(end.ToJson());
+  WriteEnd(run, 1);
   ASSERT_TRUE(StepUntil(*d, [&] { return Exists("spool/returned/A/return.json"); }))
       << "attempt 1's end was not decided";
   Drop("spool", "control", "r1.json", R"({"hangar":1,"request":"retry","id":"A"})");
@@ -952,10 +949,7 @@ TEST_F(DaemonTest, ALateReportOfAnEndedAttemptIsDropped) {
 TEST_F(DaemonTest, ARetryInTheTurnThatReturnsItsMissionReadsTheReturn) {
   const std::string dir = scratch_.path(), run = dir + "/spool/running/A/run";
   std::unique_ptr<Daemon> d = LaunchingA();
-  ExitInfo end;
-  end.rc = 1;
-  end.started = end.ended = 1'800'000'000'000;
-  std::ofstream(run + "/exit.json") << json::Write(end.ToJson());
+  WriteEnd(run, 1);
   // The turn that decides the end sends the room to be observed (its line has "exit" in it).
   const std::string record = dir + "/spool/signals/live/signals.jsonl";
   ASSERT_TRUE(StepUntil(*d, [&] {
