@@ -96,6 +96,13 @@ class Run:
         # first two of the queue, missions are held cold and read again near the head, so every
         # point also crosses a cold intake, a cold recovery and the reads again.
         conf["queue_warm"] = 2
+        # Profile "plain": the fake drone without a last-message file in run/, so that a drop taken
+        # in and launched in one batch has its launch begun in its intake (hangard(8), LAUNCHES
+        # BEGUN AT INTAKE; a plan with that file in run/ is begun after the records).
+        plain = dict(conf["profiles"]["script"])
+        plain.pop("last_message", None)
+        plain["env"] = {k: v for k, v in plain["env"].items() if k != "HANGAR_LAST_MESSAGE"}
+        conf["profiles"]["plain"] = plain
         pol = json.load(open(os.path.join(self.s, "policy.json")))
         pol["ops"] = OPS_POLICY
         write_json(os.path.join(self.t, "policy.json"), pol)

@@ -466,9 +466,12 @@ Status Daemon::Commit() {
       d.renamed_early_.clear();
       d.undelivered_.clear();
       d.early_.clear();  // a launch begun and not reached is withdrawn (its Begun dropped)
+      d.intake_begun_.clear();
     }
   } forget{*this};
   const std::vector<const Launch*> early = EarlyLaunches(b.acts);
+  const std::map<std::string, const Launch*> at_intake =
+      runs.empty() ? std::map<std::string, const Launch*>{} : IntakeLaunches(b.acts, runs[0]);
   // The ends read since the last commit, durable beside the records (ExitRead).
   const std::vector<std::string> exits = std::exchange(exits_unsynced_, {});
   if (runs.empty() && returns.empty() && exits.empty() && early.empty()) {
@@ -485,8 +488,9 @@ Status Daemon::Commit() {
     // drop and the ended drone to be decided again, as a crash after them did. The intakes and
     // the returns share nothing either (the drops' directories, and running/ID): each goes beside
     // the other as well, so a batch with both waits for the intake's three, not five. So do the
-    // ends read since the last commit: their exit.json and run/ fsynced (ExitRead), and the
-    // launches of missions already queued, up to their key (EarlyLaunches).
+    // ends read since the last commit: their exit.json and run/ fsynced (ExitRead), the launches
+    // of missions already queued, up to their key (EarlyLaunches), and, in the intakes' chain,
+    // the launches of drops taken in, up to the zygote's begin (IntakeLaunches).
     Status begun = Status::Ok(), committed = Status::Ok(), ended = Status::Ok();
     std::vector<Status> written;
     for (const Move* mv : returns) UnwatchRun(mv->id);  // its own writes are no news
@@ -494,7 +498,12 @@ Status Daemon::Commit() {
     // only for a chain more.
     std::vector<std::function<void()>> chains;
     if (!runs.empty())
-      chains.push_back([&] { begun = BeginIntakes(env_, layout_, runs[0], &full); });
+      chains.push_back([&] {
+        begun = BeginIntakes(env_, layout_, runs[0], &full, [&](size_t i) {
+          if (auto x = at_intake.find(runs[0][i]->id); x != at_intake.end())
+            BeginAtIntake(*runs[0][i], *x->second);
+        });
+      });
     if (!returns.empty()) chains.push_back([&] { written = BeginReturns(env_, layout_, returns); });
     if (!exits.empty()) chains.push_back([&] { ended = env_->SyncPaths(exits); });
     if (!early.empty()) chains.push_back([&] { BeginEarly(early); });

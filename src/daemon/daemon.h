@@ -329,9 +329,26 @@ class Daemon {
   // acts on before are prepared whole after the records, as before.
   std::vector<const Launch*> EarlyLaunches(const std::vector<Action>& acts) const;
   void BeginEarly(const std::vector<const Launch*>& ls);
-  // The zygote's begin of launch X (launch/launcher.h, Begin), made as soon as its room is; null
-  // for an engine's launch, or when nothing was begun.
-  std::unique_ptr<Launcher::Begun> BeginDirect(const Launch& x);
+  // LAUNCHES BEGUN AT INTAKE. A drop the batch takes into queued/ and launches at once (the
+  // unloaded path: a free slot, gate 2 passed) has its launch begun in its intake's chain, beside
+  // the records: once its .ID.tmp is made (BeginIntakes' MADE), its run/ and room are made there
+  // (PlaceLaunchAtIntake) and the zygote begins it with that run/ (intake_begun_), so the drone's
+  // sandbox is made during the intake's waits and the records', where it started only after them
+  // and the intake's rename. Its launch is then prepared as before (PrepareBegun, after the records
+  // and the intake's rename; its room and run/ are there), and told to go beside its move's closing
+  // sync. A launch that does not get that far is withdrawn (its Begun dropped) before anything of
+  // its intake is undone (UndoSaying), and the undo or the next start's recovery removes its run/
+  // and its room with the .ID.tmp. Left on the path after the records: an engine's launch, and a
+  // plan whose last-message file is in run/ (bound by its path as it is at the begin, it would move
+  // twice before the go, and the binding follows one move).
+  // The launches of RUN's intakes (the batch's first run) that may be begun so, by mission.
+  std::map<std::string, const Launch*> IntakeLaunches(const std::vector<Action>& acts,
+                                                      const std::vector<const Intake*>& run) const;
+  void BeginAtIntake(const Intake& in, const Launch& x);
+  // The zygote's begin of launch X (launch/launcher.h, Begin), made as soon as its room is, with
+  // its run directory RUN_NOW (default: queued/ID/run); null for an engine's launch, or when
+  // nothing was begun.
+  std::unique_ptr<Launcher::Begun> BeginDirect(const Launch& x, const std::string& run_now = "");
   // The mission act A names ("" for one that names none: a log line).
   static std::string ActId(const Action& a);
   // For each of KEYS, whether the ledger holds, anchored before this start, the mission.launched
@@ -423,6 +440,8 @@ class Daemon {
     std::unique_ptr<Launcher::Begun> begun;
   };
   std::map<const Launch*, Early> early_;  // the committing batch's, see EarlyLaunches
+  // The committing batch's launches begun at intake, by mission (see IntakeLaunches).
+  std::map<std::string, std::unique_ptr<Launcher::Begun>> intake_begun_;
   int batching_ = 0;                   // BeginBatch calls not yet ended
   bool may_hold_ = false;              // the turn's own batch is ending: a return may wait
   int64_t hold_until_us_ = 0;          // a return held waits until then (monotonic), 0: none

@@ -8,6 +8,7 @@
 
 #include "daemon/daemon.h"
 #include "launch/direct_launcher.h"
+#include "launch/sandbox_command.h"
 #include "shell/observer.h"
 #include "shell/op_files.h"
 #include "shell/op_handler.h"
@@ -53,6 +54,7 @@ Status Daemon::FinishIntakeRun(const std::vector<const Intake*>& run, std::vecto
 }
 
 Status Daemon::UndoSaying(const Intake& in) {
+  intake_begun_.erase(in.id);  // its launch begun at intake withdrawn first: nothing of it runs
   Status u = UndoIntake(env_, layout_, in);
   if (!u.ok() && u.code() != Code::kNotFound)
     Say("the intake of " + in.id + " is not wholly undone (" + u.message() +
@@ -265,14 +267,40 @@ std::vector<const Launch*> Daemon::EarlyLaunches(const std::vector<Action>& acts
   return r;
 }
 
-std::unique_ptr<Launcher::Begun> Daemon::BeginDirect(const Launch& x) {
+std::unique_ptr<Launcher::Begun> Daemon::BeginDirect(const Launch& x, const std::string& run_now) {
   if (x.plan.launcher != "direct") return nullptr;
   Launcher* launcher = engines_.For(x.plan.launcher);
   return launcher
-             ? launcher->Begin(x.plan, layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json",
-                               x.plan_sha256, x.plan_text,
-                               layout_.MissionDir(Phase::kQueued, x.id) + "/run")
+             ? launcher->Begin(
+                   x.plan, layout_.MissionDir(Phase::kRunning, x.id) + "/plan.json", x.plan_sha256,
+                   x.plan_text,
+                   run_now.empty() ? layout_.MissionDir(Phase::kQueued, x.id) + "/run" : run_now)
              : nullptr;
+}
+
+std::map<std::string, const Launch*> Daemon::IntakeLaunches(
+    const std::vector<Action>& acts, const std::vector<const Intake*>& run) const {
+  std::set<std::string> taken;  // the run's intakes into queued/ whose mission no act named since
+  for (const Intake* in : run)
+    if (in->to == Phase::kQueued) taken.insert(in->id);
+  std::map<std::string, const Launch*> r;
+  std::set<std::string> seen;  // intakes of the run met so far
+  for (const Action& a : acts) {
+    const std::string id = ActId(a);
+    if (id.empty() || !taken.count(id)) continue;
+    if (std::holds_alternative<Intake>(a) && seen.insert(id).second) continue;
+    if (auto* x = std::get_if<Launch>(&a); x && seen.count(id) && x->plan.launcher == "direct" &&
+                                           RunRelative(x->plan, x->plan.last_message).empty())
+      r[id] = x;
+    taken.erase(id);  // the first act after its intake decides
+  }
+  return r;
+}
+
+void Daemon::BeginAtIntake(const Intake& in, const Launch& x) {
+  Result<std::string> run = PlaceLaunchAtIntake(env_, layout_, in, x);
+  if (!run.ok()) return;  // BeginLaunches meets it after the records, as for any launch
+  if (std::unique_ptr<Launcher::Begun> b = BeginDirect(x, *run)) intake_begun_[x.id] = std::move(b);
 }
 
 void Daemon::BeginEarly(const std::vector<const Launch*>& ls) {
@@ -331,7 +359,15 @@ std::vector<LaunchPrep> Daemon::PrepareBegun(const std::vector<const Launch*>& l
     }
   }
   early_begun.cut = early.size();
-  auto made = [&](size_t j) { (*begun)[fresh_at[j]] = BeginDirect(*fresh[j]); };
+  auto made = [&](size_t j) {
+    auto at_intake = intake_begun_.find(fresh[j]->id);
+    if (at_intake == intake_begun_.end()) {
+      (*begun)[fresh_at[j]] = BeginDirect(*fresh[j]);
+      return;
+    }
+    (*begun)[fresh_at[j]] = std::move(at_intake->second);
+    intake_begun_.erase(at_intake);
+  };
   // A launch begun is told to go once moved, beside the closing sync (FinishLaunches, MOVED).
   auto go = [&](size_t i) {
     if (!(*begun)[i]) return;

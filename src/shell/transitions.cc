@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <functional>
+#include <thread>
 
 #include "base/json.h"
 #include "base/parallel.h"
@@ -21,7 +23,75 @@ bool IsIntakeTmp(const std::string& n) {
   return n.size() >= 6 && n[0] == '.' && n.compare(n.size() - 4, 4, ".tmp") == 0;
 }
 
+// An unfinished intake's TMP (STATE/.ID.tmp, its drop already out) removed, with its run/ (a
+// launch begun at intake, PlaceLaunchAtIntake) and then that launch's room, unless a mission ID
+// stands in a state directory (the room would be its). Every step tried; the first failure.
+Status RemoveUnfinished(Env* env, const Layout& l, const std::string& tmp, const std::string& id) {
+  Status first;
+  auto keep = [&first](Status s) {
+    if (!s.ok() && first.ok()) first = std::move(s);
+  };
+  bool launched = false;
+  if (Result<std::vector<Env::DirEntry>> left = env->ListEntries(tmp); left.ok()) {
+    for (const Env::DirEntry& e : *left) {
+      launched = launched || e.name == "run";
+      if (!e.dir) {
+        keep(env->Remove(tmp + "/" + e.name));
+        continue;
+      }
+      // The supervisor of a launch withdrawn a moment ago (or of a hangard that just ended) may
+      // still be making its files there (lock, stdout, stderr) on its way out: the tree is tried
+      // again for up to a second. Once run/ is gone it can make none (openat in a removed
+      // directory fails).
+      Status gone = env->RemoveTree(tmp + "/" + e.name);
+      for (int i = 0; i < 100 && gone.sys_errno() == ENOTEMPTY; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        gone = env->RemoveTree(tmp + "/" + e.name);
+      }
+      keep(gone);
+    }
+  } else {
+    keep(left.status());
+  }
+  keep(env->Remove(tmp));
+  if (launched && env->Exists(l.Room(id)) &&
+      std::none_of(kAllPhases.begin(), kAllPhases.end(),
+                   [&](Phase p) { return env->Exists(l.MissionDir(p, id)); }))
+    keep(env->RemoveTree(l.Room(id)));
+  return first;
+}
+
+// The mission's run/ in DIR, with the prompt (BeginLaunches' and PlaceLaunchAtIntake's).
+Status MakeRun(Env* env, const Launch& x, const std::string& dir) {
+  Status s = env->MakeDirVisible(dir + "/run");
+  if (s.ok() || s.code() == Code::kExists)
+    s = env->WriteFileVisible(dir + "/run", "prompt.md", x.prompt);
+  return s;
+}
+
+// The mission's room, what is not there yet of it: rooms/ID, ops/, the room_dirs, MISSION.md.
+Status MakeRoom(Env* env, const Launch& x) {
+  auto make = [&](const std::string& dir) {
+    return env->Exists(dir) ? Status::Ok() : env->MakeDirVisible(dir);
+  };
+  Status s = make(x.plan.room);
+  if (s.ok()) s = make(x.plan.room + "/ops");
+  for (const std::string& d : x.plan.room_dirs)
+    if (s.ok()) s = make(x.plan.room + "/" + d);
+  if (s.ok() && x.plan.prompt_in_room)
+    s = env->WriteFileVisible(x.plan.room, "MISSION.md", x.prompt);
+  return s;
+}
+
 }  // namespace
+
+Result<std::string> PlaceLaunchAtIntake(Env* env, const Layout& l, const Intake& in,
+                                        const Launch& x) {
+  const std::string tmp = l.StateDir(in.to) + "/" + TmpName(in.id);
+  if (Status s = MakeRun(env, x, tmp); !s.ok()) return s;
+  if (Status s = MakeRoom(env, x); !s.ok()) return s;
+  return tmp + "/run";
+}
 
 Status PerformIntake(Env* env, const Layout& l, const Intake& in) {
   std::vector<Status> no_space;
@@ -71,7 +141,7 @@ std::vector<std::string> LiveDirs(const std::vector<Status>& live,
 }  // namespace
 
 Status BeginIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
-                    std::vector<Status>* no_space) {
+                    std::vector<Status>* no_space, const std::function<void(size_t)>& made) {
   const size_t n = ins.size();
   no_space->assign(n, Status::Ok());
   const IntakeDirs d(l, ins);
@@ -94,6 +164,9 @@ Status BeginIntakes(Env* env, const Layout& l, const std::vector<const Intake*>&
     return Status::Ok();
   };
   Status s = each([&](size_t i) { return env->MakeDirVisible(tmp[i]); });
+  if (s.ok() && made)
+    for (size_t i = 0; i < n; ++i)
+      if (live(i)) made(i);
   if (s.ok()) {
     // Steps 2 and 3 in one wait (WriteTogether): the state directories' fsyncs and every
     // intake's files, their data. Nothing between them needs an order: the drops move in after.
@@ -171,12 +244,7 @@ Status UndoIntake(Env* env, const Layout& l, const Intake& in) {
     keep(s);
   }
   if (!env->Exists(tmp)) return first;
-  if (Result<std::vector<std::string>> left = env->ListDir(tmp); left.ok()) {
-    for (const std::string& f : *left) keep(env->Remove(tmp + "/" + f));
-  } else {
-    keep(left.status());
-  }
-  keep(env->Remove(tmp));
+  keep(RemoveUnfinished(env, l, tmp, in.id));
   return first;
 }
 
@@ -217,14 +285,8 @@ Result<std::vector<std::string>> RecoverIntakes(Env* env, const Layout& l,
       if (!s.ok()) return s;
       done.push_back("put " + back + " back into incoming/new from an unfinished intake");
     }
-    Result<std::vector<std::string>> left = env->ListDir(tmp);
-    if (!left.ok()) return left.status();
-    for (const std::string& f : *left) {
-      Status s = env->Remove(tmp + "/" + f);
-      if (!s.ok()) return s;
-    }
-    Status s = env->Remove(tmp);
-    if (!s.ok()) return s;
+    // ".ID.tmp" -> "ID"
+    if (Status s = RemoveUnfinished(env, l, tmp, n.substr(1, n.size() - 5)); !s.ok()) return s;
   }
   for (Phase p : {Phase::kHold, Phase::kQueued, Phase::kRunning}) {
     Result<std::vector<std::string>> ids = env->ListDir(l.StateDir(p));
@@ -368,33 +430,15 @@ LaunchesBegun BeginLaunches(Env* env, const Layout& l, const std::vector<const L
   // with the attempt before's work): a call that made nothing is no call for a power loss to take
   // back (crash-sweep's model). A room or MISSION.md that fails is the mission's failure, and it
   // gets no key.
-  auto make = [&](const std::string& dir) {
-    return env->Exists(dir) ? Status::Ok() : env->MakeDirVisible(dir);
-  };
   std::vector<char> own_failure(n, 0);  // the mission's, not the spool's: its plan is written
   for (size_t i = 0; i < n; ++i) {
     if (!going(i)) continue;
     const Launch& x = *launches[i];
-    Status s = make(x.plan.room);
-    if (s.ok()) s = make(x.plan.room + "/ops");
-    for (const std::string& d : x.plan.room_dirs)
-      if (s.ok()) s = make(x.plan.room + "/" + d);
-    if (!s.ok()) {
+    if (Status s = MakeRoom(env, x); !s.ok()) {
       own_failure[i] = 1;
       fail(i, s);
-      continue;
-    }
-    s = env->MakeDirVisible(queued[i] + "/run");
-    if (s.ok() || s.code() == Code::kExists)
-      s = env->WriteFileVisible(queued[i] + "/run", "prompt.md", x.prompt);
-    if (!s.ok()) {
+    } else if (s = MakeRun(env, x, queued[i]); !s.ok()) {
       spool_fail(i, s);
-      continue;
-    }
-    if (x.plan.prompt_in_room) s = env->WriteFileVisible(x.plan.room, "MISSION.md", x.prompt);
-    if (!s.ok()) {
-      own_failure[i] = 1;
-      fail(i, s);
     }
   }
   if (made)

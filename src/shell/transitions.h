@@ -54,8 +54,12 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
 // RecoverIntakes), so it may go before or alongside the decision's ledger entries (hangard,
 // Env::Alongside): a crash before the entries are durable leaves a drop that is decided again, as
 // one before the intake. Fills NO_SPACE as PerformIntakes does; a failure is returned as there.
+// MADE (when given) is called with the index of each intake whose .ID.tmp is made, after step 1
+// and before the first wait: hangard begins there the launch of a drop its batch takes in and
+// launches at once (PlaceLaunchAtIntake; daemon/daemon.h, LAUNCHES BEGUN AT INTAKE).
 Status BeginIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
-                    std::vector<Status>* no_space);
+                    std::vector<Status>* no_space,
+                    const std::function<void(size_t)>& made = nullptr);
 // FinishIntakes: steps 6 and 7 for the intakes BeginIntakes took through (Ok in NO_SPACE, which
 // a rename that fails for want of space sets), LATER and UNSYNCED as PerformIntakes'.
 Status FinishIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
@@ -66,16 +70,28 @@ Status FinishIntakes(Env* env, const Layout& l, const std::vector<const Intake*>
 // for space (the drop stays in incoming/new); any other failure of the spool stops hangard's work.
 bool NoSpace(const Status& s);
 
+// The places of launch X begun at its intake IN, in its STATE/.ID.tmp (BeginIntakes' MADE):
+// .ID.tmp/run with prompt.md first, then the room (rooms/ID, ops/, the profile's room_dirs,
+// MISSION.md), as BeginLaunches makes them. So an unfinished intake holding no run/ made no room,
+// and one holding run/ may have: UndoIntake and RecoverIntakes then remove both. Nothing a reader
+// takes for a launch: the mission is not in queued/ yet. The run directory made, or the first
+// failure (the launch is then not begun there; BeginLaunches meets what is left, after the
+// records, as for any launch).
+Result<std::string> PlaceLaunchAtIntake(Env* env, const Layout& l, const Intake& in,
+                                        const Launch& x);
+
 // After PerformIntake failed: puts the raw file back into incoming/new (as NAME, or
 // NAME.recovered.N when a newer drop took that name) when it went into STATE/.ID.tmp, and removes
-// .ID.tmp. Best effort, every step tried; the first failure is returned (the next start's
-// RecoverIntakes finishes the job). NotFound when the intake is done after all (STATE/ID exists):
-// its failure came after the last rename, and the mission is where the kernel put it.
+// .ID.tmp, its run/ (a launch begun at intake) with everything in it, and then the room that
+// launch made (rooms/ID, unless a mission ID stands in a state directory). Best effort, every step
+// tried; the first failure is returned (the next start's RecoverIntakes finishes the job).
+// NotFound when the intake is done after all (STATE/ID exists): its failure came after the last
+// rename, and the mission is where the kernel put it.
 Status UndoIntake(Env* env, const Layout& l, const Intake& in);
 
 // Puts back every intake cut short by a crash (STATE/.ID.tmp directories, first all fsynced): the
 // raw file returns to incoming/new under its name (or NAME.recovered.N when a newer drop took that
-// name meanwhile).
+// name meanwhile), and the .ID.tmp goes with its run/ and that launch's room, as in UndoIntake.
 // Then finishes every move to returned/ cut short after return.json was written (a live state
 // directory holding a return.json), except a retry cut short before its last step (queued/ID with
 // retry.json, shell/retry.h FinishRetry), which is completed instead. A return out of running/

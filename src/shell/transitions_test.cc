@@ -509,9 +509,9 @@ TEST_F(TransitionsTest, ALaunchLeavesUnsyncedOnlyWhatItsDroneIsGiven) {
             "1 mkdir-visible " + room + "\n" +                 //
                 "2 mkdir-visible " + room + "/ops\n" +         //
                 "3 mkdir-visible " + room + "/out\n" +         //
-                "4 mkdir-visible " + q + "/run\n" +            //
-                "5 write-visible " + q + "/run/prompt.md\n" +  //
-                "6 write-visible " + room + "/MISSION.md\n" +  //
+                "4 write-visible " + room + "/MISSION.md\n" +  //
+                "5 mkdir-visible " + q + "/run\n" +            //
+                "6 write-visible " + q + "/run/prompt.md\n" +  //
                 "7 write-files-dir-later " + q + "/plan.json plan.json,gate2.json\n" + "8 create " +
                 l_.LaunchKey("V", 1) + "\n" +  //
                 "9 write-files-dir-later " + q + "/launch.json launch.json\n" + "10 rename-later " +
