@@ -499,10 +499,13 @@ Status Daemon::Commit() {
     std::vector<std::function<void()>> chains;
     if (!runs.empty())
       chains.push_back([&] {
-        begun = BeginIntakes(env_, layout_, runs[0], &full, [&](size_t i) {
-          if (auto x = at_intake.find(runs[0][i]->id); x != at_intake.end())
-            BeginAtIntake(*runs[0][i], *x->second);
-        });
+        std::function<void(size_t)> place;  // none: the intakes' waits as ever
+        if (!at_intake.empty())
+          place = [&](size_t i) {
+            if (auto x = at_intake.find(runs[0][i]->id); x != at_intake.end())
+              BeginAtIntake(*runs[0][i], *x->second);
+          };
+        begun = BeginIntakes(env_, layout_, runs[0], &full, place);
       });
     if (!returns.empty()) chains.push_back([&] { written = BeginReturns(env_, layout_, returns); });
     if (!exits.empty()) chains.push_back([&] { ended = env_->SyncPaths(exits); });

@@ -1,5 +1,5 @@
 // A launch begun at its mission's intake (daemon/daemon.h, LAUNCHES BEGUN AT INTAKE): its run/ and
-// room made in the intake's .ID.tmp before the intake's first wait, and removed with that .ID.tmp
+// room made in the intake's .ID.tmp beside the intake's first wait, and removed with that .ID.tmp
 // when the intake is undone or cut short by a crash.
 #include <gtest/gtest.h>
 
@@ -65,23 +65,24 @@ class IntakeLaunchTest : public ::testing::Test {
   std::string placed_;
 };
 
-// The run/ and the room are made once .M.tmp is, before the intake's first wait: the zygote's
-// begin (which the caller makes there) overlaps every wait of the intake and of the records.
-TEST_F(IntakeLaunchTest, ItsPlacesAreMadeBeforeTheIntakesFirstWait) {
+// The run/ and the room are made once .M.tmp is, beside the intake's first wait (FaultEnv runs
+// the two one after the other: the wait's calls first): the zygote's begin (which the caller makes
+// there) overlaps the intake's waits and the records'.
+TEST_F(IntakeLaunchTest, ItsPlacesAreMadeBesideTheIntakesFirstWait) {
   FaultEnv env(RealEnv(), FaultPlan{});
   ASSERT_TRUE(env.OpenLog(root_ + "/fault.log").ok());
   ASSERT_TRUE(BeginPlaced(&env).ok());
   EXPECT_EQ(placed_, Tmp() + "/run");
   const std::string room = l_.Room("M");
   EXPECT_EQ(Read(root_ + "/fault.log"),
-            "1 mkdir-visible " + Tmp() + "\n" +                             //
-                "2 mkdir-visible " + Tmp() + "/run\n" +                     //
-                "3 write-visible " + Tmp() + "/run/prompt.md\n" +           //
-                "4 mkdir-visible " + room + "\n" +                          //
-                "5 mkdir-visible " + room + "/ops\n" +                      //
-                "6 mkdir-visible " + room + "/out\n" +                      //
-                "7 sync-dirs " + l_.StateDir(Phase::kQueued) + "\n" +       //
-                "8 write-files-dir-later " + Tmp() + "/gate1.json gate1.json,intake.json\n" +
+            "1 mkdir-visible " + Tmp() + "\n" +                                                //
+                "2 sync-dirs " + l_.StateDir(Phase::kQueued) + "\n" +                          //
+                "3 write-files-dir-later " + Tmp() + "/gate1.json gate1.json,intake.json\n" +  //
+                "4 mkdir-visible " + Tmp() + "/run\n" +                                        //
+                "5 write-visible " + Tmp() + "/run/prompt.md\n" +                              //
+                "6 mkdir-visible " + room + "\n" +                                             //
+                "7 mkdir-visible " + room + "/ops\n" +                                         //
+                "8 mkdir-visible " + room + "/out\n" +                                         //
                 "9 rename-later " + l_.IncomingNew() + "/m.json " + Tmp() + "/mission.json\n" +
                 "10 sync-dirs " + Tmp() + " " + l_.IncomingNew() + "\n");
   // Finished, the mission is in queued/ with its run/, where the launch after the records finds
@@ -98,7 +99,7 @@ TEST_F(IntakeLaunchTest, ItsPlacesAreMadeBeforeTheIntakesFirstWait) {
 // An intake undone (a full disk) after its launch was placed: the drop goes back, and the .M.tmp
 // goes with its run/ (the supervisor's files in it) and the room its launch made.
 TEST_F(IntakeLaunchTest, AnUndoneIntakeTakesItsRunAndItsRoomAway) {
-  for (uint64_t at = 7; at <= 10; ++at) {  // each of the intake's steps after the placing
+  for (uint64_t at : {2, 3, 9, 10}) {  // each of the intake's steps beside and after the placing
     FaultPlan fail;
     fail.kind = FaultPlan::Kind::kFail;
     fail.at = at;
@@ -126,7 +127,7 @@ TEST_F(IntakeLaunchTest, RecoveryTakesTheRunAndTheRoomOfACutIntakeAway) {
     cut.at = at;
     cut.error = EIO;
     FaultEnv env(RealEnv(), cut);
-    (void)BeginPlaced(&env);  // a placing that fails leaves the intake to go on (calls 2-6)
+    (void)BeginPlaced(&env);  // a placing that fails leaves the intake to go on (calls 4-8)
     if (RealEnv()->Exists(Tmp() + "/run")) SupervisorFiles(Tmp() + "/run");
     Result<std::vector<std::string>> done = RecoverIntakes(RealEnv(), l_, kBacksNone);
     ASSERT_TRUE(done.ok()) << "call " << at << ": " << done.status().message();

@@ -164,9 +164,6 @@ Status BeginIntakes(Env* env, const Layout& l, const std::vector<const Intake*>&
     return Status::Ok();
   };
   Status s = each([&](size_t i) { return env->MakeDirVisible(tmp[i]); });
-  if (s.ok() && made)
-    for (size_t i = 0; i < n; ++i)
-      if (live(i)) made(i);
   if (s.ok()) {
     // Steps 2 and 3 in one wait (WriteTogether): the state directories' fsyncs and every
     // intake's files, their data. Nothing between them needs an order: the drops move in after.
@@ -178,7 +175,17 @@ Status BeginIntakes(Env* env, const Layout& l, const std::vector<const Intake*>&
         t.files.push_back({tmp[i], Env::Files(ins[i]->files.begin(), ins[i]->files.end())});
         of.push_back(i);
       }
-    Env::TogetherDone done = env->WriteTogether(t);
+    // MADE beside that wait, on this thread (Env::Alongside): nothing of the wait needs it, nor
+    // it the wait (a full disk there takes the intake out after both).
+    Env::TogetherDone done;
+    auto wait = [&] { done = env->WriteTogether(t); };
+    if (made)
+      env->Alongside(wait, [&] {
+        for (size_t i = 0; i < n; ++i)
+          if (live(i)) made(i);
+      });
+    else
+      wait();
     s = done.dirs;
     for (size_t k = 0; k < of.size() && s.ok(); ++k) s = failed(of[k], done.files[k]);
   }

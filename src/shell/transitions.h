@@ -54,9 +54,10 @@ Status PerformIntakes(Env* env, const Layout& l, const std::vector<const Intake*
 // RecoverIntakes), so it may go before or alongside the decision's ledger entries (hangard,
 // Env::Alongside): a crash before the entries are durable leaves a drop that is decided again, as
 // one before the intake. Fills NO_SPACE as PerformIntakes does; a failure is returned as there.
-// MADE (when given) is called with the index of each intake whose .ID.tmp is made, after step 1
-// and before the first wait: hangard begins there the launch of a drop its batch takes in and
-// launches at once (PlaceLaunchAtIntake; daemon/daemon.h, LAUNCHES BEGUN AT INTAKE).
+// MADE (when given) is called with the index of each intake whose .ID.tmp is made, after step 1,
+// beside the first wait (Env::Alongside: MADE on the caller's thread): hangard begins there the
+// launch of a drop its batch takes in and launches at once (PlaceLaunchAtIntake; daemon/daemon.h,
+// LAUNCHES BEGUN AT INTAKE).
 Status BeginIntakes(Env* env, const Layout& l, const std::vector<const Intake*>& ins,
                     std::vector<Status>* no_space,
                     const std::function<void(size_t)>& made = nullptr);
