@@ -73,7 +73,8 @@ bool NoSpace(const Status& s);
 
 // The places of launch X begun at its intake IN, in its STATE/.ID.tmp (BeginIntakes' MADE):
 // .ID.tmp/run with prompt.md first, then the room (rooms/ID, ops/, the profile's room_dirs,
-// MISSION.md), as BeginLaunches makes them. So an unfinished intake holding no run/ made no room,
+// MISSION.md): what BeginLaunches makes, by the same steps, in the other order (there a room that
+// fails must stop the launch before run/). So an unfinished intake holding no run/ made no room,
 // and one holding run/ may have: UndoIntake and RecoverIntakes then remove both. Nothing a reader
 // takes for a launch: the mission is not in queued/ yet. The run directory made, or the first
 // failure (the launch is then not begun there; BeginLaunches meets what is left, after the
