@@ -19,13 +19,6 @@ int Sh(const std::string& cmd) {
   return std::system(cmd.c_str());
 }
 
-std::string Read(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 class CheckoutTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -57,9 +50,10 @@ class CheckoutTest : public ::testing::Test {
 
 TEST_F(CheckoutTest, MakesTheRoomACheckoutOfTheCommitBorrowingTheSourcesObjects) {
   ASSERT_TRUE(MakeCheckout(plan_).ok());
-  EXPECT_EQ(Read(plan_.room + "/a.txt"), "a\n");
+  EXPECT_EQ(ReadText(plan_.room + "/a.txt"), "a\n");
   EXPECT_EQ(Head(), plan_.workspace->commit);
-  EXPECT_EQ(Read(plan_.room + "/.git/objects/info/alternates"), plan_.workspace->objects + "\n");
+  EXPECT_EQ(ReadText(plan_.room + "/.git/objects/info/alternates"),
+            plan_.workspace->objects + "\n");
   // Nothing of it is registered in the source: no worktree to prune.
   EXPECT_NE(Sh("test -e " + plan_.workspace->git + "/.git/worktrees"), 0);
 }
@@ -90,8 +84,8 @@ TEST_F(CheckoutTest, ARetriedRoomStaysAsItsDroneLeftIt) {
   Status s = MakeCheckout(plan_);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(Head(), drone_head);
-  EXPECT_EQ(Read(plan_.room + "/a.txt"), "a\ndrone\n");
-  EXPECT_EQ(Read(plan_.room + "/b.txt"), "left\n");
+  EXPECT_EQ(ReadText(plan_.room + "/a.txt"), "a\ndrone\n");
+  EXPECT_EQ(ReadText(plan_.room + "/b.txt"), "left\n");
 }
 
 TEST_F(CheckoutTest, NoGitRunsInADroneLeftGitWithoutACommit) {

@@ -91,11 +91,6 @@ class RunDoneChecksTest : public ::testing::Test {
   void Write(const std::string& rel, const std::string& data) {
     std::ofstream(room_ + "/" + rel, std::ios::binary) << data;
   }
-  std::string Read(const std::string& path) {
-    std::stringstream s;
-    s << std::ifstream(path).rdbuf();
-    return s.str();
-  }
   json::Value One(const DoneCheck& c) {
     CheckRun run = RunDoneChecks(room_, {c}, kEnv, out_, Sandbox());
     EXPECT_EQ(run.results.as_array().size(), 1u);
@@ -148,7 +143,7 @@ TEST_F(RunDoneChecksTest, RunCheckPassesAndKeepsItsOutput) {
   EXPECT_FALSE(r.find("timed_out")->as_bool());
   EXPECT_TRUE(r.find("error")->is_null());
   const std::string want = "in the room\nerr\n";  // stdin is /dev/null: cat ends at once
-  EXPECT_EQ(Read(out_ + "/check-1.out"), want);
+  EXPECT_EQ(ReadText(out_ + "/check-1.out"), want);
   const json::Value& out = *r.find("output");
   EXPECT_EQ(out.find("file")->as_string(), "check-1.out");
   EXPECT_EQ(out.find("size")->as_int(), int64_t(want.size()));
@@ -160,7 +155,7 @@ TEST_F(RunDoneChecksTest, RunCheckSeesOnlyItsEnvironment) {
   One(RunCheck({"env"}));
   unsetenv("HANGAR_TEST_LEAK");
   // PWD is bubblewrap's (--chdir), nothing of this process's.
-  EXPECT_EQ(Read(out_ + "/check-1.out"), "LANG=C\nPATH=/usr/bin:/bin\nPWD=" + room_ + "\n");
+  EXPECT_EQ(ReadText(out_ + "/check-1.out"), "LANG=C\nPATH=/usr/bin:/bin\nPWD=" + room_ + "\n");
 }
 
 TEST_F(RunDoneChecksTest, WrongStatusFails) {
@@ -187,7 +182,7 @@ TEST_F(RunDoneChecksTest, TimeoutKillsTheWholeGroup) {
   EXPECT_EQ(r.find("signal")->as_int(), SIGKILL);
   EXPECT_GE(r.find("duration_ms")->as_int(), 300);
   // The background sleep was there to be killed, not killed before it began.
-  EXPECT_EQ(Read(out_ + "/check-1.out"), "started\n");
+  EXPECT_EQ(ReadText(out_ + "/check-1.out"), "started\n");
   for (int i = 0; i < 100 && Running("30.0417"); i++) usleep(10000);
   EXPECT_FALSE(Running("30.0417"));
 }
@@ -217,7 +212,7 @@ TEST_F(RunDoneChecksTest, ExecFailureIsReportedAndReaped) {
   json::Value r = One(RunCheck({"./notexec"}));
   EXPECT_FALSE(r.find("passed")->as_bool());
   EXPECT_EQ(r.find("rc")->as_int(), 127);  // hangar-confine could not execute it
-  EXPECT_EQ(Read(out_ + "/check-1.out"),
+  EXPECT_EQ(ReadText(out_ + "/check-1.out"),
             "hangar-confine: cannot execute ./notexec: Exec format error\n");
 }
 
@@ -238,7 +233,7 @@ TEST_F(RunDoneChecksTest, ACheckRunsInTheDronesSandbox) {
     if (own) sandbox.bwrap.clear();
     sandbox.namespaces = own;
     CheckRun run = RunDoneChecks(room_, {RunCheck({"./check.sh"})}, kEnv, out_, sandbox);
-    const std::string out = Read(out_ + "/check-1.out");
+    const std::string out = ReadText(out_ + "/check-1.out");
     EXPECT_EQ(out.find("TOPSECRET"), std::string::npos) << own << out;
     EXPECT_FALSE(std::filesystem::exists(room_ + "/planted")) << own;
     EXPECT_FALSE(std::filesystem::exists(base_ + "/proof")) << own;
@@ -269,7 +264,7 @@ TEST_F(RunDoneChecksTest, MixedChecksNumberOutputsByPosition) {
   EXPECT_TRUE(rs[0].find("passed")->as_bool());
   EXPECT_TRUE(rs[1].find("passed")->as_bool());
   EXPECT_FALSE(rs[2].find("passed")->as_bool());
-  EXPECT_EQ(Read(out_ + "/check-2.out"), "two\n");
+  EXPECT_EQ(ReadText(out_ + "/check-2.out"), "two\n");
   EXPECT_FALSE(std::filesystem::exists(out_ + "/check-1.out"));
 }
 
@@ -299,7 +294,7 @@ TEST_F(RunDoneChecksTest, ParallelRunsNeitherWaitForNorLeakIntoEachOther) {
     slow_done = ++order;
   });
   std::thread b([&] {
-    for (int i = 0; i < 3000 && Read(out_ + "/check-1.out") != "waiting\n"; i++) usleep(10000);
+    for (int i = 0; i < 3000 && ReadText(out_ + "/check-1.out") != "waiting\n"; i++) usleep(10000);
     std::vector<DoneCheck> many(20, RunCheck({"true"}));
     fast = RunDoneChecks(room_, many, kEnv, base_ + "/run2", Sandbox());
     fast_done = ++order;

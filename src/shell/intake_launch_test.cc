@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "base/scratch_dir_testutil.h"
 #include "env/fault_env.h"
@@ -38,12 +37,6 @@ class IntakeLaunchTest : public ::testing::Test {
     x_.plan_text = "{M}";
     x_.prompt = "go M\n";
   }
-  std::string Read(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-  }
   std::string Tmp() const { return l_.StateDir(Phase::kQueued) + "/.M.tmp"; }
   // BeginIntakes of M through ENV, its launch placed at intake as hangard places it (MADE).
   Status BeginPlaced(Env* env) {
@@ -74,7 +67,7 @@ TEST_F(IntakeLaunchTest, ItsPlacesAreMadeBesideTheIntakesFirstWait) {
   ASSERT_TRUE(BeginPlaced(&env).ok());
   EXPECT_EQ(placed_, Tmp() + "/run");
   const std::string room = l_.Room("M");
-  EXPECT_EQ(Read(root_ + "/fault.log"),
+  EXPECT_EQ(ReadText(root_ + "/fault.log"),
             "1 mkdir-visible " + Tmp() + "\n" +                                                //
                 "2 sync-dirs " + l_.StateDir(Phase::kQueued) + "\n" +                          //
                 "3 write-files-dir-later " + Tmp() + "/gate1.json gate1.json,intake.json\n" +  //
@@ -89,11 +82,11 @@ TEST_F(IntakeLaunchTest, ItsPlacesAreMadeBesideTheIntakesFirstWait) {
   // it (BeginLaunches makes only what is not there, and writes the prompt again).
   std::vector<Status> full(1);
   ASSERT_TRUE(FinishIntakes(RealEnv(), l_, {&in_}, &full).ok());
-  EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "M") + "/run/prompt.md"), "go M\n");
-  EXPECT_EQ(Read(l_.MissionDir(Phase::kQueued, "M") + "/mission.json"), "{M}");
+  EXPECT_EQ(ReadText(l_.MissionDir(Phase::kQueued, "M") + "/run/prompt.md"), "go M\n");
+  EXPECT_EQ(ReadText(l_.MissionDir(Phase::kQueued, "M") + "/mission.json"), "{M}");
   LaunchPrep p = PrepareLaunch(RealEnv(), l_, x_, 0);
   ASSERT_TRUE(p.ok) << p.error;
-  EXPECT_EQ(Read(p.dir + "/run/prompt.md"), "go M\n");
+  EXPECT_EQ(ReadText(p.dir + "/run/prompt.md"), "go M\n");
 }
 
 // An intake undone (a full disk) after its launch was placed: the drop goes back, and the .M.tmp
@@ -110,7 +103,7 @@ TEST_F(IntakeLaunchTest, AnUndoneIntakeTakesItsRunAndItsRoomAway) {
     SupervisorFiles(Tmp() + "/run");
     Status u = UndoIntake(RealEnv(), l_, in_);
     EXPECT_TRUE(u.ok()) << "call " << at << ": " << u.message();
-    EXPECT_EQ(Read(l_.IncomingNew() + "/m.json"), "{M}") << "call " << at;
+    EXPECT_EQ(ReadText(l_.IncomingNew() + "/m.json"), "{M}") << "call " << at;
     EXPECT_FALSE(RealEnv()->Exists(Tmp())) << "call " << at;
     EXPECT_FALSE(RealEnv()->Exists(l_.Room("M"))) << "call " << at;
   }
@@ -131,7 +124,7 @@ TEST_F(IntakeLaunchTest, RecoveryTakesTheRunAndTheRoomOfACutIntakeAway) {
     if (RealEnv()->Exists(Tmp() + "/run")) SupervisorFiles(Tmp() + "/run");
     Result<std::vector<std::string>> done = RecoverIntakes(RealEnv(), l_, kBacksNone);
     ASSERT_TRUE(done.ok()) << "call " << at << ": " << done.status().message();
-    EXPECT_EQ(Read(l_.IncomingNew() + "/m.json"), "{M}") << "call " << at;
+    EXPECT_EQ(ReadText(l_.IncomingNew() + "/m.json"), "{M}") << "call " << at;
     EXPECT_FALSE(RealEnv()->Exists(Tmp())) << "call " << at;
     EXPECT_FALSE(RealEnv()->Exists(l_.Room("M"))) << "call " << at;
   }
@@ -145,7 +138,7 @@ TEST_F(IntakeLaunchTest, RecoveryKeepsTheRoomOfAMissionThatStands) {
   std::ofstream(l_.Room("M") + "/work.txt") << "kept";
   ASSERT_TRUE(RecoverIntakes(RealEnv(), l_, kBacksNone).ok());
   EXPECT_FALSE(RealEnv()->Exists(Tmp()));
-  EXPECT_EQ(Read(l_.Room("M") + "/work.txt"), "kept");
+  EXPECT_EQ(ReadText(l_.Room("M") + "/work.txt"), "kept");
 }
 
 }  // namespace
