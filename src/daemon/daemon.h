@@ -106,7 +106,9 @@
 // A full disk at intake (ENOSPC, EDQUOT while taking incoming/new/NAME in) is not such a failure:
 // the half-made .ID.tmp is removed and the drop stays where it is, the kernel forgets the mission
 // (IntakeFailed, recorded), and intake *pauses*: the first waiting drop is tried again every few
-// seconds, and the first intake that succeeds resumes it. Nothing is rejected for a full disk.
+// seconds, and the first intake that succeeds resumes it. Meanwhile incoming/new's events are
+// passed by (a drop put back by the undo would otherwise be tried again at once). Nothing is
+// rejected for a full disk.
 #pragma once
 
 #include <signal.h>

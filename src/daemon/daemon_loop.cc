@@ -181,6 +181,11 @@ Status Daemon::ReadInotify(bool* overflow) {
         continue;
       }
       std::string name = ev->len ? std::string(ev->name) : std::string();
+      // While intake is paused for space, drops wait for the retry, which lists incoming/new
+      // itself (RetryIntake; the resume lists every drop that waited): a drop dropped then, or
+      // one an undone intake moved back, would otherwise be tried at once, a full disk's writes
+      // and undo again for each.
+      if (ev->wd == wd_incoming_ && work_.intake_paused()) continue;
       if (ev->wd == wd_incoming_ || ev->wd == wd_control_)
         drops_.Event(ev->wd == wd_control_, name, ev->mask & IN_CREATE);
       else if (std::optional<std::string> id = watches_->Event(ev->wd, name))

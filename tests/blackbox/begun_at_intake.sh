@@ -10,8 +10,9 @@
 #     Restarted, hangard puts D's drop back, removes .D.tmp with its run/ (left, it would stop D's
 #     next intake), and runs D once;
 #   - undone: the rename of .E.tmp into queued/ fails for want of space (ENOSPC); E's launch is
-#     withdrawn, .E.tmp (its run/ too) and the room its launch made are removed, E's drone has not
-#     run, and when intake resumes E runs once.
+#     withdrawn, .E.tmp (its run/ too) and the room its launch made are removed, E's drop waits in
+#     incoming/new for the pause's retry (its move back is no new drop to take at once), E's drone
+#     has not run, and when intake resumes E runs once.
 # What is checked is the drone's own count and the spool's directories, not hangard's word. The
 # profile is the fake drone without a last-message file (a plan with one in run/ is begun after the
 # records, as before). Root only, as the shipped unit runs hangard (writes HANGAR_FAULT plans).
@@ -80,9 +81,16 @@ fresh E e.json
 HANGAR_FAULT=fail=$in:ENOSPC HANGAR_FAULT_LOG=$FLOG start_hangard
 wait_until 30 grep -qs "intake paused" "$LOG" ||
   fail "hangard did not pause intake when the rename of .E.tmp failed for want of space"
-# The drop, moved back, is taken in again at once: E runs once, from a new .E.tmp (one left with
-# its run/ would stop that intake, and hangard's work). Between the two intakes the undo removed
-# the room the first one's launch made (the fault log: what hangard asked of the disk, in order).
+# The drop, moved back into incoming/new, waits for the pause's retry (seconds later), not taken
+# again at its move's event: meanwhile no .E.tmp, no room, no start.
+sleep 1.5
+[[ -f "$S/incoming/new/e.json" ]] || fail "e.json is not back in incoming/new while intake is paused: $(ls -A "$S/incoming/new" "$S/queued")"
+[[ ! -e "$S/queued/.E.tmp" ]] || fail "the undone intake left queued/.E.tmp: $(find "$S/queued/.E.tmp")"
+[[ ! -e "$S/rooms/E" ]] || fail "the undone intake left the room its launch made: $(find "$S/rooms/E")"
+[[ "$(starts E)" == 0 ]] || fail "E's drone ran $(starts E) times though its intake was undone"
+# Then E runs once, from a new .E.tmp (one left with its run/ would stop that intake, and
+# hangard's work). Between the two intakes the undo removed the room the first one's launch made
+# (the fault log: what hangard asked of the disk, in order).
 wait_returned E 60
 [[ "$(outcome E)" == done ]] || fail "E ended $(outcome E) after its intake was undone, expected done"
 [[ "$(starts E)" == 1 ]] || fail "E's drone ran $(starts E) times, expected once"
